@@ -1,0 +1,1 @@
+"""packscope's benchmarks (`packscope bench`)."""

@@ -1,0 +1,118 @@
+"""Object formats (SHA-1, SHA-256), object ids, the null id and abbreviations.
+
+Inside core an object id is plain ``bytes`` of the format's raw size: cheap to
+compare, slice and hash.  Hex is for people and for the CLI.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from core.errors import BadObjectIdError
+
+_HEXDIGITS = frozenset("0123456789abcdefABCDEF")
+MIN_ABBREV = 4
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectFormat:
+    name: str  # "sha1" or "sha256", as in extensions.objectformat
+    rawsz: int
+    hexsz: int
+    hashname: str
+
+    @property
+    def null(self) -> bytes:
+        return bytes(self.rawsz)
+
+    @property
+    def null_hex(self) -> str:
+        return "0" * self.hexsz
+
+    def new_hash(self):
+        return hashlib.new(self.hashname)
+
+    def hash_object(self, type_name: str, data: bytes) -> bytes:
+        """The id git gives an object of this type and content."""
+        h = hashlib.new(self.hashname)
+        h.update(b"%s %d\0" % (type_name.encode(), len(data)))
+        h.update(data)
+        return h.digest()
+
+    def from_hex(self, text: str) -> bytes:
+        """A full hex id as raw bytes; BadObjectIdError otherwise."""
+        if len(text) != self.hexsz or not _is_hex(text):
+            raise BadObjectIdError(f"not a full {self.name} object id: {text!r}")
+        return bytes.fromhex(text)
+
+
+SHA1 = ObjectFormat("sha1", 20, 40, "sha1")
+SHA256 = ObjectFormat("sha256", 32, 64, "sha256")
+FORMATS = {"sha1": SHA1, "sha256": SHA256}
+
+
+def format_by_name(name: str) -> ObjectFormat:
+    try:
+        return FORMATS[name.lower()]
+    except KeyError:
+        raise BadObjectIdError(f"unknown object format {name!r}", remedy="Use sha1 or sha256.") from None
+
+
+def _is_hex(text: str) -> bool:
+    return all(c in _HEXDIGITS for c in text)
+
+
+def is_hex(text: str) -> bool:
+    return bool(text) and _is_hex(text)
+
+
+@dataclass(frozen=True, slots=True)
+class Prefix:
+    """An abbreviated id: ``hex`` digits (lower case), at least MIN_ABBREV.
+
+    ``low`` is the smallest raw id with this prefix, ``high`` the largest, so a
+    sorted table's matches are exactly the names in [low, high].
+    """
+
+    hex: str
+    low: bytes
+    high: bytes
+
+    @property
+    def first_byte(self) -> int:
+        return self.low[0]
+
+    def matches(self, name: bytes) -> bool:
+        return self.low <= name[: len(self.low)] <= self.high
+
+
+def parse_prefix(text: str, fmt: ObjectFormat) -> Prefix:
+    """Parse an abbreviation (or a full id) into a Prefix."""
+    t = text.lower()
+    if not _is_hex(t) or not t:
+        raise BadObjectIdError(f"not a hex object id: {text!r}")
+    if len(t) < MIN_ABBREV:
+        raise BadObjectIdError(f"abbreviation {text!r} is shorter than {MIN_ABBREV} hex digits")
+    if len(t) > fmt.hexsz:
+        raise BadObjectIdError(f"{text!r} is longer than a {fmt.name} id ({fmt.hexsz} hex digits)")
+    low = bytes.fromhex((t + "0" * fmt.hexsz)[: fmt.hexsz])
+    high = bytes.fromhex((t + "f" * fmt.hexsz)[: fmt.hexsz])
+    return Prefix(t, low, high)
+
+
+def parse_oid_or_prefix(text: str, fmt: ObjectFormat) -> bytes | Prefix:
+    """Raw bytes for a full id, a Prefix for an abbreviation."""
+    t = text.strip()
+    if len(t) == fmt.hexsz and _is_hex(t):
+        return bytes.fromhex(t)
+    return parse_prefix(t, fmt)
+
+
+def guess_format_from_hex(text: str) -> ObjectFormat | None:
+    if _is_hex(text):
+        if len(text) == 40:
+            return SHA1
+        if len(text) == 64:
+            return SHA256
+    return None

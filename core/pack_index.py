@@ -1,0 +1,255 @@
+"""Pack index files (.idx), versions 1 and 2, SHA-1 and SHA-256.
+
+Layout (gitformat-pack):
+
+* v1: fanout[256] (4-byte big-endian cumulative counts), then per object
+  a 4-byte offset followed by the name; then the pack's and the index's
+  checksums.
+* v2: magic ``\\377tOc``, version 2, fanout[256], names, CRC32s, 4-byte
+  offsets (MSB set: index into the 8-byte large-offset table), large
+  offsets, then the two checksums.
+
+The file is memory-mapped read-only on first use.  Opening validates magic,
+version, a monotonic fanout and that the file's size matches the object
+count, so a truncated or empty file is a typed error naming it.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import struct
+
+from core.errors import BadPackIndexError
+from core.oid import ObjectFormat, Prefix
+from core.search import Steps, search_function, traced_search
+from core.trace import SearchPath
+
+IDX_MAGIC = b"\377tOc"
+PAGE_SIZE = 4096
+_FANOUT = struct.Struct(">256I")
+_U32 = struct.Struct(">I")
+_U64 = struct.Struct(">Q")
+
+
+class PackIndex:
+    """A read-only view of one .idx file."""
+
+    def __init__(self, path: str, fmt: ObjectFormat) -> None:
+        self.path = str(path)
+        self.fmt = fmt
+        self.name = os.path.basename(self.path)
+        self._map: mmap.mmap | None = None
+        self.version = 0
+        self.fanout: tuple[int, ...] = ()
+        self.num_objects = 0
+
+    # --- opening ---------------------------------------------------------
+
+    @property
+    def is_open(self) -> bool:
+        return self._map is not None
+
+    def open(self) -> "PackIndex":
+        if self._map is None:
+            self._load()
+        return self
+
+    def close(self) -> None:
+        if self._map is not None:
+            try:
+                self._map.close()
+            except BufferError:  # a view is still exported; the GC will unmap
+                pass
+            self._map = None
+
+    def _error(self, message: str, offset: int | None = None, kind: str = "bad-pack-index") -> BadPackIndexError:
+        return BadPackIndexError(message, path=self.path, offset=offset, kind=kind)
+
+    def _load(self) -> None:
+        try:
+            with open(self.path, "rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                if size == 0:
+                    raise self._error("pack index is empty", 0, "idx-truncated")
+                m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        except OSError as e:
+            raise self._error(f"cannot read pack index: {e.strerror}", kind="idx-unreadable") from e
+        try:
+            self._parse(m, size)
+        except BadPackIndexError:
+            m.close()
+            raise
+        self._map = m
+
+    def _parse(self, m: mmap.mmap, size: int) -> None:
+        rawsz = self.fmt.rawsz
+        if size >= 8 and m[:4] == IDX_MAGIC:
+            version = _U32.unpack_from(m, 4)[0]
+            if version != 2:
+                raise self._error(f"unsupported pack index version {version}", 4, "idx-version")
+            fan_at = 8
+        else:
+            version = 1
+            fan_at = 0
+        if size < fan_at + 1024 + 2 * rawsz:
+            raise self._error(f"pack index is truncated ({size} bytes, too short for a fanout table)", size, "idx-truncated")
+        fanout = _FANOUT.unpack_from(m, fan_at)
+        prev = 0
+        for i, n in enumerate(fanout):
+            if n < prev:
+                raise self._error(
+                    f"fanout table is not monotonic at byte 0x{i:02x} ({n} < {prev})", fan_at + 4 * i, "idx-fanout"
+                )
+            prev = n
+        nr = fanout[255]
+        self.version, self.fanout, self.num_objects = version, fanout, nr
+        if version == 1:
+            self._names_at = fan_at + 1024 + 4
+            self._stride = rawsz + 4
+            expected = 1024 + nr * (rawsz + 4) + 2 * rawsz
+            if size != expected:
+                raise self._error(
+                    f"pack index size {size} does not match its {nr} objects (expected {expected})",
+                    min(size, expected),
+                    "idx-truncated" if size < expected else "idx-size",
+                )
+            self._crc_at = None
+            self._off_at = fan_at + 1024
+            self._large_at = None
+            self._nlarge = 0
+        else:
+            self._names_at = fan_at + 1024
+            self._stride = rawsz
+            self._crc_at = self._names_at + nr * rawsz
+            self._off_at = self._crc_at + nr * 4
+            self._large_at = self._off_at + nr * 4
+            minimum = self._large_at + 2 * rawsz
+            extra = size - minimum
+            # Large offsets: at most one per object beyond the first 2 GiB.
+            if extra < 0 or extra % 8 or (nr and extra // 8 > nr - 1) or (not nr and extra):
+                raise self._error(
+                    f"pack index size {size} does not match its {nr} objects (at least {minimum})",
+                    min(size, minimum),
+                    "idx-truncated" if extra < 0 else "idx-size",
+                )
+            self._nlarge = extra // 8
+        self._trailer_at = size - 2 * rawsz
+        self._size = size
+
+    # --- accessors -------------------------------------------------------
+
+    @property
+    def map(self) -> mmap.mmap:
+        if self._map is None:
+            self._load()
+        return self._map  # type: ignore[return-value]
+
+    @property
+    def size(self) -> int:
+        self.open()
+        return self._size
+
+    def bucket(self, first_byte: int) -> tuple[int, int]:
+        self.open()
+        fan = self.fanout
+        return (fan[first_byte - 1] if first_byte else 0), fan[first_byte]
+
+    def name_accessor(self):
+        """A fast ``name_at(i)`` bound to the current mapping."""
+        m = self.map
+        base, stride, rawsz = self._names_at, self._stride, self.fmt.rawsz
+        if stride == rawsz:
+            return lambda i: m[base + i * rawsz : base + i * rawsz + rawsz]
+        return lambda i: m[base + i * stride : base + i * stride + rawsz]
+
+    def name_at(self, i: int) -> bytes:
+        m = self.map
+        at = self._names_at + i * self._stride
+        return m[at : at + self.fmt.rawsz]
+
+    def page_of(self, i: int) -> int:
+        """The 4 KiB page of the file that holds name ``i``."""
+        return (self._names_at + i * self._stride) // PAGE_SIZE
+
+    def offset_at(self, i: int) -> int:
+        m = self.map
+        if self.version == 1:
+            return _U32.unpack_from(m, self._off_at + i * self._stride)[0]
+        off = _U32.unpack_from(m, self._off_at + 4 * i)[0]
+        if off & 0x80000000:
+            k = off & 0x7FFFFFFF
+            if k >= self._nlarge:
+                raise self._error(
+                    f"offset of object {i} points past the large-offset table ({k} >= {self._nlarge})",
+                    self._off_at + 4 * i,
+                    "idx-large-offset",
+                )
+            return _U64.unpack_from(m, self._large_at + 8 * k)[0]
+        return off
+
+    def crc_at(self, i: int) -> int | None:
+        if self._crc_at is None:
+            return None
+        return _U32.unpack_from(self.map, self._crc_at + 4 * i)[0]
+
+    @property
+    def pack_checksum(self) -> bytes:
+        return self.map[self._trailer_at : self._trailer_at + self.fmt.rawsz]
+
+    @property
+    def idx_checksum(self) -> bytes:
+        return self.map[self._trailer_at + self.fmt.rawsz : self._size]
+
+    def computed_checksum(self) -> bytes:
+        h = self.fmt.new_hash()
+        h.update(memoryview(self.map)[: self._trailer_at + self.fmt.rawsz])
+        return h.digest()
+
+    def verify_checksum(self) -> None:
+        if self.computed_checksum() != self.idx_checksum:
+            raise self._error("pack index checksum does not match its contents", self._trailer_at + self.fmt.rawsz, "idx-checksum")
+
+    def names(self):
+        name_at = self.name_accessor()
+        for i in range(self.num_objects):
+            yield name_at(i)
+
+    def entries(self):
+        """(name, offset) for every object, in name order."""
+        name_at = self.name_accessor()
+        for i in range(self.num_objects):
+            yield name_at(i), self.offset_at(i)
+
+    # --- search ----------------------------------------------------------
+
+    def find(self, oid: bytes, algorithm: str = "binary") -> int:
+        """Position of ``oid`` or -1; the untraced path."""
+        fan = self.fanout if self._map is not None else self.open().fanout
+        b = oid[0]
+        lo = fan[b - 1] if b else 0
+        pos = search_function(algorithm)(self.name_accessor(), lo, fan[b], self.num_objects, oid)
+        return pos if pos >= 0 else -1
+
+    def find_traced(self, oid: bytes, algorithm: str = "binary") -> SearchPath:
+        lo, hi = self.bucket(oid[0])
+        return traced_search(algorithm, self.name_accessor(), lo, hi, self.num_objects, oid, self.page_of)
+
+    def offset_of(self, oid: bytes, algorithm: str = "binary") -> int | None:
+        i = self.find(oid, algorithm)
+        return None if i < 0 else self.offset_at(i)
+
+    def find_prefix(self, prefix: Prefix, algorithm: str = "binary", limit: int | None = None,
+                    steps: Steps | None = None) -> list[int]:
+        """Positions of every name starting with ``prefix`` (at most ``limit``)."""
+        lo, hi = self.bucket(prefix.first_byte)
+        name_at = self.name_accessor()
+        pos = search_function(algorithm)(name_at, lo, hi, self.num_objects, prefix.low, steps)
+        i = pos if pos >= 0 else -pos - 1
+        out = []
+        while i < hi and name_at(i) <= prefix.high:
+            out.append(i)
+            if limit is not None and len(out) >= limit:
+                break
+            i += 1
+        return out

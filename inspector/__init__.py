@@ -1,0 +1,1 @@
+"""packscope's inspector: the Textual UI and the ``packscope`` CLI, built on core."""

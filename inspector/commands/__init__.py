@@ -1,0 +1,1 @@
+"""Commands of the packscope CLI, one module each."""
