@@ -1,0 +1,59 @@
+"""Opening a repository for a command or the UI: repository, store, refs."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from core.odb import ObjectStore
+from core.repository import Repository
+from core.trace import Tracer
+
+
+@dataclass
+class Session:
+    repo: Repository
+    store: ObjectStore
+    _refs: object = field(default=None, repr=False)
+
+    @property
+    def fmt(self):
+        return self.store.fmt
+
+    @property
+    def refs(self):
+        if self._refs is None:
+            from core.refs import RefStore
+
+            self._refs = RefStore(self.repo)
+        return self._refs
+
+    def resolve(self, text: str) -> bytes:
+        """An object id for a revision, full id or abbreviation (core's rules)."""
+        from core.revision import resolve_revision
+
+        return resolve_revision(text, repo=self.repo, refs=self.refs, store=self.store)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def open_session(path: str | None = None, *, tracer: Tracer | None = None, policy: str = "gated",
+                 quick: bool = False, loose_strategy: str = "per-subdir", algorithm: str = "binary") -> Session:
+    repo = Repository.discover(path) if path is None else Repository.open(path)
+    env_alt = os.environ.get("GIT_ALTERNATE_OBJECT_DIRECTORIES")
+    store = ObjectStore(
+        repo.objects_dir, repo.object_format, tracer=tracer, policy=policy, quick=quick,
+        loose_strategy=loose_strategy, algorithm=algorithm,
+        env_alternates=[p for p in env_alt.split(os.pathsep) if p] if env_alt else None,
+    )
+    return Session(repo, store)
+
+
+def add_store_options(parser) -> None:
+    """The store settings every command that looks things up accepts."""
+    parser.add_argument("--policy", choices=("git", "gated"), default="gated",
+                        help="miss policy: git rescans the pack directory on every miss; gated only when it changed")
+    parser.add_argument("--quick", action="store_true", help="expect misses: never rescan, check loose objects through the cache")
+    parser.add_argument("--loose-cache", dest="loose_strategy", choices=("per-subdir", "global-resort"),
+                        default="per-subdir", help="loose name cache strategy")
