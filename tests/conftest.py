@@ -35,3 +35,83 @@ def idx64_repo(repo_root):
 @pytest.fixture(scope="session")
 def many_packs_repo(repo_root):
     return repos.build_many_packs(repo_root)
+
+
+# --- commit-graph, Bloom and multi-pack-index repositories ------------------------
+
+
+@pytest.fixture(scope="session")
+def graph_repo(repo_root):
+    return repos.build_graph_repo(repo_root)
+
+
+@pytest.fixture(scope="session")
+def graph_sha256_repo(repo_root):
+    return repos.build_graph_repo(repo_root, object_format="sha256", commits=20)
+
+
+@pytest.fixture(scope="session")
+def split_graph_repo(repo_root):
+    return repos.build_split_graph_repo(repo_root)
+
+
+@pytest.fixture(scope="session")
+def mixed_generation_repo(repo_root):
+    return repos.build_mixed_generation_chain(repo_root)
+
+
+@pytest.fixture(scope="session")
+def midx_repo(repo_root):
+    return repos.build_midx_repo(repo_root)
+
+
+@pytest.fixture(scope="session")
+def repack_midx_repo(repo_root):
+    return repos.build_repack_midx_repo(repo_root)
+
+
+@pytest.fixture(scope="session")
+def midx_chain_repo(repo_root):
+    return repos.build_midx_chain_repo(repo_root)
+
+
+@pytest.fixture(scope="session")
+def ref_delta_repo(repo_root):
+    return repos.build_ref_delta(repo_root)
+
+
+@pytest.fixture(scope="session")
+def thin_completed_repo(repo_root):
+    return repos.build_thin_completed(repo_root)
+
+
+@pytest.fixture(scope="session")
+def deep_chain_repo(repo_root):
+    return repos.build_deep_chain(repo_root)
+
+
+@pytest.fixture(scope="session")
+def big_copies_repo(repo_root):
+    return repos.build_big_copies(repo_root)
+
+
+@pytest.fixture(scope="session")
+def rev_repo(repo_root):
+    return repos.build_with_rev(repo_root)
+
+
+@pytest.fixture(scope="session")
+def three_hundred_packs_repo(repo_root):
+    root = repo_root / "three-hundred-packs"
+    root.mkdir(exist_ok=True)
+    return repos.build_many_packs(root, packs=300)
+
+
+@pytest.fixture(scope="session")
+def loose_repo(repo_root):
+    return repos.build_loose(repo_root)
+
+
+@pytest.fixture(scope="session")
+def loose_sha256_repo(repo_root):
+    return repos.build_loose(repo_root, "sha256", blobs=200)
