@@ -12,6 +12,10 @@ Layout (gitformat-pack):
 The file is memory-mapped read-only on first use.  Opening validates magic,
 version, a monotonic fanout and that the file's size matches the object
 count, so a truncated or empty file is a typed error naming it.
+
+Given an ``OpenFiles`` (core.cache), the mapping joins the store's open-file
+LRU: it may be closed while the index is least recently used, and is
+reopened on demand.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import mmap
 import os
 import struct
 
+from core.cache import OpenFiles, map_readonly
 from core.errors import BadPackIndexError
 from core.oid import ObjectFormat, Prefix
 from core.search import Steps, search_function, traced_search
@@ -35,11 +40,12 @@ _U64 = struct.Struct(">Q")
 class PackIndex:
     """A read-only view of one .idx file."""
 
-    def __init__(self, path: str, fmt: ObjectFormat) -> None:
+    def __init__(self, path: str, fmt: ObjectFormat, *, open_files: OpenFiles | None = None) -> None:
         self.path = str(path)
         self.fmt = fmt
         self.name = os.path.basename(self.path)
         self._map: mmap.mmap | None = None
+        self._open_files = open_files
         self.version = 0
         self.fanout: tuple[int, ...] = ()
         self.num_objects = 0
@@ -62,25 +68,27 @@ class PackIndex:
             except BufferError:  # a view is still exported; the GC will unmap
                 pass
             self._map = None
+            if self._open_files is not None:
+                self._open_files.closed(self)
 
     def _error(self, message: str, offset: int | None = None, kind: str = "bad-pack-index") -> BadPackIndexError:
         return BadPackIndexError(message, path=self.path, offset=offset, kind=kind)
 
     def _load(self) -> None:
         try:
-            with open(self.path, "rb") as f:
-                size = os.fstat(f.fileno()).st_size
-                if size == 0:
-                    raise self._error("pack index is empty", 0, "idx-truncated")
-                m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            m, size = map_readonly(self.path, self._open_files)
         except OSError as e:
             raise self._error(f"cannot read pack index: {e.strerror}", kind="idx-unreadable") from e
+        if m is None:
+            raise self._error("pack index is empty", 0, "idx-truncated")
         try:
             self._parse(m, size)
         except BadPackIndexError:
             m.close()
             raise
         self._map = m
+        if self._open_files is not None:
+            self._open_files.opened(self)
 
     def _parse(self, m: mmap.mmap, size: int) -> None:
         rawsz = self.fmt.rawsz
@@ -189,6 +197,7 @@ class PackIndex:
         return off
 
     def crc_at(self, i: int) -> int | None:
+        self.open()
         if self._crc_at is None:
             return None
         return _U32.unpack_from(self.map, self._crc_at + 4 * i)[0]
@@ -210,14 +219,21 @@ class PackIndex:
         if self.computed_checksum() != self.idx_checksum:
             raise self._error("pack index checksum does not match its contents", self._trailer_at + self.fmt.rawsz, "idx-checksum")
 
+    def _iteration_accessor(self):
+        # A bound accessor holds the current mapping, which the open-file LRU
+        # may close while a caller is between two items: under an LRU, go
+        # through name_at, which reopens the file when needed.
+        self.open()
+        return self.name_accessor() if self._open_files is None else self.name_at
+
     def names(self):
-        name_at = self.name_accessor()
+        name_at = self._iteration_accessor()
         for i in range(self.num_objects):
             yield name_at(i)
 
     def entries(self):
         """(name, offset) for every object, in name order."""
-        name_at = self.name_accessor()
+        name_at = self._iteration_accessor()
         for i in range(self.num_objects):
             yield name_at(i), self.offset_at(i)
 
@@ -226,6 +242,8 @@ class PackIndex:
     def find(self, oid: bytes, algorithm: str = "binary") -> int:
         """Position of ``oid`` or -1; the untraced path."""
         fan = self.fanout if self._map is not None else self.open().fanout
+        if self._open_files is not None:
+            self._open_files.touch(self)
         b = oid[0]
         lo = fan[b - 1] if b else 0
         pos = search_function(algorithm)(self.name_accessor(), lo, fan[b], self.num_objects, oid)

@@ -115,3 +115,28 @@ def loose_repo(repo_root):
 @pytest.fixture(scope="session")
 def loose_sha256_repo(repo_root):
     return repos.build_loose(repo_root, "sha256", blobs=200)
+
+
+@pytest.fixture(scope="session", params=["sha1", "sha256"])
+def refs_repo(request, repo_root):
+    """build_refs_repo in both object formats (a work tree; its linked
+    worktree is repos.refs_worktree(path))."""
+    return repos.build_refs_repo(repo_root, request.param)
+
+
+# --- histories for walks, tree diffs and log formats ------------------------------------
+
+
+@pytest.fixture(scope="session")
+def scenario_repo(repo_root):
+    return repos.build_scenario_repo(repo_root)
+
+
+@pytest.fixture(scope="session")
+def random_history_repo(repo_root):
+    return repos.build_random_history_repo(repo_root)
+
+
+@pytest.fixture(scope="session")
+def odd_commits_repo(repo_root):
+    return repos.build_odd_commits_repo(repo_root)
