@@ -65,7 +65,7 @@ class PackHandle:
 
     def __init__(self, files: PackFiles, fmt: ObjectFormat, store: "ObjectStore") -> None:
         self.files = files
-        self.index = PackIndex(files.idx_path, fmt)
+        self.index = PackIndex(files.idx_path, fmt, open_files=store.open_files)
         self._pack = None
         self.in_midx = False
         self.store = store
@@ -220,8 +220,8 @@ class ObjectStore:
         from core.pack import Pack
 
         self.counters.opens += 1
-        return Pack(handle.files.pack_path, handle.index, self.fmt, resolve_ref=self._read_for_delta,
-                    cache=self.delta_cache, files=self.open_files, tracer=self.tracer)
+        return Pack(handle.files.pack_path, handle.index, fmt=self.fmt, resolve_ref=self._read_for_delta,
+                    resolve_ref_info=self._header_for_delta, cache=self.delta_cache, open_files=self.open_files)
 
     def _scan_all(self, reason: str) -> None:
         from core.midx import MultiPackIndex
@@ -501,12 +501,53 @@ class ObjectStore:
                 self.rescan("vanished")
         raise self._missing(oid)
 
+    def object_info(self, oid: bytes, storage: bool = False) -> tuple[str, int, int | None, bytes | None]:
+        """(type, size, bytes on disk, delta base id) with one lookup; the
+        last two only when ``storage`` is asked for (else None)."""
+        import os as _os
+        from core.loose import read_loose_header
+
+        for attempt in range(2):
+            loc = self.locate(oid)
+            if loc is None:
+                raise self._missing(oid)
+            try:
+                if loc.pack is None:
+                    type_name, size = read_loose_header(loc.path)
+                    if not storage:
+                        return type_name, size, None, None
+                    return type_name, size, _os.stat(loc.path).st_size, None
+                pack = loc.pack.pack
+                type_name, size = pack.info_at(loc.offset)
+                if not storage:
+                    return type_name, size, None, None
+                return type_name, size, pack.disk_size(loc.offset), pack.delta_base(loc.offset)
+            except FileNotFoundError:
+                self.rescan("vanished")
+        raise self._missing(oid)
+
+    def all_object_ids(self) -> list[bytes]:
+        """Every id in every pack, midx and loose directory (alternates too),
+        sorted and each once — what git's --batch-all-objects walks."""
+        ids: set[bytes] = set()
+        for h in self._all_packs():
+            try:
+                ids.update(h.index.names())
+            except PackscopeError as e:
+                self._note_problem(e)
+        for m, _ in self._midxs:
+            ids.update(m.name_at(i) for i in range(m.num_objects))
+        for d in self._dirs:
+            for sub in range(256):
+                ids.update(d.loose.entries(sub))
+        return sorted(ids)
+
     def _read_for_delta(self, oid: bytes):
         """REF_DELTA bases outside their own pack are found through the store."""
-        loc = self.locate(oid, quick=True)
-        if loc is None:
-            return None
         return self.read(oid)
+
+    def _header_for_delta(self, oid: bytes):
+        return self.read_header(oid)
 
     def close(self) -> None:
         for h in self._all_packs():

@@ -117,7 +117,7 @@ def fast_import_stream(commits: int, *, seed: int = 1, files: int = 12, branch: 
 def init_bare(path: Path, object_format: str = "sha1") -> Path:
     if path.exists():
         shutil.rmtree(path)
-    git("init", "-q", "--bare", f"--object-format={object_format}", path)
+    git("init", "-q", "--bare", "--initial-branch=main", f"--object-format={object_format}", path)
     return path
 
 
@@ -947,3 +947,36 @@ def build_odd_commits_repo(root: Path) -> Path:
     git("update-ref", "refs/heads/odd-merge", merge, cwd=repo)
     git("symbolic-ref", "HEAD", "refs/heads/odd", cwd=repo)
     return repo
+
+
+# --- the UI's repositories ------------------------------------------------------------
+
+UI_HOSTILE_MESSAGE = "[bold red]boom[/] \x1b[31mred\x1b[0m \u202eevil\u202c end\n"
+UI_HOSTILE_NAME = "[red]name"
+
+
+def build_ui_repo(root: Path, name: str = "ui") -> Path:
+    """For the UI tests: 8 packs under a multi-pack-index, 2 packs outside
+    it (one holding a commit whose message and tree entry carry Rich markup,
+    an escape sequence and a bidi override), 40 loose blobs, a commit-graph."""
+    repo = build_midx_repo(root, packs=8, name=name)
+    msg = UI_HOSTILE_MESSAGE.encode()
+    content = b"hello\n"
+    stream = (
+        b"commit refs/heads/odd\nmark :1\ncommitter X <x@example.com> 1600000000 +0000\n"
+        + b"data %d\n%s\n" % (len(msg), msg)
+        + b"M 100644 inline %s\ndata %d\n%s\n" % (UI_HOSTILE_NAME.encode(), len(content), content)
+        + b"checkpoint\n\n"
+        + b"commit refs/heads/odd\nmark :2\ncommitter X <x@example.com> 1600000100 +0000\ndata 7\nsecond\n"
+        + b"from :1\nM 100644 inline other.txt\ndata 6\nworld\n\ncheckpoint\n\n"
+    )
+    git("-c", "fastimport.unpackLimit=0", "fast-import", "--quiet", cwd=repo, input=stream)
+    add_loose(repo, 40, seed=21)
+    git("commit-graph", "write", "--reachable", cwd=repo)
+    return repo
+
+
+def add_pack_beside(repo: Path, branch: str = "refs/heads/later", seed: int = 31) -> None:
+    """Another process writes a new pack (as a fetch would)."""
+    stream = fast_import_stream(2, seed=seed, branch=branch, merges=False, tags=False)
+    git("-c", "fastimport.unpackLimit=0", "fast-import", "--quiet", cwd=repo, input=stream)

@@ -1,0 +1,186 @@
+"""`packscope cat-file`: git cat-file's modes, answered by core's store.
+
+`-t` type, `-s` size, `-e` exists (exit status only), `-p` pretty (trees as
+git prints them), `--batch-check[=FORMAT]`, `--batch[=FORMAT]`,
+`--batch-all-objects`.  Format atoms: %(objectname) %(objecttype)
+%(objectsize) %(objectsize:disk) %(deltabase) %(rest).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+from core.errors import AmbiguousObjectError, BadObjectIdError, LookupFailedError, PackscopeError
+from core.oid import is_hex, parse_prefix
+from inspector.session import add_store_options, open_session
+
+DEFAULT_FORMAT = "%(objectname) %(objecttype) %(objectsize)"
+ATOMS = ("objectname", "objecttype", "objectsize", "objectsize:disk", "deltabase", "rest")
+_ATOM_RE = re.compile(r"%\(([^)]*)\)")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("cat-file", help="object contents, types and sizes, like git cat-file",
+                       description=__doc__.split("\n\n", 1)[1])
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("-t", dest="mode", action="store_const", const="type", help="print the object's type")
+    mode.add_argument("-s", dest="mode", action="store_const", const="size", help="print the object's size")
+    mode.add_argument("-e", dest="mode", action="store_const", const="exists", help="exit 0 if the object exists")
+    mode.add_argument("-p", dest="mode", action="store_const", const="pretty", help="pretty-print the object")
+    mode.add_argument("--batch-check", dest="batch_check", nargs="?", const=DEFAULT_FORMAT, default=None,
+                      metavar="FORMAT", help="for each id on stdin, print a line in FORMAT")
+    mode.add_argument("--batch", dest="batch", nargs="?", const=DEFAULT_FORMAT, default=None,
+                      metavar="FORMAT", help="like --batch-check, followed by the contents")
+    p.add_argument("--batch-all-objects", action="store_true", help="every object in the store, sorted by id")
+    p.add_argument("object", nargs="?", help="object for -t/-s/-e/-p")
+    add_store_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    batch_format = args.batch if args.batch is not None else args.batch_check
+    if batch_format is None and args.batch_all_objects:
+        print("packscope cat-file: --batch-all-objects needs --batch or --batch-check", file=sys.stderr)
+        return 129
+    if batch_format is None and (args.mode is None or args.object is None):
+        print("packscope cat-file: give one of -t, -s, -e, -p with an OBJECT, or --batch/--batch-check",
+              file=sys.stderr)
+        return 129
+    session = open_session(policy=args.policy, quick=args.quick, loose_strategy=args.loose_strategy)
+    try:
+        if batch_format is not None:
+            return run_batch(session, batch_format, contents=args.batch is not None,
+                             all_objects=args.batch_all_objects)
+        return run_single(session, args.mode, args.object)
+    finally:
+        session.close()
+
+
+def resolve(session, text: str) -> bytes:
+    """Full id, abbreviation or revision → id (MissingObject/Ambiguous raised)."""
+    fmt = session.fmt
+    if len(text) == fmt.hexsz and is_hex(text):
+        return bytes.fromhex(text)
+    if is_hex(text) and len(text) >= 4:
+        matches = session.store.resolve_prefix(parse_prefix(text, fmt), limit=2)
+        if len(matches) > 1:
+            raise AmbiguousObjectError(f"short object id {text} is ambiguous", oid=text)
+        if len(matches) == 1:
+            return matches[0]
+    try:
+        return session.resolve(text)
+    except ImportError:  # revisions not available: only ids
+        raise BadObjectIdError(f"not a valid object name {text}", oid=text) from None
+
+
+def run_single(session, mode: str, text: str) -> int:
+    store = session.store
+    out = sys.stdout.buffer
+    try:
+        oid = resolve(session, text)
+    except LookupFailedError:
+        if mode == "exists":
+            return 1
+        raise
+    except PackscopeError:
+        if mode == "exists":
+            return 1
+        raise
+    if mode == "exists":
+        return 0 if store.contains(oid) else 1
+    if mode in ("type", "size"):
+        type_name, size = store.read_header(oid)
+        out.write(f"{type_name if mode == 'type' else size}\n".encode())
+        return 0
+    type_name, data = store.read(oid)
+    if type_name == "tree":
+        out.write(format_tree(data, session.fmt, store))
+    else:
+        out.write(data)
+    return 0
+
+
+def format_tree(data: bytes, fmt, store) -> bytes:
+    """Tree entries as `git cat-file -p` prints them: mode, type, id, TAB, name."""
+    from core.objects import iter_tree
+
+    lines = []
+    for e in iter_tree(data, fmt):
+        kind = "tree" if e.mode == 0o40000 else "commit" if e.mode == 0o160000 else "blob"
+        lines.append(b"%06o %s %s\t%s\n" % (e.mode, kind.encode(), e.oid.hex().encode(), e.name))
+    return b"".join(lines)
+
+
+def parse_format(fmt_text: str):
+    """Literal pieces and atom names, alternating; unknown atoms are an error."""
+    pieces = []
+    pos = 0
+    for m in _ATOM_RE.finditer(fmt_text):
+        atom = m.group(1)
+        if atom not in ATOMS:
+            raise BadObjectIdError(f"unknown format element: %({atom})", remedy="Use one of: "
+                                   + ", ".join(f"%({a})" for a in ATOMS))
+        pieces.append(fmt_text[pos:m.start()])
+        pieces.append(atom)
+        pos = m.end()
+    pieces.append(fmt_text[pos:])
+    return pieces
+
+
+def run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> int:
+    store = session.store
+    pieces = parse_format(fmt_text)
+    atoms = set(pieces[1::2])
+    storage = bool(atoms & {"objectsize:disk", "deltabase"})
+    out = sys.stdout.buffer
+    write = out.write
+    null_hex = session.fmt.null_hex
+
+    def emit(oid: bytes, rest: str) -> None:
+        values = {"objectname": oid.hex(), "rest": rest}
+        data = None
+        # One lookup answers type, size and storage; existence is checked even
+        # when the format asks for the name only (as git does).
+        type_name, size, disk, base = store.object_info(oid, storage)
+        values["objecttype"], values["objectsize"] = type_name, str(size)
+        if storage:
+            values["objectsize:disk"] = str(disk)
+            values["deltabase"] = base.hex() if base else null_hex
+        if contents:
+            type_name, data = store.read(oid)
+        line = "".join(p if i % 2 == 0 else values[p] for i, p in enumerate(pieces))
+        write(line.encode("utf-8", "surrogateescape") + b"\n")
+        if data is not None:
+            write(data)
+            write(b"\n")
+
+    if all_objects:
+        for oid in store.all_object_ids():
+            emit(oid, "")
+        out.flush()
+        return 0
+    for raw in sys.stdin.buffer:
+        text = raw.rstrip(b"\n").decode("utf-8", "surrogateescape")
+        name, _, rest = text.partition(" ") if "rest" in atoms else (text.strip(), "", "")
+        if not name:
+            write(b" missing\n" if text else b"\n")
+            continue
+        try:
+            emit(resolve(session, name), rest)
+        except AmbiguousObjectError:
+            write(f"{name} ambiguous\n".encode("utf-8", "surrogateescape"))
+        except (LookupFailedError, BadObjectIdError):
+            write(f"{name} missing\n".encode("utf-8", "surrogateescape"))
+        except PackscopeError as e:
+            # Damage stays local: report this object, go on with the next.
+            if e.kind in ("bad-revision",):
+                write(f"{name} missing\n".encode("utf-8", "surrogateescape"))
+            else:
+                out.flush()
+                from inspector.cli import report_error
+
+                report_error(e)
+                write(f"{name} missing\n".encode("utf-8", "surrogateescape"))
+    out.flush()
+    return 0

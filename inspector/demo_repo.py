@@ -1,0 +1,115 @@
+"""Build a demo repository with git: a real history, many packs, loose
+objects spread over the subdirectories and (optionally) a multi-pack-index.
+
+git is needed here only: core never runs it.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+GIT_ENV = {
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "Demo Author",
+    "GIT_AUTHOR_EMAIL": "author@example.com",
+    "GIT_COMMITTER_NAME": "Demo Committer",
+    "GIT_COMMITTER_EMAIL": "committer@example.com",
+}
+
+
+class DemoError(Exception):
+    pass
+
+
+def _git(repo: Path, *args: str, input: bytes | None = None) -> bytes:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_ENV)
+    try:
+        p = subprocess.run(["git", *args], cwd=repo, input=input, capture_output=True, env=env)
+    except FileNotFoundError:
+        raise DemoError("git is not installed: `packscope demo` uses git to build its repository") from None
+    if p.returncode:
+        raise DemoError(f"git {' '.join(args)} failed: {p.stderr.decode(errors='replace').strip()}")
+    return p.stdout
+
+
+def _history_stream(commits: int, packs: int, rnd: random.Random) -> bytes:
+    """fast-import input: ``commits`` commits, a checkpoint (= a new pack)
+    after every commits/packs of them, a side branch and tags."""
+    out: list[bytes] = []
+    files = {f"src/module{i}.py": [f"line {j} of module {i}\n" for j in range(40)] for i in range(20)}
+    files.update({f"docs/page{i}.md": [f"# page {i}\n"] + [f"text {j}\n" for j in range(30)] for i in range(8)})
+    per_pack = max(1, commits // max(1, packs))
+    t0 = 1_700_000_000
+    for n in range(commits):
+        path = rnd.choice(sorted(files))
+        lines = files[path]
+        lines[rnd.randrange(len(lines))] = f"edit {n} {rnd.random():.6f}\n"
+        if rnd.random() < 0.3:
+            lines.append(f"added in {n}\n")
+        msg = f"Change {path} ({n})\n\nCommit number {n} of the demo history.\n".encode()
+        tz = ["+0000", "+0100", "-0500", "+0530"][n % 4]
+        out.append(b"commit refs/heads/main\nmark :%d\n" % (n + 1))
+        out.append(b"author Demo Author <author@example.com> %d %s\n" % (t0 + n * 3600, tz.encode()))
+        out.append(b"committer Demo Committer <committer@example.com> %d %s\n" % (t0 + n * 3600, tz.encode()))
+        out.append(b"data %d\n%s\n" % (len(msg), msg))
+        targets = sorted(files) if n == 0 else [path]
+        for p in targets:
+            data = "".join(files[p]).encode()
+            out.append(b"M 100644 inline %s\ndata %d\n%s\n" % (p.encode(), len(data), data))
+        if n % 50 == 10:
+            out.append(b"tag v0.%d\nfrom :%d\ntagger Demo Tagger <tag@example.com> %d +0000\ndata 8\nrelease\n\n"
+                       % (n, n + 1, t0 + n * 3600))
+        if (n + 1) % per_pack == 0 and n + 1 < commits:
+            out.append(b"checkpoint\n\n")
+    return b"".join(out)
+
+
+def build_demo(path: str | os.PathLike, *, commits: int = 300, packs: int = 20, loose_n: int = 4,
+               midx: bool = True, force: bool = False, progress=None) -> Path:
+    """Build the demo repository at ``path`` (bare); return its path."""
+    say = progress or (lambda msg: None)
+    repo = Path(path)
+    if repo.exists():
+        if not force and any(repo.iterdir()):
+            if (repo / "HEAD").exists() and (repo / "objects").is_dir():
+                return repo  # already built
+            raise DemoError(f"{repo} exists and is not empty (use --force to rebuild it)")
+        shutil.rmtree(repo)
+    repo.mkdir(parents=True)
+    _git(repo, "init", "-q", "--bare", "-b", "main")
+    rnd = random.Random(42)
+    say(f"importing {commits} commits into {packs} packs")
+    _git(repo, "-c", "fastimport.unpackLimit=0", "fast-import", "--quiet", input=_history_stream(commits, packs, rnd))
+    if midx and packs > 1:
+        say("writing a multi-pack-index")
+        _git(repo, "multi-pack-index", "write")
+    if loose_n:
+        say(f"writing {256 * loose_n} loose objects")
+        blobs = "".join(f"loose demo blob {i} {rnd.random()}\n" for i in range(256 * loose_n * 2))
+        tmpdir = repo / "demo-input"
+        tmpdir.mkdir()
+        paths = []
+        for i, line in enumerate(blobs.splitlines()[: 256 * loose_n]):
+            p = tmpdir / f"b{i}"
+            p.write_text(line + "\n")
+            paths.append(str(p))
+        _git(repo, "hash-object", "-w", "--no-filters", "--stdin-paths", input=("\n".join(paths) + "\n").encode())
+        shutil.rmtree(tmpdir)
+    say(f"demo repository ready at {repo}")
+    return repo
+
+
+def default_demo_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "packscope" / "demo.git"
+
+
+if __name__ == "__main__":
+    build_demo(sys.argv[1] if len(sys.argv) > 1 else default_demo_dir(), force=True, progress=print)

@@ -1,0 +1,98 @@
+"""`packscope cat-file` answers exactly as `git cat-file` does."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+
+import pytest
+
+from tests.cli import packscope
+from tests.repos import git, git_text
+
+FULL = "%(objectname) %(objecttype) %(objectsize) %(objectsize:disk) %(deltabase)"
+REPOS = ["packed_repo", "sha256_repo", "idxv1_repo", "idx64_repo", "many_packs_repo", "ref_delta_repo",
+         "thin_completed_repo", "deep_chain_repo", "big_copies_repo", "loose_repo", "midx_repo"]
+
+
+@pytest.mark.parametrize("fixture", REPOS)
+def test_batch_check_of_all_objects_equals_git(fixture, request):
+    repo = request.getfixturevalue(fixture)
+    want = git("cat-file", "--batch-all-objects", f"--batch-check={FULL}", cwd=repo)
+    got = packscope("-C", repo, "cat-file", "--batch-all-objects", f"--batch-check={FULL}").stdout
+    assert got == want
+
+
+@pytest.mark.parametrize("fixture", ["packed_repo", "sha256_repo", "ref_delta_repo", "thin_completed_repo",
+                                     "deep_chain_repo", "big_copies_repo", "loose_repo", "midx_repo"])
+def test_batch_contents_of_all_objects_equal_git(fixture, request):
+    repo = request.getfixturevalue(fixture)
+    want = git("cat-file", "--batch-all-objects", "--batch", cwd=repo)
+    got = packscope("-C", repo, "cat-file", "--batch-all-objects", "--batch").stdout
+    assert got == want
+
+
+def _ambiguous_prefix(ids: list[str]) -> str | None:
+    by = defaultdict(list)
+    for i in ids:
+        by[i[:4]].append(i)
+    return next((p for p, v in sorted(by.items()) if len(v) > 1), None)
+
+
+@pytest.mark.parametrize("fixture", ["many_packs_repo", "packed_repo", "sha256_repo", "midx_repo"])
+def test_mixed_present_absent_and_abbreviated_ids_equal_git(fixture, request):
+    repo = request.getfixturevalue(fixture)
+    ids = git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=repo).split()
+    hashname = "sha256" if len(ids[0]) == 64 else "sha1"
+    absent = [hashlib.new(hashname, b"absent %d" % n).hexdigest() for n in range(50)]
+    lines = []
+    for k, oid in enumerate(ids[::3]):
+        lines += [oid, oid[: 7 + k % 5], absent[k % 50], absent[k % 50][:9]]
+    lines += ["0" * len(ids[0]), "not-an-id", "abc"]
+    amb = _ambiguous_prefix(ids)
+    if amb:
+        lines.append(amb)
+    stdin = "\n".join(lines) + "\n"
+    for fmt in ("%(objectname) %(objecttype) %(objectsize)", FULL):
+        want = git("cat-file", f"--batch-check={fmt}", cwd=repo, input=stdin)
+        got = packscope("-C", repo, "cat-file", f"--batch-check={fmt}", input=stdin).stdout
+        assert got.decode().splitlines() == want.decode().splitlines()
+
+
+def test_an_ambiguous_prefix_is_reported_like_git(packed_repo):
+    ids = git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=packed_repo).split()
+    amb = _ambiguous_prefix(ids)
+    assert amb, "the test repository should hold two ids sharing 4 hex digits"
+    got = packscope("-C", packed_repo, "cat-file", "--batch-check", input=amb + "\n").stdout
+    assert got == f"{amb} ambiguous\n".encode()
+
+
+@pytest.mark.parametrize("fixture", ["packed_repo", "sha256_repo"])
+def test_single_object_modes_equal_git(fixture, request):
+    repo = request.getfixturevalue(fixture)
+    head = git_text("rev-parse", "HEAD", cwd=repo).strip()
+    tree = git_text("rev-parse", "HEAD^{tree}", cwd=repo).strip()
+    tag = git_text("rev-parse", "v3", cwd=repo).strip()
+    blob = git_text("rev-parse", "HEAD:foo.txt", cwd=repo).strip()
+    for oid in (head, tree, tag, blob):
+        for mode in ("-t", "-s", "-p"):
+            assert packscope("-C", repo, "cat-file", mode, oid).stdout == git("cat-file", mode, oid, cwd=repo)
+        assert packscope("-C", repo, "cat-file", "-e", oid).returncode == 0
+    absent = "1" * len(head)
+    assert packscope("-C", repo, "cat-file", "-e", absent).returncode == 1
+    p = packscope("-C", repo, "cat-file", "-t", absent, check=False)
+    assert p.returncode == 128 and b"Traceback" not in p.stderr and b"remedy" in p.stderr
+
+
+def test_unknown_format_atom_is_a_clear_error(packed_repo):
+    p = packscope("-C", packed_repo, "cat-file", "--batch-check=%(nosuchatom)", input="HEAD\n", check=False)
+    assert p.returncode == 128
+    assert b"unknown format element: %(nosuchatom)" in p.stderr and b"Traceback" not in p.stderr
+
+
+def test_rest_atom_keeps_the_rest_of_the_line(packed_repo):
+    head = git_text("rev-parse", "HEAD", cwd=packed_repo).strip()
+    stdin = f"{head} some text here\n{head[:10]} more\n"
+    fmt = "%(objectname) %(objecttype) [%(rest)]"
+    assert packscope("-C", packed_repo, "cat-file", f"--batch-check={fmt}", input=stdin).stdout == git(
+        "cat-file", f"--batch-check={fmt}", cwd=packed_repo, input=stdin)
