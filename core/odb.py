@@ -35,6 +35,8 @@ from core.pack_index import PackIndex
 from core.search import ALGORITHMS, Steps
 
 POLICIES = ("git", "gated")
+# Errors that mean "the file was there when we listed it and is gone now".
+_VANISHED_KINDS = ("pack-unreadable", "idx-unreadable")
 MAX_RESCAN_ROUNDS = 5
 
 
@@ -132,6 +134,7 @@ class ObjectStore:
         loose_strategy: str = "per-subdir",
         alternates: bool = True,
         env_alternates: list[str] | None = None,
+        open_files_limit: int | None = None,
     ) -> None:
         from core.cache import DeltaBaseCache, OpenFiles
         from core.loose import LooseCache
@@ -142,7 +145,7 @@ class ObjectStore:
         self.counters = StoreCounters()
         self.settings = _Settings()
         self.delta_cache = DeltaBaseCache(tracer=self.tracer)
-        self.open_files = OpenFiles()
+        self.open_files = OpenFiles(open_files_limit)
         dirs = [self.objects_dir]
         self.problems: list[PackscopeError] = []
         if alternates:
@@ -330,7 +333,7 @@ class ObjectStore:
                     tracer.emit(trace.NegativeCacheHit(oid.hex()))
                     tracer.emit(trace.LookupFinished(oid.hex(), None, None, time.perf_counter() - t0, 0))
                 return None
-            del self._negative[oid]
+            self._negative.pop(oid, None)
         rescans = 0
         loc = self._find_packed(oid, traced)
         if loc is None:
@@ -469,62 +472,64 @@ class ObjectStore:
         return MissingObjectError(f"object {oid.hex()} is not in the object store", oid=oid.hex(),
                                   path=self.objects_dir)
 
+    def _at_location(self, oid: bytes, use):
+        """Locate ``oid`` and apply ``use`` to its Location.  A file that
+        vanished in between (a concurrent repack deleted the pack, or packed
+        and pruned the loose object) means: rescan, look again."""
+        for _ in range(MAX_RESCAN_ROUNDS):
+            loc = self.locate(oid)
+            if loc is None:
+                raise self._missing(oid)
+            try:
+                return use(loc)
+            except FileNotFoundError:
+                pass
+            except MissingObjectError as e:
+                if loc.pack is not None or e.oid != oid.hex():
+                    raise
+            except PackscopeError as e:
+                if not (e.kind in _VANISHED_KINDS and e.path and not os.path.exists(e.path)):
+                    raise
+            self.rescan("vanished")
+        raise self._missing(oid)
+
     def read(self, oid: bytes) -> tuple[str, bytes]:
         """(type name, content) of ``oid``."""
         from core.loose import read_loose
 
-        for attempt in range(2):
-            loc = self.locate(oid)
-            if loc is None:
-                raise self._missing(oid)
-            try:
-                if loc.pack is None:
-                    return read_loose(loc.path, self.fmt, oid)
-                return loc.pack.pack.read_at(loc.offset)
-            except FileNotFoundError:
-                # Repacked away between locating and reading: look again.
-                self.rescan("vanished")
-        raise self._missing(oid)
+        def use(loc: Location):
+            if loc.pack is None:
+                return read_loose(loc.path, self.fmt, oid)
+            return loc.pack.pack.read_at(loc.offset)
+
+        return self._at_location(oid, use)
 
     def read_header(self, oid: bytes) -> tuple[str, int]:
         from core.loose import read_loose_header
 
-        for attempt in range(2):
-            loc = self.locate(oid)
-            if loc is None:
-                raise self._missing(oid)
-            try:
-                if loc.pack is None:
-                    return read_loose_header(loc.path)
-                return loc.pack.pack.info_at(loc.offset)
-            except FileNotFoundError:
-                self.rescan("vanished")
-        raise self._missing(oid)
+        def use(loc: Location):
+            if loc.pack is None:
+                return read_loose_header(loc.path, oid)
+            return loc.pack.pack.info_at(loc.offset)
+
+        return self._at_location(oid, use)
 
     def object_info(self, oid: bytes, storage: bool = False) -> tuple[str, int, int | None, bytes | None]:
         """(type, size, bytes on disk, delta base id) with one lookup; the
         last two only when ``storage`` is asked for (else None)."""
-        import os as _os
         from core.loose import read_loose_header
 
-        for attempt in range(2):
-            loc = self.locate(oid)
-            if loc is None:
-                raise self._missing(oid)
-            try:
-                if loc.pack is None:
-                    type_name, size = read_loose_header(loc.path)
-                    if not storage:
-                        return type_name, size, None, None
-                    return type_name, size, _os.stat(loc.path).st_size, None
-                pack = loc.pack.pack
-                type_name, size = pack.info_at(loc.offset)
-                if not storage:
-                    return type_name, size, None, None
-                return type_name, size, pack.disk_size(loc.offset), pack.delta_base(loc.offset)
-            except FileNotFoundError:
-                self.rescan("vanished")
-        raise self._missing(oid)
+        def use(loc: Location):
+            if loc.pack is None:
+                type_name, size = read_loose_header(loc.path, oid)
+                return type_name, size, (os.stat(loc.path).st_size if storage else None), None
+            pack = loc.pack.pack
+            type_name, size = pack.info_at(loc.offset)
+            if not storage:
+                return type_name, size, None, None
+            return type_name, size, pack.disk_size(loc.offset), pack.delta_base(loc.offset)
+
+        return self._at_location(oid, use)
 
     def all_object_ids(self) -> list[bytes]:
         """Every id in every pack, midx and loose directory (alternates too),
