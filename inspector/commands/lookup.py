@@ -219,7 +219,7 @@ class RichPrinter:
     def __init__(self, session) -> None:
         from rich.console import Console
 
-        self.console = Console(highlight=False)
+        self.console = Console(highlight=False, soft_wrap=True)
         self.session = session
 
     def print(self, result: dict) -> None:
