@@ -27,6 +27,7 @@ import struct
 from core.cache import OpenFiles, map_readonly
 from core.errors import BadPackIndexError
 from core.oid import ObjectFormat, Prefix
+from core.search import SEARCHES as _SEARCHES
 from core.search import Steps, search_function, traced_search
 from core.trace import SearchPath
 
@@ -45,6 +46,7 @@ class PackIndex:
         self.fmt = fmt
         self.name = os.path.basename(self.path)
         self._map: mmap.mmap | None = None
+        self._cached_accessor = None  # name_at bound to the current mapping
         self._open_files = open_files
         self.version = 0
         self.fanout: tuple[int, ...] = ()
@@ -68,6 +70,7 @@ class PackIndex:
             except BufferError:  # a view is still exported; the GC will unmap
                 pass
             self._map = None
+            self._cached_accessor = None
             if self._open_files is not None:
                 self._open_files.closed(self)
 
@@ -241,12 +244,15 @@ class PackIndex:
 
     def find(self, oid: bytes, algorithm: str = "binary") -> int:
         """Position of ``oid`` or -1; the untraced path."""
-        fan = self.fanout if self._map is not None else self.open().fanout
+        name_at = self._cached_accessor
+        if name_at is None:
+            self.open()
+            name_at = self._cached_accessor = self.name_accessor()
         if self._open_files is not None:
             self._open_files.touch(self)
+        fan = self.fanout
         b = oid[0]
-        lo = fan[b - 1] if b else 0
-        pos = search_function(algorithm)(self.name_accessor(), lo, fan[b], self.num_objects, oid)
+        pos = _SEARCHES[algorithm](name_at, fan[b - 1] if b else 0, fan[b], self.num_objects, oid)
         return pos if pos >= 0 else -1
 
     def find_traced(self, oid: bytes, algorithm: str = "binary") -> SearchPath:
