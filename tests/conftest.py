@@ -140,3 +140,57 @@ def random_history_repo(repo_root):
 @pytest.fixture(scope="session")
 def odd_commits_repo(repo_root):
     return repos.build_odd_commits_repo(repo_root)
+
+
+# --- the UI's repositories ------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def ui_repo(repo_root):
+    return repos.build_ui_repo(repo_root)
+
+
+@pytest.fixture
+def ui_repo_copy(ui_repo, tmp_path):
+    """A private copy, for tests that change the repository under the UI."""
+    import shutil
+
+    dest = tmp_path / "ui-copy.git"
+    shutil.copytree(ui_repo, dest)
+    return dest
+
+
+# --- fsck -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def fsck_base(repo_root):
+    return repos.build_fsck_base(repo_root)
+
+
+@pytest.fixture(scope="session")
+def fsck_base_sha256(repo_root):
+    return repos.build_fsck_base(repo_root, "sha256")
+
+
+@pytest.fixture(scope="session")
+def fsck_worktree(repo_root):
+    return repos.build_fsck_worktree(repo_root)
+
+
+@pytest.fixture(scope="session")
+def run_fsck():
+    """run_fsck(repo, **options) -> (exit status, [Finding]) through core's API."""
+    from core.fsck import Fsck
+    from inspector.session import open_session
+
+    def run(repo, **options):
+        session = open_session(str(repo))
+        try:
+            checker = Fsck(session.repo, session.store, session.refs, **options)
+            findings = list(checker.run())
+        finally:
+            session.close()
+        return checker.exit_status, findings
+
+    return run
