@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import time
 
 import pytest
 
@@ -13,7 +12,7 @@ from core.errors import MissingObjectError
 from core.history import Excluded, WalkedCommit, walk
 from core.log_format import (SortedAbbreviator, UserFormat, default_abbrev_len, format_date, render_log,
                              subject_and_body)
-from core.objects import commit_header_fast
+from core.objects import commit_header_fast, parse_commit
 from core.oid import SHA1
 from tests import repos
 from tests.object_source import GitObjectSource
@@ -389,14 +388,12 @@ def test_abbreviation_lengthens_until_unique():
 # --- speed ------------------------------------------------------------------------------------
 
 
-def test_commit_headers_parse_fast(scenario):
+def test_fast_commit_headers_agree_with_the_full_parse(scenario):
+    """The walk's fast header parse gives what the full parse gives (its
+    speed is measured in bench/, not asserted here)."""
     repo, src = scenario
-    datas = [src.read(bytes.fromhex(h))[1] for h in git_text("rev-list", "--all", cwd=repo).split()]
-    n = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < 0.2:
-        for d in datas:
-            commit_header_fast(d, SHA1)
-        n += len(datas)
-    rate = n / (time.perf_counter() - start)
-    assert rate > 50_000, f"{rate:.0f} commit headers/s"  # ~250k/s on an idle core
+    for h in git_text("rev-list", "--all", cwd=repo).split():
+        data = src.read(bytes.fromhex(h))[1]
+        tree, parents, commit_time = commit_header_fast(data, SHA1)
+        full = parse_commit(data, SHA1)
+        assert (tree, tuple(parents), commit_time) == (full.tree, tuple(full.parents), full.committer.time)
