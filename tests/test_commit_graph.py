@@ -13,7 +13,7 @@ from core.commit_graph import CommitGraph
 from core.errors import BadCommitGraphError, PackscopeError
 from core.oid import SHA1, SHA256
 from tests import repos
-from tests.object_source import GitObjectSource
+from tests.object_source import core_store
 
 
 def _open(repo, fmt=SHA1) -> CommitGraph:
@@ -117,7 +117,7 @@ def test_open_returns_none_without_a_graph(tmp_path):
 
 def test_verify_agrees_with_the_commit_objects(graph_repo):
     g = _open(graph_repo)
-    src = GitObjectSource(graph_repo)
+    src = core_store(graph_repo)
     try:
         assert g.problems(src.read) == []
         g.verify(src.read)
@@ -172,7 +172,7 @@ def test_a_layer_without_corrected_dates_turns_them_off_for_the_chain(mixed_gene
 
 def test_split_chain_verifies(split_graph_repo):
     g = _open(split_graph_repo)
-    src = GitObjectSource(split_graph_repo)
+    src = core_store(split_graph_repo)
     try:
         assert g.problems(src.read) == []
     finally:

@@ -15,7 +15,7 @@ from core.log_format import (SortedAbbreviator, UserFormat, default_abbrev_len, 
 from core.objects import commit_header_fast, parse_commit
 from core.oid import SHA1
 from tests import repos
-from tests.object_source import GitObjectSource
+from tests.object_source import core_store
 from tests.repos import git, git_text
 
 ORDERS = {"default": [], "date": ["--date-order"], "topo": ["--topo-order"]}
@@ -93,14 +93,14 @@ class CountingStore:
 
 @pytest.fixture(scope="module")
 def scenario(scenario_repo):
-    src = GitObjectSource(scenario_repo)
+    src = core_store(scenario_repo)
     yield scenario_repo, src
     src.close()
 
 
 @pytest.fixture(scope="module")
 def big(random_history_repo):
-    src = GitObjectSource(random_history_repo)
+    src = core_store(random_history_repo)
     yield random_history_repo, src
     src.close()
 
@@ -169,7 +169,7 @@ def test_exclusion_stops_after_slop_so_skewed_commits_leak_as_in_git(tmp_path):
     h.ref("refs/heads/a", a)
     h.ref("refs/heads/b", b)
     repo = h.write(repos.init_bare(tmp_path / "leak.git"), head="refs/heads/b")
-    src = GitObjectSource(repo)
+    src = core_store(repo)
     try:
         got = our_log(src, repo, ["a..b"])
         assert [git_text("log", "-1", "--format=%s", x, cwd=repo).strip() for x in got] == ["B", "I"]
@@ -243,7 +243,7 @@ def test_a_changed_path_hint_only_skips_work(big):
 
 
 def test_walks_work_on_sha256_repositories(sha256_repo):
-    src = GitObjectSource(sha256_repo)
+    src = core_store(sha256_repo)
     try:
         for order in ORDERS:
             assert compare(src, sha256_repo, ["--all"], order=order) is None
@@ -330,7 +330,7 @@ def test_default_log_output_is_byte_identical(scenario, revs, paths):
 
 
 def test_default_log_output_of_odd_commits_is_byte_identical(odd_commits_repo):
-    src = GitObjectSource(odd_commits_repo)
+    src = core_store(odd_commits_repo)
     try:
         for revs in (["odd-merge"], ["--all"]):
             assert our_output(src, odd_commits_repo, revs) == git("log", *revs, cwd=odd_commits_repo)
@@ -341,7 +341,7 @@ def test_default_log_output_of_odd_commits_is_byte_identical(odd_commits_repo):
 @pytest.mark.parametrize("fmt", [ALL_ATOMS, MORE_ATOMS, "format:%h %s", "tformat:%H", "%s%n", "no placeholders %"])
 def test_format_atoms_are_byte_identical(scenario, odd_commits_repo, fmt):
     for repo in (scenario[0], odd_commits_repo):
-        src = GitObjectSource(repo)
+        src = core_store(repo)
         try:
             want = git("log", f"--format={fmt}", "--all", cwd=repo)
             assert our_output(src, repo, ["--all"], pretty=fmt) == want

@@ -10,7 +10,7 @@ from core.objects import (Commit, Ident, commit_header_fast, canonical_mode, ite
                           parse_commit, parse_ident, parse_tag, tree_sort_key, tz_minutes)
 from core.oid import SHA1, SHA256
 from tests import repos
-from tests.object_source import GitObjectSource
+from tests.object_source import core_store
 from tests.repos import git, git_text
 
 TREE = b"4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # the empty tree
@@ -26,7 +26,7 @@ def all_commits(repo) -> list[str]:
 @pytest.mark.parametrize("which", ["scenario_repo", "odd_commits_repo", "sha256_repo"])
 def test_fast_header_gives_the_tree_parents_and_date_git_walks_with(request, which):
     repo = request.getfixturevalue(which)
-    src = GitObjectSource(repo)
+    src = core_store(repo)
     try:
         # --timestamp prints git's commit->date, the key of every date queue
         for line in git_text("rev-list", "--all", "--timestamp", "--parents", cwd=repo).splitlines():
@@ -40,7 +40,7 @@ def test_fast_header_gives_the_tree_parents_and_date_git_walks_with(request, whi
 
 
 def test_full_parse_matches_git_fields(scenario_repo):
-    src = GitObjectSource(scenario_repo)
+    src = core_store(scenario_repo)
     try:
         fmt = "%H%x00%T%x00%P%x00%an%x00%ae%x00%at%x00%ad%x00%cn%x00%ce%x00%ct%x00%B%x01"
         out = git("log", "--all", "--date=raw", f"--format={fmt}", cwd=scenario_repo)
@@ -128,7 +128,7 @@ def test_a_late_parent_line_is_a_header_not_a_parent_as_in_git():
 
 
 def test_odd_commits_parse_with_problems_reported(odd_commits_repo):
-    src = GitObjectSource(odd_commits_repo)
+    src = core_store(odd_commits_repo)
     try:
         by_subject = {}
         for h in all_commits(odd_commits_repo):
@@ -170,7 +170,7 @@ def test_time_zones_convert_like_git():
 
 
 def test_tags_match_for_each_ref(scenario_repo):
-    src = GitObjectSource(scenario_repo)
+    src = core_store(scenario_repo)
     try:
         fmt = "%(objectname) %(objecttype) %(object) %(type) %(tag)"
         for line in git_text("for-each-ref", f"--format={fmt}", "refs/tags", cwd=scenario_repo).splitlines():
@@ -202,7 +202,7 @@ def test_tag_faults_are_reported_and_a_tag_without_object_is_unusable():
 @pytest.mark.parametrize("which,fmt", [("scenario_repo", SHA1), ("sha256_repo", SHA256)])
 def test_tree_entries_match_ls_tree(request, which, fmt):
     repo = request.getfixturevalue(which)
-    src = GitObjectSource(repo)
+    src = core_store(repo)
     try:
         trees = [line.split()[0] for line in git_text(
             "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)", cwd=repo).splitlines()

@@ -1,6 +1,6 @@
 """core.revision against git rev-parse and git cat-file --batch-check.
 
-The object store here is tests.object_source.GitObjectSource (git answers);
+The object store here is core's ObjectStore (tests.object_source.core_store);
 revision.py only uses the small read/read_header/resolve_prefix/fmt protocol.
 """
 
@@ -15,7 +15,7 @@ from core.errors import (AmbiguousObjectError, BadRevisionError, LookupFailedErr
 from core.refs import RefStore
 from core.repository import Repository
 from core.revision import Step, resolve_revision, split_revision
-from tests.object_source import GitObjectSource
+from tests.object_source import core_store
 from tests.repos import git, git_text, refs_worktree
 
 
@@ -24,7 +24,7 @@ class Ctx:
         self.path = path
         self.repo = Repository.discover(path, env={})
         self.refs = RefStore(self.repo)
-        self.store = GitObjectSource(path)
+        self.store = core_store(path)
 
     def resolve(self, text: str, **kw) -> bytes:
         return resolve_revision(text, repo=self.repo, refs=self.refs, store=self.store, **kw)

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from core.tree_diff import PathLimiter, diff_trees, normalize_paths, paths_changed
-from tests.object_source import GitObjectSource
+from tests.object_source import core_store
 from tests.repos import git, git_text
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -52,7 +52,7 @@ def commit_pairs(repo) -> list[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def scenario(scenario_repo):
-    src = GitObjectSource(scenario_repo)
+    src = core_store(scenario_repo)
     yield scenario_repo, src
     src.close()
 
@@ -148,7 +148,7 @@ def test_paths_changed_agrees_with_git_for_every_commit_and_parent(scenario, pat
 
 def test_paths_changed_agrees_with_git_on_a_generated_history(random_history_repo):
     repo = random_history_repo
-    src = GitObjectSource(repo)
+    src = core_store(repo)
     try:
         trees = dict(line.split() for line in git_text(
             "log", "--all", "--format=%H %T", cwd=repo).splitlines())
