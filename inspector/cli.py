@@ -28,6 +28,7 @@ COMMANDS = {
     "last-modified": "last_modified",
     "fsck": "fsck",
     "bench": "bench",
+    "screenshots": "screenshots",
 }
 
 

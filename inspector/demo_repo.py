@@ -71,6 +71,23 @@ def _history_stream(commits: int, packs: int, rnd: random.Random) -> bytes:
     return b"".join(out)
 
 
+def _topic_stream(commits: int, rnd: random.Random) -> bytes:
+    """A side branch, one pack per commit."""
+    out = []
+    t0 = 1_800_000_000
+    for n in range(commits):
+        msg = f"Topic work {n}\n".encode()
+        data = "".join(f"topic {n} line {j} {rnd.random():.6f}\n" for j in range(50)).encode()
+        out.append(b"commit refs/heads/topic\nmark :%d\n" % (n + 1))
+        out.append(b"committer Demo Committer <committer@example.com> %d +0000\n" % (t0 + n * 60))
+        out.append(b"data %d\n%s\n" % (len(msg), msg))
+        if n:
+            out.append(b"from :%d\n" % n)
+        out.append(b"M 100644 inline topic/file%d.txt\ndata %d\n%s\n" % (n, len(data), data))
+        out.append(b"checkpoint\n\n")
+    return b"".join(out)
+
+
 def build_demo(path: str | os.PathLike, *, commits: int = 300, packs: int = 20, loose_n: int = 4,
                midx: bool = True, force: bool = False, progress=None) -> Path:
     """Build the demo repository at ``path`` (bare); return its path."""
@@ -90,6 +107,12 @@ def build_demo(path: str | os.PathLike, *, commits: int = 300, packs: int = 20, 
     if midx and packs > 1:
         say("writing a multi-pack-index")
         _git(repo, "multi-pack-index", "write")
+        # Packs written after the multi-pack-index (as fetches would add):
+        # a lookup searches these one by one, most recently used first.
+        say("adding 3 packs outside the multi-pack-index")
+        _git(repo, "-c", "fastimport.unpackLimit=0", "fast-import", "--quiet", input=_topic_stream(3, rnd))
+    say("writing a commit-graph")
+    _git(repo, "commit-graph", "write", "--reachable")
     if loose_n:
         say(f"writing {256 * loose_n} loose objects")
         blobs = "".join(f"loose demo blob {i} {rnd.random()}\n" for i in range(256 * loose_n * 2))

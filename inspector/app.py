@@ -1,0 +1,365 @@
+"""The packscope terminal UI.
+
+Screens are listed once, in ``SCREEN_TABLE`` (name, key, title, class):
+each becomes a Textual *mode* (its own stack: Enter pushes, Esc pops) and a
+number key.  Keys 5–8 are left for the screens still to come (Fanout,
+Lookup lab, History, Health): adding one is one line in the table.
+
+The app owns the live plumbing: the core session (opened in a worker, so the
+first screen paints at once), the event pump drained ~30 times a second, the
+counters sampled once a second, and the watcher that notices other
+processes writing to the object directories.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
+
+from core.errors import PackscopeError
+from inspector.core_access import CoreAccess
+from inspector.events import EventDigest, EventPump, LogBook, RateHistory
+from inspector.palette import PackscopeCommands
+from inspector.safe_text import visible
+from inspector.screens.base import PackscopeScreen
+from inspector.screens.loose import LooseScreen
+from inspector.screens.object import ObjectScreen
+from inspector.screens.overview import OverviewScreen
+from inspector.screens.packs import PacksScreen
+from inspector.watcher import DirWatcher
+
+
+@dataclass(frozen=True)
+class ScreenSpec:
+    name: str
+    key: str
+    title: str
+    factory: Callable[[], Screen]
+
+
+SCREEN_TABLE: tuple[ScreenSpec, ...] = (
+    ScreenSpec("overview", "1", "Overview", OverviewScreen),
+    ScreenSpec("packs", "2", "Packs", PacksScreen),
+    ScreenSpec("loose", "3", "Loose", LooseScreen),
+    ScreenSpec("object", "4", "Object", lambda: ObjectScreen(follows_last=True)),
+    # 5 Fanout, 6 Lookup lab, 7 History, 8 Health: one line each, here.
+)
+
+DRAIN_HZ = 30
+TICK_SECONDS = 0.25
+POLL_SECONDS = 1.0
+
+
+class PackscopeApp(App):
+    CSS_PATH = "styles/app.tcss"
+    TITLE = "packscope"
+    COMMANDS = App.COMMANDS | {PackscopeCommands}
+    MODES = {spec.name: spec.factory for spec in SCREEN_TABLE}
+
+    BINDINGS = [
+        *(Binding(spec.key, f"switch('{spec.name}')", spec.title, id=f"screen.{spec.name}")
+          for spec in SCREEN_TABLE),
+        Binding("question_mark", "help", "Help", id="app.help"),
+        Binding("e", "toggle_log", "Event log", id="app.toggle-log"),
+        Binding("s", "toggle_rates", "Rates", id="app.toggle-rates"),
+        Binding("colon", "goto", "Go to object", id="app.goto"),
+        Binding("q", "quit", "Quit", id="app.quit"),
+    ]
+
+    def __init__(self, path: str | None = None, *, poll_seconds: float = POLL_SECONDS) -> None:
+        super().__init__()
+        self.screen_table = SCREEN_TABLE
+        self.core = CoreAccess(path)
+        self.pump = EventPump(self.core.tracer)  # before opening: the startup scan is logged too
+        self.digest = EventDigest()
+        self.logbook = LogBook()
+        self.rates = RateHistory()
+        self.show_log = True
+        self.show_rates = True
+        self.status_text = ""
+        self.last_object: tuple | None = None
+        self.copied: str | None = None
+        self.watcher: DirWatcher | None = None
+        self.poll_seconds = poll_seconds
+        self.outside_changes = 0
+
+    # --- start-up -------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.switch_mode(SCREEN_TABLE[0].name)
+        self.set_interval(1 / DRAIN_HZ, self.drain_events)
+        self.set_interval(TICK_SECONDS, self.tick)
+        self.set_interval(1.0, self.sample_rates)
+        self.set_interval(self.poll_seconds, self.poll_outside)
+        self.open_core()
+
+    @work(thread=True, exclusive=True, group="open")
+    def open_core(self) -> None:
+        self.call_from_thread(self.set_status, "opening the object store…")
+        try:
+            self.core.open()
+        except PackscopeError as e:
+            self.core.error = e
+            self.call_from_thread(self._core_failed)
+            return
+        self.watcher = DirWatcher(self.core.store.object_dirs)
+        self.call_from_thread(self._core_ready)
+
+    def _core_ready(self) -> None:
+        self.set_status("")
+        self.sample_rates()  # the baseline the first rates are measured from
+        # Screens not on top refresh when they are shown again (on_screen_resume).
+        screen = self.top_screen
+        if screen is not None:
+            screen.core_ready()
+
+    def _core_failed(self) -> None:
+        e = self.core.error
+        self.set_status("cannot open the repository")
+        self.notify(visible(f"{e.message} — {e.remedy}"), severity="error", timeout=10)
+        screen = self.top_screen
+        if isinstance(screen, OverviewScreen):
+            screen.show_error(e)
+
+    @property
+    def top_screen(self) -> PackscopeScreen | None:
+        """The packscope screen being shown (under any modal), once mounted."""
+        for s in reversed(self.screen_stack):
+            if isinstance(s, PackscopeScreen):
+                return s if s.is_mounted and s.ready else None
+        return None
+
+    def set_status(self, text: str) -> None:
+        self.status_text = text
+        screen = self.top_screen
+        if screen is not None and screen.is_mounted:
+            screen.update_status()
+
+    # --- the live plumbing ---------------------------------------------------------
+
+    def drain_events(self) -> None:
+        batch = self.pump.drain()
+        screen = self.top_screen
+        if batch:
+            self.logbook.extend(self.digest.digest(batch))
+            if screen is not None:
+                screen.core_events(batch)
+        if screen is not None and self.show_log:
+            screen.log_panel.sync()
+
+    def tick(self) -> None:
+        screen = self.top_screen
+        if screen is not None and self.core.ready:
+            screen.tick()
+
+    def sample_rates(self) -> None:
+        if not self.core.ready:
+            return
+        self.rates.sample(self.core.counters(), self.core.delta_stats())
+        screen = self.top_screen
+        if screen is not None and self.show_rates:
+            screen.rates_panel.sync()
+
+    def poll_outside(self) -> None:
+        if self.watcher is not None:
+            self._poll_worker()
+
+    @work(thread=True, exclusive=True, group="watch")
+    def _poll_worker(self) -> None:
+        changes = self.watcher.poll()
+        if not changes:
+            return
+        self.core.rescan("outside-change")
+        self.call_from_thread(self._outside_changed, changes)
+
+    def _outside_changed(self, changes) -> None:
+        self.outside_changes += 1
+        for c in changes:
+            self.logbook.add("outside", f"outside change: {c.describe()} in {c.objects_dir} — rescanned")
+        screen = self.top_screen
+        if screen is not None:
+            screen.outside_changed(changes)
+
+    # --- actions ------------------------------------------------------------------
+
+    def action_switch(self, name: str) -> None:
+        if self.current_mode != name:
+            self.switch_mode(name)
+
+    def action_help(self) -> None:
+        from inspector.screens.help import HelpScreen, binding_rows
+
+        screen = self.top_screen
+        if screen is None or not isinstance(self.screen, PackscopeScreen):
+            return
+        title = f"{type(screen).__name__.removesuffix('Screen')} — help"
+        self.push_screen(HelpScreen(title, screen.HELP, binding_rows(screen)))
+
+    def _apply_panels(self) -> None:
+        screen = self.top_screen
+        if screen is not None:
+            screen.update_chrome()
+            if self.show_log:
+                screen.log_panel.sync(force=True)
+            if self.show_rates:
+                screen.rates_panel.sync()
+
+    def action_toggle_log(self) -> None:
+        self.show_log = not self.show_log
+        self._apply_panels()
+
+    def action_toggle_rates(self) -> None:
+        self.show_rates = not self.show_rates
+        self._apply_panels()
+
+    def action_toggle_pause(self) -> None:
+        self.logbook.set_paused(not self.logbook.paused)
+
+    def action_clear_log(self) -> None:
+        self.logbook.clear()
+
+    def action_filter_log(self) -> None:
+        from inspector.widgets.event_log import KindFilter
+
+        def chosen(kinds) -> None:
+            if kinds is not None:
+                self.logbook.set_kinds(kinds)
+
+        self.push_screen(KindFilter(set(self.logbook.enabled)), chosen)
+
+    def action_rescan(self) -> None:
+        if self.core.ready:
+            self.core.rescan("request")
+            self.notify("rescanned the pack directories", timeout=2)
+            screen = self.top_screen
+            if screen is not None:
+                screen.refresh_data()
+
+    def set_store_setting(self, name: str, value) -> None:
+        if not self.core.ready:
+            return
+        store = self.core.store
+        setter = {"algorithm": store.set_algorithm, "policy": store.set_policy,
+                  "loose_strategy": store.set_loose_strategy, "quick": store.set_quick}[name]
+        with self.core.lock:
+            setter(value)
+        self.notify(f"{name.replace('_', ' ')}: {value}", timeout=2)
+        screen = self.top_screen
+        if screen is not None:
+            screen.refresh_data()
+
+    def action_goto(self) -> None:
+        from inspector.widgets.prompt import Prompt
+
+        self.push_screen(Prompt("object:", "id, abbreviation or revision"),
+                         lambda text: text and self.goto_object(text))
+
+    def goto_object(self, text: str) -> None:
+        self._resolve_and_open(text)
+
+    @work(thread=True, group="goto")
+    def _resolve_and_open(self, text: str) -> None:
+        from core.errors import PackscopeError as Err
+
+        try:
+            oid = self.resolve(text)
+        except Err as e:
+            self.call_from_thread(self.notify, visible(f"{text}: {e.message}"), severity="error", timeout=5)
+            return
+        self.call_from_thread(self.open_object, oid)
+
+    def resolve(self, text: str) -> bytes:
+        """An object id for ``text``: full id, unique abbreviation, or (when
+        core.revision exists) a revision."""
+        from core.errors import AmbiguousObjectError, BadRevisionError
+        from core.oid import is_hex, parse_prefix
+
+        core = self.core
+        if not core.ready:
+            raise BadRevisionError("the repository is still opening")
+        fmt = core.store.fmt
+        if len(text) == fmt.hexsz and is_hex(text):
+            return bytes.fromhex(text)
+        if is_hex(text) and len(text) >= 4:
+            with core.lock:
+                matches = core.store.resolve_prefix(parse_prefix(text, fmt), limit=10)
+            if len(matches) == 1:
+                return matches[0]
+            if len(matches) > 1:
+                raise AmbiguousObjectError(f"ambiguous: {', '.join(m.hex()[:12] for m in matches)}")
+        try:
+            with core.lock:
+                return core.session.resolve(text)
+        except ImportError:
+            raise BadRevisionError(f"no object matches {text!r} (revisions need core.revision)") from None
+
+    def open_object(self, oid: bytes, pack=None, offset: int | None = None) -> None:
+        self.last_object = (oid, pack, offset)
+        self.push_screen(ObjectScreen(oid, pack, offset))
+
+    def action_workload(self) -> None:
+        if self.core.ready:
+            self.run_workload()
+
+    @work(thread=True, exclusive=True, group="workload")
+    def run_workload(self, lookups: int = 3000, seed: int | None = None) -> int:
+        """Look up ids sampled from the packs and loose cache, some missing,
+        and read some of them, so the counters and panels have work to show."""
+        core = self.core
+        store = core.store
+        rnd = random.Random(seed)
+        ids: list[bytes] = []
+        with core.lock:
+            handles = store.packs
+        chosen = rnd.sample(handles, min(len(handles), 40))
+        missing = max(1, lookups // 20)
+        per_pack = max(1, (lookups - missing) // max(1, len(chosen)))
+        for h in chosen:
+            with core.lock:
+                try:
+                    idx = h.index.open()
+                    n = idx.num_objects
+                    ids += [idx.name_at(rnd.randrange(n)) for _ in range(per_pack)] if n else []
+                except PackscopeError:
+                    continue
+        ids += [rnd.randbytes(store.fmt.rawsz) for _ in range(missing)]
+        rnd.shuffle(ids)
+        self.call_from_thread(self.set_status, f"workload: {len(ids)} lookups")
+        done = 0
+        for i, oid in enumerate(ids):
+            with core.lock:
+                try:
+                    loc = store.locate(oid)
+                    if loc is not None and i % 7 == 0:
+                        store.read(oid)
+                except (PackscopeError, OSError):
+                    pass
+            done += 1
+            if i % 50 == 0:
+                time.sleep(0.001)  # spread it out: the sparklines show a rate, not a spike
+        self.call_from_thread(self.set_status, "")
+        return done
+
+    def on_unmount(self) -> None:
+        self.pump.close()
+        self.core.close()
+
+
+def run_app(path: str | None) -> int:
+    """``packscope [PATH]``: open the UI; errors finding the repository are
+    reported by the CLI like any command's (exit status 128)."""
+    from core.repository import Repository
+
+    # Cheap (a few stat calls): fail before taking over the terminal.
+    Repository.discover(path) if path is None else Repository.open(path)
+    app = PackscopeApp(os.path.abspath(path) if path else None)
+    app.run()
+    return app.return_code or 0

@@ -1,0 +1,137 @@
+"""What every packscope screen shares: the top bar (screen tabs, repository,
+background work), the live panels (event log, rates) and the footer.
+
+A screen overrides ``compose_body`` and some of the hooks the app calls:
+
+* ``core_ready()`` — the session opened (screens paint before that);
+* ``core_events(batch)`` — a drained batch of core's trace events (~30 Hz);
+* ``tick()`` — a few times a second, for live numbers;
+* ``refresh_data()`` — ``R``, an outside change, or a rescan.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Label
+
+from inspector.safe_text import literal
+from inspector.widgets.event_log import EventLogPanel
+from inspector.widgets.key_bar import KeyBar
+from inspector.widgets.rates import RatesPanel
+
+
+class TopBar(Horizontal):
+    def compose(self) -> ComposeResult:
+        yield Label("", id="tabs", markup=False)
+        yield Label("", id="where", markup=False)
+        yield Label("", id="status", markup=False)
+
+
+class PackscopeScreen(Screen):
+    """Base of every screen; subclasses set HELP (shown by ``?``)."""
+
+    HELP = ""
+    TAB = ""  # the screen-table name this screen belongs to (for the tab bar)
+
+    BINDINGS = [
+        Binding("escape,backspace", "back", "Back", id="nav.back"),
+        Binding("y", "copy_id", "Copy id", id="nav.copy-id"),
+        Binding("R", "refresh_data", "Refresh", id="nav.refresh"),
+    ]
+
+    ready = False  # set once mounted: the app's timers skip a screen still mounting
+
+    def compose(self) -> ComposeResult:
+        yield TopBar(id="topbar")
+        with Vertical(id="body"):
+            yield from self.compose_body()
+        self.log_panel = EventLogPanel(self.app.logbook, id="event-log")
+        self.rates_panel = RatesPanel(self.app.rates, id="rates")
+        yield self.log_panel
+        yield self.rates_panel
+        yield KeyBar(id="keys")
+
+    def compose_body(self) -> ComposeResult:
+        yield from ()
+
+    # --- shared chrome --------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.ready = True
+        self.update_chrome()
+
+    def on_screen_resume(self) -> None:
+        self.update_chrome()
+        self.log_panel.sync(force=True)
+        self.rates_panel.sync()
+        if self.app.core.ready:
+            self.refresh_data()
+
+    def update_chrome(self) -> None:
+        app = self.app
+        self.log_panel.display = app.show_log
+        self.rates_panel.display = app.show_rates
+        tabs = Text()
+        for spec in app.screen_table:
+            active = spec.name == app.current_mode
+            tabs.append(f" {spec.key} {spec.title} ", style="bold reverse" if active else "dim")
+        self.query_one("#tabs", Label).update(tabs)
+        where = app.core.repo.git_dir if app.core.ready else (app.core.path or ".")
+        self.query_one("#where", Label).update(literal(str(where)))
+        self.update_status()
+
+    def update_status(self) -> None:
+        self.query_one("#status", Label).update(Text(self.app.status_text, style="italic"))
+
+    # --- hooks ------------------------------------------------------------------
+
+    def core_ready(self) -> None:
+        self.update_chrome()
+        self.refresh_data()
+
+    def core_events(self, batch: list) -> None:
+        pass
+
+    def tick(self) -> None:
+        pass
+
+    def refresh_data(self) -> None:
+        pass
+
+    def outside_changed(self, changes: list) -> None:
+        """Another process changed the object directories (after the rescan)."""
+        self.refresh_data()
+
+    def current_id(self) -> str | None:
+        """The object id under the cursor, for ``y``."""
+        return None
+
+    # --- actions ----------------------------------------------------------------
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        # Back means nothing at the bottom of a screen's stack: hide it there.
+        if action == "back" and self.app.screen_stack and self.app.screen_stack[0] is self:
+            return False
+        return True
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 1 and not self.app.screen_stack[-1] is self.app.screen_stack[0]:
+            self.app.pop_screen()
+
+    def action_copy_id(self) -> None:
+        oid = self.current_id()
+        if oid is None:
+            self.notify("nothing to copy here", severity="warning", timeout=2)
+            return
+        self.app.copy_to_clipboard(oid)
+        self.app.copied = oid
+        self.notify(f"copied {oid}", timeout=2)
+
+    def action_refresh_data(self) -> None:
+        if self.app.core.ready:
+            self.refresh_data()
+            self.notify("refreshed", timeout=1)

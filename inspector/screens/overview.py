@@ -1,0 +1,302 @@
+"""Screen 1: the repository at a glance, and the store working live."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.css.query import NoMatches
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Static
+
+from core.errors import PackscopeError
+from inspector.core_access import Facts
+from inspector.safe_text import human_bytes, literal
+from inspector.screens.base import PackscopeScreen
+from inspector.watcher import count_loose_on_disk
+
+# git's defaults for `git gc --auto`: what the badges compare against.
+GC_AUTO_LOOSE = 6700
+GC_AUTO_PACK_LIMIT = 50
+
+HELP = """
+The Overview shows what the object store found when it opened, and counts
+what it does while you watch.
+
+Repository: where the git directory and objects live, the object format
+(SHA-1 or SHA-256 ids) and the repository format extensions.
+
+Object store: packs (each a .pack of zlib-compressed, often delta-compressed
+objects plus an .idx that maps sorted ids to offsets), how many a
+multi-pack-index covers (one sorted table over many packs, searched first),
+loose objects (one zlib file per object under objects/xx/), the commit-graph
+(commit parents and generation numbers without parsing commits), alternates
+(other object directories this one borrows from) and refs.
+
+Health: what core noticed — problems met while opening (damaged indexes,
+bad alternates), orphan files (an .idx without its .pack or the reverse),
+provisional scans (the pack directory changed within 2 s of the scan, so the
+next miss rescans), and git's `gc --auto` thresholds.
+
+Counters (live): lookups, hits by source (midx, pack, loose), misses,
+negative-cache hits (ids known missing), rescans and rescans skipped by the
+gated miss policy, directory reads, stat() calls, pack opens, MRU moves,
+and the delta-base cache (hits, misses, fills, evictions, bytes held).
+"""
+
+
+def _kv_table(rows: list[tuple[str, object]]) -> Table:
+    t = Table(box=None, show_header=False, pad_edge=False, expand=True)
+    t.add_column(style="bold", no_wrap=True)
+    t.add_column(overflow="fold")
+    for k, v in rows:
+        t.add_row(k, v if isinstance(v, Text) else literal(str(v)))
+    return t
+
+
+def badge(level: str, text: str) -> Text:
+    style = {"ok": "bold black on green", "info": "bold black on cyan",
+             "warn": "bold black on yellow", "error": "bold white on red"}[level]
+    t = Text(f" {level.upper():<5}", style=style)
+    t.append(" ")
+    t.append_text(literal(text))
+    return t
+
+
+class OverviewScreen(PackscopeScreen):
+    HELP = HELP
+    TAB = "overview"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.facts = Facts()
+        self._pack_rows: list = []
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(id="overview-body"):
+            with VerticalScroll(id="overview-left"):
+                yield Static(Text("opening the repository…", style="italic"), id="ov-repo", classes="panel")
+                yield Static("", id="ov-store", classes="panel")
+            with Vertical(id="overview-right"):
+                yield Static("", id="ov-health", classes="panel")
+                yield Static("", id="ov-counters", classes="panel")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        for wid, title in (("#ov-repo", "Repository"), ("#ov-store", "Object store"),
+                           ("#ov-health", "Health"), ("#ov-counters", "Counters (live)")):
+            self.query_one(wid).border_title = title
+        if self.app.core.error is not None:
+            self.show_error(self.app.core.error)
+
+    def show_error(self, e: PackscopeError) -> None:
+        t = Text("cannot open the repository\n", style="bold red")
+        t.append_text(literal(e.message))
+        if e.location():
+            t.append("\nwhere: ")
+            t.append_text(literal(e.location()))
+        t.append("\nremedy: ")
+        t.append_text(literal(e.remedy))
+        self.query_one("#ov-repo", Static).update(t)
+
+    # --- data -------------------------------------------------------------------
+
+    def refresh_data(self) -> None:
+        self.gather_facts()
+        self.render_all()
+
+    @work(thread=True, exclusive=True, group="overview-facts")
+    def gather_facts(self) -> None:
+        """Everything that opens files: counted in a worker, shown as it comes."""
+        core = self.app.core
+        facts = Facts()
+        facts.repo = core.repo_facts()
+        rows = core.pack_rows()
+        self._pack_rows = rows
+        self.app.call_from_thread(self._show_facts, facts)
+        total = 0
+        for i, row in enumerate(rows):
+            if row.objects is None:
+                core.count_pack(row)
+            total += row.objects or 0
+            facts.packs_counted = i + 1
+            if i % 200 == 199:
+                self.app.call_from_thread(self.app.set_status, f"counting packs {i + 1}/{len(rows)}")
+        facts.pack_objects = total
+        try:
+            facts.midx = core.midx_facts()
+        except (PackscopeError, OSError) as e:
+            facts.midx = [{"path": "multi-pack-index", "error": str(e)}]
+        try:
+            facts.commit_graph = core.commit_graph_facts()
+        except (PackscopeError, OSError) as e:
+            facts.commit_graph_error = e.message if isinstance(e, PackscopeError) else str(e)
+        try:
+            facts.refs = core.ref_facts()
+        except (PackscopeError, OSError, ImportError, AttributeError) as e:
+            facts.refs_error = e.message if isinstance(e, PackscopeError) else f"not available ({e})"
+        self.app.call_from_thread(self._show_facts, facts)
+        hexsz = core.store.fmt.hexsz
+        on_disk = 0
+        for n in range(256):
+            on_disk += count_loose_on_disk(core.store.objects_dir, n, hexsz)
+        facts.loose_on_disk = on_disk
+        facts.loose_dirs_counted = 256
+        self.app.call_from_thread(self._show_facts, facts)
+        self.app.call_from_thread(self.app.set_status, "")
+
+    def _show_facts(self, facts: Facts) -> None:
+        self.facts = facts
+        self.render_all()
+
+    def render_all(self) -> None:
+        if not self.app.core.ready or not self.is_mounted:
+            return
+        try:
+            self.render_repo()
+            self.render_store()
+            self.render_health()
+            self.render_counters()
+        except NoMatches:  # closing: the widgets are already gone
+            pass
+
+    def render_repo(self) -> None:
+        self.query_one("#ov-repo", Static).update(_kv_table(list(self.facts.repo.items())))
+
+    def render_store(self) -> None:
+        f = self.facts
+        core = self.app.core
+        rows = self._pack_rows or core.pack_rows()
+        in_midx = sum(1 for r in rows if r.in_midx)
+        size = sum(r.size for r in rows)
+        objs = "counting…" if f.pack_objects is None else f"{f.pack_objects:,} objects"
+        out: list[tuple[str, object]] = [
+            ("packs", f"{len(rows):,} ({objs}, {human_bytes(size)}); {in_midx} in the multi-pack-index, "
+                      f"{len(rows) - in_midx} outside it"),
+        ]
+        if f.midx:
+            for m in f.midx:
+                if "error" in m:
+                    out.append(("multi-pack-index", Text(f"unreadable: {m['error']}", style="red")))
+                else:
+                    kind = f"chain of {m['layers']} layers" if m["chain"] else "single file"
+                    out.append(("multi-pack-index", f"{m['objects']:,} objects over {m['packs']} packs ({kind})"))
+        else:
+            out.append(("multi-pack-index", "none" if f.packs_counted else "…"))
+        loose_rows = []
+        for d, c in core.loose_counts():
+            loose_rows.append(f"{c.entries:,} cached from {c.subdirs_seen}/256 subdirs ({c.strategy})")
+        disk = "counting…" if f.loose_on_disk is None else f"{f.loose_on_disk:,} on disk"
+        out.append(("loose objects", f"{disk}; " + "; ".join(loose_rows)))
+        if f.commit_graph_error:
+            out.append(("commit-graph", Text(f"unreadable: {f.commit_graph_error}", style="red")))
+        elif f.commit_graph:
+            g = f.commit_graph
+            out.append(("commit-graph", f"{g['commits']:,} commits, {g['layers']} layer(s), {g['generation']}"
+                                        + (", changed-path Bloom filters" if g["bloom"] else "")))
+        else:
+            out.append(("commit-graph", "none" if f.packs_counted == len(rows) else "…"))
+        out.append(("alternates", ", ".join(core.store.object_dirs[1:]) or "none"))
+        if f.refs is not None:
+            kinds = ", ".join(f"{n} {k}" for k, n in sorted(f.refs["by kind"].items()))
+            out.append(("refs", f"{f.refs['total']:,}" + (f" ({kinds})" if kinds else "")
+                        + f", {f.refs['packed']} packed; HEAD {f.refs['head']}"))
+        elif f.refs_error:
+            out.append(("refs", Text(literal(f.refs_error).plain, style="dim")))
+        s = core.store.settings
+        out.append(("settings", f"policy {s.policy}, search {s.algorithm}, loose cache {s.loose_strategy}"
+                                + (", quick" if s.quick else "")))
+        self.query_one("#ov-store", Static).update(_kv_table(out))
+
+    def health_badges(self) -> list[Text]:
+        core = self.app.core
+        f = self.facts
+        out: list[Text] = []
+        problems = core.problems()
+        for p in problems[:8]:
+            t = badge("error", f"{p.message}" + (f" [{p.location()}]" if p.location() else ""))
+            out.append(t)
+        if len(problems) > 8:
+            out.append(badge("error", f"… {len(problems) - 8} more problems"))
+        orphans = core.orphans()
+        for o in orphans[:5]:
+            out.append(badge("warn", f"orphan pack file (no partner .idx/.pack): {o}"))
+        if len(orphans) > 5:
+            out.append(badge("warn", f"… {len(orphans) - 5} more orphan files"))
+        bad = [r for r in self._pack_rows if r.error]
+        for r in bad[:5]:
+            out.append(badge("error", f"{r.name}: {r.error}"))
+        if core.provisional_scans():
+            out.append(badge("info", "pack directory changed within 2 s of its scan: the next miss will rescan"))
+        rows = self._pack_rows
+        outside = [r for r in rows if not r.in_midx]
+        if f.midx and outside:
+            out.append(badge("info", f"{len(outside)} packs outside the multi-pack-index are searched one by one"))
+        if len(outside) > GC_AUTO_PACK_LIMIT:
+            out.append(badge("warn", f"{len(outside)} packs > gc.autoPackLimit {GC_AUTO_PACK_LIMIT}: "
+                                     "git gc --auto would repack"))
+        if f.loose_on_disk is not None and f.loose_on_disk > GC_AUTO_LOOSE:
+            out.append(badge("warn", f"{f.loose_on_disk:,} loose objects > gc.auto {GC_AUTO_LOOSE}"))
+        if f.commit_graph_error:
+            out.append(badge("error", f"commit-graph: {f.commit_graph_error}"))
+        if f.refs is not None:
+            for p in f.refs["problems"][:5]:
+                out.append(badge("error", f"ref: {p.message}" + (f" [{p.location()}]" if p.location() else "")))
+        if any("error" in m for m in f.midx):
+            out.append(badge("error", "multi-pack-index unreadable: packs are searched without it"))
+        if not out:
+            done = f.loose_on_disk is not None
+            out.append(badge("ok", "no problems found" if done else "no problems so far (still counting)"))
+        return out
+
+    def render_health(self) -> None:
+        self.query_one("#ov-health", Static).update(Text("\n").join(self.health_badges()))
+
+    def render_counters(self) -> None:
+        core = self.app.core
+        c = core.counters()
+        if not c:
+            return
+        t = Table(box=None, show_header=False, pad_edge=False, expand=True)
+        for _ in range(2):
+            t.add_column(style="bold", no_wrap=True)
+            t.add_column(justify="right", no_wrap=True, min_width=10)
+        hits = c["hits_midx"] + c["hits_pack"] + c["hits_loose"]
+        rate = f"{100 * hits / c['lookups']:.1f}%" if c["lookups"] else "–"
+        ds = core.delta_stats()
+        dh = f"{100 * ds.hits / (ds.hits + ds.misses):.1f}%" if ds and ds.hits + ds.misses else "–"
+        pairs = [
+            ("lookups", c["lookups"]), ("hit rate", rate),
+            ("hits midx", c["hits_midx"]), ("hits pack", c["hits_pack"]),
+            ("hits loose", c["hits_loose"]), ("misses", c["misses"]),
+            ("negative hits", c["negative_hits"]), ("null lookups", c["null_lookups"]),
+            ("rescans", c["rescans"]), ("rescans skipped", c["rescans_skipped"]),
+            ("dir reads", c["dir_reads"]), ("stat calls", c["stats"]),
+            ("pack opens", c["opens"]), ("MRU moves", c["mru_moves"]),
+        ]
+        if ds is not None:
+            pairs += [
+                ("delta-base hits", ds.hits), ("delta-base hit rate", dh),
+                ("delta-base fills", ds.fills), ("delta-base evictions", ds.evictions),
+                ("delta-base held", f"{ds.entries}/{human_bytes(ds.bytes)}"),
+                ("budget", human_bytes(ds.budget)),
+            ]
+        for i in range(0, len(pairs), 2):
+            (k1, v1), (k2, v2) = pairs[i], pairs[i + 1] if i + 1 < len(pairs) else ("", "")
+            t.add_row(k1, str(v1), k2, str(v2))
+        self.query_one("#ov-counters", Static).update(t)
+
+    def tick(self) -> None:
+        if self.app.core.ready:
+            try:
+                self.render_counters()
+            except NoMatches:
+                pass
+
+    def core_events(self, batch: list) -> None:
+        # Scans change what the store section and health show.
+        from core.trace import PackDirScanned
+
+        if any(isinstance(e, PackDirScanned) for e in batch):
+            self.refresh_data()

@@ -1,0 +1,107 @@
+"""SVG screenshots of every screen, taken from a running app (Textual's
+headless test driver) on a demo repository: what the README shows.
+
+``packscope screenshots [DIR]`` regenerates them (see commands/screenshots.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+SIZE = (120, 36)
+
+
+async def _settle(app, pilot, rounds: int = 3) -> None:
+    from textual.worker import WorkerCancelled
+
+    for _ in range(rounds):
+        try:
+            await app.workers.wait_for_complete()
+        except WorkerCancelled:
+            pass
+        await pilot.pause(0.1)
+
+
+async def _wait(pilot, predicate, timeout: float = 15.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not predicate() and loop.time() < end:
+        await pilot.pause(0.05)
+
+
+async def take_screenshots(repo: str, out_dir: str | Path, size: tuple[int, int] = SIZE, say=print) -> list[Path]:
+    from inspector.app import PackscopeApp
+    from inspector.widgets.virtual_list import VirtualList
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    app = PackscopeApp(str(repo))
+    written: list[Path] = []
+
+    def shoot(name: str) -> None:
+        path = out / f"{name}.svg"
+        path.write_text(app.export_screenshot(title=f"packscope — {name}"), encoding="utf-8")
+        written.append(path)
+        say(f"wrote {path}")
+
+    async with app.run_test(size=size) as pilot:
+        await _wait(pilot, lambda: app.core.ready)
+        await _settle(app, pilot)
+        # Some work first, so counters, log and sparklines have something to show.
+        for seed in range(3):
+            await app.run_workload(lookups=600, seed=seed).wait()
+            app.sample_rates()
+            await pilot.pause(0.3)
+        app.drain_events()
+        await _settle(app, pilot)
+        await _wait(pilot, lambda: getattr(app.screen, "facts", None) is not None
+                    and app.screen.facts.loose_on_disk is not None)
+        await _settle(app, pilot)
+        shoot("1-overview")
+
+        await pilot.press("2")
+        await _settle(app, pilot)
+        shoot("2-packs")
+
+        await pilot.press("enter")
+        await _settle(app, pilot)
+        lst = app.screen.query_one(VirtualList)
+        entries = app.screen.entries
+        deltas = [k for k in range(min(lst.row_count, 400)) if (entries.row(k).depth or 0) >= 2]
+        if deltas:
+            lst.move_to(deltas[0])
+        await pilot.pause(0.2)
+        shoot("2b-pack-entries")
+
+        await pilot.press("enter")
+        await _settle(app, pilot)
+        shoot("4-object")
+
+        await pilot.press("3")
+        await _settle(app, pilot)
+        cache = app.core.store.loose_cache()
+        with app.core.lock:
+            for n in range(0, 256, 3):
+                cache.fill(n)
+        app.drain_events()
+        await _settle(app, pilot)
+        shoot("3-loose")
+
+        await pilot.press("question_mark")
+        await _settle(app, pilot)
+        shoot("help")
+    return written
+
+
+def regenerate(out_dir: str | Path, repo: str | None = None, say=print) -> list[Path]:
+    """Screenshots into ``out_dir``, from ``repo`` or a fresh demo repository."""
+    import tempfile
+
+    from inspector.demo_repo import build_demo
+
+    if repo is not None:
+        return asyncio.run(take_screenshots(repo, out_dir, say=say))
+    with tempfile.TemporaryDirectory(prefix="packscope-shots-") as tmp:
+        demo = build_demo(Path(tmp) / "demo.git", progress=say)
+        return asyncio.run(take_screenshots(str(demo), out_dir, say=say))

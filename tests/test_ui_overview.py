@@ -1,0 +1,199 @@
+"""The app's frame and the Overview screen, on a repository built with git."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from inspector.app import SCREEN_TABLE
+from inspector.screens.overview import OverviewScreen
+from tests import repos
+from tests.ui_support import SIZE, make_app, plain, settle, started, until
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.asyncio
+async def test_first_paint_comes_before_the_store_opens(ui_repo, monkeypatch):
+    import inspector.core_access as ca
+
+    import threading
+
+    real_open = ca.CoreAccess.open
+    gate = threading.Event()
+
+    def slow_open(self):
+        gate.wait(10)  # a slow disk: the UI must not wait for it
+        real_open(self)
+
+    monkeypatch.setattr(ca.CoreAccess, "open", slow_open)
+    app = make_app(ui_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, OverviewScreen)
+        assert not app.core.ready
+        assert "opening" in plain(app.screen.query_one("#ov-repo"))
+        assert "opening" in app.status_text
+        gate.set()
+        await started(app, pilot)
+        assert app.core.ready
+        assert "sha1" in plain(app.screen.query_one("#ov-repo"))
+
+
+@pytest.mark.asyncio
+async def test_overview_shows_what_git_reports(ui_repo):
+    app = make_app(ui_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        await until(pilot, lambda: app.screen.facts.loose_on_disk is not None)
+        await settle(app, pilot)
+        screen = app.screen
+        repo_text = plain(screen.query_one("#ov-repo"), width=400)
+        assert "sha1 (20-byte ids)" in repo_text and str(ui_repo) in repo_text and "(bare)" in repo_text
+        store_text = plain(screen.query_one("#ov-store"), width=400)
+        counts = dict(line.split(": ") for line in repos.git_text("count-objects", "-v", cwd=ui_repo).splitlines())
+        assert f"packs {counts['packs']} ({int(counts['in-pack']):,} objects" in store_text
+        assert "8 in the multi-pack-index, 2 outside it" in store_text
+        assert f"{int(counts['count']):,} on disk" in store_text
+        commits = len(repos.git_text("rev-list", "--all", cwd=ui_repo).split())
+        assert f"{commits:,} commits" in store_text
+        nrefs = len(repos.git_text("for-each-ref", cwd=ui_repo).splitlines())
+        assert f"refs {nrefs} (" in store_text
+        health = plain(screen.query_one("#ov-health"), width=300)
+        assert "2 packs outside the multi-pack-index" in health
+        assert "PLACEHOLDER" not in health.upper()
+
+
+@pytest.mark.asyncio
+async def test_health_shows_orphans_and_problems(ui_repo_copy):
+    pack_dir = ui_repo_copy / "objects" / "pack"
+    (pack_dir / "pack-0000000000000000000000000000000000000000.idx").write_bytes(b"\0" * 10)
+    alternates = ui_repo_copy / "objects" / "info" / "alternates"
+    alternates.write_text("/nonexistent/objects\n")
+    app = make_app(ui_repo_copy)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        health = plain(app.screen.query_one("#ov-health"), width=300)
+        assert "orphan pack file" in health and "pack-0000000000000000000000000000000000000000.idx" in health
+        assert "alternate object directory does not exist" in health
+
+
+@pytest.mark.asyncio
+async def test_counters_rates_and_log_follow_a_workload(ui_repo):
+    app = make_app(ui_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        app.sample_rates()  # a baseline just before the work
+        worker = app.run_workload(lookups=400, seed=1)
+        await worker.wait()
+        app.drain_events()
+        app.sample_rates()
+        await pilot.pause(0.3)
+        store = app.core.store
+        assert store.counters.lookups >= 400
+        counters = plain(app.screen.query_one("#ov-counters"))
+        assert f"lookups {store.counters.lookups} hit rate" in counters
+        kinds = {e.kind for e in app.logbook.entries}
+        assert {"lookup", "scan"} <= kinds
+        assert any("lookup " in e.text.plain and " → " in e.text.plain for e in app.logbook.entries)
+        assert max(app.rates.series["lookups"]) > 0
+        # The log panel on screen shows the same book.
+        panel = app.screen.log_panel
+        assert panel.query_one("#log-list").row_count == len(app.logbook.visible())
+
+
+@pytest.mark.asyncio
+async def test_panels_toggle_and_number_keys_switch_screens(ui_repo):
+    app = make_app(ui_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        assert app.screen.log_panel.display and app.screen.rates_panel.display
+        await pilot.press("e")
+        assert not app.screen.log_panel.display
+        await pilot.press("s")
+        assert not app.screen.rates_panel.display
+        for spec in SCREEN_TABLE:
+            await pilot.press(spec.key)
+            await settle(app, pilot, 1)
+            assert app.current_mode == spec.name
+            # The panel setting follows to every screen.
+            assert not app.screen.log_panel.display and not app.screen.rates_panel.display
+        await pilot.press("e", "s")
+        assert app.screen.log_panel.display and app.screen.rates_panel.display
+        await pilot.press("1")
+        assert isinstance(app.screen, OverviewScreen)
+
+
+@pytest.mark.asyncio
+async def test_log_pause_filter_clear(ui_repo):
+    app = make_app(ui_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        app.screen.log_panel.query_one("#log-list").focus()
+        await pilot.press("p")
+        assert app.logbook.paused
+        before = len(app.logbook.entries)
+        await app.run_workload(lookups=100, seed=2).wait()
+        app.drain_events()
+        assert len(app.logbook.entries) == before and app.logbook.held > 0
+        assert "PAUSED" in plain(app.screen.log_panel.query_one("#log-title"))
+        await pilot.press("p")
+        assert not app.logbook.paused and len(app.logbook.entries) > before
+        await pilot.press("f")
+        await pilot.pause()
+        from textual.widgets import SelectionList
+
+        sel = app.screen.query_one(SelectionList)
+        sel.deselect("lookup")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "lookup" not in app.logbook.enabled
+        assert all(e.kind != "lookup" for e in app.logbook.visible())
+        await pilot.press("c")
+        assert len(app.logbook.entries) == 0
+
+
+@pytest.mark.asyncio
+async def test_help_lists_every_binding_with_its_id(ui_repo):
+    app = make_app(ui_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        from inspector.screens.help import HelpScreen
+
+        assert isinstance(app.screen, HelpScreen)
+        text = plain(app.screen.query_one("#help-keys"))
+        for bid in ("screen.overview", "screen.packs", "screen.loose", "screen.object", "app.help",
+                    "app.toggle-log", "app.toggle-rates", "app.quit", "nav.copy-id", "nav.refresh"):
+            assert bid in text
+        assert "multi-pack-index" in plain(app.screen.query_one("#help-text"))
+        await pilot.press("escape")
+        assert isinstance(app.screen, OverviewScreen)
+
+
+def test_every_binding_has_an_id_and_a_description():
+    """Static check over the UI's sources: Binding(...) always names an id."""
+    missing = []
+    for path in (ROOT / "inspector").rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Binding":
+                kws = {k.arg for k in node.keywords}
+                if "id" not in kws or len(node.args) < 3:
+                    missing.append(f"{path.name}:{node.lineno}")
+    assert missing == []
+
+
+def test_number_keys_five_to_eight_are_free():
+    assert [s.key for s in SCREEN_TABLE] == ["1", "2", "3", "4"]
+
+
+def test_not_a_repository_is_reported_before_the_ui_starts(tmp_path, capsys):
+    from inspector.cli import main
+
+    assert main([str(tmp_path)]) == 128
+    err = capsys.readouterr().err
+    assert "not" in err and "remedy" in err

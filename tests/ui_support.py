@@ -1,0 +1,67 @@
+"""Helpers for the UI tests: start the app on a repository, wait for its
+workers, and read what widgets show as plain text."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import time
+
+from rich.console import Console
+
+from inspector.app import PackscopeApp
+
+SIZE = (120, 36)
+
+
+def plain(widget, width: int | None = None) -> str:
+    """A Static's or Label's content rendered as plain text at the widget's
+    width (the whole content, not just what fits its current height), with
+    whitespace runs folded to one space (layout is not what tests check)."""
+    content = getattr(widget, "content", widget)
+    if width is None:
+        width = getattr(getattr(widget, "content_size", None), "width", 0) or 116
+    console = Console(width=width, file=io.StringIO(), color_system=None)
+    with console.capture() as cap:
+        console.print(content)
+    return " ".join(cap.get().split())
+
+
+def list_text(vlist, limit: int | None = None) -> list[str]:
+    """Rows of a VirtualList, through its source (what render_line draws)."""
+    n = vlist.row_count if limit is None else min(limit, vlist.row_count)
+    return [vlist.source.row_text(i).plain for i in range(n)]
+
+
+async def settle(app, pilot, rounds: int = 3) -> None:
+    """Let workers finish and their results reach the widgets."""
+    from textual.worker import WorkerCancelled
+
+    for _ in range(rounds):
+        try:
+            await app.workers.wait_for_complete()
+        except WorkerCancelled:
+            pass  # an exclusive worker replaced by a newer one
+        await pilot.pause()
+
+
+async def until(pilot, predicate, timeout: float = 5.0, step: float = 0.05) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        await pilot.pause(step)
+    return predicate()
+
+
+def make_app(repo, **kw) -> PackscopeApp:
+    return PackscopeApp(str(repo), **kw)
+
+
+async def started(app, pilot) -> None:
+    """Wait until the store is open and the first screen has its facts."""
+    await until(pilot, lambda: app.core.ready, timeout=10)
+    await settle(app, pilot)
+
+
+__all__ = ["SIZE", "plain", "list_text", "settle", "until", "make_app", "started", "asyncio"]
