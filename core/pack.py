@@ -563,14 +563,14 @@ def _pack_order(index: PackIndex, rev_path: str) -> tuple[array, array]:
     this pack; otherwise sort (offset, position) pairs packed into one int,
     which is faster than sorting with a key function."""
     n = index.num_objects
-    offset_at = index.offset_at
+    by_position = index.offsets()
     positions = _read_rev(rev_path, index)
     if positions is not None:
-        offsets = array("Q", [offset_at(p) for p in positions])
+        offsets = array("Q", [by_position[p] for p in positions])
         if all(a < b for a, b in zip(offsets, offsets[1:])):
             return offsets, positions
-    keys = sorted((offset_at(i) << 32) | i for i in range(n))
-    return array("Q", [k >> 32 for k in keys]), array("I", [k & 0xFFFFFFFF for k in keys])
+    order = sorted(range(n), key=by_position.__getitem__)
+    return array("Q", [by_position[i] for i in order]), array("I", order)
 
 
 def _read_rev(path: str, index: PackIndex) -> array | None:

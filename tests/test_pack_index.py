@@ -164,3 +164,10 @@ def test_index_is_opened_lazily_and_can_be_closed(packed_repo):
     assert idx.find(some) >= 0 and idx.is_open
     idx.close()
     assert not idx.is_open and idx.find(some) >= 0
+
+
+@pytest.mark.parametrize("fixture", ["packed_repo", "idxv1_repo", "idx64_repo", "sha256_repo"])
+def test_bulk_offsets_equal_one_by_one_offsets(fixture, request):
+    repo = request.getfixturevalue(fixture)
+    idx = PackIndex(indexes(repo)[0], fmt_of(repo)).open()
+    assert list(idx.offsets()) == [idx.offset_at(i) for i in range(idx.num_objects)]
