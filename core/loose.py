@@ -285,5 +285,16 @@ class LooseCache:
     def subdirs_seen(self) -> int:
         return sum(self._seen)
 
+    def count_in(self, subdir: int | str) -> int | None:
+        """Names cached for objects/xx, or None if it has not been read (no copy, no fill)."""
+        n = _subdir_number(subdir)
+        if not self._seen[n]:
+            return None
+        if self._strategy == "per-subdir":
+            return len(self._lists[n]) if self._lists[n] is not None else 0
+        start = bisect_left(self._all, bytes([n]))
+        end = bisect_left(self._all, bytes([n + 1])) if n < 255 else len(self._all)
+        return end - start
+
     def counts(self) -> LooseCacheCounts:
         return LooseCacheCounts(self.count, self.subdirs_seen, self.fills, self.flushes, self._strategy)

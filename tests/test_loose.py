@@ -248,3 +248,16 @@ def test_temp_files_and_odd_names_are_ignored(loose_repo, loose_ids, tmp_path):
     assert cache.entries(sub.name) == in_subdir
     assert cache.fill_all() == len(loose_ids) - len(in_subdir)
     assert cache.counts().entries == len(loose_ids)
+
+
+def test_count_in_a_subdirectory_matches_its_entries_for_both_strategies(loose_repo):
+    from core.loose import LooseCache
+    from core.oid import SHA1
+
+    for strategy in ("per-subdir", "global-resort"):
+        cache = LooseCache(str(loose_repo / "objects"), SHA1, strategy=strategy)
+        assert cache.count_in(0x3a) is None  # not read yet, and asking does not read it
+        for sub in range(256):
+            cache.fill(sub)
+        for sub in range(256):
+            assert cache.count_in(sub) == len(cache.entries(sub))
