@@ -1,0 +1,322 @@
+"""The systems compared: packscope, git, dulwich and pygit2.
+
+Two kinds:
+
+* whole processes (``packscope cat-file`` vs ``git cat-file``, ``git
+  rev-list``): command lines built here, timed by the runner from spawn to
+  exit, so start-up is included;
+* in-process APIs: an adapter per library with the same bulk operations
+  (contains, info, read, walk).  Each adapter first converts the ids into the
+  library's own form (raw bytes, hex bytes, ``pygit2.Oid``) outside the
+  timed region, then runs a tight loop with the method bound to a local, so
+  the loop measures the library and not the adapter.
+
+dulwich and pygit2 are optional (the ``bench`` extra): a missing one is
+reported as "not installed" with the install command, never an error.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+OPTIONAL = {"dulwich": "dulwich", "pygit2": "pygit2"}
+INSTALL_HINT = "pip install 'packscope[bench]' (or: pip install dulwich pygit2)"
+
+# git reads no user or system configuration during a benchmark: the numbers
+# must not depend on someone's ~/.gitconfig (core.packedGitLimit, pack.* …).
+GIT_BENCH_ENV = {
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_NO_LAZY_FETCH": "1",
+    "GIT_AUTHOR_NAME": "Bench Author",
+    "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "Bench Committer",
+    "GIT_COMMITTER_EMAIL": "bench@example.com",
+    "LC_ALL": "C",
+    "TZ": "UTC",
+}
+
+
+def bench_env() -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_BENCH_ENV)
+    return env
+
+
+def library_versions() -> dict:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {}
+    for dist in ("packscope", "zlib-ng", "sortedcontainers", "textual", "rich", "dulwich", "pygit2"):
+        try:
+            out[dist] = version(dist)
+        except PackageNotFoundError:
+            out[dist] = None
+    try:
+        import pygit2
+
+        out["libgit2"] = pygit2.LIBGIT2_VERSION
+    except ImportError:
+        out["libgit2"] = None
+    return out
+
+
+def unavailable_reason(library: str) -> str | None:
+    """None when ``library`` imports, else why it is skipped."""
+    try:
+        __import__(OPTIONAL[library])
+    except ImportError as e:
+        return f"{library} is not installed ({e.name or e}); {INSTALL_HINT}"
+    return None
+
+
+# --- whole processes -------------------------------------------------------------
+
+
+def packscope_command() -> list[str]:
+    """The installed ``packscope`` script next to this interpreter (what a user
+    runs), else ``python -m inspector.cli`` (same code, same start-up)."""
+    script = Path(sys.executable).with_name("packscope")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("packscope")
+    return [found] if found else [sys.executable, "-m", "inspector.cli"]
+
+
+def packscope_cmd(repo: str, *args: str) -> list[str]:
+    return [*packscope_command(), "-C", str(repo), *args]
+
+
+def git_cmd(repo: str, *args: str) -> list[str]:
+    return ["git", "-C", str(repo), *args]
+
+
+# --- in-process adapters -------------------------------------------------------------
+
+
+class Adapter:
+    """One library opened on one repository."""
+
+    name = "?"
+    library = "?"
+
+    def open(self, repo: str, **options) -> None:
+        raise NotImplementedError
+
+    def prepare(self, ids: list[bytes]) -> list:
+        return ids
+
+    def contains(self, ids: list) -> int:
+        raise NotImplementedError
+
+    def info(self, ids: list) -> int:
+        raise NotImplementedError
+
+    def read(self, ids: list) -> int:
+        raise NotImplementedError
+
+    def walk_all(self) -> int:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class PackscopeAdapter(Adapter):
+    name = "packscope"
+    library = "packscope"
+
+    def open(self, repo: str, *, policy: str = "gated", quick: bool = False, tracer=None,
+             loose_strategy: str = "per-subdir", algorithm: str = "binary", **_) -> None:
+        from inspector.session import open_session
+
+        self.session = open_session(repo, tracer=tracer, policy=policy, quick=quick,
+                                    loose_strategy=loose_strategy, algorithm=algorithm)
+        self.store = self.session.store
+
+    def contains(self, ids: list) -> int:
+        contains = self.store.contains
+        n = 0
+        for oid in ids:
+            if contains(oid):
+                n += 1
+        return n
+
+    def info(self, ids: list) -> int:
+        from core.errors import LookupFailedError
+
+        object_info = self.store.object_info
+        n = 0
+        for oid in ids:
+            try:
+                object_info(oid)
+                n += 1
+            except LookupFailedError:
+                pass
+        return n
+
+    def read(self, ids: list) -> int:
+        read = self.store.read
+        total = 0
+        for oid in ids:
+            total += len(read(oid)[1])
+        return total
+
+    def walk_all(self) -> int:
+        """What ``packscope log --all`` walks, with the same commit source
+        (commit-graph when usable, the fast commit reader otherwise)."""
+        from core.history import walk
+
+        try:
+            from core.graph_walk import WalkSource
+            from core.rev_args import all_tips
+        except ImportError:  # before the fast walk source landed
+            return sum(1 for _ in walk(self.store, all_starts(self.session)))
+        source = WalkSource.open(self.session.repo, self.store, refs=self.session.refs)
+        try:
+            starts = all_tips(self.session.repo, self.session.refs)
+            return sum(1 for _ in walk(self.store, starts, **source.walk_options(None)))
+        finally:
+            source.close()
+
+    def close(self) -> None:
+        self.session.close()
+
+
+def all_starts(session) -> list[bytes]:
+    """``--all``: every ref sorted by name, then HEAD (the order git's
+    handle_revision_pseudo_opt pushes them)."""
+    refs = session.refs
+    starts = []
+    for ref in refs.iter_refs():
+        oid = ref.oid if ref.symref is None else _resolve_or_none(refs, ref.name)
+        if oid is not None:
+            starts.append(oid)
+    head = _resolve_or_none(refs, "HEAD")
+    if head is not None:
+        starts.append(head)
+    return starts
+
+
+def _resolve_or_none(refs, name: str):
+    from core.errors import PackscopeError
+
+    try:
+        return refs.resolve(name)
+    except PackscopeError:
+        return None
+
+
+class DulwichAdapter(Adapter):
+    name = "dulwich"
+    library = "dulwich"
+
+    def open(self, repo: str, **_) -> None:
+        from dulwich.repo import Repo
+
+        self.repo = Repo(repo)
+        self.store = self.repo.object_store
+
+    def prepare(self, ids: list[bytes]) -> list:
+        return [oid.hex().encode() for oid in ids]  # dulwich's ids are hex bytes
+
+    def contains(self, ids: list) -> int:
+        store = self.store
+        n = 0
+        for h in ids:
+            if h in store:
+                n += 1
+        return n
+
+    def read(self, ids: list) -> int:
+        get_raw = self.store.get_raw
+        total = 0
+        for h in ids:
+            total += len(get_raw(h)[1])
+        return total
+
+    def walk_all(self) -> int:
+        from dulwich.object_store import peel_sha
+
+        tips = []
+        for name, sha in self.repo.refs.as_dict().items():
+            try:
+                _, peeled = peel_sha(self.store, sha)
+            except KeyError:
+                continue
+            if peeled.type_name == b"commit":
+                tips.append(peeled.id)
+        return sum(1 for _ in self.repo.get_walker(include=list(dict.fromkeys(tips))))
+
+    def close(self) -> None:
+        self.repo.close()
+
+
+class Pygit2Adapter(Adapter):
+    name = "pygit2"
+    library = "pygit2"
+
+    def open(self, repo: str, **_) -> None:
+        import pygit2
+
+        self.pygit2 = pygit2
+        self.repo = pygit2.Repository(repo)
+        self.odb = self.repo.odb
+
+    def prepare(self, ids: list[bytes]) -> list:
+        Oid = self.pygit2.Oid
+        return [Oid(raw=oid) for oid in ids]
+
+    def contains(self, ids: list) -> int:
+        exists = self.odb.exists
+        n = 0
+        for oid in ids:
+            if exists(oid):
+                n += 1
+        return n
+
+    def info(self, ids: list) -> int:
+        read_header = self.odb.read_header
+        n = 0
+        for oid in ids:
+            try:
+                read_header(oid)
+                n += 1
+            except KeyError:
+                pass
+        return n
+
+    def read(self, ids: list) -> int:
+        read = self.odb.read
+        total = 0
+        for oid in ids:
+            total += len(read(oid)[1])
+        return total
+
+    def walk_all(self) -> int:
+        pygit2 = self.pygit2
+        repo = self.repo
+        walker = None
+        for name in repo.references:
+            try:
+                commit = repo.references[name].peel(pygit2.Commit)
+            except (pygit2.GitError, ValueError, KeyError, TypeError):
+                continue  # a tag of a tree or blob: no history
+            if walker is None:
+                walker = repo.walk(commit.id, pygit2.enums.SortMode.TIME)
+            else:
+                walker.push(commit.id)
+        return 0 if walker is None else sum(1 for _ in walker)
+
+    def close(self) -> None:
+        self.repo.free()
+
+
+ADAPTERS = {"packscope": PackscopeAdapter, "dulwich": DulwichAdapter, "pygit2": Pygit2Adapter}
+
+
+def adapter(name: str) -> Adapter:
+    return ADAPTERS[name]()

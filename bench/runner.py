@@ -1,0 +1,220 @@
+"""Running measurements: repetitions, fresh processes, the run as a whole.
+
+Rules every scenario gets from here:
+
+* each repetition of each system is a fresh process — a whole command (timed
+  from spawn to exit, start-up included, with the children's CPU time from
+  ``getrusage``) or ``python -m bench.worker`` for an in-process API;
+* each repetition gets fresh inputs (new random ids) from the scenario's
+  ``inputs(rep)``, shared by every system in that repetition, so all systems
+  answer the same question and no cache sees an id twice;
+* the order of systems rotates from one repetition to the next, so none is
+  always the one that runs first (cold caches) or last;
+* a system that fails is reported with its error, and the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from bench.peers import bench_env
+from bench.results import Case, Series
+
+
+class MeasurementError(Exception):
+    pass
+
+
+@dataclass
+class Context:
+    """Settings of one ``packscope bench`` run, shared by every scenario."""
+
+    reps: int = 5
+    tiny: bool = False
+    work_dir: Path = Path(".")
+    repo: str | None = None  # the real history (--repo / PACKSCOPE_BENCH_REPO)
+    seed: int = 20240601
+    progress: Callable[[str], None] = lambda msg: None
+    timeout: float = 3600.0
+    # Seconds one system may spend on one case before its repetitions stop
+    # (at least one always runs): some peers take minutes per repetition on
+    # 1000 packs, and the run must end on a 2-core machine the same day.
+    budget: float = 120.0
+    scratch_dir: Path | None = None
+    _cache: dict = field(default_factory=dict)
+
+    def size(self, full, tiny):
+        """A workload size: the full one, or the tiny one CI uses."""
+        return tiny if self.tiny else full
+
+    def scratch_root(self) -> Path:
+        """This run's scratch space (removed at the end of the run)."""
+        if self.scratch_dir is None:
+            (self.work_dir / "scratch").mkdir(parents=True, exist_ok=True)
+            self.scratch_dir = Path(tempfile.mkdtemp(prefix="run-", dir=self.work_dir / "scratch"))
+        return self.scratch_dir
+
+    def scratch(self) -> Path:
+        """A new empty directory inside this run's scratch space."""
+        return Path(tempfile.mkdtemp(dir=self.scratch_root()))
+
+    def memo(self, key, make):
+        """Build an input once per run (the id tables, the repositories)."""
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
+
+def _bench_pythonpath() -> str:
+    # The worker must import this very copy of bench/core/inspector, even
+    # when `packscope -C elsewhere bench` changed the directory.
+    root = str(Path(__file__).resolve().parent.parent)
+    old = os.environ.get("PYTHONPATH")
+    return root if not old else root + os.pathsep + old
+
+
+def run_process(cmd: list[str], stdin_path: str | None = None, *, timeout: float = 3600.0,
+                cwd: str | None = None, ok: tuple[int, ...] = (0,)) -> tuple[float, float, Path]:
+    """Run a whole command once: (wall seconds, CPU seconds of the child,
+    path of a file holding its stdout).  stdout goes to a file, not a pipe,
+    so the parent does no work while the child runs."""
+    out = tempfile.NamedTemporaryFile(prefix="bench-out-", delete=False)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    try:
+        t0 = time.perf_counter()
+        p = subprocess.run(cmd, stdin=stdin, stdout=out, stderr=subprocess.PIPE, env=bench_env(),
+                           timeout=timeout, cwd=cwd)
+        wall = time.perf_counter() - t0
+    finally:
+        if stdin_path:
+            stdin.close()
+        out.close()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if p.returncode not in ok:
+        Path(out.name).unlink(missing_ok=True)
+        err = p.stderr.decode(errors="replace").strip().splitlines()
+        raise MeasurementError(f"{' '.join(cmd[:4])}… exited {p.returncode}: {err[-1] if err else ''}")
+    return wall, cpu, Path(out.name)
+
+
+def run_worker(call: str, args: dict, *, timeout: float = 3600.0) -> dict:
+    """One in-process measurement in a fresh interpreter (see bench.worker)."""
+    env = bench_env()
+    env["PYTHONPATH"] = _bench_pythonpath()
+    p = subprocess.run([sys.executable, "-m", "bench.worker"], input=json.dumps({"call": call, "args": args}),
+                       capture_output=True, text=True, env=env, timeout=timeout)
+    lines = p.stdout.strip().splitlines()
+    try:
+        result = json.loads(lines[-1]) if lines else {}
+    except json.JSONDecodeError:
+        result = {}
+    if p.returncode or "error" in result or "seconds" not in result:
+        why = result.get("error") or (p.stderr.strip().splitlines() or ["no output"])[-1]
+        raise MeasurementError(f"{call} failed: {why}")
+    return result
+
+
+# --- one repetition of one system ---------------------------------------------------------
+
+
+@dataclass
+class ProcessRun:
+    """A whole command.  ``verify(stdout_path)`` checks the answer (outside the
+    timed region) and returns facts for the table (e.g. lines found/missing)."""
+
+    series: Series
+    cmd: Callable[[dict], list[str]]
+    stdin: Callable[[dict], str | None] = lambda inputs: None
+    verify: Callable[[Path, dict], dict] | None = None
+
+    def once(self, inputs: dict, ctx: Context) -> None:
+        wall, cpu, out = run_process(self.cmd(inputs), self.stdin(inputs), timeout=ctx.timeout)
+        try:
+            facts = self.verify(out, inputs) if self.verify else {}
+        finally:
+            out.unlink(missing_ok=True)
+        self.series.add(wall, cpu_seconds=cpu)
+        _merge_info(self.series, facts)
+
+
+@dataclass
+class WorkerRun:
+    """An in-process API in a fresh interpreter; ``args(inputs)`` builds the
+    worker's arguments.  The worker's ``seconds`` is the sample; every other
+    number it returns becomes a side metric, and ``check(result, inputs)``
+    turns its answer into facts (found, correct …)."""
+
+    series: Series
+    call: str
+    args: Callable[[dict], dict]
+    check: Callable[[dict, dict], dict] | None = None
+    sample: str = "seconds"
+
+    def once(self, inputs: dict, ctx: Context) -> None:
+        t0 = time.perf_counter()
+        result = run_worker(self.call, self.args(inputs), timeout=ctx.timeout)
+        if self.series.unit != "s":
+            result["wall_seconds"] = time.perf_counter() - t0  # for the time budget
+        facts = self.check(result, inputs) if self.check else {}
+        plain = ("answer", "items", self.sample)
+        numbers = {k: v for k, v in result.items()
+                   if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in plain}
+        self.series.add(result[self.sample], **numbers)
+        leftovers = {k: v for k, v in result.items() if k not in numbers and k not in (self.sample, "answer")}
+        _merge_info(self.series, {**leftovers, **facts})
+
+
+def _merge_info(series: Series, facts: dict) -> None:
+    # ``correct`` must hold in every repetition; other facts keep the last
+    # value (counts of the last repetition's answer).
+    for k, v in facts.items():
+        if isinstance(v, bool) and k in series.info:
+            series.info[k] = bool(series.info[k]) and v
+        else:
+            series.info[k] = v
+
+
+def repeat(case: Case, runs: list, inputs: Callable[[int], dict], ctx: Context) -> Case:
+    """Measure every run ``ctx.reps`` times with fresh inputs per repetition."""
+    live = [r for r in runs if r.series.available]
+    for r in runs:
+        if r.series not in case.series:
+            case.series.append(r.series)
+    for rep in range(ctx.reps):
+        todo = [r for r in live if r.series.available and sum(r.series.samples_seconds) < ctx.budget]
+        if not todo:
+            break
+        data = inputs(rep)
+        k = rep % len(todo)
+        for r in todo[k:] + todo[:k]:
+            try:
+                r.once(data, ctx)
+            except (MeasurementError, subprocess.TimeoutExpired, OSError) as e:
+                r.series.skip(f"failed: {e}")
+                continue
+            ctx.progress(f"  {case.name} · {r.series.system}: rep {rep + 1}/{ctx.reps} "
+                         f"{r.series.samples[-1]:.4g} {r.series.unit}")
+        _cleanup(data)
+    for r in live:
+        done = len(r.series.samples)
+        if r.series.available and 0 < done < ctx.reps:
+            r.series.note = (f"{done} of {ctx.reps} repetitions: one takes "
+                             f"{r.series.samples_seconds[0]:.0f} s, over the {ctx.budget:.0f} s budget per system")
+    return case
+
+
+def _cleanup(data: dict) -> None:
+    for v in data.values():
+        if isinstance(v, str) and os.path.basename(v).startswith("bench-ids-"):
+            Path(v).unlink(missing_ok=True)

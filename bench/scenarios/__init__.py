@@ -1,0 +1,26 @@
+"""The scenarios of ``packscope bench``, in the order they run.
+
+Each module has ``NAME``, ``TITLE`` and ``run(ctx) -> ScenarioResult``; a
+scenario whose subject does not exist yet (a core module, a command, the
+UI) stays registered and reports "not available" with the reason.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+SCENARIOS = {
+    "exists-mixed": "exists_mixed",
+    "read-random": "read_random",
+    "walk": "walk",
+    "rescan": "rescan",
+    "loose-sweep": "loose_sweep",
+    "idx-search": "idx_search",
+    "last-modified": "last_modified",
+    "tracing-overhead": "tracing_overhead",
+    "ui-startup": "ui_startup",
+}
+
+
+def load(name: str):
+    return importlib.import_module(f"bench.scenarios.{SCENARIOS[name]}")

@@ -1,0 +1,121 @@
+"""last-modified: the last commit of each entry of the root directory.
+
+packscope answers every entry in one walk (``core.last_modified``); git is
+asked the way a web front-end asks it, ``git log -1 --format=%H -- ENTRY``,
+one process per entry.  Rows: ``packscope last-modified`` as a whole
+process, ``core.last_modified`` in-process (with the same walk source the
+command uses), and git's per-entry loop.  The answers are compared.  No
+peer library has this operation.  Until ``core/last_modified.py`` exists
+the scenario stays registered and says it is not available.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import time
+
+from bench import inputs as inp
+from bench.peers import bench_env, packscope_cmd
+from bench.results import Case, ScenarioResult, Series
+from bench.runner import ProcessRun, WorkerRun, repeat
+from bench.verify import line_count
+
+NAME = "last-modified"
+TITLE = "Last commit per root entry vs git log -1 -- ENTRY"
+GIT_LOOP = "git log -1 -- ENTRY, one process per entry"
+
+
+def missing_reason() -> str | None:
+    if importlib.util.find_spec("core.last_modified") is None:
+        return "core/last_modified.py does not exist yet"
+    import core.last_modified as lm
+
+    if not hasattr(lm, "last_modified"):
+        return "core.last_modified has no last_modified() function yet"
+    return None
+
+
+def command_available() -> bool:
+    from inspector.cli import _available_commands
+
+    return "last-modified" in _available_commands()
+
+
+def run(ctx) -> ScenarioResult:
+    why = missing_reason()
+    if why:
+        return ScenarioResult(NAME, TITLE, available=False, reason=why)
+    res = ScenarioResult(NAME, TITLE)
+    source = inp.real_history(ctx)
+    if source.note:
+        res.notes.append(source.note)
+    repo = str(source.path)
+    inp.warm(ctx, repo)
+    entries = root_entries(repo)
+    case = Case(f"{source.label} · root directory", source.label, {"entries": len(entries)})
+    runs = []
+    if command_available():
+        runs.append(ProcessRun(Series("packscope last-modified", "packscope", "job"),
+                               lambda i: packscope_cmd(repo, "last-modified"), verify=lambda p, i: line_count(p)))
+    runs.append(WorkerRun(Series("packscope core.last_modified (in-process)", "packscope", "job"),
+                          "bench.scenarios.last_modified:packscope_last_modified", lambda i: {"repo": repo},
+                          check=lambda r, i: {"entries": r["entries"], "digest": r["digest"]}))
+    runs.append(WorkerRun(Series(GIT_LOOP, "peer", "job"), "bench.scenarios.last_modified:git_per_entry",
+                          lambda i: {"repo": repo, "entries": entries},
+                          check=lambda r, i: {"entries": r["entries"], "digest": r["digest"]}))
+    repeat(case, runs, lambda rep: {}, ctx)
+    git_digest = case.series[-1].info.get("digest")
+    for s in case.series:
+        if "digest" in s.info and git_digest is not None:
+            s.info["correct"] = s.info["digest"] == git_digest
+    res.cases.append(case)
+    return res
+
+
+def root_entries(repo: str) -> list[str]:
+    out = inp.git("ls-tree", "--name-only", "-z", "HEAD", cwd=repo).decode("utf-8", "surrogateescape")
+    return [name for name in out.split("\0") if name]
+
+
+def _digest(answers: dict[str, str]) -> str:
+    return hashlib.sha1(repr(sorted(answers.items())).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+# --- in the worker --------------------------------------------------------------------------
+
+
+def git_per_entry(repo: str, entries: list[str]) -> dict:
+    import subprocess
+
+    env = bench_env()
+    t0 = time.perf_counter()
+    answers = {}
+    for name in entries:
+        out = subprocess.run(["git", "-C", repo, "--literal-pathspecs", "log", "-1", "--format=%H", "--", name],
+                             capture_output=True, env=env, check=True).stdout
+        answers[name] = out.strip().decode()
+    return {"seconds": time.perf_counter() - t0, "entries": len(answers), "digest": _digest(answers)}
+
+
+def packscope_last_modified(repo: str) -> dict:
+    from core.last_modified import last_modified
+    from inspector.session import open_session
+
+    session = open_session(repo)
+    t0 = time.perf_counter()
+    walk_source = None
+    try:
+        from core.graph_walk import WalkSource
+
+        walk_source = WalkSource.open(session.repo, session.store, refs=session.refs)
+    except ImportError:
+        pass
+    head = session.refs.resolve("HEAD")
+    answers = {name.decode("utf-8", "surrogateescape"): (oid.hex() if oid else "")
+               for name, oid in last_modified(session.store, head, b"", source=walk_source)}
+    seconds = time.perf_counter() - t0
+    if walk_source is not None:
+        walk_source.close()
+    session.close()
+    return {"seconds": seconds, "entries": len(answers), "digest": _digest(answers)}

@@ -1,0 +1,78 @@
+"""read-random: the contents of 20k random objects, deltas included.
+
+``packscope cat-file --batch`` vs ``git cat-file --batch`` (whole processes,
+start-up included), and ``ObjectStore.read`` vs dulwich's ``get_raw`` and
+pygit2's ``Odb.read``.  The ids are a uniform sample of every object, so
+the share of deltas is the repository's own (given in the workload).
+"""
+
+from __future__ import annotations
+
+from bench import inputs as inp
+from bench.peers import git_cmd, packscope_cmd, unavailable_reason
+from bench.results import Case, ScenarioResult, Series, Target
+from bench.runner import ProcessRun, WorkerRun, repeat
+from bench.verify import batch_counts
+
+NAME = "read-random"
+TITLE = "Reading the contents of random objects (deltas included)"
+PS_PROC = "packscope cat-file --batch"
+GIT_PROC = "git cat-file --batch"
+
+
+def run(ctx) -> ScenarioResult:
+    res = ScenarioResult(NAME, TITLE)
+    source = inp.real_history(ctx)
+    if source.note:
+        res.notes.append(source.note)
+    repo = str(source.path)
+    table = inp.object_table(ctx, repo)
+    inp.warm(ctx, repo)
+    n = min(ctx.size(20_000, 200), len(table))
+
+    counts = table.counts()
+    workload = {"objects": n, "objects_in_repo": len(table),
+                "delta_share_in_repo": round(counts["deltas"] / max(1, len(table)), 3),
+                "delta_share_in_samples": [], **inp.describe(repo)}
+
+    def inputs(rep: int) -> dict:
+        rnd = inp.rng_for(ctx, NAME, source.label, rep)
+        picks = rnd.sample(range(len(table)), n)
+        ids = [table.ids[i] for i in picks]
+        if len(workload["delta_share_in_samples"]) <= rep:  # both cases draw the same ids per repetition
+            workload["delta_share_in_samples"].append(round(sum(table.deltas[i] for i in picks) / max(1, n), 3))
+        return {"hex": inp.write_ids(ctx, ids, hex_lines=True), "raw": inp.write_ids(ctx, ids, hex_lines=False),
+                "present": len(ids), "absent": 0}
+
+    def check(counts: dict, i: dict) -> dict:
+        counts["correct"] = counts["found"] == i["present"] and counts["missing"] == 0
+        return counts
+
+    proc = Case(f"{source.label} · whole process", source.label, workload,
+                targets=[Target(PS_PROC, GIT_PROC, 1.0, "read-random ≤ 1.0× git (start-up included)")])
+    runs = [
+        ProcessRun(Series(PS_PROC, "packscope"), lambda i: packscope_cmd(repo, "cat-file", "--batch"),
+                   lambda i: i["hex"], lambda p, i: check(batch_counts(p), i)),
+        ProcessRun(Series(GIT_PROC), lambda i: git_cmd(repo, "cat-file", "--batch"),
+                   lambda i: i["hex"], lambda p, i: check(batch_counts(p), i)),
+    ]
+    res.cases.append(repeat(proc, runs, inputs, ctx))
+
+    case = Case(f"{source.label} · in-process read", source.label, workload)
+    runs = []
+    for system, label in (("packscope", "packscope ObjectStore.read"), ("dulwich", "dulwich get_raw"),
+                          ("pygit2", "pygit2 Odb.read")):
+        s = Series(label, "packscope" if system == "packscope" else "peer", "in-process")
+        why = None if system == "packscope" else unavailable_reason(system)
+        if why:
+            s.skip(why)
+        runs.append(WorkerRun(s, "bench.inproc:api",
+                              lambda i, system=system: {"system": system, "op": "read", "repo": repo,
+                                                        "ids": i["raw"], "rawsz": table.rawsz},
+                              check=lambda r, i: {"objects": r["items"], "content_bytes": r["answer"]}))
+    res.cases.append(repeat(case, runs, inputs, ctx))
+    # The same bytes from every system, or the comparison means nothing.
+    sizes = {s.system: s.info.get("content_bytes") for c in res.cases for s in c.series if s.samples}
+    if len(set(sizes.values())) > 1:
+        res.notes.append(f"content bytes differ between systems (last repetition): {sizes}")
+    return res

@@ -1,0 +1,70 @@
+"""rescan — the p5551 shape: K lookups of absent ids with P packs.
+
+Under git's rule every miss re-reads ``objects/pack`` in case a concurrent
+repack moved the object; with P in 1, 10, 100, 1000 that cost grows with P.
+packscope runs the same K misses under policy ``git`` (rescan on every
+miss), ``gated`` (rescan only when the directory changed) and ``quick`` (no
+rescan; loose objects through the cache).  gated should approach quick.
+Peers, for scale: dulwich and pygit2 in-process, and ``git cat-file
+--batch-check`` as a whole process (git's own rescans, start-up included).
+The P-pack repositories are built like p5551's: fast-import checkpoints.
+"""
+
+from __future__ import annotations
+
+from bench import inputs as inp
+from bench.peers import git_cmd, unavailable_reason
+from bench.results import Case, ScenarioResult, Series, Target
+from bench.runner import ProcessRun, WorkerRun, repeat
+from bench.verify import batch_check_counts
+
+NAME = "rescan"
+TITLE = "Misses with many packs (p5551): policy git vs gated vs quick"
+POLICIES = (("policy git", {"policy": "git"}), ("policy gated", {"policy": "gated"}),
+            ("quick", {"policy": "gated", "quick": True}))
+GATED_TARGET = 1.25
+
+
+def run(ctx) -> ScenarioResult:
+    res = ScenarioResult(NAME, TITLE, layout="matrix")
+    k = ctx.size(1000, 20)
+    base = ctx.size(200, 40)  # tiny: the same repository as exists-mixed's (built once)
+    res.notes.append(f"K = {k} absent ids per repetition; each P-pack repository holds a {base}-commit history "
+                     "in its first pack and one commit per further pack")
+    res.notes.append(f"target: policy gated ≤ {GATED_TARGET}× quick (\"gated approaches quick\")")
+    for packs in ctx.size((1, 10, 100, 1000), (20,)):
+        repo = str(inp.many_packs(ctx, packs, base))
+        table = inp.object_table(ctx, repo)
+        inp.warm(ctx, repo)
+
+        def inputs(rep: int, packs=packs, table=table) -> dict:
+            rnd = inp.rng_for(ctx, NAME, packs, rep)
+            ids = inp.absent_ids(rnd, k, table.rawsz, table)
+            return {"hex": inp.write_ids(ctx, ids, hex_lines=True), "raw": inp.write_ids(ctx, ids, hex_lines=False),
+                    "present": 0, "absent": len(ids)}
+
+        case = Case(f"P = {packs}", f"{packs} packs", {"absent_lookups": k, **inp.describe(repo)},
+                    targets=[Target("policy gated", "quick", GATED_TARGET, f"gated ≤ {GATED_TARGET}× quick")],
+                    extra_ratios=[("policy git", "quick"), ("policy gated", "quick")])
+        runs = []
+        for label, options in POLICIES:
+            runs.append(WorkerRun(Series(label, "packscope", "in-process"), "bench.inproc:api",
+                                  lambda i, o=options, repo=repo: {"system": "packscope", "op": "contains",
+                                                                   "repo": repo, "ids": i["raw"], "options": o},
+                                  check=lambda r, i: {"found": r["answer"], "correct": r["answer"] == 0,
+                                                      "rescans": r.get("store_counters", {}).get("rescans")}))
+        for lib, label in (("dulwich", "dulwich"), ("pygit2", "pygit2")):
+            s = Series(label, "peer", "in-process")
+            why = unavailable_reason(lib)
+            if why:
+                s.skip(why)
+            runs.append(WorkerRun(s, "bench.inproc:api",
+                                  lambda i, lib=lib, repo=repo: {"system": lib, "op": "contains", "repo": repo,
+                                                                 "ids": i["raw"]},
+                                  check=lambda r, i: {"found": r["answer"], "correct": r["answer"] == 0}))
+        runs.append(ProcessRun(Series("git cat-file --batch-check (process)", "peer", "process"),
+                               lambda i, repo=repo: git_cmd(repo, "cat-file", "--batch-check"), lambda i: i["hex"],
+                               lambda p, i: {**batch_check_counts(p),
+                                             "correct": batch_check_counts(p)["missing"] == i["absent"]}))
+        res.cases.append(repeat(case, runs, inputs, ctx))
+    return res

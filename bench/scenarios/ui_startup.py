@@ -1,0 +1,119 @@
+"""ui-startup: the terminal UI's first paint, headless (``App.run_test``).
+
+Measured in a fresh process from spawn to the first screen painted (Python
+start-up and imports included), then until the core session is open (the
+app opens it in a worker, so painting does not wait for it).  Then, when
+the History screen exists, the app switches to it and goes to the end
+(``G``: the lazy walk loads every commit): the time that takes, the rows
+loaded and the resident set after it.  On the 1000-pack repository and
+the real history.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import time
+
+from bench import inputs as inp
+from bench.results import Case, ScenarioResult, Series
+from bench.runner import WorkerRun, repeat
+
+NAME = "ui-startup"
+TITLE = "Terminal UI: first paint (headless) and memory"
+
+
+def missing_reason() -> str | None:
+    if importlib.util.find_spec("inspector.app") is None:
+        return "inspector.app (the terminal UI) does not exist yet"
+    if importlib.util.find_spec("textual") is None:
+        return "textual is not installed"
+    return None
+
+
+def history_screen_available() -> bool:
+    return importlib.util.find_spec("inspector.screens.history") is not None
+
+
+def run(ctx) -> ScenarioResult:
+    why = missing_reason()
+    if why:
+        return ScenarioResult(NAME, TITLE, available=False, reason=why)
+    history = history_screen_available()
+    res = ScenarioResult(NAME, TITLE, columns=[("core_ready_seconds", "core ready"),
+                                               ("history_seconds", "all history scrolled"),
+                                               ("history_rows", "rows"),
+                                               ("rss_after_history_bytes", "RSS after"),
+                                               ("max_rss_bytes", "peak RSS")])
+    if not history:
+        res.notes.append("RSS after scrolling all history: not available (no History screen yet)")
+    # Tiny runs (CI) paint once: the point there is that the code still runs.
+    for source in ((inp.real_history(ctx),) if ctx.tiny else (inp.thousand_packs(ctx), inp.real_history(ctx))):
+        repo = str(source.path)
+        inp.warm(ctx, repo)
+        case = Case(f"{source.label}", source.label, inp.describe(repo))
+        runs = [WorkerRun(Series("packscope UI first paint", "packscope", "in-process"),
+                          "bench.scenarios.ui_startup:first_paint",
+                          lambda i, repo=repo: {"repo": repo, "spawned_at": time.time(),
+                                                "scroll_history": history})]
+        res.cases.append(repeat(case, runs, lambda rep: {}, ctx))
+    return res
+
+
+# --- in the worker --------------------------------------------------------------------------
+
+
+def rss_bytes() -> int | None:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+async def scroll_all_history(app, pilot, timeout: float) -> dict:
+    """Switch to History, press G, wait until the walk has loaded everything."""
+    loop = asyncio.get_running_loop()
+    t0 = time.perf_counter()
+    app.action_switch("history")
+    end = loop.time() + 30
+    while getattr(app.screen, "history", None) is None and loop.time() < end:
+        await pilot.pause(0.02)
+    screen = app.screen
+    if getattr(screen, "history", None) is None:
+        return {}
+    await pilot.press("G")
+    end = loop.time() + timeout
+    while not screen.history.done and loop.time() < end:
+        await pilot.pause(0.05)
+    await pilot.pause()
+    return {"history_seconds": time.perf_counter() - t0 if screen.history.done else None,
+            "history_rows": screen.history.loaded, "rss_after_history_bytes": rss_bytes()}
+
+
+def first_paint(repo: str, spawned_at: float, size=(120, 36), scroll_history: bool = False,
+                timeout: float = 900.0) -> dict:
+    from inspector.app import PackscopeApp
+
+    async def go() -> dict:
+        app = PackscopeApp(repo)
+        async with app.run_test(size=tuple(size)) as pilot:
+            await pilot.pause()  # one refresh: the first screen is on the (virtual) terminal
+            painted = time.time() - spawned_at
+            loop = asyncio.get_running_loop()
+            end = loop.time() + 120
+            while not app.core.ready and loop.time() < end:
+                await pilot.pause(0.01)
+            ready = time.time() - spawned_at if app.core.ready else None
+            await pilot.pause()
+            scrolled = await scroll_all_history(app, pilot, timeout) if scroll_history and ready else {}
+        return {"seconds": painted, "core_ready_seconds": ready, **scrolled}
+
+    from bench.worker import peak_rss_bytes
+
+    out = asyncio.run(go())
+    out["max_rss_bytes"] = peak_rss_bytes()
+    return out

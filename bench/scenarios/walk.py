@@ -1,0 +1,75 @@
+"""walk: every commit of a history, as ``--all`` lists them.
+
+``packscope log --all --format=%H`` vs ``git rev-list --all`` (whole
+processes).  While the ``log`` command does not exist, packscope's number is
+``core.history.walk`` over every ref and HEAD in a worker (in-process, so
+without start-up) and the row says so.  In-process peers: dulwich's
+``get_walker`` and pygit2's ``Repository.walk`` (time order) over all refs.
+"""
+
+from __future__ import annotations
+
+from bench import inputs as inp
+from bench.peers import git_cmd, packscope_cmd, unavailable_reason
+from bench.results import Case, ScenarioResult, Series, Target
+from bench.runner import ProcessRun, WorkerRun, repeat
+from bench.verify import line_count
+
+NAME = "walk"
+TITLE = "Walking all commits (--all)"
+GIT_PROC = "git rev-list --all"
+PS_PROC = "packscope log --all --format=%H"
+PS_INPROC = "packscope core.history.walk"
+
+
+def log_command_available() -> bool:
+    from inspector.cli import _available_commands
+
+    return "log" in _available_commands()
+
+
+def run(ctx) -> ScenarioResult:
+    res = ScenarioResult(NAME, TITLE)
+    source = inp.real_history(ctx)
+    if source.note:
+        res.notes.append(source.note)
+    repo = str(source.path)
+    inp.warm(ctx, repo)
+    has_log = log_command_available()
+    graph = (source.path / "objects" / "info" / "commit-graph").exists() or \
+        (source.path / "objects" / "info" / "commit-graphs").exists()
+    workload = {**inp.describe(repo), "commit_graph": graph}
+    case = Case(f"{source.label} · all commits", source.label, workload)
+    git_series = Series(GIT_PROC)
+    runs = [ProcessRun(git_series, lambda i: git_cmd(repo, "rev-list", "--all"), verify=lambda p, i: line_count(p))]
+    if has_log:
+        ps = Series(PS_PROC, "packscope")
+        runs.insert(0, ProcessRun(ps, lambda i: packscope_cmd(repo, "log", "--all", "--format=%H"),
+                                  verify=lambda p, i: line_count(p)))
+        case.targets.append(Target(PS_PROC, GIT_PROC, 2.0, "walk ≤ 2× git rev-list --all"))
+    else:
+        case.notes.append("`packscope log` is not available yet: packscope's row is core.history.walk "
+                          "in-process (no start-up), compared with git's whole process")
+        case.targets.append(Target(PS_INPROC, GIT_PROC, 2.0,
+                                   "walk ≤ 2× git rev-list --all (packscope in-process: log not available)"))
+    for system, label in (("packscope", PS_INPROC), ("dulwich", "dulwich get_walker"),
+                          ("pygit2", "pygit2 Repository.walk")):
+        s = Series(label, "packscope" if system == "packscope" else "peer", "in-process")
+        if system == "packscope" and not has_log:
+            s.info["mark"] = "(in-process)"
+        why = None if system == "packscope" else unavailable_reason(system)
+        if why:
+            s.skip(why)
+        runs.append(WorkerRun(s, "bench.inproc:api",
+                              lambda i, system=system: {"system": system, "op": "walk_all", "repo": repo},
+                              check=lambda r, i: {"commits": r["answer"]}))
+    repeat(case, runs, lambda rep: {}, ctx)
+    expected = git_series.info.get("lines")
+    for s in case.series:
+        got = s.info.get("commits", s.info.get("lines"))
+        if expected is not None and got is not None:
+            s.info["correct"] = got == expected
+    if has_log and not graph:
+        case.notes.append("no commit-graph in this repository: every system parses commits from the packs")
+    res.cases.append(case)
+    return res
