@@ -7,11 +7,11 @@ compare, slice and hash.  Hex is for people and for the CLI.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 
 from core.errors import BadObjectIdError
 
-_HEXDIGITS = frozenset("0123456789abcdefABCDEF")
 MIN_ABBREV = 4
 
 
@@ -59,8 +59,11 @@ def format_by_name(name: str) -> ObjectFormat:
         raise BadObjectIdError(f"unknown object format {name!r}", remedy="Use sha1 or sha256.") from None
 
 
+_HEX_RE = re.compile(r"[0-9a-fA-F]*\Z")
+
+
 def _is_hex(text: str) -> bool:
-    return all(c in _HEXDIGITS for c in text)
+    return _HEX_RE.match(text) is not None
 
 
 def is_hex(text: str) -> bool:

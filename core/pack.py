@@ -119,6 +119,9 @@ class Pack:
         self._data_end = 0  # start of the trailing checksum
         self.version = 0
         self._order: tuple[array, array] | None = None
+        # offset -> type of the chain's base: a delta's type never changes, and
+        # finding it walks every header down the chain (about 12 in git.git).
+        self._delta_types: dict[int, str] = {}
         self._active: set[int] = set()  # offsets whose chain waits on resolve_ref (loop guard)
 
     # --- opening ---------------------------------------------------------
@@ -461,16 +464,27 @@ class Pack:
 
     def _chain_type(self, offset: int) -> str:
         """A delta's type: its base's, found by headers alone (or the cache)."""
+        known = self._delta_types.get(offset)
+        if known is None:
+            known = self._delta_types[offset] = self._walk_chain_type(offset)
+        return known
+
+    def _walk_chain_type(self, offset: int) -> str:
         cache = self.cache
+        memo = self._delta_types
         chain = []
         for hdr in self._walk(offset):
             if hdr is None:
                 last = chain[-1]
                 return self._external_base(last.offset, last.base_oid, {h.offset for h in chain}, info=True)[0]
-            if chain and cache is not None:
-                hit = cache.peek(self.name, hdr.offset)
-                if hit is not None:
-                    return hit[0]
+            if chain:
+                known = memo.get(hdr.offset)
+                if known is not None:
+                    return known
+                if cache is not None:
+                    hit = cache.peek(self.name, hdr.offset)
+                    if hit is not None:
+                        return hit[0]
             chain.append(hdr)
         return chain[-1].type_name
 

@@ -269,12 +269,14 @@ class PackIndex:
         if name_at is None:
             self.open()
             name_at = self._cached_accessor = self.name_accessor()
-        if self._open_files is not None:
-            self._open_files.touch(self)
         fan = self.fanout
         b = oid[0]
         pos = _SEARCHES[algorithm](name_at, fan[b - 1] if b else 0, fan[b], self.num_objects, oid)
-        return pos if pos >= 0 else -1
+        if pos < 0:
+            return -1
+        if self._open_files is not None:  # recency counts hits only: cheap misses across many packs
+            self._open_files.touch(self)
+        return pos
 
     def find_traced(self, oid: bytes, algorithm: str = "binary") -> SearchPath:
         lo, hi = self.bucket(oid[0])
