@@ -470,23 +470,43 @@ class Pack:
         return known
 
     def _walk_chain_type(self, offset: int) -> str:
-        cache = self.cache
+        # Raw header tuples, not EntryHeader records: this runs for every
+        # delta a batch-check meets.  Every delta passed on the way learns
+        # the type too.
         memo = self._delta_types
-        chain = []
-        for hdr in self._walk(offset):
-            if hdr is None:
-                last = chain[-1]
-                return self._external_base(last.offset, last.base_oid, {h.offset for h in chain}, info=True)[0]
-            if chain:
-                known = memo.get(hdr.offset)
-                if known is not None:
-                    return known
-                if cache is not None:
-                    hit = cache.peek(self.name, hdr.offset)
-                    if hit is not None:
-                        return hit[0]
-            chain.append(hdr)
-        return chain[-1].type_name
+        cache = self.cache
+        header = self._header
+        visited: set[int] = set()
+        at = offset
+        type_num, _, _, base_offset, base_oid = header(at)
+        while True:
+            if type_num < OBJ_OFS_DELTA:
+                result = TYPE_NAMES[type_num]
+                break
+            visited.add(at)
+            if base_offset is None:  # REF_DELTA: the base may be anywhere, or elsewhere
+                base_offset = self._find_offset(base_oid)
+                if base_offset is None:
+                    result = self._external_base(at, base_oid, visited, info=True)[0]
+                    break
+                if base_offset in visited:
+                    raise self._error(f"delta chain loops back to offset {base_offset}", offset, "delta-loop",
+                                      DeltaError)
+            if len(visited) > self.max_chain_depth:
+                raise self._error(f"delta chain is deeper than {self.max_chain_depth}", offset, "delta-too-deep",
+                                  DeltaError)
+            at = base_offset
+            known = memo.get(at)
+            if known is None and cache is not None:
+                hit = cache.peek(self.name, at)
+                known = hit[0] if hit is not None else None
+            if known is not None:
+                result = known
+                break
+            type_num, _, _, base_offset, base_oid = header(at)
+        for o in visited:
+            memo[o] = result
+        return result
 
     def delta_chain(self, offset: int) -> list[ChainLink]:
         """The chain from the entry at ``offset`` (depth 0) down to its base."""
