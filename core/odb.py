@@ -18,6 +18,11 @@ Lookup order follows git's ``oid_object_info_extended``:
      directory (bounded), so a concurrent repack cannot yield a false miss.
 
 Each step is a trace event when ``tracer.active`` (checked once per lookup).
+
+In a partial clone (``partial_clone=True``: the repository has a promisor
+remote), reading an absent object that a promisor pack promises raises
+PromisedObjectError rather than MissingObjectError (core.promisor); other
+stores never build that set.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from dataclasses import dataclass, field
 
 from core import trace
 from core.alternates import resolve_alternates
-from core.errors import MissingObjectError, PackscopeError
+from core.errors import MissingObjectError, PackscopeError, PromisedObjectError
 from core.oid import ObjectFormat, Prefix
 from core.pack_directory import DirectoryScan, PackFiles, dir_mtime_ns, git_pack_order, scan_pack_dir
 from core.pack_index import PackIndex
@@ -135,6 +140,7 @@ class ObjectStore:
         alternates: bool = True,
         env_alternates: list[str] | None = None,
         open_files_limit: int | None = None,
+        partial_clone: bool = False,
     ) -> None:
         from core.cache import DeltaBaseCache, OpenFiles
         from core.loose import LooseCache
@@ -158,6 +164,8 @@ class ObjectStore:
         self._mru: list[PackHandle] = []
         self._midxs: list = []
         self._negative: dict[bytes, tuple] = {}
+        self.partial_clone = bool(partial_clone)
+        self._promisor = None
         self.set_policy(policy)
         self.set_algorithm(algorithm)
         self.settings.quick = quick
@@ -385,7 +393,14 @@ class ObjectStore:
                 h = handles[pack_id] if pack_id < len(handles) else None
                 if h is not None:
                     return Location("midx", os.path.dirname(os.path.dirname(m.path)), h.files.local, h, offset)
+        b = oid[0]
         for rank, h in enumerate(self._mru):
+            if not traced:
+                # An empty fanout bucket answers "not here" without a search;
+                # most small packs hold nothing in most buckets.
+                fan = h.index.fanout
+                if fan and fan[b] == (fan[b - 1] if b else 0):
+                    continue
             try:
                 if traced:
                     path = h.index.find_traced(oid, algorithm)
@@ -466,9 +481,29 @@ class ObjectStore:
         out = sorted(found)
         return out[:limit] if limit else out
 
+    # --- partial clones -------------------------------------------------------
+
+    @property
+    def promisor(self):
+        """The promised objects (a core.promisor.PromisorSet, built on first
+        question) when this is a partial clone's store, else None."""
+        if self._promisor is None and self.partial_clone:
+            from core.promisor import PromisorSet
+
+            self._promisor = PromisorSet(self)
+        return self._promisor
+
+    def is_promised(self, oid: bytes) -> bool:
+        """git's is_promisor_object; always False outside partial clones."""
+        return self.partial_clone and self.promisor.is_promised(oid)
+
     # --- reading ------------------------------------------------------------
 
-    def _missing(self, oid: bytes) -> MissingObjectError:
+    def _missing(self, oid: bytes) -> MissingObjectError | PromisedObjectError:
+        if self.partial_clone and self.promisor.is_promised(oid):
+            return PromisedObjectError(
+                f"object {oid.hex()} is not in the object store; a promisor remote promises it (partial clone)",
+                oid=oid.hex(), path=self.objects_dir)
         return MissingObjectError(f"object {oid.hex()} is not in the object store", oid=oid.hex(),
                                   path=self.objects_dir)
 

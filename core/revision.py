@@ -24,7 +24,8 @@ and range notations (``A..B``, ``^A``, ``A^!``, ``A^@``, ``A^-``).
 
 Errors: BadRevisionError when the text cannot name anything (bad syntax,
 unknown name, wrong object type, no such parent or path), MissingObjectError
-when a named or reached object is absent from the store, AmbiguousObjectError
+when a named or reached object is absent from the store (PromisedObjectError
+in a partial clone when a promisor remote promises it), AmbiguousObjectError
 for an abbreviation that stays ambiguous.
 """
 
@@ -36,7 +37,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from core.errors import (AmbiguousObjectError, BadObjectIdError, BadRefError, BadRevisionError, MissingObjectError,
-                         PackscopeError, RepositoryError)
+                         PackscopeError, PromisedObjectError, RepositoryError)
 from core.objects import S_IFDIR, S_IFGITLINK, S_IFMT, commit_header_fast, parse_commit, parse_tag, tree_items
 from core.oid import MIN_ABBREV, ObjectFormat, Prefix, is_hex, parse_prefix
 from core.refs import DWIM_RULES
@@ -46,6 +47,7 @@ MAX_TAG_CHAIN = 64  # a tag of a tag of … deeper than this is surely damage
 _PEEL_TYPES = ("", "object", "commit", "tree", "blob", "tag")
 _TYPE_ORDER = {"tag": 0, "commit": 1, "tree": 2, "blob": 3}  # git's order in the ambiguity hint
 _DESCRIBE = re.compile(r"-g([0-9a-fA-F]+)\Z")
+_ABSENT = (MissingObjectError, PromisedObjectError)
 
 
 class ObjectSource(Protocol):
@@ -200,20 +202,29 @@ class _Resolver:
     def header(self, oid: bytes) -> str:
         try:
             return self.store.read_header(oid)[0]
-        except MissingObjectError as e:
-            if type(e) is not MissingObjectError:
+        except _ABSENT as e:
+            restated = self._absent(e, oid)
+            if restated is e:
                 raise
-            raise MissingObjectError(f"{self.text}: object {oid.hex()} is missing", oid=oid.hex(),
-                                     remedy=e.remedy) from e
+            raise restated from e
 
     def read(self, oid: bytes) -> tuple[str, bytes]:
         try:
             return self.store.read(oid)
-        except MissingObjectError as e:
-            if type(e) is not MissingObjectError:
+        except _ABSENT as e:
+            restated = self._absent(e, oid)
+            if restated is e:
                 raise
-            raise MissingObjectError(f"{self.text}: object {oid.hex()} is missing", oid=oid.hex(),
-                                     remedy=e.remedy) from e
+            raise restated from e
+
+    def _absent(self, e: PackscopeError, oid: bytes) -> PackscopeError:
+        """The store's miss, restated with the revision that led to it."""
+        if type(e) is MissingObjectError:
+            return MissingObjectError(f"{self.text}: object {oid.hex()} is missing", oid=oid.hex(), remedy=e.remedy)
+        if type(e) is PromisedObjectError:
+            return PromisedObjectError(f"{self.text}: object {oid.hex()} is missing, but a promisor remote "
+                                       "promises it (partial clone)", oid=oid.hex(), remedy=e.remedy)
+        return e
 
     def peel_to(self, oid: bytes, want: str, shown: str) -> bytes:
         """git's peel: follow tags, and commit → tree, until ``want``
@@ -317,7 +328,7 @@ class _Resolver:
     def _fits(self, oid: bytes, hint: int) -> bool:
         try:
             typ = self.header(oid)
-        except MissingObjectError:
+        except _ABSENT:
             return False  # listed by an index but unreadable: not a candidate that fits
         if hint == COMMIT_ONLY:
             return typ == "commit"
@@ -327,7 +338,7 @@ class _Resolver:
             oid = parse_tag(self.read(oid)[1], self.fmt, oid).object
             try:
                 typ = self.header(oid)
-            except MissingObjectError:
+            except _ABSENT:
                 return False
         return typ == "commit" or (hint == TREEISH and typ == "tree")
 
@@ -336,7 +347,7 @@ class _Resolver:
         for oid in found:
             try:
                 typ = self.header(oid)
-            except MissingObjectError:
+            except _ABSENT:
                 typ = "unknown"
             rows.append((_TYPE_ORDER.get(typ, 4), oid, typ, self._describe(oid, typ)))
         rows.sort()

@@ -120,7 +120,11 @@ def _open_ui(argv: list[str]) -> int:
     parser.add_argument("path", nargs="?", default=None, help="repository (default: discovered from the current directory)")
     args = parser.parse_args(argv)
     for path in args.chdir or ():
-        os.chdir(path)
+        try:
+            os.chdir(path)
+        except OSError as e:
+            print(f"packscope: cannot change to {path!r}: {e.strerror}", file=sys.stderr)
+            return 128
     try:
         from inspector.app import run_app
     except ImportError:

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, field
 
 from core.odb import ObjectStore
+from core.promisor import is_partial_clone
 from core.repository import Repository
 from core.trace import Tracer
 
@@ -28,11 +29,12 @@ class Session:
             self._refs = RefStore(self.repo)
         return self._refs
 
-    def resolve(self, text: str) -> bytes:
-        """An object id for a revision, full id or abbreviation (core's rules)."""
+    def resolve(self, text: str, *, verify: bool = True) -> bytes:
+        """An object id for a revision, full id or abbreviation (core's rules);
+        ``verify=False`` does not check that the final object exists."""
         from core.revision import resolve_revision
 
-        return resolve_revision(text, repo=self.repo, refs=self.refs, store=self.store)
+        return resolve_revision(text, repo=self.repo, refs=self.refs, store=self.store, verify=verify)
 
     def close(self) -> None:
         self.store.close()
@@ -40,12 +42,18 @@ class Session:
 
 def open_session(path: str | None = None, *, tracer: Tracer | None = None, policy: str = "gated",
                  quick: bool = False, loose_strategy: str = "per-subdir", algorithm: str = "binary") -> Session:
-    repo = Repository.discover(path) if path is None else Repository.open(path)
-    env_alt = os.environ.get("GIT_ALTERNATE_OBJECT_DIRECTORIES")
+    if path is None:
+        repo = Repository.discover()
+    else:
+        # An explicit path is not discovered from the environment, but
+        # GIT_ALTERNATE_OBJECT_DIRECTORIES still applies to it, as it does to git -C.
+        name = "GIT_ALTERNATE_OBJECT_DIRECTORIES"
+        repo = Repository.open(path, env={name: os.environ[name]} if os.environ.get(name) else None)
     store = ObjectStore(
         repo.objects_dir, repo.object_format, tracer=tracer, policy=policy, quick=quick,
         loose_strategy=loose_strategy, algorithm=algorithm,
-        env_alternates=[p for p in env_alt.split(os.pathsep) if p] if env_alt else None,
+        env_alternates=[str(p) for p in repo.env_alternates] or None,
+        partial_clone=is_partial_clone(repo),
     )
     return Session(repo, store)
 

@@ -2,7 +2,10 @@
 
 `-t` type, `-s` size, `-e` exists (exit status only), `-p` pretty (trees as
 git prints them), `--batch-check[=FORMAT]`, `--batch[=FORMAT]`,
-`--batch-all-objects`.  Format atoms: %(objectname) %(objecttype)
+`--batch-all-objects`.  OBJECT (and each line of a batch) is any revision:
+an id, an abbreviation, a ref name, `REV^{tree}`, `REV~2`, `REV:path`, ….
+An object a partial clone's promisor remote promises but that is absent is
+`missing`, as with git and GIT_NO_LAZY_FETCH=1: nothing is fetched.  Format atoms: %(objectname) %(objecttype)
 %(objectsize) %(objectsize:disk) %(deltabase) %(rest).
 """
 
@@ -11,8 +14,8 @@ from __future__ import annotations
 import re
 import sys
 
-from core.errors import AmbiguousObjectError, BadObjectIdError, LookupFailedError, PackscopeError
-from core.oid import is_hex, parse_prefix
+from core.errors import AmbiguousObjectError, BadObjectIdError, LookupFailedError, PackscopeError, PromisedObjectError
+from core.oid import is_hex
 from inspector.session import add_store_options, open_session
 
 DEFAULT_FORMAT = "%(objectname) %(objecttype) %(objectsize)"
@@ -58,20 +61,13 @@ def run(args) -> int:
 
 
 def resolve(session, text: str) -> bytes:
-    """Full id, abbreviation or revision → id (MissingObject/Ambiguous raised)."""
+    """Full id, or any revision (abbreviations included) in git's order: a
+    ref of that name wins over an abbreviation.  BadRevision, Missing,
+    Promised or Ambiguous errors are raised."""
     fmt = session.fmt
     if len(text) == fmt.hexsz and is_hex(text):
-        return bytes.fromhex(text)
-    if is_hex(text) and len(text) >= 4:
-        matches = session.store.resolve_prefix(parse_prefix(text, fmt), limit=2)
-        if len(matches) > 1:
-            raise AmbiguousObjectError(f"short object id {text} is ambiguous", oid=text)
-        if len(matches) == 1:
-            return matches[0]
-    try:
-        return session.resolve(text)
-    except ImportError:  # revisions not available: only ids
-        raise BadObjectIdError(f"not a valid object name {text}", oid=text) from None
+        return bytes.fromhex(text)  # existence is checked by the caller's read
+    return session.resolve(text)
 
 
 def run_single(session, mode: str, text: str) -> int:
@@ -95,21 +91,47 @@ def run_single(session, mode: str, text: str) -> int:
         return 0
     type_name, data = store.read(oid)
     if type_name == "tree":
-        out.write(format_tree(data, session.fmt, store))
+        quote = session.repo.config.get_bool("core", "quotepath")
+        out.write(format_tree(data, session.fmt, store, quote_path=quote is not False))
     else:
         out.write(data)
     return 0
 
 
-def format_tree(data: bytes, fmt, store) -> bytes:
-    """Tree entries as `git cat-file -p` prints them: mode, type, id, TAB, name."""
+def format_tree(data: bytes, fmt, store, quote_path: bool = True) -> bytes:
+    """Tree entries as `git cat-file -p` prints them: mode, type, id, TAB,
+    name (C-quoted when it holds control characters, quotes or backslashes,
+    and bytes above 0x7f unless core.quotePath is false)."""
     from core.objects import iter_tree
 
     lines = []
     for e in iter_tree(data, fmt):
         kind = "tree" if e.mode == 0o40000 else "commit" if e.mode == 0o160000 else "blob"
-        lines.append(b"%06o %s %s\t%s\n" % (e.mode, kind.encode(), e.oid.hex().encode(), e.name))
+        lines.append(b"%06o %s %s\t%s\n" % (e.mode, kind.encode(), e.oid.hex().encode(),
+                                             quote_name(e.name, quote_path)))
     return b"".join(lines)
+
+
+_C_ESCAPES = {7: b"\\a", 8: b"\\b", 9: b"\\t", 10: b"\\n", 11: b"\\v", 12: b"\\f", 13: b"\\r",
+              0x22: b'\\"', 0x5C: b"\\\\"}
+
+
+def quote_name(name: bytes, quote_high: bool = True) -> bytes:
+    """A path as git shows it: unchanged when nothing needs quoting, else
+    in double quotes with C escapes (``\\t``, ``\\"``, octal ``\\303``)."""
+    def special(b: int) -> bool:
+        return b < 0x20 or b in (0x22, 0x5C, 0x7F) or (quote_high and b >= 0x80)
+
+    if not any(special(b) for b in name):
+        return name
+    out = bytearray(b'"')
+    for b in name:
+        if not special(b):
+            out.append(b)
+        else:
+            out += _C_ESCAPES.get(b) or b"\\%03o" % b
+    out += b'"'
+    return bytes(out)
 
 
 def parse_format(fmt_text: str):
@@ -142,13 +164,17 @@ def run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> i
         data = None
         # One lookup answers type, size and storage; existence is checked even
         # when the format asks for the name only (as git does).
-        type_name, size, disk, base = store.object_info(oid, storage)
-        values["objecttype"], values["objectsize"] = type_name, str(size)
-        if storage:
-            values["objectsize:disk"] = str(disk)
-            values["deltabase"] = base.hex() if base else null_hex
-        if contents:
-            type_name, data = store.read(oid)
+        if contents and not storage:
+            type_name, data = store.read(oid)  # one lookup gives type, size and content
+            values["objecttype"], values["objectsize"] = type_name, str(len(data))
+        else:
+            type_name, size, disk, base = store.object_info(oid, storage)
+            values["objecttype"], values["objectsize"] = type_name, str(size)
+            if storage:
+                values["objectsize:disk"] = str(disk)
+                values["deltabase"] = base.hex() if base else null_hex
+            if contents:
+                type_name, data = store.read(oid)
         line = "".join(p if i % 2 == 0 else values[p] for i, p in enumerate(pieces))
         write(line.encode("utf-8", "surrogateescape") + b"\n")
         if data is not None:
@@ -157,9 +183,18 @@ def run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> i
 
     if all_objects:
         for oid in store.all_object_ids():
-            emit(oid, "")
+            try:
+                emit(oid, "")
+            except PackscopeError as e:
+                # Damage stays local here too: report it as git does, go on.
+                out.flush()
+                from inspector.cli import report_error
+
+                report_error(e)
+                write(f"{oid.hex()} missing\n".encode())
         out.flush()
         return 0
+    promised_noted = False
     for raw in sys.stdin.buffer:
         text = raw.rstrip(b"\n").decode("utf-8", "surrogateescape")
         name, _, rest = text.partition(" ") if "rest" in atoms else (text.strip(), "", "")
@@ -170,6 +205,13 @@ def run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> i
             emit(resolve(session, name), rest)
         except AmbiguousObjectError:
             write(f"{name} ambiguous\n".encode("utf-8", "surrogateescape"))
+        except PromisedObjectError:
+            write(f"{name} missing\n".encode("utf-8", "surrogateescape"))
+            if not promised_noted:
+                promised_noted = True
+                out.flush()
+                print("packscope: note: objects this partial clone's promisor remote promises are reported "
+                      "missing; packscope never fetches", file=sys.stderr)
         except (LookupFailedError, BadObjectIdError):
             write(f"{name} missing\n".encode("utf-8", "surrogateescape"))
         except PackscopeError as e:

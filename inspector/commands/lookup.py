@@ -14,8 +14,8 @@ import sys
 import time
 
 from core import trace
-from core.errors import AmbiguousObjectError, LookupFailedError, PackscopeError
-from core.oid import is_hex, parse_prefix
+from core.errors import AmbiguousObjectError, PackscopeError, PromisedObjectError
+from core.oid import is_hex
 from core.search import ALGORITHMS
 from inspector.session import add_store_options, open_session
 
@@ -49,22 +49,19 @@ def _inputs(args):
 
 
 def resolve_input(session, text: str) -> tuple[bytes | None, dict]:
-    """An object id for ``text``; on failure, None and the reason."""
+    """An object id for ``text`` (any revision; a ref of that name wins
+    over an abbreviation, as in git); on failure, None and the reason.
+    The final object is not checked: the traced lookup does that."""
     fmt = session.fmt
     if len(text) == fmt.hexsz and is_hex(text):
         return bytes.fromhex(text), {}
     try:
-        if is_hex(text) and len(text) >= 4:
-            matches = session.store.resolve_prefix(parse_prefix(text, fmt), limit=10)
-            if len(matches) == 1:
-                return matches[0], {}
-            if len(matches) > 1:
-                return None, {"error": "ambiguous", "candidates": [m.hex() for m in matches]}
-        return session.resolve(text), {}
+        return session.resolve(text, verify=False), {}
     except AmbiguousObjectError as e:
-        return None, {"error": "ambiguous", "candidates": list(getattr(e, "candidates", ()))}
-    except LookupFailedError as e:
-        return None, {"error": e.kind, "message": e.message}
+        return None, {"error": "ambiguous",
+                      "candidates": [c[0] if isinstance(c, tuple) else c for c in e.candidates]}
+    except PromisedObjectError as e:  # on the way (a promised tree of REV:path)
+        return None, {"error": e.kind, "promised": True, "message": e.message}
     except PackscopeError as e:
         return None, {"error": e.kind, "message": e.message}
 
@@ -83,7 +80,8 @@ def lookup_one(session, recorder, text: str, algorithm: str, indexes: _IndexByNa
     oid, failure = resolve_input(session, text)
     result = {"input": text, "oid": oid.hex() if oid else None}
     if oid is None:
-        result.update(found=False, **failure)
+        result.update(found=False, promised=False)
+        result.update(failure)
         return result
     recorder.events.clear()
     t0 = time.perf_counter()
@@ -98,6 +96,13 @@ def lookup_one(session, recorder, text: str, algorithm: str, indexes: _IndexByNa
         seconds=seconds,
         events=events,
     )
+    if loc is None:
+        # Absent: in a partial clone, is it promised?  (Asked after the
+        # trace so the promised-set build is not part of the lookup's time.)
+        promised = session.store.is_promised(oid)
+        result["promised"] = promised
+        if promised:
+            result["error"] = "promised"
     if indexes is not None:
         result["compare"] = [
             {"pack": e.pack, "source": e.source,
@@ -235,7 +240,11 @@ class RichPrinter:
             extra = ""
             if result.get("candidates"):
                 extra = ": " + ", ".join(result["candidates"])
-            c.print(f"{head}  [red]{reason}[/]{escape(extra)}")
+            elif result.get("promised"):
+                extra = " (absent from this partial clone; its promisor remote has it, nothing is fetched)"
+            elif result.get("message"):
+                extra = ": " + result["message"]
+            c.print(f"{head}  [{'yellow' if result.get('promised') else 'red'}]{reason}[/]{escape(extra)}")
         else:
             c.print(f"{head}  [green]found[/] in {escape(str(result['where']))}"
                     + (f" @ {result['offset']}" if result["offset"] is not None else "")

@@ -1,0 +1,615 @@
+"""`packscope info`: what the repository holds, at a glance.
+
+Object format; packs (count, objects, sizes, index versions, .keep,
+.promisor, .bitmap and .rev companions, orphaned files); loose objects per
+subdirectory; the multi-pack-index; the commit-graph (single file or chain,
+layers, commits, Bloom filters, generation data); alternates; partial-clone
+promisor remotes and packs; refs by namespace and HEAD; worktrees.  Damage
+(bad refs, unreadable indexes, broken alternates, …) is listed under
+problems, never fatal.  `--json` prints one document whose schema is in the
+README (`schema` is its version).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from core.errors import BadRefError, PackscopeError
+from inspector.session import open_session
+
+SCHEMA_VERSION = 1
+PRUNE_PACKABLE_BUDGET = 2_000_000  # loose ids × packs searched for "also_packed"; above it, not computed
+
+
+def register(sub) -> None:
+    p = sub.add_parser("info", help="summary of the repository: packs, loose objects, graphs, refs, worktrees",
+                       description=__doc__.split("\n\n", 1)[1])
+    p.add_argument("--json", action="store_true", help="one JSON document (schema in the README)")
+    p.add_argument("--promised", action="store_true",
+                   help="in a partial clone, also count the promised objects that are absent (reads every commit, "
+                        "tree and tag of the promisor packs)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    session = open_session()
+    try:
+        info = collect(session, promised=args.promised)
+    finally:
+        session.close()
+    if args.json:
+        print(json.dumps(info, indent=2))
+    else:
+        render(info)
+    return 0
+
+
+# --- collecting ----------------------------------------------------------------------
+
+
+class _Problems:
+    def __init__(self) -> None:
+        self.items: list[dict] = []
+        self._seen: set[tuple] = set()
+
+    def add(self, area: str, e: PackscopeError | None = None, *, kind: str | None = None, message: str | None = None,
+            path: str | None = None, remedy: str | None = None, severity: str = "error") -> None:
+        row = {
+            "area": area,
+            "severity": severity,
+            "kind": kind or (e.kind if e is not None else "problem"),
+            "message": message or (e.message if e is not None else ""),
+            "path": path if path is not None else (e.path if e is not None else None),
+            "offset": e.offset if e is not None else None,
+            "oid": e.oid if e is not None else None,
+            "remedy": remedy or (e.remedy if e is not None else None),
+        }
+        key = (row["area"], row["kind"], row["message"], row["path"])
+        if key not in self._seen:
+            self._seen.add(key)
+            self.items.append(row)
+
+
+def collect(session, *, promised: bool = False) -> dict:
+    """Everything ``info --json`` prints, as plain JSON values; with
+    ``promised``, the promised-object count too (slow on big partial clones)."""
+    repo, store = session.repo, session.store
+    problems = _Problems()
+    for e in store.problems:
+        problems.add(_area(e), e)
+    packs = _packs(store, problems)
+    info = {
+        "schema": SCHEMA_VERSION,
+        "object_format": repo.object_format.name,
+        "repository": _repository(repo),
+        "packs": packs,
+        "loose": _loose(store, problems),
+        "multi_pack_index": _midx(store, problems),
+        "commit_graph": _commit_graph(store, problems),
+        "alternates": _alternates(session, problems),
+        "promisor": _promisor(repo, store, problems, promised),
+        "refs": _refs(session, problems),
+        "worktrees": _worktrees(session, problems),
+    }
+    info["problems"] = problems.items
+    return info
+
+
+def _area(e: PackscopeError) -> str:
+    from core.errors import BadMultiPackIndexError, BadPackError, BadPackIndexError
+
+    if e.kind.startswith("alternates"):
+        return "alternates"
+    if isinstance(e, BadMultiPackIndexError):
+        return "multi-pack-index"
+    if isinstance(e, (BadPackError, BadPackIndexError)):
+        return "packs"
+    return "objects"
+
+
+def _path(p) -> str | None:
+    return None if p is None else str(p)
+
+
+def _repository(repo) -> dict:
+    return {
+        "git_dir": _path(repo.git_dir),
+        "common_dir": _path(repo.common_dir),
+        "work_tree": _path(repo.work_tree),
+        "bare": repo.bare,
+        "objects_dir": _path(repo.objects_dir),
+        "format_version": repo.format_version,
+        "extensions": {name: value for name, value in repo.extensions},
+    }
+
+
+def _local_scan(store):
+    for scan in store.directory_scans():
+        if os.path.dirname(scan.pack_dir) == store.objects_dir:
+            return scan
+    return None
+
+
+def _file_size(path: str) -> int | None:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return None
+
+
+def _pack_row(h, problems: _Problems) -> dict:
+    f = h.files
+    row = {
+        "name": f.name,
+        "objects": None,
+        "pack_bytes": f.pack_size,
+        "index_bytes": _file_size(f.idx_path),
+        "index_version": None,
+        "keep": f.keep,
+        "promisor": f.promisor,
+        "bitmap": f.bitmap,
+        "rev": f.rev,
+        "in_midx": h.in_midx,
+    }
+    try:
+        index = h.index.open()
+        row["objects"] = index.num_objects
+        row["index_version"] = index.version
+    except PackscopeError as e:
+        problems.add("packs", e)
+    return row
+
+
+def _packs(store, problems: _Problems) -> dict:
+    """Local packs (as git count-objects counts them: one pack's objects
+    each time, duplicates across packs included)."""
+    local = sorted((h for h in store.packs if h.files.local), key=lambda h: h.files.name)
+    rows = [_pack_row(h, problems) for h in local]
+    versions: dict[str, int] = {}
+    for r in rows:
+        if r["index_version"] is not None:
+            versions[str(r["index_version"])] = versions.get(str(r["index_version"]), 0) + 1
+    scan = _local_scan(store)
+    orphans = list(scan.orphans) if scan is not None else []
+    for name in orphans:
+        problems.add("packs", kind="pack-orphan", severity="warning",
+                     message=f"{name} has no {'.pack' if name.endswith('.idx') else '.idx'} beside it; not used",
+                     path=os.path.join(scan.pack_dir, name),
+                     remedy="Remove the stray file, or restore its partner (git index-pack PACK writes an .idx).")
+    return {
+        "count": len(rows),
+        "objects": sum(r["objects"] or 0 for r in rows),
+        "pack_bytes": sum(r["pack_bytes"] for r in rows),
+        "index_bytes": sum(r["index_bytes"] or 0 for r in rows),
+        "index_versions": dict(sorted(versions.items())),
+        "keep": sum(r["keep"] for r in rows),
+        "promisor": sum(r["promisor"] for r in rows),
+        "bitmap": sum(r["bitmap"] for r in rows),
+        "rev": sum(r["rev"] for r in rows),
+        "orphans": orphans,
+        "list": rows,
+    }
+
+
+def _loose_counts(store, objects_dir: str) -> list[int]:
+    cache = store.loose_cache(objects_dir)
+    return [len(cache.entries(sub)) for sub in range(256)]
+
+
+def _also_packed(store, objects_dir: str) -> int | None:
+    """Loose objects that a pack holds too (git count-objects' prune-packable)."""
+    cache = store.loose_cache(objects_dir)
+    ids = [oid for sub in range(256) for oid in cache.entries(sub)]
+    packs = store.packs
+    if len(ids) * max(1, len(packs)) > PRUNE_PACKABLE_BUDGET:
+        return None
+    n = 0
+    for oid in ids:
+        for h in packs:
+            try:
+                if h.index.find(oid) >= 0:
+                    n += 1
+                    break
+            except PackscopeError:
+                continue
+    return n
+
+
+def _loose(store, problems: _Problems) -> dict:
+    counts = _loose_counts(store, store.objects_dir)
+    used = [c for c in counts if c]
+    total = sum(counts)
+    busiest = max(range(256), key=lambda i: counts[i]) if total else None
+    return {
+        "objects": total,
+        "subdirectories_used": len(used),
+        "per_subdirectory": {
+            "min": min(counts),
+            "max": max(counts),
+            "mean": round(total / 256, 3),
+            "min_used": min(used) if used else 0,
+        },
+        "busiest": f"{busiest:02x}" if busiest is not None else None,
+        "also_packed": _also_packed(store, store.objects_dir),
+    }
+
+
+def _midx(store, problems: _Problems) -> dict | None:
+    from core.midx import MultiPackIndex
+
+    pack_dir = os.path.join(store.objects_dir, "pack")
+    try:
+        m = MultiPackIndex.discover(pack_dir, store.fmt)
+    except PackscopeError as e:
+        problems.add("multi-pack-index", e)
+        return None
+    if m is None:
+        return None
+    out = {"path": m.path, "chain": m.is_chain, "layers": None, "packs": None, "objects": None,
+           "packs_missing": [], "used_by_store": any(os.path.dirname(x.path) == pack_dir for x in store.midxs)}
+    try:
+        m.open()
+        out.update(layers=len(m.layers), packs=m.num_packs, objects=m.num_objects)
+        present = set(os.listdir(pack_dir))
+        out["packs_missing"] = [n for n in m.pack_names
+                                if (n.removesuffix(".idx")) + ".pack" not in present]
+        for n in out["packs_missing"]:
+            problems.add("multi-pack-index", kind="midx-pack-missing", severity="warning",
+                         message=f"the multi-pack-index covers {n}, which is not in the pack directory",
+                         path=m.path, remedy="Rewrite it: git multi-pack-index write.")
+    except (PackscopeError, OSError) as e:
+        if isinstance(e, PackscopeError):
+            problems.add("multi-pack-index", e)
+    finally:
+        m.close()
+    return out
+
+
+def _commit_graph(store, problems: _Problems) -> dict:
+    from core.commit_graph import CommitGraph
+
+    out = {"present": False, "kind": None, "path": None, "layers": 0, "commits": 0,
+           "bloom_filters": False, "bloom_layers": 0, "bloom_settings": None, "generation_data": False}
+    single = os.path.join(store.objects_dir, "info", "commit-graph")
+    chain = os.path.join(store.objects_dir, "info", "commit-graphs", "commit-graph-chain")
+    if not (os.path.isfile(single) or os.path.isfile(chain)):
+        return out
+    out.update(present=True, kind="single" if os.path.isfile(single) else "chain",
+               path=single if os.path.isfile(single) else chain)
+    try:
+        graph = CommitGraph.open(store.objects_dir, store.fmt)
+    except PackscopeError as e:
+        problems.add("commit-graph", e)
+        return out
+    if graph is None:
+        return out
+    try:
+        bloom = [layer for layer in graph.layers if layer.has_bloom]
+        settings = bloom[-1].bloom_settings if bloom else None
+        out.update(
+            layers=len(graph.layers),
+            commits=graph.num_commits,
+            bloom_filters=bool(bloom),
+            bloom_layers=len(bloom),
+            bloom_settings=None if settings is None else {
+                "hash_version": settings.hash_version, "num_hashes": settings.num_hashes,
+                "bits_per_entry": settings.bits_per_entry},
+            generation_data=graph.uses_corrected_dates,
+        )
+        for layer in graph.layers:
+            if getattr(layer, "bloom_unusable", None):
+                problems.add("commit-graph", kind="commit-graph-bloom", severity="warning", path=layer.path,
+                             message=f"Bloom filters ignored: {layer.bloom_unusable}",
+                             remedy="Rewrite it: git commit-graph write --reachable --changed-paths.")
+    finally:
+        graph.close()
+    return out
+
+
+def _alternates(session, problems: _Problems) -> list[dict]:
+    store, repo = session.store, session.repo
+    from_env = {os.path.realpath(str(p)) for p in repo.env_alternates}
+    out = []
+    for d in store.object_dirs[1:]:
+        packs = [h for h in store.packs if os.path.dirname(os.path.dirname(h.files.base)) == d]
+        objects = 0
+        for h in packs:
+            try:
+                objects += h.index.open().num_objects
+            except PackscopeError as e:
+                problems.add("alternates", e)
+        out.append({
+            "path": d,
+            "source": "environment" if os.path.realpath(d) in from_env else "objects/info/alternates",
+            "packs": len(packs),
+            "packed_objects": objects,
+            "loose_objects": sum(_loose_counts(store, d)),
+        })
+    return out
+
+
+def _promised_counts(store) -> dict | None:
+    """How many ids the promisor packs reference from outside themselves,
+    and how many of those the store lacks (git would fetch them on demand)."""
+    import time
+
+    promisor = store.promisor
+    if promisor is None:
+        return None
+    t0 = time.perf_counter()
+    promisor.build()
+    absent = sum(1 for oid in promisor.referenced() if not store.contains(oid, quick=True))
+    return {"referenced": len(promisor), "absent": absent, "skipped": promisor.stats.skipped,
+            "seconds": round(time.perf_counter() - t0, 3)}
+
+
+def _promisor(repo, store, problems: _Problems, promised: bool = False) -> dict:
+    from core.errors import ConfigError
+
+    try:
+        names = repo.promisor_remotes()
+    except ConfigError as e:
+        problems.add("promisor", e)
+        names = []
+    remotes = [{"name": n, "url": repo.config.get("remote", "url", n),
+                "filter": repo.config.get("remote", "partialclonefilter", n)} for n in names]
+    packs = sorted(h.files.name for h in store.packs if h.files.promisor)
+    if packs and not names:
+        problems.add("promisor", kind="promisor-without-remote", severity="warning",
+                     message=f"{len(packs)} pack(s) are marked .promisor but no promisor remote is configured: "
+                             "objects they reference count as missing, as in git",
+                     path=os.path.join(store.objects_dir, "pack"),
+                     remedy="Set remote.NAME.promisor = true (and extensions.partialClone) if this is a partial clone.")
+    return {"partial_clone": bool(names), "remotes": remotes, "packs": packs,
+            "promised": _promised_counts(store) if promised else None}
+
+
+def _namespace(name: str) -> str:
+    parts = name.split("/")
+    return "/".join(parts[:2]) if len(parts) > 2 else name
+
+
+def _head(refs, name: str, problems: _Problems, label: str) -> dict:
+    out = {"symref": None, "oid": None, "detached": False, "unborn": False}
+    try:
+        head = refs.read(name)
+        if head is None:
+            raise BadRefError(f"{label} does not exist", kind="ref-not-found", path=_path(refs.ref_path(name)))
+        if head.symref is None:
+            out.update(oid=head.oid.hex(), detached=True)
+            return out
+        out["symref"] = head.symref
+        if refs.read(head.symref) is None:
+            out["unborn"] = True
+            return out
+        out["oid"] = refs.follow(name)[-1].oid.hex()
+    except BadRefError as e:
+        problems.add("refs", e, message=f"{label}: {e.message}")
+    return out
+
+
+def _refs(session, problems: _Problems) -> dict:
+    refs = session.refs
+    total = loose = packed = symbolic = 0
+    namespaces: dict[str, int] = {}
+    for ref in refs.iter_refs("refs/"):
+        if ref.symref is not None:
+            try:
+                refs.follow(ref.name)
+            except BadRefError as e:
+                problems.add("refs", e, message=f"{ref.name}: {e.message}")
+                continue  # git for-each-ref leaves out what does not resolve
+            symbolic += 1
+        total += 1
+        if ref.source == "packed":
+            packed += 1
+        else:
+            loose += 1
+        ns = _namespace(ref.name)
+        namespaces[ns] = namespaces.get(ns, 0) + 1
+    for e in refs.problems:
+        problems.add("refs", e)
+    return {
+        "total": total,
+        "loose": loose,
+        "packed": packed,
+        "symbolic": symbolic,
+        "namespaces": dict(sorted(namespaces.items())),
+        "packed_refs": {"present": refs.packed_path.is_file(), "traits": sorted(refs.packed_traits)},
+        "head": _head(refs, "HEAD", problems, "HEAD"),
+    }
+
+
+def _worktrees(session, problems: _Problems) -> list[dict]:
+    repo, refs = session.repo, session.refs
+    if repo.is_linked_worktree:
+        common = repo.common_dir
+        main_path = common.parent if common.name == ".git" else common
+        main_bare = False
+    else:
+        main_path = repo.work_tree if repo.work_tree is not None else repo.git_dir
+        main_bare = repo.bare
+    main_ref = "main-worktree/HEAD" if repo.is_linked_worktree else "HEAD"
+    out = [{
+        "name": None, "path": str(main_path), "main": True, "bare": main_bare, "current": not repo.is_linked_worktree,
+        "head": None if main_bare else _head(refs, main_ref, problems, "HEAD of the main worktree"),
+        "locked": False, "prunable": False,
+    }]
+    for wt in repo.worktrees():
+        out.append({
+            "name": wt.name, "path": _path(wt.work_tree), "main": False, "bare": False,
+            "current": repo.git_dir == wt.git_dir,
+            "head": _head(refs, f"worktrees/{wt.name}/HEAD", problems, f"HEAD of worktree {wt.name}"),
+            "locked": wt.locked, "prunable": wt.prunable,
+        })
+        if wt.prunable:
+            problems.add("worktrees", kind="worktree-prunable", severity="warning", path=str(wt.git_dir),
+                         message=f"worktree {wt.name}: its work tree is gone ({_path(wt.work_tree)})",
+                         remedy="git worktree prune removes its administrative files.")
+    return out
+
+
+# --- rendering ------------------------------------------------------------------------
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "?"
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+def _head_text(head: dict | None) -> str:
+    if head is None:
+        return "(bare)"
+    if head["symref"] and head["unborn"]:
+        return f"{head['symref']} (unborn)"
+    short = (head["oid"] or "?")[:12]
+    if head["symref"]:
+        return f"{head['symref']} → {short}"
+    if head["oid"]:
+        return f"detached at {short}"
+    return "(unreadable)"
+
+
+def render(info: dict) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    c = Console(highlight=False, soft_wrap=True)
+
+    def section(title: str) -> Table:
+        t = Table(title=f"[bold]{title}[/]", title_justify="left", show_header=False, box=None, padding=(0, 2))
+        t.add_column(style="dim", no_wrap=True)
+        t.add_column()
+        return t
+
+    def yes(v: bool) -> str:
+        return "yes" if v else "no"
+
+    r = info["repository"]
+    t = section("repository")
+    t.add_row("git dir", escape(r["git_dir"]))
+    if r["common_dir"] != r["git_dir"]:
+        t.add_row("common dir", escape(r["common_dir"]))
+    t.add_row("work tree", escape(r["work_tree"] or "(bare)"))
+    t.add_row("object format", info["object_format"])
+    t.add_row("format version", str(r["format_version"])
+              + (f"  extensions: {escape(', '.join(f'{k}={v}' for k, v in r['extensions'].items()))}"
+                 if r["extensions"] else ""))
+    c.print(t)
+
+    p = info["packs"]
+    t = section("packs")
+    t.add_row("packs", f"{p['count']}, {p['objects']} objects, {_size(p['pack_bytes'])} "
+              f"(+ {_size(p['index_bytes'])} of indexes)")
+    if p["index_versions"]:
+        t.add_row("index versions", ", ".join(f"v{v}: {n}" for v, n in p["index_versions"].items()))
+    t.add_row("companions", f".keep {p['keep']}  .promisor {p['promisor']}  .bitmap {p['bitmap']}  .rev {p['rev']}")
+    if p["orphans"]:
+        t.add_row("orphans", escape(", ".join(p["orphans"])))
+    c.print(t)
+    if p["list"]:
+        lt = Table(box=None, padding=(0, 1), header_style="dim")
+        for col in ("pack", "objects", "size", "idx", "flags"):
+            lt.add_column(col, justify="right" if col in ("objects", "size") else "left")
+        shown = p["list"][:20]
+        for row in shown:
+            flags = " ".join(f for f in ("keep", "promisor", "bitmap", "rev", "in_midx") if row[f])
+            lt.add_row(escape(row["name"]), str(row["objects"] if row["objects"] is not None else "?"),
+                       _size(row["pack_bytes"]), f"v{row['index_version']}" if row["index_version"] else "?",
+                       flags.replace("in_midx", "midx"))
+        c.print(lt)
+        if len(p["list"]) > len(shown):
+            c.print(f"  … and {len(p['list']) - len(shown)} more packs (--json lists them all)")
+
+    lo = info["loose"]
+    t = section("loose objects")
+    per = lo["per_subdirectory"]
+    t.add_row("objects", f"{lo['objects']} in {lo['subdirectories_used']} of 256 subdirectories")
+    if lo["objects"]:
+        t.add_row("per subdirectory", f"min {per['min']}, max {per['max']} (objects/{lo['busiest']}), "
+                  f"mean {per['mean']:.1f}")
+    if lo["also_packed"]:
+        t.add_row("also packed", f"{lo['also_packed']} (git prune-packed would remove them)")
+    c.print(t)
+
+    m = info["multi_pack_index"]
+    t = section("multi-pack-index")
+    if m is None:
+        t.add_row("present", "no")
+    else:
+        t.add_row("present", f"yes, a chain of {m['layers']} layers" if m["chain"] else "yes")
+        t.add_row("covers", f"{m['packs']} packs, {m['objects']} objects")
+        if m["packs_missing"]:
+            t.add_row("missing packs", escape(", ".join(m["packs_missing"])))
+    c.print(t)
+
+    g = info["commit_graph"]
+    t = section("commit-graph")
+    if not g["present"]:
+        t.add_row("present", "no")
+    else:
+        t.add_row("present", "yes, " + ("a single file" if g["kind"] == "single" else f"a chain of {g['layers']} layers"))
+        t.add_row("commits", str(g["commits"]))
+        t.add_row("Bloom filters", f"{yes(g['bloom_filters'])}"
+                  + (f" ({g['bloom_layers']} of {g['layers']} layers)" if g["kind"] == "chain" and g["bloom_filters"]
+                     else ""))
+        t.add_row("generation data", "corrected commit dates" if g["generation_data"] else "topological levels")
+    c.print(t)
+
+    if info["alternates"]:
+        t = section("alternates")
+        for a in info["alternates"]:
+            t.add_row(escape(a["path"]), f"{a['packs']} packs ({a['packed_objects']} objects), "
+                      f"{a['loose_objects']} loose  [dim]({a['source']})[/]")
+        c.print(t)
+
+    pr = info["promisor"]
+    if pr["partial_clone"] or pr["packs"]:
+        t = section("partial clone")
+        for rem in pr["remotes"]:
+            t.add_row("promisor remote", escape(f"{rem['name']}  {rem['url'] or ''}"
+                                                + (f"  filter {rem['filter']}" if rem["filter"] else "")))
+        t.add_row("promisor packs", escape(", ".join(pr["packs"])) or "none")
+        if pr["promised"] is not None:
+            t.add_row("promised", f"{pr['promised']['absent']} objects absent here that the promisor remote has "
+                      f"(of {pr['promised']['referenced']} the promisor packs reference)")
+        elif pr["partial_clone"]:
+            t.add_row("promised", "absent objects the promisor packs reference are fetched by git on demand "
+                      "(--promised counts them)")
+        c.print(t)
+
+    rf = info["refs"]
+    t = section("refs")
+    t.add_row("HEAD", escape(_head_text(rf["head"])))
+    t.add_row("refs", f"{rf['total']} ({rf['loose']} loose, {rf['packed']} packed, {rf['symbolic']} symbolic)")
+    for ns, n in rf["namespaces"].items():
+        t.add_row(f"  {escape(ns)}", str(n))
+    c.print(t)
+
+    wts = info["worktrees"]
+    if len(wts) > 1:
+        t = section("worktrees")
+        for w in wts:
+            label = "main" if w["main"] else w["name"]
+            extra = "".join(f"  [yellow]{k}[/]" for k in ("locked", "prunable") if w[k])
+            t.add_row(escape(label) + (" *" if w["current"] else ""),
+                      f"{escape(w['path'] or '?')}  {escape(_head_text(w['head']))}{extra}")
+        c.print(t)
+
+    probs = info["problems"]
+    if probs:
+        t = Table(title=f"[bold red]problems ({len(probs)})[/]", title_justify="left", box=None, padding=(0, 1),
+                  header_style="dim")
+        for col in ("area", "kind", "what", "remedy"):
+            t.add_column(col)
+        for pb in probs:
+            what = pb["message"] + (f"  [{pb['path']}]" if pb["path"] else "")
+            t.add_row(pb["area"], pb["kind"], escape(what), escape(pb["remedy"] or ""))
+        c.print(t)

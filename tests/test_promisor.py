@@ -1,0 +1,296 @@
+"""Partial clones: promised objects (core.promisor), and what cat-file,
+lookup and info say of them.  git runs with GIT_NO_LAZY_FETCH=1 (tests.repos
+sets it), so nothing is ever fetched."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from core.errors import CancelledError, MissingObjectError, PromisedObjectError
+from core.promisor import PromisorSet, is_partial_clone, referenced_ids
+from inspector.session import open_session
+from tests.cli import packscope
+from tests.repos import git, git_env, git_text, pack_files
+
+
+def _source(root, object_format="sha1"):
+    src = root / f"promisor-src-{object_format}"
+    git("init", "-q", "-b", "main", f"--object-format={object_format}", src)
+    for i in range(4):
+        (src / f"f{i}.txt").write_text(f"file {i}\n" * (i + 1))
+        (src / "dir").mkdir(exist_ok=True)
+        (src / "dir" / "g.txt").write_text(f"version {i}\n")
+        git("add", "-A", cwd=src)
+        git("commit", "-q", "-m", f"commit {i}", cwd=src)
+    git("tag", "-a", "-m", "a tag", "v1", "HEAD~1", cwd=src)
+    git("tag", "-a", "-m", "a blob tag", "blob-tag", "HEAD~2:f0.txt", cwd=src)
+    git("config", "uploadpack.allowFilter", "true", cwd=src)
+    git("config", "uploadpack.allowAnySHA1InWant", "true", cwd=src)
+    return src
+
+
+@pytest.fixture(scope="module", params=["sha1", "sha256"])
+def partial(request, tmp_path_factory):
+    """(source, clone): a blob:none clone (no checkout, so nothing was fetched
+    lazily), plus one blob fetched explicitly into a second promisor pack."""
+    root = tmp_path_factory.mktemp("promisor")
+    src = _source(root, request.param)
+    clone = root / "clone"
+    git("clone", "-q", "--filter=blob:none", "--no-local", "--no-checkout", f"file://{src}", clone)
+    fetched = git_text("rev-parse", "HEAD:f3.txt", cwd=src).strip()
+    git("fetch", "-q", "origin", fetched, cwd=clone)
+    return src, clone
+
+
+def all_blobs(src) -> set[str]:
+    out = git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)", cwd=src)
+    return {line.split()[0] for line in out.splitlines() if line.endswith(" blob")}
+
+
+def missing_in_clone(clone) -> set[str]:
+    """What git itself lists as missing (every one of them promised)."""
+    out = git_text("rev-list", "--objects", "--all", "--missing=print", cwd=clone)
+    return {line[1:] for line in out.splitlines() if line.startswith("?")}
+
+
+def test_the_clone_is_a_partial_clone(partial):
+    _src, clone = partial
+    session = open_session(str(clone))
+    try:
+        assert is_partial_clone(session.repo) and session.store.partial_clone
+        promisor_packs = [h for h in session.store.packs if h.files.promisor]
+        assert len(promisor_packs) == len(pack_files(clone / ".git")) == 2
+    finally:
+        session.close()
+
+
+def test_every_object_git_finds_missing_is_promised_and_nothing_else_is(partial):
+    src, clone = partial
+    missing = missing_in_clone(clone)
+    assert missing, "a blob:none clone leaves blobs out"
+    blobs = all_blobs(src)
+    assert missing <= blobs
+    session = open_session(str(clone))
+    try:
+        store = session.store
+        promised = PromisorSet(store)
+        assert not promised.built
+        for hexid in missing:
+            assert promised.is_promised(bytes.fromhex(hexid)), hexid
+        assert promised.built and len(promised) >= len(missing)
+        # Objects present in promisor packs are promised too (git's rule) ...
+        for hexid in git_text("rev-list", "--objects", "--all", "--missing=allow-promisor", cwd=clone).split()[::3]:
+            if len(hexid) == len(next(iter(missing))):
+                assert promised.is_promised(bytes.fromhex(hexid))
+        # ... an id nothing references is not.
+        assert not promised.is_promised(bytes.fromhex("ab" * store.fmt.rawsz))
+        assert promised.stats.packs == 2 and promised.stats.skipped == 0
+        assert promised.stats.parsed > 0 and promised.stats.objects >= promised.stats.parsed
+    finally:
+        session.close()
+
+
+def test_the_store_raises_promised_not_missing(partial):
+    _src, clone = partial
+    blob = bytes.fromhex(min(missing_in_clone(clone)))
+    session = open_session(str(clone))
+    try:
+        for read in (session.store.read, session.store.read_header, session.store.object_info):
+            with pytest.raises(PromisedObjectError) as e:
+                read(blob)
+            assert e.value.kind == "promised" and e.value.oid == blob.hex()
+        with pytest.raises(MissingObjectError):
+            session.store.read(bytes.fromhex("cd" * session.fmt.rawsz))
+        with pytest.raises(PromisedObjectError) as e:
+            session.resolve("HEAD~1:dir/g.txt")
+        assert "HEAD~1:dir/g.txt" in e.value.message and "promisor remote" in e.value.message
+        assert session.store.is_promised(blob)
+    finally:
+        session.close()
+
+
+def test_without_a_promisor_remote_nothing_is_promised(partial, tmp_path):
+    import shutil
+
+    _src, clone = partial
+    copy = tmp_path / "no-remote"
+    shutil.copytree(clone, copy)
+    git("config", "--unset", "remote.origin.promisor", cwd=copy)
+    git("config", "--unset", "extensions.partialclone", cwd=copy, check=False)
+    blob = bytes.fromhex(min(missing_in_clone(clone)))
+    session = open_session(str(copy))
+    try:
+        assert not session.store.partial_clone and session.store.promisor is None
+        assert not session.store.is_promised(blob)
+        with pytest.raises(MissingObjectError):
+            session.store.read(blob)
+    finally:
+        session.close()
+    doc = json.loads(packscope("-C", copy, "info", "--json").stdout)
+    assert not doc["promisor"]["partial_clone"] and len(doc["promisor"]["packs"]) == 2
+    assert [p["kind"] for p in doc["problems"]] == ["promisor-without-remote"]
+
+
+def test_a_normal_repository_never_builds_the_set(packed_repo):
+    session = open_session(str(packed_repo))
+    try:
+        with pytest.raises(MissingObjectError):
+            session.store.read(b"\x12" * 20)
+        assert session.store._promisor is None
+    finally:
+        session.close()
+
+
+def test_progress_is_reported_and_cancel_keeps_nothing(partial):
+    _src, clone = partial
+    session = open_session(str(clone))
+    try:
+        calls = []
+        promised = PromisorSet(session.store, progress=lambda done, total, phase: calls.append((done, total, phase)))
+        promised.build()
+        assert calls[0][0] == 0 and calls[-1][0] == calls[-1][1] > 0 and {c[2] for c in calls} == {"promised objects"}
+        stopped = PromisorSet(session.store)
+        with pytest.raises(CancelledError):
+            stopped.build(cancel=lambda: True)
+        assert not stopped.built and len(stopped) == 0
+        assert stopped.is_promised(bytes.fromhex(min(missing_in_clone(clone))))  # builds on demand later
+    finally:
+        session.close()
+
+
+def test_referenced_ids_of_each_type(partial):
+    src, clone = partial
+    session = open_session(str(clone))
+    try:
+        fmt = session.fmt
+
+        def refs_of(rev):
+            oid = session.resolve(rev)
+            return [r.hex() for r in referenced_ids(*session.store.read(oid), fmt)]
+
+        assert refs_of("HEAD") == [git_text("rev-parse", r, cwd=src).strip() for r in ("HEAD^{tree}", "HEAD~1")]
+        assert refs_of("v1") == [git_text("rev-parse", "v1^{}", cwd=src).strip()]
+        tree = git_text("ls-tree", "HEAD", cwd=src).splitlines()
+        assert refs_of("HEAD^{tree}") == [line.split()[2] for line in tree]
+    finally:
+        session.close()
+
+
+# --- the CLI -------------------------------------------------------------------------------------
+
+
+def test_cat_file_prints_missing_for_promised_objects(partial):
+    _src, clone = partial
+    blob = min(missing_in_clone(clone))
+    present = [git_text("rev-parse", r, cwd=clone).strip() for r in ("HEAD", "HEAD^{tree}", "HEAD:f3.txt")]
+    # (A blob a tag points at is sent even with blob:none: only blobs of trees are left out.)
+    ordinary = ["HEAD", "HEAD^{tree}", "v1", "v1^{}", "HEAD:dir", "HEAD:f3.txt", "blob-tag^{}", "HEAD~2:f0.txt",
+                "ef" * (len(blob) // 2), "nope"]
+    promised = [blob, "HEAD~1:dir/g.txt", "HEAD:f1.txt", "HEAD~3:f2.txt"]
+    stdin = "".join(r + "\n" for r in ordinary + promised)
+    p = packscope("-C", clone, "cat-file", "--batch-check", input=stdin)
+    got = p.stdout.decode().splitlines()
+    # Objects the clone has, and plain misses: exactly git's lines.
+    want = git("cat-file", "--batch-check", cwd=clone, input="".join(r + "\n" for r in ordinary)).decode().splitlines()
+    assert got[:len(ordinary)] == want
+    assert {line.split()[0] for line in want[:3]} <= set(present) | {git_text("rev-parse", "v1", cwd=clone).strip()}
+    # Promised objects: "missing", as git reports an object it may not fetch.
+    assert got[len(ordinary):] == [f"{r} missing" for r in promised]
+    assert b"never fetches" in p.stderr and b"Traceback" not in p.stderr
+    for r in promised:
+        g = subprocess.run(["git", "cat-file", "--batch-check"], cwd=clone, input=(r + "\n").encode(),
+                           capture_output=True, env=git_env(), check=False)
+        # git 2.39 dies ("could not fetch … from promisor remote"); either way it has no such object.
+        assert g.stdout in (b"", f"{r} missing\n".encode()), r
+        assert g.stdout or b"could not fetch" in g.stderr
+    single = packscope("-C", clone, "cat-file", "-t", blob, check=False)
+    assert single.returncode == 128 and b"promisor remote promises it" in single.stderr
+    assert packscope("-C", clone, "cat-file", "-e", blob).returncode == 1
+
+
+def test_lookup_json_says_promised(partial):
+    _src, clone = partial
+    blob = min(missing_in_clone(clone))
+    absent = "ef" * (len(blob) // 2)
+    lines = packscope("-C", clone, "lookup", "--json", blob, "HEAD~1:dir/g.txt", absent, "HEAD").stdout.splitlines()
+    by_blob, by_path, plain, head = (json.loads(x) for x in lines)
+    for d in (by_blob, by_path):
+        assert not d["found"] and d["promised"] is True and d["error"] == "promised" and d["source"] is None
+    assert by_path["oid"] == git_text("rev-parse", "HEAD~1:dir/g.txt", cwd=clone).strip()
+    assert not plain["found"] and plain["promised"] is False and "error" not in plain
+    assert head["found"] and "promised" not in head
+    people = packscope("-C", clone, "lookup", blob).stdout.decode()
+    assert "promised" in people
+
+
+def test_info_lists_the_promisor_remote_and_packs(partial):
+    src, clone = partial
+    doc = json.loads(packscope("-C", clone, "info", "--json").stdout)
+    pr = doc["promisor"]
+    assert pr["partial_clone"] is True
+    assert pr["remotes"] == [{"name": "origin", "url": f"file://{src}", "filter": "blob:none"}]
+    assert pr["packs"] == sorted(p.stem for p in (clone / ".git" / "objects" / "pack").glob("*.promisor"))
+    assert doc["packs"]["promisor"] == 2 and doc["problems"] == [] and pr["promised"] is None
+    counted = json.loads(packscope("-C", clone, "info", "--json", "--promised").stdout)["promisor"]["promised"]
+    assert counted["absent"] == len(missing_in_clone(clone)) and counted["referenced"] >= counted["absent"]
+    assert counted["skipped"] == 0
+    out = packscope("-C", clone, "info").stdout.decode()
+    assert "promisor remote" in out and "origin" in out and "blob:none" in out
+
+
+def test_chunked_runs_merge_into_the_same_compact_set(partial, monkeypatch):
+    import core.promisor as promisor_module
+
+    _src, clone = partial
+    session = open_session(str(clone))
+    try:
+        whole = PromisorSet(session.store)
+        whole.build()
+        monkeypatch.setattr(promisor_module, "CHUNK_IDS", 3)
+        chunked = PromisorSet(session.store)
+        chunked.build()
+        ids = list(chunked.referenced())
+        assert ids == list(whole.referenced()) == sorted(set(ids)) and len(ids) == len(whole)
+        assert all(len(i) == session.fmt.rawsz for i in ids)
+    finally:
+        session.close()
+
+
+def test_a_promisor_pack_fetched_later_is_read_on_the_next_question(partial, tmp_path):
+    import shutil
+
+    src, clone = partial
+    copy = tmp_path / "later"
+    shutil.copytree(clone, copy)
+    session = open_session(str(copy))
+    try:
+        promised = session.store.promisor
+        promised.build()
+        assert promised.stats.packs == 2
+        later = git_text("rev-parse", "HEAD~1:dir/g.txt", cwd=src).strip()
+        assert promised.is_promised(bytes.fromhex(later))
+        git("fetch", "-q", "origin", later, cwd=copy)
+        session.store.rescan()
+        assert not promised.built
+        assert session.store.read(bytes.fromhex(later))[1] == b"version 2\n"
+        assert promised.is_promised(bytes.fromhex(later)) and promised.built and promised.stats.packs == 3
+    finally:
+        session.close()
+
+
+def test_a_bad_promisor_setting_is_a_problem_not_a_failure(partial, tmp_path):
+    import shutil
+
+    _src, clone = partial
+    copy = tmp_path / "bad-setting"
+    shutil.copytree(clone, copy)
+    git("config", "remote.origin.promisor", "perhaps", cwd=copy)
+    git("config", "--unset", "extensions.partialclone", cwd=copy, check=False)
+    p = packscope("-C", copy, "info", "--json")
+    doc = json.loads(p.stdout)
+    assert p.returncode == 0 and not doc["promisor"]["partial_clone"]
+    assert "bad-config" in [pb["kind"] for pb in doc["problems"]]
+    assert packscope("-C", copy, "cat-file", "-t", "HEAD").stdout == b"commit\n"
