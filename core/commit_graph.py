@@ -534,15 +534,18 @@ def _compare_with_object(rec: CommitRecord, read_object: ReadObject) -> str | No
     tree = None
     parents: list[bytes] = []
     time = None
-    for line in header.split(b"\n"):
-        if line.startswith(b"tree "):
-            tree = bytes.fromhex(line[5:].decode())
-        elif line.startswith(b"parent "):
-            parents.append(bytes.fromhex(line[7:].decode()))
-        elif line.startswith(b"committer "):
-            # "committer Name <email> TIME TZ": the time is after the last '>'.
-            fields = line.rsplit(b">", 1)[-1].split()
-            time = int(fields[0]) if fields else 0
+    try:
+        for line in header.split(b"\n"):
+            if line.startswith(b"tree "):
+                tree = bytes.fromhex(line[5:].decode())
+            elif line.startswith(b"parent "):
+                parents.append(bytes.fromhex(line[7:].decode()))
+            elif line.startswith(b"committer "):
+                # "committer Name <email> TIME TZ": the time is after the last '>'.
+                fields = line.rsplit(b">", 1)[-1].split()
+                time = int(fields[0]) if fields else 0
+    except ValueError:  # non-hex ids, a non-numeric time (UnicodeDecodeError is one too)
+        return "the commit object is malformed, so the graph cannot agree with it"
     if tree != rec.tree:
         return f"tree {rec.tree.hex()} in the graph, {tree.hex() if tree else None} in the commit"
     if tuple(parents) != rec.parents:

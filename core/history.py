@@ -15,31 +15,37 @@ the places where git's answer depends on *when* it learns things:
   uninteresting and five more (git's SLOP) commits confirm it — so with
   clock skew the same commits leak through as in git.
 * ``--date-order`` and ``--topo-order`` also walk limited and then sort
-  (git's ``sort_in_topological_order``: a date heap or a LIFO stack).
+  (git's ``sort_in_topological_order``: a date heap or a LIFO stack) —
+  unless there are generation numbers (``generation_numbers=True``: a
+  commit-graph feeds ``commit_info``) and no exclusions: then git's
+  incremental topological walk (core.topo_walk) streams them, and its order
+  can differ from the sort's (with ``--first-parent`` it counts first
+  parents only).
 * Path limiting uses git's default simplification: a commit TREESAME to a
   parent is hidden, a merge TREESAME to some relevant parent keeps only that
   parent (so only that side is walked), a root commit with nothing under the
   paths is hidden.
 
-Only the unlimited default walk streams: its first commits come out after
-reading a handful of objects, however long the history.  Limited walks (as in
-git) must see every interesting commit before the first is shown.
+Unlimited walks stream: their first commits come out after reading a
+handful of objects, however long the history.  Limited walks (as in git)
+must see every interesting commit before the first is shown.
 
-Commit data comes from ``commit_info(oid)`` when given (a commit-graph:
-``(tree, parents, commit_time[, generation])`` or None when it does not know
-the commit), else from the object store via :func:`commit_header_fast`.
+Commit data comes from ``commit_info(oid)`` when given (a commit-graph or
+core.commit_reader: ``(tree, parents, commit_time[, generation])``, or None
+when it does not know the commit), else from the object store via
+:func:`commit_header_fast`.  A commit without a generation has git's
+GENERATION_NUMBER_INFINITY.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from heapq import heappop, heappush
 from itertools import islice
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from core.errors import CorruptObjectError, LookupFailedError
 from core.objects import commit_header_fast, parse_tag
-from core.tree_diff import PathLimiter
+from core.topo_walk import GENERATION_INFINITY, incremental_topo_walk, sort_in_topological_order
 
 # Object flags, named after git's: the semantics follow revision.c.
 SEEN = 1 << 0  # queued once; never queued again
@@ -63,29 +69,38 @@ class Excluded(bytes):
     __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True)
-class WalkedCommit:
+class WalkedCommit(NamedTuple):
+    # A named tuple, not a dataclass: a walk builds one per commit shown,
+    # and a tuple is several times cheaper to make.
     oid: bytes
     tree: bytes
     parents: tuple[bytes, ...]  # as git shows them (a simplified merge keeps one)
     commit_time: int
 
 
+_tuple_new = tuple.__new__  # WalkedCommit without the Python-level __new__ of named tuples
+
+
 class _Node:
-    __slots__ = ("oid", "flags", "parents", "date", "tree")
+    __slots__ = ("oid", "flags", "parents", "poids", "date", "tree", "generation")
 
     def __init__(self, oid: bytes) -> None:
         self.oid = oid
         self.flags = 0
         self.parents: list[_Node] | None = None  # None until parsed, as in git
+        self.poids: tuple[bytes, ...] = ()  # the parents' ids, kept in step with parents
         self.date = 0
         self.tree: bytes | None = None
+        # git reads 0 for a commit named by a parsed graph commit but not
+        # parsed itself; parsing sets the real one (or infinity).
+        self.generation = 0
 
 
 def walk(store, starts: Iterable[bytes], *, exclude: Iterable[bytes] = (), order: str = "default",
          first_parent: bool = False, max_count: int | None = None, paths=None,
          commit_info: CommitInfo | None = None,
-         first_parent_unchanged: Callable[[bytes], bool] | None = None) -> Iterator[WalkedCommit]:
+         first_parent_unchanged: Callable[[bytes], bool] | None = None,
+         generation_numbers: bool = False) -> Iterator[WalkedCommit]:
     """Commits as ``git log`` lists them.
 
     ``starts`` are commit (or tag) ids; an :class:`Excluded` item among them
@@ -96,13 +111,15 @@ def walk(store, starts: Iterable[bytes], *, exclude: Iterable[bytes] = (), order
     ``first_parent_unchanged(oid)`` may answer True when a changed-path
     filter proves the commit changed none of ``paths`` against its first
     parent (git's Bloom-filter shortcut; False means "unknown").
+    ``generation_numbers`` says that ``commit_info`` gives generations for
+    the commits it knows (git's generation_numbers_enabled()).
     """
     if order not in ORDERS:
         raise ValueError(f"order must be one of {ORDERS}, not {order!r}")
     tips: list[tuple[bytes, bool]] = [(bytes(o), True) for o in exclude]
     tips += [(bytes(o), isinstance(o, Excluded)) for o in starts]
     w = _RevWalk(store, commit_info, first_parent, paths, first_parent_unchanged)
-    it = w.run(tips, order)
+    it = w.run(tips, order, generation_numbers and commit_info is not None)
     if max_count is not None and max_count >= 0:
         it = islice(it, max_count)
     return it
@@ -114,12 +131,18 @@ class _RevWalk:
         self.fmt = store.fmt
         self.commit_info = commit_info
         self.first_parent = first_parent
-        self.limiter = PathLimiter(store, paths) if paths else None
+        if paths:
+            from core.tree_entries import EntryPathLimiter  # (only path-limited walks compare trees)
+
+            self.limiter = EntryPathLimiter(store.read, store.fmt, paths)
+        else:
+            self.limiter = None
         self.hint = hint if self.limiter is not None else None
         self.nodes: dict[bytes, _Node] = {}
         self.queue: list = []  # heap of (-date, insertion number, node)
         self.inserted = 0
         self.interesting_queued = 0  # non-UNINTERESTING nodes in the queue
+        self.tag_data: dict[bytes, bytes] = {}  # tips read as tags, waiting to be peeled
 
     # --- commits ------------------------------------------------------------
 
@@ -129,21 +152,30 @@ class _RevWalk:
             node = self.nodes[oid] = _Node(oid)
         return node
 
-    def parse(self, node: _Node) -> None:
+    def parse(self, node: _Node, data: bytes | None = None) -> None:
+        """Fill in the commit (``data``: its content, when already read)."""
         if node.parents is not None:
             return
-        info = self.commit_info(node.oid) if self.commit_info is not None else None
+        info = self.commit_info(node.oid) if self.commit_info is not None and data is None else None
         if info is None:
-            typ, data = self.store.read(node.oid)
-            if typ != "commit":
-                raise CorruptObjectError(f"expected a commit, found a {typ}", oid=node.oid.hex())
-            tree, parents, date = commit_header_fast(data, self.fmt, node.oid)
+            if data is None:
+                typ, data = self.store.read(node.oid)
+                if typ != "commit":
+                    raise CorruptObjectError(f"expected a commit, found a {typ}", oid=node.oid.hex())
+            node.tree, parents, node.date = commit_header_fast(data, self.fmt, node.oid)
+            node.generation = GENERATION_INFINITY
         else:
-            tree, parents, date = info[0], info[1], info[2]
-        node.tree = tree
-        node.date = date
-        lookup = self.lookup
-        node.parents = [lookup(p) for p in parents]
+            node.tree, parents, node.date = info[0], info[1], info[2]
+            node.generation = info[3] if len(info) > 3 else GENERATION_INFINITY
+        node.poids = parents if type(parents) is tuple else tuple(parents)
+        nodes = self.nodes
+        out = []
+        for p in parents:  # lookup() inlined: this runs for every parent of every commit
+            n = nodes.get(p)
+            if n is None:
+                n = nodes[p] = _Node(p)
+            out.append(n)
+        node.parents = out
 
     def parse_gently(self, node: _Node) -> bool:
         try:
@@ -189,7 +221,7 @@ class _RevWalk:
 
     # --- setup ------------------------------------------------------------------
 
-    def run(self, tips: Sequence[tuple[bytes, bool]], order: str) -> Iterator[WalkedCommit]:
+    def run(self, tips: Sequence[tuple[bytes, bool]], order: str, generations: bool) -> Iterator[WalkedCommit]:
         # git parses every argument before it peels or marks anything ...
         pending = []
         for oid, excluded in tips:
@@ -202,7 +234,9 @@ class _RevWalk:
             pending.append((node, typ, excluded))
         # ... then, in argument order, peels tags and spreads exclusions.
         start: list[_Node] = []
-        limited = order != "default"
+        # git limits --topo-order/--date-order walks unless generation
+        # numbers allow the incremental walk.
+        limited = order != "default" and not generations
         for node, typ, excluded in pending:
             if typ == "tag":
                 node = self.peel(node.oid, excluded)
@@ -221,6 +255,8 @@ class _RevWalk:
                 node.flags |= SEEN
                 start.append(node)
         start.sort(key=lambda n: -n.date)  # stable, like git's merge sort
+        if not limited and order != "default":
+            return incremental_topo_walk(self, start, by_date=order == "date")
         for node in start:
             self.push(node)
         if not limited:
@@ -232,13 +268,19 @@ class _RevWalk:
             return "commit"
         if self.commit_info is not None and self.commit_info(node.oid) is not None:
             return "commit"  # parse() asks again: graphs answer cheaply
-        return self.store.read_header(node.oid)[0]
+        typ, data = self.store.read(node.oid)
+        if typ == "commit":
+            self.parse(node, data)  # one read, not two
+        elif typ == "tag":
+            self.tag_data[node.oid] = data  # peel() needs it next
+        return typ
 
     def peel(self, oid: bytes, excluded: bool) -> _Node | None:
         flags = UNINTERESTING | BOTTOM if excluded else 0
         for _ in range(64):
+            data = self.tag_data.pop(oid, None)
             try:
-                typ, data = self.store.read(oid)
+                typ, data = ("tag", data) if data is not None else self.store.read(oid)
             except LookupFailedError:
                 if excluded:
                     return None
@@ -258,7 +300,9 @@ class _RevWalk:
 
     # --- walking ---------------------------------------------------------------
 
-    def process_parents(self, node: _Node) -> None:
+    def process_parents(self, node: _Node, queue: bool = True) -> None:
+        """git's process_parents: simplify, parse the parents, queue the new
+        ones (``queue=False``: only mark them seen, for the topo walk)."""
         if node.flags & ADDED:
             return
         node.flags |= ADDED
@@ -281,7 +325,8 @@ class _RevWalk:
             self.parse(p)
             if not p.flags & SEEN:
                 p.flags |= SEEN
-                self.push(p)
+                if queue:
+                    self.push(p)
             if self.first_parent:
                 break
 
@@ -311,6 +356,7 @@ class _RevWalk:
                 if not relevant:
                     continue  # an uninteresting side must not hide the other sides
                 node.parents = [p]
+                node.poids = (p.oid,)
                 node.flags |= TREESAME
                 return
             if relevant:
@@ -331,14 +377,57 @@ class _RevWalk:
 
     def record(self, node: _Node) -> WalkedCommit:
         node.flags |= SHOWN
-        return WalkedCommit(node.oid, node.tree, tuple(p.oid for p in node.parents), node.date)
+        return WalkedCommit(node.oid, node.tree, node.poids, node.date)
 
     def stream(self) -> Iterator[WalkedCommit]:
-        while self.queue:
-            node = self.pop()
-            self.process_parents(node)
-            if self.shown(node):
-                yield self.record(node)
+        """The unlimited walk: nothing is uninteresting here (exclusions make
+        a walk limited), so the queue needs no bookkeeping beyond the heap,
+        and process_parents is spelled out — this loop runs once per commit
+        of the history."""
+        queue = self.queue
+        parse = self.parse
+        simplify = self.simplify if self.limiter is not None else None
+        first_parent = self.first_parent
+        counter = self.inserted
+        info = self.commit_info
+        nodes = self.nodes
+        while queue:
+            node = heappop(queue)[2]
+            flags = node.flags
+            if not flags & ADDED:
+                node.flags = flags = flags | ADDED
+                if simplify is not None:
+                    simplify(node)
+                    flags = node.flags
+                for p in node.parents:
+                    if p.parents is None:
+                        # parse(p), inlined for the common case: the hook knows the commit
+                        got = info(p.oid) if info is not None else None
+                        if got is None:
+                            parse(p)
+                        else:
+                            # (the stream never looks at generations)
+                            p.tree = got[0]
+                            grand = got[1]
+                            p.poids = grand if type(grand) is tuple else tuple(grand)
+                            p.date = got[2]
+                            ps = []
+                            for g in grand:
+                                n = nodes.get(g)
+                                if n is None:
+                                    n = nodes[g] = _Node(g)
+                                ps.append(n)
+                            p.parents = ps
+                    if not p.flags & SEEN:
+                        p.flags |= SEEN
+                        heappush(queue, (-p.date, counter, p))
+                        counter += 1
+                    if first_parent:
+                        break
+            if flags & SHOWN or (simplify is not None and flags & TREESAME):
+                continue
+            node.flags = flags | SHOWN
+            yield _tuple_new(WalkedCommit, (node.oid, node.tree, node.poids, node.date))
 
     def limited(self, order: str) -> Iterator[WalkedCommit]:
         for node in self.limit(order):
@@ -362,9 +451,9 @@ class _RevWalk:
             last_date = node.date
             kept.append(node)
         if order == "topo":
-            return _topo_sort(kept, by_date=False)
+            return sort_in_topological_order(kept, by_date=False)
         if order == "date":
-            return _topo_sort(kept, by_date=True)
+            return sort_in_topological_order(kept, by_date=True)
         return kept
 
     def still_interesting(self, last_date: int | None, slop: int) -> int:
@@ -376,48 +465,3 @@ class _RevWalk:
             return SLOP
         return slop - 1
 
-
-def _topo_sort(nodes: list[_Node], by_date: bool) -> list[_Node]:
-    """git's sort_in_topological_order: a parent comes out only after all
-    its children in the list; ready commits wait in a stack (graph order,
-    so a merge's last parent continues first) or a date heap (date order)."""
-    indegree: dict[_Node, int] = {n: 1 for n in nodes}
-    for n in nodes:
-        for p in n.parents:
-            d = indegree.get(p)
-            if d:
-                indegree[p] = d + 1
-    tips = [n for n in nodes if indegree[n] == 1]
-    out: list[_Node] = []
-    if by_date:
-        heap = []
-        counter = 0
-        for n in tips:
-            heappush(heap, (-n.date, counter, n))
-            counter += 1
-        while heap:
-            n = heappop(heap)[2]
-            for p in n.parents:
-                d = indegree.get(p)
-                if not d:
-                    continue
-                indegree[p] = d - 1
-                if d - 1 == 1:
-                    heappush(heap, (-p.date, counter, p))
-                    counter += 1
-            indegree[n] = 0
-            out.append(n)
-        return out
-    stack = tips[::-1]  # the first tip on top: tips come out in walk order
-    while stack:
-        n = stack.pop()
-        for p in n.parents:
-            d = indegree.get(p)
-            if not d:
-                continue
-            indegree[p] = d - 1
-            if d - 1 == 1:
-                stack.append(p)
-        indegree[n] = 0
-        out.append(n)
-    return out

@@ -11,8 +11,8 @@
   terminator after each ``tformat`` entry.
 
 Abbreviated ids come from an ``abbrev(oid) -> str`` callable, so the object
-store can make them unique; :func:`default_abbrev_len` and
-:class:`SortedAbbreviator` are git's rules for a given object list.
+store can make them unique (core.abbrev has git's rules: by the store's
+prefix search, or over a sorted list of ids).
 
 Messages in another ``encoding`` are converted to UTF-8 as git's default
 ``i18n.logOutputEncoding`` does; mailmap is not applied.
@@ -22,53 +22,17 @@ from __future__ import annotations
 
 import codecs
 import unicodedata
-from bisect import bisect_left
+from binascii import hexlify
 from typing import Callable, Iterable, Iterator
 
+from core.abbrev import FALLBACK_ABBREV, SortedAbbreviator, StoreAbbreviator, default_abbrev_len
 from core.objects import Commit, Ident, parse_commit, parse_ident
 
 Abbrev = Callable[[bytes], str]
 
-# --- abbreviations ---------------------------------------------------------------
-
-FALLBACK_ABBREV = 7
-
-
-def default_abbrev_len(object_count: int) -> int:
-    """git's core.abbrev=auto: about 2^n objects expect a collision at
-    2^(n/2), 4 bits per hex digit, at least 7.  ``object_count`` is git's
-    *approximate* count: objects in packs (loose objects are not counted)."""
-    if object_count <= 0:
-        return FALLBACK_ABBREV
-    bits = object_count.bit_length()  # = msb + 1
-    return max(FALLBACK_ABBREV, (bits + 1) // 2)
-
-
-class SortedAbbreviator:
-    """``abbrev(oid)`` over a sorted list of every object id: at least
-    ``min_len`` hex digits, lengthened until no other object shares them."""
-
-    def __init__(self, sorted_oids: list[bytes], min_len: int) -> None:
-        self.oids = sorted_oids
-        self.min_len = min_len
-
-    def __call__(self, oid: bytes) -> str:
-        hx = oid.hex()
-        need = self.min_len
-        i = bisect_left(self.oids, oid)
-        for j in (i - 1, i + 1 if i < len(self.oids) and self.oids[i] == oid else i):
-            if 0 <= j < len(self.oids) and self.oids[j] != oid:
-                need = max(need, _common_hex(hx, self.oids[j].hex()) + 1)
-        return hx[:need]
-
-
-def _common_hex(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
+# Abbreviations live in core.abbrev; these names stay importable from here.
+__all__ = ["FALLBACK_ABBREV", "SortedAbbreviator", "StoreAbbreviator", "default_abbrev_len", "UserFormat",
+           "format_medium", "format_date", "render_log", "subject_and_body"]
 
 
 # --- dates -----------------------------------------------------------------------
@@ -294,9 +258,16 @@ class UserFormat:
             raise ValueError(f"unsupported --pretty format {spec!r} (only medium and format strings)")
         self.empty = not spec
         self.ops = _compile(spec)
+        # Only ids asked for (%H %h %T %t %P %p): the walk knows them all,
+        # so a log need not read its commits at all.
+        self.needs_commit = any(kind == "atom" and value not in _WALK_ATOMS for kind, value, _ in self.ops)
 
-    def format(self, oid: bytes, commit: Commit, abbrev: Abbrev, parents: Iterable[bytes] | None = None) -> bytes:
-        ctx = _Context(oid, commit, abbrev, commit.parents if parents is None else tuple(parents))
+    def format(self, oid: bytes, commit: Commit | None, abbrev: Abbrev, parents: Iterable[bytes] | None = None,
+               tree: bytes | None = None) -> bytes:
+        """One entry.  ``commit`` may be None when not :attr:`needs_commit`
+        (then ``parents`` and ``tree`` must be given)."""
+        ctx = _Context(oid, commit, abbrev, commit.parents if parents is None else tuple(parents),
+                       commit.tree if tree is None else tree)
         out = bytearray()
         for kind, value, magic in self.ops:
             if kind == "lit":
@@ -375,14 +346,18 @@ def _atom_at(spec: bytes, j: int) -> str | None:
     return None
 
 
-class _Context:
-    __slots__ = ("oid", "commit", "abbrev", "parents", "_msg")
+_WALK_ATOMS = frozenset("HhTtPp")
 
-    def __init__(self, oid, commit, abbrev, parents) -> None:
+
+class _Context:
+    __slots__ = ("oid", "commit", "abbrev", "parents", "tree", "_msg")
+
+    def __init__(self, oid, commit, abbrev, parents, tree) -> None:
         self.oid = oid
         self.commit = commit
         self.abbrev = abbrev
         self.parents = parents
+        self.tree = tree
         self._msg = None
 
     def message_parts(self) -> tuple[bytes, bytes]:
@@ -397,9 +372,9 @@ class _Context:
         if atom == "h":
             return self.abbrev(self.oid).encode()
         if atom == "T":
-            return c.tree.hex().encode()
+            return self.tree.hex().encode()
         if atom == "t":
-            return self.abbrev(c.tree).encode()
+            return self.abbrev(self.tree).encode()
         if atom == "P":
             return " ".join(p.hex() for p in self.parents).encode()
         if atom == "p":
@@ -457,10 +432,19 @@ def _last_ident(commit: Commit, which: bytes) -> Ident | None:
 # --- whole logs ------------------------------------------------------------------------
 
 
-def render_log(store, walked: Iterable, *, abbrev: Abbrev, pretty: str | bytes | None = None) -> Iterator[bytes]:
-    """The bytes of ``git log`` for walked commits (anything with ``oid`` and
-    ``parents``, e.g. history.WalkedCommit), one chunk per commit."""
+def render_log(store, walked: Iterable, *, abbrev: Abbrev | None = None,
+               pretty: str | bytes | None = None) -> Iterator[bytes]:
+    """The bytes of ``git log`` for walked commits (anything with ``oid``,
+    ``tree`` and ``parents``, e.g. history.WalkedCommit), one chunk per
+    commit.  Commits are read only when the format shows more than ids.
+    ``abbrev`` defaults to the store's own (core.abbrev.StoreAbbreviator),
+    made only if an abbreviation is asked for."""
     user = None if pretty in (None, "medium", b"medium") else UserFormat(pretty)
+    if abbrev is None:
+        abbrev = _LazyAbbrev(store)
+    if user is not None and not user.needs_commit:
+        yield from _render_ids(walked, user, abbrev)
+        return
     first = True
     for entry in walked:
         _, data = store.read(entry.oid)
@@ -475,3 +459,35 @@ def render_log(store, walked: Iterable, *, abbrev: Abbrev, pretty: str | bytes |
             text = user.format(entry.oid, commit, abbrev, entry.parents)
             yield text if first else b"\n" + text
         first = False
+
+
+def _render_ids(walked: Iterable, user: UserFormat, abbrev: Abbrev) -> Iterator[bytes]:
+    """A format of ids only, from what the walk knows; ``%H`` alone (the
+    commonest scripting format) skips the general formatter."""
+    if user.terminator and user.ops == [("atom", "H", "")]:
+        for entry in walked:
+            yield hexlify(entry.oid) + b"\n"
+        return
+    first = True
+    for entry in walked:
+        text = user.format(entry.oid, None, abbrev, entry.parents, entry.tree)
+        if user.terminator:
+            if not user.empty:
+                yield text + b"\n"
+        else:
+            yield text if first else b"\n" + text
+        first = False
+
+
+class _LazyAbbrev:
+    """The store's abbreviator, made on first use (counting the packed
+    objects opens every index: not worth it for a log that prints no %h)."""
+
+    def __init__(self, store) -> None:
+        self.store = store
+        self._abbrev: Abbrev | None = None
+
+    def __call__(self, oid: bytes) -> str:
+        if self._abbrev is None:
+            self._abbrev = StoreAbbreviator(self.store)
+        return self._abbrev(oid)

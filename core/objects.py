@@ -138,16 +138,9 @@ def commit_header_fast(data: bytes, fmt: ObjectFormat, oid: bytes | None = None)
     shape it does not expect gives 0.
     """
     hexsz = fmt.hexsz
-    m = _header_re(hexsz).match(data)
+    m = commit_header_regex(hexsz).match(data)
     if m is not None:
-        ps = m.group(2)
-        if ps:
-            step = 8 + hexsz
-            parents = tuple([unhexlify(ps[i + 7:i + step - 1]) for i in range(0, len(ps), step)])
-        else:
-            parents = ()
-        t = m.group(3)
-        return unhexlify(m.group(1)), parents, int(t) if len(t) < 20 else min(int(t), (1 << 64) - 1)
+        return commit_header_fields(m, hexsz)
     # Anything unusual: the careful reader below, step by step as git reads.
     end = 5 + hexsz
     if not data.startswith(b"tree ") or data[end:end + 1] != b"\n":
@@ -167,10 +160,33 @@ def commit_header_fast(data: bytes, fmt: ObjectFormat, oid: bytes | None = None)
     return tree, tuple(parents), _commit_date(data, pos)
 
 
+def commit_header_prefix(prefix: bytes, fmt: ObjectFormat) -> tuple[bytes, tuple[bytes, ...], int] | None:
+    """:func:`commit_header_fast`'s answer from the *first bytes* of a
+    commit, or None when they do not hold a header of the common shape
+    (then read the whole commit).  The common shape's match never looks
+    past the byte after the committer line, so a match in the prefix is the
+    match in the whole commit."""
+    m = commit_header_regex(fmt.hexsz).match(prefix)
+    return None if m is None else commit_header_fields(m, fmt.hexsz)
+
+
+def commit_header_fields(m, hexsz: int) -> tuple[bytes, tuple[bytes, ...], int]:
+    """(tree, parents, commit_time) from a match of commit_header_regex()."""
+    tree, ps, t = m.groups()
+    step = 8 + hexsz
+    if len(ps) == step:  # the common case, spelled out: walks call this for every commit
+        parents = (unhexlify(ps[7:step - 1]),)
+    elif ps:
+        parents = tuple([unhexlify(ps[i + 7:i + step - 1]) for i in range(0, len(ps), step)])
+    else:
+        parents = ()
+    return unhexlify(tree), parents, int(t) if len(t) < 20 else min(int(t), (1 << 64) - 1)
+
+
 _HEADER_RES: dict = {}
 
 
-def _header_re(hexsz: int):
+def commit_header_regex(hexsz: int):
     """The common shape in one C-speed match: tree, parents, then an author
     line directly followed by a committer line whose first '>' is followed by
     the time, a space, the rest of the line and at least one more byte."""
@@ -413,7 +429,33 @@ def iter_tree(data: bytes, fmt: ObjectFormat, oid: bytes | None = None) -> Itera
 
 def tree_items(data: bytes, fmt: ObjectFormat, oid: bytes | None = None) -> list[tuple[int, bytes, bytes]]:
     """``[(mode, name, oid), ...]`` as plain tuples — the cheap form that
-    tree diffs use."""
+    tree diffs use.
+
+    A well-formed tree (checked whole by one C-speed match) is split by
+    ``findall``; anything else goes through the careful loop below, which
+    says where it breaks."""
+    whole, entry = _tree_res(fmt.rawsz)
+    if whole.fullmatch(data) is not None:
+        modes = _MODES
+        return [(modes.get(m) or int(m, 8), name, o) for m, name, o in entry.findall(data)]
+    return _tree_items_careful(data, fmt, oid)
+
+
+_MODES = {b"100644": 0o100644, b"40000": 0o40000, b"100755": 0o100755, b"120000": 0o120000,
+          b"160000": 0o160000}
+_TREE_RES: dict = {}
+
+
+def _tree_res(rawsz: int):
+    hit = _TREE_RES.get(rawsz)
+    if hit is None:
+        one = rb"([0-7]+) ([^\0]+)\0(.{%d})" % rawsz
+        hit = _TREE_RES[rawsz] = (re.compile(rb"(?:[0-7]+ [^\0]+\0.{%d})*" % rawsz, re.DOTALL),
+                                  re.compile(one, re.DOTALL))
+    return hit
+
+
+def _tree_items_careful(data: bytes, fmt: ObjectFormat, oid: bytes | None) -> list[tuple[int, bytes, bytes]]:
     rawsz = fmt.rawsz
     find = data.find
     n = len(data)

@@ -65,9 +65,8 @@ class TreeReader:
     def by_name(self, oid: bytes) -> dict[bytes, tuple[int, bytes]]:
         hit = self._names.get(oid)
         if hit is None:
-            hit = {}
-            for mode, name, entry in self.items(oid):
-                hit.setdefault(name, (mode, entry))  # a duplicated name: the first wins
+            # built backwards so that, for a duplicated name, the first wins
+            hit = {name: (mode, entry) for mode, name, entry in reversed(self.items(oid))}
             _remember(self._names, oid, hit, self._cache_size)
         return hit
 

@@ -30,6 +30,10 @@ from inspector.events import EventDigest, EventPump, LogBook, RateHistory
 from inspector.palette import PackscopeCommands
 from inspector.safe_text import visible
 from inspector.screens.base import PackscopeScreen
+from inspector.screens.fanout import FanoutScreen
+from inspector.screens.lab import LabScreen
+from inspector.screens.health import HealthScreen
+from inspector.screens.history import HistoryScreen
 from inspector.screens.loose import LooseScreen
 from inspector.screens.object import ObjectScreen
 from inspector.screens.overview import OverviewScreen
@@ -50,6 +54,10 @@ SCREEN_TABLE: tuple[ScreenSpec, ...] = (
     ScreenSpec("packs", "2", "Packs", PacksScreen),
     ScreenSpec("loose", "3", "Loose", LooseScreen),
     ScreenSpec("object", "4", "Object", lambda: ObjectScreen(follows_last=True)),
+    ScreenSpec("fanout", "5", "Fanout", FanoutScreen),
+    ScreenSpec("lab", "6", "Lookup lab", LabScreen),
+    ScreenSpec("history", "7", "History", HistoryScreen),
+    ScreenSpec("health", "8", "Health", HealthScreen),
     # 5 Fanout, 6 Lookup lab, 7 History, 8 Health: one line each, here.
 )
 

@@ -87,10 +87,25 @@ class CoreAccess:
     def repo(self):
         return self.session.repo if self.session is not None else None
 
+    @property
+    def bulk(self):
+        """A second session on the same repository with no tracer, for walks
+        that read tens of thousands of objects (History's log, last commits,
+        searches): traced, each read would also be three events for the log.
+        Opened on first use; guarded by the same lock as the main session."""
+        with self.lock:
+            if getattr(self, "_bulk", None) is None:
+                from inspector.session import open_session
+
+                self._bulk = open_session(self.path)
+            return self._bulk
+
     def close(self) -> None:
         with self.lock:
             if self.session is not None:
                 self.session.close()
+            if getattr(self, "_bulk", None) is not None:
+                self._bulk.close()
 
     # --- snapshots -------------------------------------------------------
 
@@ -225,3 +240,5 @@ class CoreAccess:
     def rescan(self, reason: str) -> None:
         with self.lock:
             self.store.rescan(reason)
+            if getattr(self, "_bulk", None) is not None:
+                self._bulk.store.rescan(reason)

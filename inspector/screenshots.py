@@ -91,7 +91,67 @@ async def take_screenshots(repo: str, out_dir: str | Path, size: tuple[int, int]
         await pilot.press("question_mark")
         await _settle(app, pilot)
         shoot("help")
+
+        await _lab_screenshots(app, pilot, shoot)
+        await _history_health_screenshots(app, pilot, shoot)
     return written
+
+
+async def _history_health_screenshots(app, pilot, shoot) -> None:
+    """History (its walker waits for demand: no _settle from here on), a
+    commit with its tree's last commits, and Health after a full check."""
+    await pilot.press("7")
+    await _wait(pilot, lambda: app.screen.history is not None and app.screen.history.loaded > 0
+                and app.screen.history.decor)
+    await pilot.pause(0.3)
+    shoot("7-history")
+
+    await pilot.press("enter")
+    await _wait(pilot, lambda: getattr(app.screen, "last_done", False), timeout=60)
+    await pilot.pause(0.3)
+    shoot("7b-commit")
+
+    await pilot.press("escape", "8")
+    await _wait(pilot, lambda: app.screen.state.finished, timeout=120)
+    app.screen.tick()
+    await pilot.pause(0.3)
+    shoot("8-health")
+
+
+async def _lab_screenshots(app, pilot, shoot) -> None:
+    """Fanout (with a lookup's bucket marked), and the Lookup lab: a
+    finished lookup, a frame in the middle of a bucket search, a batch."""
+    await pilot.press("escape")
+    await pilot.press("5")
+    await _settle(app, pilot)
+    await _wait(pilot, lambda: getattr(app.screen, "stats", None) is not None)
+    await pilot.press("6")
+    await _settle(app, pilot)
+    lab_screen = app.screen
+    lab_screen.lookup("HEAD")
+    await _settle(app, pilot)
+    await pilot.press("5")
+    await _settle(app, pilot)
+    await pilot.pause(0.5)  # a tick draws the lookup's bucket
+    shoot("5-fanout")
+
+    await pilot.press("6")
+    await _settle(app, pilot)
+    shoot("6-lab-lookup")
+
+    # The middle of the search: the biggest bucket searched, at its first probe.
+    run = lab_screen.run
+    searches = [i for i, s in enumerate(run.stages) if s.is_search]
+    if searches:
+        i = max(searches, key=lambda k: run.stages[k].steps)
+        lab_screen.set_frame(run.frames().index((i, 1)) if run.stages[i].steps else 0)
+    await pilot.pause(0.2)
+    shoot("6b-lab-mid-search")
+
+    worker = lab_screen.start_batch(k=1000, mode="mixed", seed=1)
+    await worker.wait()
+    await _settle(app, pilot)
+    shoot("6c-lab-batch")
 
 
 def regenerate(out_dir: str | Path, repo: str | None = None, say=print) -> list[Path]:

@@ -125,6 +125,17 @@ def import_history(repo: Path, commits: int, **kw) -> None:
     git("fast-import", "--quiet", cwd=repo, input=fast_import_stream(commits, **kw))
 
 
+def age_directories(repo: Path, seconds: int = 60) -> None:
+    """Make the object directories look untouched for a while: a scan of a
+    directory changed less than 2 s ago is provisional (the next miss rescans)."""
+    import time
+
+    past = time.time() - seconds
+    for d in [repo / "objects", *(repo / "objects").iterdir()]:
+        if d.is_dir():
+            os.utime(d, (past, past))
+
+
 def pack_files(repo: Path) -> list[Path]:
     return sorted((repo / "objects" / "pack").glob("pack-*.pack"))
 

@@ -45,7 +45,7 @@ def test_absent_ids_and_abbreviations(packed_repo):
 def test_stdin_summary_totals_and_policies(many_packs_repo, tmp_path):
     import shutil
 
-    from tests.test_odb import age_directories
+    from tests.repos import age_directories
 
     repo = tmp_path / "copy.git"
     shutil.copytree(many_packs_repo, repo)

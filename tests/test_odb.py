@@ -19,19 +19,11 @@ from core.odb import ObjectStore
 from core.oid import SHA1
 from tests import repos
 from tests.cli import packscope
-from tests.repos import git, git_text
+from tests.repos import age_directories, git, git_text
 
 
 def absent_ids(n: int, salt: bytes = b"") -> list[bytes]:
     return [hashlib.sha1(b"absent %s %d" % (salt, i)).digest() for i in range(n)]
-
-
-def age_directories(repo: Path, seconds: int = 60) -> None:
-    """Make every directory look untouched for a while, so no scan is provisional."""
-    past = time.time() - seconds
-    for d in [repo / "objects", *(repo / "objects").iterdir()]:
-        if d.is_dir():
-            os.utime(d, (past, past))
 
 
 def traced_store(repo: Path, **kw) -> tuple[ObjectStore, trace.Recorder]:

@@ -187,8 +187,8 @@ def test_every_binding_has_an_id_and_a_description():
     assert missing == []
 
 
-def test_number_keys_five_to_eight_are_free():
-    assert [s.key for s in SCREEN_TABLE] == ["1", "2", "3", "4"]
+def test_number_keys_one_to_eight_are_the_screens():
+    assert [s.key for s in SCREEN_TABLE] == ["1", "2", "3", "4", "5", "6", "7", "8"]
 
 
 def test_not_a_repository_is_reported_before_the_ui_starts(tmp_path, capsys):

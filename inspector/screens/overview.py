@@ -6,6 +6,7 @@ from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static
@@ -68,6 +69,8 @@ class OverviewScreen(PackscopeScreen):
     HELP = HELP
     TAB = "overview"
 
+    BINDINGS = [Binding("h", "open_health", "Health details", id="overview.health")]
+
     def __init__(self) -> None:
         super().__init__()
         self.facts = Facts()
@@ -87,6 +90,7 @@ class OverviewScreen(PackscopeScreen):
         for wid, title in (("#ov-repo", "Repository"), ("#ov-store", "Object store"),
                            ("#ov-health", "Health"), ("#ov-counters", "Counters (live)")):
             self.query_one(wid).border_title = title
+        self.query_one("#ov-health").border_subtitle = "h or click: details in Health"
         if self.app.core.error is not None:
             self.show_error(self.app.core.error)
 
@@ -249,6 +253,16 @@ class OverviewScreen(PackscopeScreen):
             done = f.loose_on_disk is not None
             out.append(badge("ok", "no problems found" if done else "no problems so far (still counting)"))
         return out
+
+    def action_open_health(self) -> None:
+        """The badges lead to the Health screen (a full check, grouped by kind)."""
+        if "health" in self.app.MODES:
+            self.app.action_switch("health")
+
+    def on_click(self, event) -> None:
+        widget = getattr(event, "widget", None)
+        if widget is not None and widget.id == "ov-health":
+            self.action_open_health()
 
     def render_health(self) -> None:
         self.query_one("#ov-health", Static).update(Text("\n").join(self.health_badges()))

@@ -1,0 +1,278 @@
+"""The History screen's data: a commit walk loaded on demand.
+
+:class:`HistoryLog` owns one ``core.history.walk`` iterator.  One worker
+thread (``HistoryLog.run``) advances it, a chunk at a time under the core
+lock, only while the screen wants more rows (``demand(n)``): scrolling near
+the end asks for the next few pages, ``G`` asks for everything, a search
+asks as it goes.  What is kept per commit is the walk's own tuple (id,
+tree, parents, time) — never a widget: rows are drawn by a virtual list,
+and a row's subject, author and date are read when the row is drawn
+(:class:`SummaryCache`, an LRU).
+
+Decorations (branches, tags, HEAD) are read once per walk.  The total is
+estimated from the commit-graph's commit count when there is one.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+
+from core.errors import PackscopeError
+from inspector.commit_text import Summary, name_text, summarize
+
+CHUNK = 400  # commits per hold of the core lock
+FIRST_CHUNK = 80
+HOLD_SECONDS = 0.03  # longest hold of the core lock: the UI draws rows with it
+NOTIFY_SECONDS = 0.1
+
+
+class SummaryCache:
+    """Row summaries by commit id (read under the core lock, LRU)."""
+
+    def __init__(self, core, size: int = 4096) -> None:
+        self.core = core
+        self.size = size
+        self._d: OrderedDict[bytes, Summary] = OrderedDict()
+
+    def get(self, oid: bytes) -> Summary:
+        s = self._d.get(oid)
+        if s is not None:
+            self._d.move_to_end(oid)
+            return s
+        s = read_summary(self.core, oid)
+        self._d[oid] = s
+        if len(self._d) > self.size:
+            self._d.popitem(last=False)
+        return s
+
+
+def read_summary(core, oid: bytes) -> Summary:
+    store = core.bulk.store
+    try:
+        with core.lock:
+            typ, data = store.read(oid)
+    except PackscopeError as e:
+        return Summary("", "", "", "", error=e.message)
+    except OSError as e:
+        return Summary("", "", "", "", error=str(e))
+    if typ != "commit":
+        return Summary("", "", "", "", error=f"not a commit: a {typ}")
+    return summarize(data, store.fmt, oid)
+
+
+def decorations(core) -> dict[bytes, list[tuple[str, str]]]:
+    """Commit id -> [(label, kind)] with kind "head", "branch", "remote",
+    "tag" or "ref"; tags are peeled to the commit they name."""
+    from core.objects import parse_tag
+
+    refs = core.bulk.refs
+    store = core.bulk.store
+    out: dict[bytes, list[tuple[str, str]]] = {}
+    with core.lock:
+        try:
+            head = refs.head()
+        except PackscopeError:
+            head = None
+        try:
+            all_refs = list(refs.iter_refs())
+        except PackscopeError:
+            all_refs = []
+    head_target = head.symref if head is not None else None
+    for r in all_refs:
+        if r.oid is None:
+            continue
+        name = name_text(r.name)
+        oid = r.peeled or r.oid
+        if name.startswith("refs/tags/"):
+            label, kind = "tag: " + name[len("refs/tags/"):], "tag"
+            if r.peeled is None:
+                try:
+                    with core.lock:
+                        for _ in range(16):
+                            typ, data = store.read(oid)
+                            if typ != "tag":
+                                break
+                            oid = parse_tag(data, store.fmt, oid).object
+                except PackscopeError:
+                    pass
+        elif name.startswith("refs/heads/"):
+            label, kind = name[len("refs/heads/"):], "branch"
+            if head_target == r.name:
+                label, kind = "HEAD -> " + label, "head"
+        elif name.startswith("refs/remotes/"):
+            label, kind = name[len("refs/remotes/"):], "remote"
+        else:
+            label, kind = name, "ref"
+        out.setdefault(oid, []).append((label, kind))
+    if head is not None and head.symref is None and head.oid is not None:
+        out.setdefault(head.oid, []).insert(0, ("HEAD", "head"))
+    return out
+
+
+class HistoryLog:
+    """One walk: ``revs`` (revision words; ``--all``), ``paths`` (literal)."""
+
+    def __init__(self, core, revs: list[str], paths: list[str] | None = None) -> None:
+        self.core = core
+        self.revs = list(revs)
+        self.paths = list(paths or [])
+        self.rows: list = []  # WalkedCommit, in walk order
+        self.want = 0
+        self.done = False
+        self.started = False
+        self.error: str | None = None
+        self.estimate: int | None = None
+        self.decor: dict[bytes, list[tuple[str, str]]] = {}
+        self.summaries = SummaryCache(core)
+        self.cond = threading.Condition()
+        self.cancelled = False
+        self.problems: list[str] = []
+
+    # --- what the screen asks --------------------------------------------------
+
+    @property
+    def loaded(self) -> int:
+        return len(self.rows)
+
+    def demand(self, n: float) -> None:
+        """Keep loading until ``n`` rows (``float('inf')``: all)."""
+        with self.cond:
+            if n > self.want:
+                self.want = n
+                self.cond.notify_all()
+
+    def cancel(self) -> None:
+        with self.cond:
+            self.cancelled = True
+            self.cond.notify_all()
+
+    def wait_for(self, n: int, timeout: float = 0.5) -> bool:
+        """From a worker: ask for ``n`` rows and wait (a while) for them."""
+        self.demand(n)
+        with self.cond:
+            end = time.monotonic() + timeout
+            while len(self.rows) < n and not self.done and not self.cancelled:
+                left = end - time.monotonic()
+                if left <= 0:
+                    break
+                self.cond.wait(left)
+        return len(self.rows) >= n
+
+    def describe(self) -> str:
+        what = " ".join(self.revs) or "HEAD"
+        if self.paths:
+            what += " -- " + " ".join(self.paths)
+        return what
+
+    # --- the worker ---------------------------------------------------------------
+
+    def open_walk(self):
+        from core.graph_walk import WalkSource
+        from core.history import walk
+        from core.rev_args import ALL, walk_starts
+        from inspector.pathspecs import repo_paths
+
+        core = self.core
+        session = core.bulk
+        with core.lock:
+            revs = [ALL if r == "--all" else r for r in self.revs]
+            starts = walk_starts(revs, repo=session.repo, refs=session.refs, store=session.store)
+            paths = repo_paths(session.repo, self.paths, literal=True) if self.paths else None
+            source = WalkSource.open(session.repo, session.store, refs=session.refs)
+            if source.graph is not None and not paths:
+                self.estimate = source.graph.num_commits
+            # Without a commit-graph, commits are read through the store: core's
+            # pack header reader is twice as fast but keeps a map of every
+            # packed object (~120 MB on git.git), over the UI's memory budget.
+            options = source.walk_options(paths) if source.graph is not None else {}
+            it = walk(session.store, starts, paths=paths, **options)
+        return source, it
+
+    def run(self, notify, is_cancelled) -> None:
+        """Advance the walk while rows are wanted (call in a worker thread);
+        ``notify()`` tells the screen (throttled, and whenever a demand is met)."""
+        source = None
+        try:
+            try:
+                source, it = self.open_walk()
+            except PackscopeError as e:
+                self.error = e.message
+                self.done = True
+                notify()
+                return
+            self.started = True
+            last = time.monotonic()
+            rows = self.rows
+            chunk_size = FIRST_CHUNK  # the first screenful, at once
+            while True:
+                with self.cond:
+                    while not (self.cancelled or is_cancelled()) and self.want <= len(rows):
+                        self.cond.wait(0.25)
+                    if self.cancelled or is_cancelled():
+                        return
+                    target = self.want
+                chunk = []
+                try:
+                    until = time.monotonic() + HOLD_SECONDS
+                    with self.core.lock:
+                        for c in it:
+                            chunk.append(c)
+                            if len(chunk) >= chunk_size or (len(chunk) & 31 == 0 and time.monotonic() > until):
+                                break
+                        else:
+                            self.done = True
+                except PackscopeError as e:
+                    self.error = f"the walk stopped: {e.message}" + (f" [{e.location()}]" if e.location() else "")
+                    self.done = True
+                except (OSError, ValueError) as e:
+                    self.error = f"the walk stopped: {e}"
+                    self.done = True
+                with self.cond:
+                    rows.extend(chunk)
+                    self.cond.notify_all()
+                now = time.monotonic()
+                if self.done or len(rows) >= target or now - last >= NOTIFY_SECONDS or chunk_size == FIRST_CHUNK:
+                    last = now
+                    notify()
+                if chunk_size == FIRST_CHUNK:
+                    chunk_size = CHUNK
+                    try:  # after the first rows: refs are read once, then rows redraw
+                        self.decor = decorations(self.core)
+                    except PackscopeError as e:
+                        self.problems.append(f"decorations: {e.message}")
+                    notify()
+                if self.done:
+                    return
+        finally:
+            if source is not None:
+                for p in source.problems:
+                    self.problems.append(f"commit-graph not used: {p.message}")
+                source.close()
+            with self.cond:
+                self.done = self.done or self.cancelled
+                self.cond.notify_all()
+
+    # --- search ----------------------------------------------------------------------
+
+    def matcher(self, query: str):
+        """A predicate on (row index) for ``query``: an id prefix, or text
+        found (case-insensitively) in the author's name or email or the subject."""
+        from core.oid import is_hex
+
+        q = query.strip()
+        ql = q.lower()
+        hexq = ql if len(ql) >= 4 and is_hex(ql) else None
+        from inspector.history_model import read_summary
+
+        core = self.core
+
+        def match(row: int) -> bool:
+            c = self.rows[row]
+            if hexq is not None and c.oid.hex().startswith(hexq):
+                return True
+            s = read_summary(core, c.oid)
+            return ql in s.subject.lower() or ql in s.author.lower() or ql in s.email.lower()
+
+        return match

@@ -1,0 +1,351 @@
+"""One commit (opened from History): message, parents, idents, and its
+tree with the last commit of every entry."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import Label
+
+from core.errors import PackscopeError
+from inspector.commit_text import decode, ident_text, name_text
+from inspector.history_model import SummaryCache
+from inspector.safe_text import literal
+from inspector.screens.base import PackscopeScreen
+from inspector.widgets.virtual_list import VirtualList
+
+HELP = """
+One commit, as stored: its id, parents, author and committer (each with
+the date in its own time zone, as recorded), the encoding header if any,
+the message (decoded with that encoding; bytes that are not valid show as
+\ufffd; markup and control characters shown literally), then its tree.
+
+Tree rows: mode, type, name, and the last commit that changed the entry —
+found by one history walk from this commit, filled in as the answers arrive
+(the title shows how far the walk got).
+
+Enter on a parent opens that commit; on a subdirectory, its tree (with its
+own last commits); on a file, the Object screen (the blob's content and
+where it is stored); on the tree line, the tree object.  `o` opens the
+Object screen for the row (or the commit itself).  Esc goes back.
+"""
+
+
+@dataclass
+class CommitView:
+    oid: bytes
+    path: bytes = b""
+    commit: object = None
+    tree: bytes | None = None
+    entries: list = field(default_factory=list)  # (mode, name, oid)
+    error: str | None = None
+    tree_error: str | None = None
+
+
+def load_commit(core, oid: bytes, path: bytes, tree: bytes | None) -> CommitView:
+    from core.objects import parse_commit, mode_is_tree, tree_items
+
+    view = CommitView(oid, path)
+    store = core.bulk.store
+    try:
+        with core.lock:
+            typ, data = store.read(oid)
+        if typ != "commit":
+            view.error = f"{oid.hex()} is a {typ}, not a commit"
+            return view
+        view.commit = parse_commit(data, store.fmt, oid)
+    except PackscopeError as e:
+        view.error = e.message + (f" [{e.location()}]" if e.location() else "")
+        return view
+    try:
+        with core.lock:
+            if tree is None:
+                tree = view.commit.tree
+                for part in [p for p in path.split(b"/") if p]:
+                    typ, data = store.read(tree)
+                    if typ != "tree":
+                        raise PackscopeError(f"expected a tree, found a {typ}", oid=tree.hex())
+                    entry = next((e for e in tree_items(data, store.fmt, tree) if e[1] == part), None)
+                    if entry is None or not mode_is_tree(entry[0]):
+                        raise PackscopeError(f"no directory {part!r} in this commit")
+                    tree = entry[2]
+            view.tree = tree
+            typ, data = store.read(tree)
+            if typ != "tree":
+                raise PackscopeError(f"expected a tree, found a {typ}", oid=tree.hex())
+            view.entries = tree_items(data, store.fmt, tree)
+    except PackscopeError as e:
+        view.tree_error = e.message + (f" [{e.location()}]" if e.location() else "")
+    return view
+
+
+class _Source:
+    search_hint = "text in the commit or its tree"
+
+    def __init__(self, screen: "CommitScreen") -> None:
+        self.s = screen
+
+    def row_count(self) -> int:
+        return len(self.s.rows)
+
+    def row_text(self, row: int) -> Text:
+        kind, value = self.s.rows[row]
+        if kind == "text":
+            return value
+        if kind == "parent":
+            t = Text("parent     ", style="bold")
+            t.append(value.hex(), style="cyan")
+            sm = self.s.summaries.get(value)
+            t.append("  ")
+            t.append_text(literal(sm.error or sm.subject, "red" if sm.error else "dim"))
+            return t
+        if kind == "entry":
+            return self.s.entry_text(value)
+        return Text(str(value))
+
+
+class CommitScreen(PackscopeScreen):
+    HELP = HELP
+    DEFAULT_CSS = """
+    #commit-title { height: 1; padding: 0 1; }
+    #commit-list { padding: 0 1; }
+    """
+    TAB = "history"
+
+    BINDINGS = [Binding("o", "open_object", "Object screen", id="commit.object")]
+
+    def __init__(self, oid: bytes, path: bytes = b"", tree: bytes | None = None, decor=None) -> None:
+        super().__init__()
+        self.oid = oid
+        self.path = path
+        self.tree_oid = tree
+        self.decor = decor or {}
+        self.view: CommitView | None = None
+        self.rows: list[tuple[str, object]] = []
+        self.links: dict[int, tuple[str, object]] = {}
+        self.last: dict[bytes, bytes] = {}  # entry name -> commit id
+        self.walked = 0
+        self.last_done = False
+        self.summaries = None
+
+    def compose_body(self) -> ComposeResult:
+        yield Label("", id="commit-title", markup=False)
+        yield VirtualList(width=240, id="commit-list")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.summaries = SummaryCache(self.app.core, size=1024)
+        self.query_one(VirtualList).focus()
+        self.update_title()
+        if self.app.core.ready:
+            self.load()
+
+    def refresh_data(self) -> None:
+        if self.view is None and self.app.core.ready:
+            self.load()
+
+    @work(thread=True, exclusive=True, group="commit-load")
+    def load(self) -> None:
+        view = load_commit(self.app.core, self.oid, self.path, self.tree_oid)
+        self.app.call_from_thread(self._loaded, view)
+
+    def _loaded(self, view: CommitView) -> None:
+        self.view = view
+        self.build_rows()
+        self.query_one(VirtualList).set_source(_Source(self), self.first_entry_row())
+        self.update_title()
+        if view.entries:
+            self.find_last_commits(view)
+
+    def first_entry_row(self) -> int:
+        if self.path:
+            return next((i for i, (k, _v) in enumerate(self.rows) if k == "entry"), 0)
+        return 0
+
+    def build_rows(self) -> None:
+        v = self.view
+        rows: list[tuple[str, object]] = []
+        links = self.links = {}
+
+        def text(t: Text | str, style: str = "") -> None:
+            rows.append(("text", t if isinstance(t, Text) else Text(t, style=style)))
+
+        def header(name: str, value: Text) -> None:
+            t = Text(f"{name:<10} ", style="bold")
+            t.append_text(value)
+            text(t)
+
+        header("commit", Text(self.oid.hex(), style="bold yellow"))
+        if v.error:
+            header("error", literal(v.error, "red"))
+            self.rows = rows
+            return
+        c = v.commit
+        enc = c.encoding
+        from inspector.screens.history import decoration_text
+
+        if self.decor.get(self.oid):
+            header("refs", decoration_text(self.decor[self.oid]))
+        for p in c.parents:
+            links[len(rows)] = ("commit", p)
+            rows.append(("parent", p))
+        header("author", ident_text(c.author, enc))
+        header("committer", ident_text(c.committer, enc))
+        if enc:
+            header("encoding", literal(decode(enc, None)))
+        for k, val in c.extra_headers:
+            first, _, rest = val.partition(b"\n")
+            header(literal(decode(k)).plain[:10], literal(decode(first) + (" …" if rest else ""), "dim"))
+        for code, problem in c.problems:
+            header("problem", literal(f"{code}: {problem}", "red"))
+        text("")
+        for line in decode(c.message, enc).split("\n"):
+            text(literal("    " + line))
+        text("")
+        title = Text(f"{'tree':<10} ", style="bold")
+        if v.tree is not None:
+            links[len(rows)] = ("object", v.tree)
+            title.append(v.tree.hex(), style="cyan")
+        title.append("  ")
+        title.append_text(literal("/" + name_text(v.path), "bold"))
+        if v.tree_error:
+            title.append("  ")
+            title.append_text(literal(v.tree_error, "red"))
+        else:
+            title.append(f"  {len(v.entries)} entries — last commit of each:", style="dim")
+        text(title)
+        for i, (mode, name, oid) in enumerate(v.entries):
+            links[len(rows)] = ("entry", i)
+            rows.append(("entry", i))
+        self.rows = rows
+
+    def entry_text(self, i: int) -> Text:
+        from core.objects import mode_type
+
+        mode, name, oid = self.view.entries[i]
+        kind = mode_type(mode)
+        t = Text(f"{mode:06o} {kind:<6} ", style="dim")
+        shown = name_text(name) + ("/" if kind == "tree" else "")
+        lit = literal(shown, "bold blue" if kind == "tree" else "")
+        width = 36
+        if lit.cell_len > width:
+            lit.truncate(width - 1)
+            lit.append("…")
+        t.append_text(lit)
+        t.append(" " * max(1, width + 1 - lit.cell_len))
+        commit = self.last.get(name)
+        if commit is None:
+            t.append("…" if not self.last_done else "?", style="dim")
+            return t
+        sm = self.summaries.get(commit)
+        t.append(commit.hex()[:10], style="yellow")
+        t.append(f" {sm.date:<10} ", style="dim")
+        t.append_text(literal(sm.error or sm.subject, "red" if sm.error else ""))
+        return t
+
+    # --- last commits -------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="commit-last")
+    def find_last_commits(self, view: CommitView) -> None:
+        from textual.worker import get_current_worker
+
+        from inspector.last_commits import last_commits
+
+        worker = get_current_worker()
+        names = {name for _m, name, _o in view.entries}
+
+        def found(batch) -> None:
+            self.app.call_from_thread(self._found, batch)
+
+        def progress(n: int) -> None:
+            self.walked = n
+
+        try:
+            last_commits(self.app.core, self.oid, view.path, names, found=found, progress=progress,
+                         cancelled=lambda: worker.is_cancelled)
+        except PackscopeError as e:
+            self.app.call_from_thread(self.notify, literal(f"last commits: {e.message}").plain,
+                                      severity="error", timeout=6)
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._last_finished)
+
+    def _found(self, batch) -> None:
+        for name, commit in batch:
+            self.last[name] = commit
+        self.query_one(VirtualList).refresh_rows()
+        self.update_title()
+
+    def _last_finished(self) -> None:
+        self.last_done = True
+        self.query_one(VirtualList).refresh_rows()
+        self.update_title()
+
+    def tick(self) -> None:
+        if not self.is_mounted:
+            return
+        if self.view is not None and not self.last_done:
+            self.update_title()
+
+    def update_title(self) -> None:
+        t = Text("Commit ", style="bold")
+        t.append(self.oid.hex()[:12], style="yellow")
+        if self.path:
+            t.append("  ")
+            t.append_text(literal("/" + name_text(self.path), "bold"))
+        v = self.view
+        if v is None:
+            t.append("  reading…", style="italic")
+        elif v.entries:
+            n = len(v.entries)
+            got = sum(1 for _m, name, _o in v.entries if name in self.last)
+            if self.last_done:
+                t.append(f"  last commits: {got}/{n}", style="green")
+            else:
+                t.append(f"  last commits: {got}/{n} — walked {self.walked:,} commits…", style="yellow")
+        self.query_one("#commit-title", Label).update(t)
+
+    # --- opening ------------------------------------------------------------------------
+
+    def on_virtual_list_opened(self, event: VirtualList.Opened) -> None:
+        link = self.links.get(event.row)
+        if link is None:
+            return
+        kind, value = link
+        if kind == "commit":
+            self.app.push_screen(CommitScreen(value, decor=self.decor))
+        elif kind == "object":
+            self.app.open_object(value)
+        elif kind == "entry":
+            from core.objects import mode_type
+
+            mode, name, oid = self.view.entries[value]
+            t = mode_type(mode)
+            if t == "tree":
+                self.app.push_screen(CommitScreen(self.oid, self.path + name + b"/", oid, decor=self.decor))
+            elif t == "commit":
+                self.notify("a submodule commit: it lives in another repository", timeout=3)
+            else:
+                self.app.open_object(oid)
+
+    def action_open_object(self) -> None:
+        row = self.query_one(VirtualList).cursor
+        link = self.links.get(row)
+        if link is not None and link[0] == "entry":
+            self.app.open_object(self.view.entries[link[1]][2])
+        elif link is not None:
+            self.app.open_object(link[1])
+        else:
+            self.app.open_object(self.oid)
+
+    def current_id(self) -> str | None:
+        row = self.query_one(VirtualList).cursor
+        link = self.links.get(row)
+        if link is not None and link[0] == "entry":
+            return self.view.entries[link[1]][2].hex()
+        if link is not None:
+            return link[1].hex()
+        return self.oid.hex()

@@ -1,0 +1,412 @@
+"""Screen 7: the commit log, loaded as you scroll; Enter opens a commit.
+
+The list is virtual (only visible rows are drawn) and the walk behind it is
+lazy (inspector.history_model): the first rows paint after a few objects
+are read, whatever the length of the history, and more are loaded only
+when the cursor nears the end, ``G`` is pressed, or a search needs them.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.css.query import NoMatches
+from textual.widgets import Label
+
+from inspector.commit_text import name_text
+from inspector.history_model import HistoryLog
+from inspector.safe_text import literal
+from inspector.screens.base import PackscopeScreen
+from inspector.widgets.prompt import Prompt
+from inspector.widgets.virtual_list import VirtualList
+
+HELP = """
+The commit log, newest first (git log's default order: by commit date,
+following every parent), as `git log` would list it for the revisions
+shown in the title (HEAD unless you pick others with `r`).
+
+Rows: abbreviated id, author date (in the author's time zone), author, the
+refs that point at the commit (HEAD, branches, tags: peeled to the commit
+they name) and the subject.  Text from the repository is shown literally:
+markup is not interpreted, control and bidi characters are spelled out
+(\\e, \\u202e…), bytes that are not valid in the commit's encoding show as
+\ufffd.
+
+The walk is lazy: rows are read as you scroll ("loaded N of ~M"; M is the
+commit-graph's commit count when there is a graph, else unknown).  G walks
+to the end (watch the count), g goes back to the top.
+
+/ searches: an id prefix (4+ hex digits), or text in the author's name or
+email or in the subject (case-insensitive); n / N find the next / previous
+match — loading more history as the search goes.
+
+r picks revisions (like git log's arguments: HEAD, --all, main..topic,
+v2.0 ^v1.0, optionally `-- path…`); p limits to paths (literal, from the
+top of the repository; empty clears).
+
+Enter opens the commit: its message, parents, author and committer with
+their time zones, and its tree with the last commit of every entry.
+"""
+
+
+class HistoryList(VirtualList):
+    """A VirtualList whose end, search and matches go through the screen
+    (the rows are still being loaded)."""
+
+    def action_last(self) -> None:
+        self.screen.go_to_end()
+
+    def action_search(self) -> None:
+        from inspector.widgets.prompt import Prompt
+
+        self.app.push_screen(Prompt("/", "id prefix, author or subject", self.search_query),
+                             lambda q: q and self.screen.start_search(q, 1, restart=True))
+
+    def action_next_match(self, direction: int) -> None:
+        self.screen.start_search(self.search_query, direction)
+
+    def grow(self) -> None:
+        """More rows were loaded: re-measure, keep the drawn lines."""
+        n = self.row_count
+        self.virtual_size = Size(self.line_width, n)
+        if self.follow and n:
+            self.set_reactive(VirtualList.cursor, n - 1)
+            self.scroll_end(animate=False, immediate=True)
+        self.refresh()
+
+
+class _PathsPrompt(Prompt):
+    """Enter on an empty line means "no paths" (Esc still cancels)."""
+
+    def on_input_submitted(self, event) -> None:
+        event.prevent_default()  # not the base class's handler too
+        event.stop()
+        self.dismiss(event.value.strip())
+
+
+DECOR_STYLE = {"head": "bold cyan", "branch": "bold green", "remote": "red", "tag": "bold yellow", "ref": "magenta"}
+
+
+class _Source:
+    search_hint = "id prefix, author or subject"
+
+    def __init__(self, log: HistoryLog) -> None:
+        self.history = log
+
+    def row_count(self) -> int:
+        return self.history.loaded
+
+    def row_text(self, row: int) -> Text:
+        c = self.history.rows[row]
+        s = self.history.summaries.get(c.oid)
+        t = Text(c.oid.hex()[:10], style="yellow")
+        if s.error:
+            t.append("  ")
+            t.append_text(literal(f"cannot read: {s.error}", "red"))
+            return t
+        t.append(f" {s.date:<10} ", style="dim")
+        author = s.author if len(s.author) <= 18 else s.author[:17] + "…"
+        t.append_text(literal(author.ljust(18), "cyan"))
+        t.append(" ")
+        for label, kind in self.history.decor.get(c.oid, ()):
+            t.append("(")
+            t.append_text(literal(label, DECOR_STYLE.get(kind, "")))
+            t.append(") ")
+        if len(c.parents) > 1:
+            t.append("M ", style="magenta")
+        t.append_text(literal(s.subject))
+        return t
+
+
+class HistoryScreen(PackscopeScreen):
+    HELP = HELP
+    DEFAULT_CSS = """
+    #history-title { height: 1; padding: 0 1; }
+    #history-list { padding: 0 1; }
+    """
+    TAB = "history"
+
+    BINDINGS = [
+        Binding("r", "pick_revisions", "Revisions", id="history.revisions"),
+        Binding("p", "pick_paths", "Paths", id="history.paths"),
+    ]
+
+    PAGE_MARGIN = 3  # pages loaded beyond the cursor
+
+    def __init__(self, revs: list[str] | None = None, paths: list[str] | None = None) -> None:
+        super().__init__()
+        self.revs = revs or ["HEAD"]
+        self.paths = paths or []
+        self.history: HistoryLog | None = None
+        self.search_state = ""  # what the title says about a search
+        self.searching = False
+        self._decor_seen = None
+
+    def compose_body(self) -> ComposeResult:
+        yield Label("", id="history-title", markup=False)
+        yield HistoryList(width=220, searchable=True, id="history-list")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one(HistoryList).focus()
+        self.update_title()
+
+    @property
+    def vlist(self) -> HistoryList:
+        return self.query_one(HistoryList)
+
+    # --- loading --------------------------------------------------------------------
+
+    def refresh_data(self) -> None:
+        # R, a rescan, an outside change: start again (refs may have moved).
+        if self.history is None or self.history.error or self._refs_changed():
+            self.restart()
+
+    def _refs_changed(self) -> bool:
+        return False
+
+    def restart(self) -> None:
+        if not self.app.core.ready:
+            return
+        if self.history is not None:
+            self.history.cancel()
+        self.history = HistoryLog(self.app.core, self.revs, self.paths)
+        lst = self.vlist
+        lst.follow = False
+        lst.set_source(_Source(self.history))
+        self.search_state = ""
+        self.history.demand(self._page() * (self.PAGE_MARGIN + 1))
+        self.walker(self.history)
+        self.update_title()
+
+    def _page(self) -> int:
+        return max(20, self.vlist.scrollable_content_region.height or 30)
+
+    @work(thread=True, group="history-walk")
+    def walker(self, log: HistoryLog) -> None:
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+        log.run(lambda: self._notify(log), lambda: worker.is_cancelled)
+
+    def _notify(self, log: HistoryLog) -> None:
+        try:
+            self.app.call_from_thread(self._grown, log)
+        except RuntimeError:
+            pass  # the app is closing
+
+    def _grown(self, log: HistoryLog) -> None:
+        if log is not self.history or not self.is_mounted:
+            return
+        if log.decor is not self._decor_seen:
+            self._decor_seen = log.decor
+            self.vlist.refresh_rows()
+        self.vlist.grow()
+        if log.error:
+            self.notify(literal(log.error).plain, severity="error", timeout=6)
+        self.update_title()
+
+    def demand_more(self) -> None:
+        log = self.history
+        if log is None or log.done:
+            return
+        lst = self.vlist
+        page = self._page()
+        seen = max(lst.cursor, int(lst.scroll_y) + page)
+        log.demand(seen + page * self.PAGE_MARGIN)
+
+    def on_virtual_list_moved(self, event: VirtualList.Moved) -> None:
+        self.demand_more()
+
+    def tick(self) -> None:
+        if self.history is not None and not self.history.done and self.is_mounted:
+            try:
+                self.demand_more()  # scrolling with the wheel moves no cursor
+                self.update_title()
+            except NoMatches:  # closing
+                pass
+
+    def go_to_end(self) -> None:
+        log = self.history
+        if log is None:
+            return
+        lst = self.vlist
+        lst.follow = True
+        if log.done:
+            lst.move_to(lst.row_count - 1)
+        else:
+            log.demand(float("inf"))
+            lst.grow()
+
+    def update_title(self) -> None:
+        log = self.history
+        t = Text("History ", style="bold")
+        if log is None:
+            t.append("— waiting for the repository…", style="italic")
+        else:
+            t.append_text(literal(log.describe(), "bold cyan"))
+            total = "?" if log.estimate is None else f"~{log.estimate:,}"
+            if log.done:
+                t.append(f"  {log.loaded:,} commits", style="green")
+            else:
+                t.append(f"  loaded {log.loaded:,} of {total}")
+                if log.want > log.loaded:
+                    t.append(" (loading…)", style="yellow")
+            if log.error:
+                t.append("  ")
+                t.append_text(literal(log.error, "red"))
+        if self.search_state:
+            t.append("   ")
+            t.append_text(literal(self.search_state, "italic"))
+        self.query_one("#history-title", Label).update(t)
+
+    # --- search ------------------------------------------------------------------
+
+    def start_search(self, query: str, direction: int, restart: bool = False) -> None:
+        if not query or self.history is None:
+            return
+        lst = self.vlist
+        lst.search_query = query
+        start = lst.cursor if restart else lst.cursor + direction
+        self.search_state = f"searching {query!r}…"
+        self.update_title()
+        self.searcher(self.history, query, start, direction)
+
+    @work(thread=True, exclusive=True, group="history-search")
+    def searcher(self, log: HistoryLog, query: str, start: int, direction: int) -> None:
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+        match = log.matcher(query)
+        row = max(0, start)
+        checked = 0
+        found = None
+        wrapped = False
+        while not worker.is_cancelled and not log.cancelled:
+            if direction > 0:
+                if row >= log.loaded:
+                    if not log.done:
+                        log.wait_for(row + 2000)
+                        if row >= log.loaded and not log.done:
+                            continue
+                    if row >= log.loaded:
+                        if wrapped or start == 0:
+                            break
+                        wrapped, row = True, 0
+                        continue
+                if wrapped and row >= start:
+                    break
+            else:
+                if row < 0:
+                    if wrapped:
+                        break
+                    wrapped, row = True, log.loaded - 1
+                    continue
+                if wrapped and row <= start:
+                    break
+            if match(row):
+                found = row
+                break
+            row += direction
+            checked += 1
+            if checked % 2000 == 0:
+                self.app.call_from_thread(self._search_progress, log, f"searching {query!r}: {checked:,} checked…")
+        if worker.is_cancelled:
+            return
+        self.app.call_from_thread(self._search_done, log, query, found)
+
+    def _search_progress(self, log: HistoryLog, text: str) -> None:
+        if log is self.history:
+            self.search_state = text
+            self.update_title()
+
+    def _search_done(self, log: HistoryLog, query: str, found: int | None) -> None:
+        if log is not self.history:
+            return
+        lst = self.vlist
+        if found is None:
+            self.search_state = f"no match for {query!r}"
+            self.notify(f"no match for {literal(query).plain!r}", severity="warning", timeout=3)
+        else:
+            self.search_state = f"/{query}: row {found + 1:,} (n/N: next/previous)"
+            lst.grow()
+            lst.follow = False
+            lst.move_to(found)
+        self.update_title()
+
+    # --- pickers ----------------------------------------------------------------------
+
+    def action_pick_revisions(self) -> None:
+        from inspector.widgets.prompt import Prompt
+
+        current = " ".join(self.revs) + (" -- " + " ".join(self.paths) if self.paths else "")
+        self.app.push_screen(Prompt("revisions:", "HEAD, --all, main..topic, v2 ^v1 [-- path…]", current),
+                             self._revisions_entered)
+
+    def _revisions_entered(self, text: str | None) -> None:
+        if text is None:
+            return
+        import shlex
+
+        from inspector.commands.log import UsageError, parse_words
+
+        try:
+            words = shlex.split(text)
+            opts = parse_words(words)
+        except (ValueError, UsageError) as e:
+            self.notify(literal(f"revisions: {e}").plain, severity="error", timeout=5)
+            return
+        from core.rev_args import ALL
+
+        self.revs = ["--all" if r is ALL else r for r in opts["revs"]] or ["HEAD"]
+        if opts["dashdash"]:
+            self.paths = list(opts["paths"])
+        self.restart()
+
+    def action_pick_paths(self) -> None:
+        from inspector.widgets.prompt import Prompt
+
+        self.app.push_screen(_PathsPrompt("paths:", "dir/file … (empty: the whole tree)", " ".join(self.paths)),
+                             self._paths_entered)
+
+    def _paths_entered(self, text: str | None) -> None:
+        import shlex
+
+        if text is None:
+            return  # Esc: keep the paths
+        try:
+            self.paths = shlex.split(text)
+        except ValueError as e:
+            self.notify(f"paths: {e}", severity="error", timeout=5)
+            return
+        self.restart()
+
+    # --- opening ---------------------------------------------------------------------
+
+    def on_virtual_list_opened(self, event: VirtualList.Opened) -> None:
+        if self.history is None or event.row >= self.history.loaded:
+            return
+        from inspector.screens.commit import CommitScreen
+
+        self.app.push_screen(CommitScreen(self.history.rows[event.row].oid, decor=self.history.decor))
+
+    def current_id(self) -> str | None:
+        if self.history is None or not self.history.loaded:
+            return None
+        return self.history.rows[min(self.vlist.cursor, self.history.loaded - 1)].oid.hex()
+
+    def on_unmount(self) -> None:
+        if self.history is not None:
+            self.history.cancel()
+
+
+def decoration_text(decor: list[tuple[str, str]]) -> Text:
+    t = Text()
+    for label, kind in decor:
+        t.append("(")
+        t.append_text(literal(name_text(label), DECOR_STYLE.get(kind, "")))
+        t.append(") ")
+    return t

@@ -1,0 +1,445 @@
+"""Screen 6: the Lookup lab — one lookup drawn step by step, three search
+algorithms side by side, and batches of lookups as distributions."""
+
+from __future__ import annotations
+
+import time
+
+from rich.console import Group
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import ContentSwitcher, Label, Static
+
+from core.errors import PackscopeError
+from core.search import ALGORITHMS
+from inspector import lab
+from inspector.safe_text import literal
+from inspector.screens.base import PackscopeScreen
+from inspector.widgets.lab_views import (
+    SearchView,
+    batch_summary,
+    batch_table,
+    runs_table,
+    stage_list,
+)
+
+HELP = """
+Type an id, an abbreviation or a revision (l or Enter) and the lab looks it
+up through the store with tracing on, then draws what happened, in order:
+the multi-pack-index and the packs searched (search order), the loose
+object check (stat, or the loose name cache when *quick*), cache fills,
+rescans of the pack directories with their reason (or why none happened),
+MRU moves, and the result.
+
+Inside each bucket searched, the same bucket of the same index is searched
+by all three algorithms (core.search.traced_search; the one the store used
+is bold, and its probes are exactly the store's trace):
+  binary — always the middle (git's);
+  interpolation — guess from the id's next two bytes;
+  hedged — interpolation pulled slightly towards the middle.
+Each bar is the bucket; ━ is the window [lo, hi) still possible, ▼ the slot
+probed (red: the name there is greater than the target, blue: smaller,
+green: equal); each probe is labelled `mi [lo,hi) cmp page` (page = the
+4 KiB page of the index file that name sits in).
+
+Step with space/→ (← back, Home/End), or play (p) at a speed set with +/-.
+
+Batch (b): K lookups (k cycles K; m chooses present, absent or mixed ids;
+f reads ids from a file, e.g. the output of `git rev-list --objects --all`),
+then per algorithm the distributions of probes, pages and µs per lookup,
+and the rescans and loose-cache fills.  r runs the same ids again: switch a
+setting first (P miss policy git/gated, Q quick, C loose-cache strategy,
+a the store's algorithm) and compare the runs.  v switches between the
+lookup and the batch views.
+"""
+
+SPEEDS = (1, 2, 4, 8, 15, 30)  # frames per second
+BATCH_SIZES = (100, 1000, 10_000, 100_000)
+
+
+class LabScreen(PackscopeScreen):
+    HELP = HELP
+    TAB = "lab"
+
+    BINDINGS = [
+        Binding("l,enter", "ask", "Look up…", id="lab.lookup"),
+        Binding("space,right", "step(1)", "Step", id="lab.step"),
+        Binding("left", "step(-1)", "Back", id="lab.step-back"),
+        Binding("home", "frame(0)", "First", id="lab.first"),
+        Binding("end", "frame(-1)", "Last", id="lab.last"),
+        Binding("p", "play", "Play/pause", id="lab.play"),
+        Binding("plus,equals_sign", "speed(1)", "Faster", id="lab.faster"),
+        Binding("minus", "speed(-1)", "Slower", id="lab.slower"),
+        Binding("b", "batch", "Batch", id="lab.batch"),
+        Binding("k", "batch_size", "K", id="lab.batch-size"),
+        Binding("m", "batch_mode", "Ids", id="lab.batch-mode"),
+        Binding("f", "batch_file", "Ids from file", id="lab.batch-file"),
+        Binding("r", "rerun", "Same ids again", id="lab.rerun"),
+        Binding("P", "toggle('policy')", "Policy", id="lab.policy"),
+        Binding("Q", "toggle('quick')", "Quick", id="lab.quick"),
+        Binding("C", "toggle('loose_strategy')", "Loose cache", id="lab.loose-strategy"),
+        Binding("a", "toggle('algorithm')", "Store algorithm", id="lab.algorithm"),
+        Binding("v", "view", "Lookup/batch view", id="lab.view"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.run: lab.LookupRun | None = None
+        self.frames: list[tuple[int, int]] = [(0, 0)]
+        self.frame = 0
+        self.speed = 2  # index into SPEEDS
+        self.playing = False
+        self._timer = None
+        self.batch_k = 1000
+        self.batch_mode = "mixed"
+        self.batch_ids: list[bytes] | None = None
+        self.batch_source = ""
+        self.batch: lab.BatchResult | None = None
+        self.runs: list[lab.BatchResult] = []
+        self.batch_progress: str = ""
+        self.draw_ms: float | None = None  # submit → fully drawn, for the last lookup
+        self._asked_at = 0.0
+        self._warm = False
+
+    def compose_body(self) -> ComposeResult:
+        yield Label("", id="lab-settings", markup=False)
+        with ContentSwitcher(initial="lab-lookup", id="lab-views"):
+            with VerticalScroll(id="lab-lookup"):
+                yield Static("", id="lab-head")
+                yield Static("", id="lab-stages")
+                yield SearchView(id="lab-search")
+                yield Static("", id="lab-frame")
+            with VerticalScroll(id="lab-batch"):
+                yield Static("", id="lab-batch-summary")
+                yield Static("", id="lab-batch-chart")
+                yield Static("", id="lab-batch-runs")
+        yield Label("", id="lab-batch-status", markup=False)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        for scroll in self.query(VerticalScroll):
+            scroll.can_focus = False  # arrows, Home and End step the lab, not the scroll
+        self.show_settings()
+        self.draw()
+        self.show_batch()
+
+    # --- settings ---------------------------------------------------------------
+
+    def refresh_data(self) -> None:
+        self.show_settings()
+        if not self._warm:
+            self._warm = True
+            self._warm_up()
+
+    @work(thread=True, exclusive=True, group="lab-warm")
+    def _warm_up(self) -> None:
+        """Import what resolving a revision needs and read the refs once, so
+        the first lookup is drawn as fast as the next ones."""
+        import importlib
+
+        for name in ("core.revision", "inspector.commands.lookup"):
+            importlib.import_module(name)
+
+        core = self.app.core
+        with core.lock:
+            try:
+                core.session.refs.head()
+            except PackscopeError:
+                pass
+
+    def show_settings(self) -> None:
+        store = self.app.core.store
+        t = Text(no_wrap=True, overflow="ellipsis", end="")
+        if store is None:
+            t.append("opening…", style="italic")
+        else:
+            s = store.settings
+            for label, value, key in (("policy", s.policy, "P"), ("quick", "on" if s.quick else "off", "Q"),
+                                      ("loose cache", s.loose_strategy, "C"), ("store algorithm", s.algorithm, "a")):
+                t.append(f"{label} ", style="dim")
+                t.append(value, style="bold")
+                t.append(f" ({key})   ", style="dim")
+            t.append("batch ", style="dim")
+            t.append(f"K={self.batch_k:,} {self.batch_mode}", style="bold")
+            t.append(" (k, m)", style="dim")
+        self.query_one("#lab-settings", Label).update(t)
+
+    def action_toggle(self, name: str) -> None:
+        core = self.app.core
+        if not core.ready:
+            return
+        s = core.store.settings
+        value = {
+            "policy": "git" if s.policy == "gated" else "gated",
+            "quick": not s.quick,
+            "loose_strategy": "global-resort" if s.loose_strategy == "per-subdir" else "per-subdir",
+            "algorithm": ALGORITHMS[(ALGORITHMS.index(s.algorithm) + 1) % len(ALGORITHMS)],
+        }[name]
+        self.app.set_store_setting(name, value)  # also what the command palette does
+        self.show_settings()
+        if self.run is not None and self.run.oid is not None:
+            self.lookup(self.run.text)  # the same lookup under the new setting, at once
+
+    # --- one lookup ---------------------------------------------------------------
+
+    def action_ask(self) -> None:
+        from inspector.widgets.prompt import Prompt
+
+        last = self.run.text if self.run is not None else ""
+        self.app.push_screen(Prompt("look up:", "id, abbreviation or revision", last),
+                             lambda text: text and self.lookup(text))
+
+    def lookup(self, text: str) -> None:
+        if not self.app.core.ready:
+            self.notify("the repository is still opening", timeout=2)
+            return
+        self._asked_at = time.perf_counter()
+        core = self.app.core
+        # Usually the lock is free and a lookup takes a millisecond: do it
+        # here, so it is drawn at once; behind a batch, wait in a worker.
+        if core.lock.acquire(blocking=False):
+            try:
+                run = self._traced(text)
+            finally:
+                core.lock.release()
+            self.show_run(run)
+        else:
+            self._lookup_worker(text)
+
+    def _traced(self, text: str) -> lab.LookupRun:
+        core = self.app.core
+        try:
+            return lab.traced_lookup(core.session, core.lock, text)
+        except PackscopeError as e:
+            return lab.LookupRun(text, None, e.message, [], [], False, None, None, 0.0, "")
+
+    @work(thread=True, exclusive=True, group="lab-lookup")
+    def _lookup_worker(self, text: str) -> None:
+        self.app.call_from_thread(self.show_run, self._traced(text))
+
+    def show_run(self, run: lab.LookupRun) -> None:
+        self.stop()
+        self.run = run
+        self.frames = run.frames()
+        self.frame = len(self.frames) - 1  # the whole lookup first; Home replays it
+        self.query_one(ContentSwitcher).current = "lab-lookup"
+        self.draw()
+        asked = self._asked_at
+
+        def drawn() -> None:
+            if asked:
+                self.draw_ms = (time.perf_counter() - asked) * 1e3
+                self._asked_at = 0.0
+                self.draw_head()
+
+        self.call_after_refresh(drawn)
+
+    def draw_head(self) -> None:
+        run = self.run
+        t = Text(end="")
+        if run is None:
+            t.append("no lookup yet", style="dim")
+        elif run.oid is None:
+            t.append_text(literal(run.text, "bold"))
+            t.append(f": {run.error}", style="red")
+        else:
+            t.append_text(literal(run.text, "bold"))
+            if run.text != run.oid.hex():
+                t.append(f" → {run.oid.hex()}")
+            t.append("  ")
+            if run.found:
+                t.append("found", style="bold green")
+                t.append_text(literal(f" in {run.source} {run.where}"))
+            else:
+                t.append("missing", style="bold red")
+            t.append(f"  {run.seconds * 1e6:.0f} µs in the store", style="dim")
+            if self.draw_ms is not None:
+                t.append(f", drawn in {self.draw_ms:.0f} ms", style="dim")
+        self.query_one("#lab-head", Static).update(t)
+
+    def draw(self) -> None:
+        run = self.run
+        stage_i, step = self.frames[self.frame] if run is not None else (0, 0)
+        self.draw_head()
+        self.query_one("#lab-stages", Static).update(stage_list(run, stage_i))
+        # The bucket search drawn: this stage's, or (past it) the last one, finished.
+        stage = None
+        if run is not None:
+            for j in range(min(stage_i, len(run.stages) - 1), -1, -1):
+                if run.stages[j].is_search:
+                    stage = run.stages[j]
+                    step = step if j == stage_i else stage.steps
+                    break
+        note = "No bucket was searched." if run is not None and run.oid is not None else ""
+        self.query_one(SearchView).show(stage, step, note)
+        f = Text(end="")
+        if run is not None and run.stages:
+            f.append(f"frame {self.frame + 1}/{len(self.frames)}", style="bold")
+            f.append(f"   stage {stage_i + 1}/{len(run.stages)}")
+            here = run.stages[stage_i]
+            if here.is_search:
+                f.append(f"   step {step}/{here.steps}")
+            f.append("   ")
+            f.append("▶ playing" if self.playing else "⏸ paused", style="bold green" if self.playing else "dim")
+            f.append(f" at {SPEEDS[self.speed]} frames/s", style="dim")
+            f.append("   space/→ step  ← back  Home/End  p play  +/- speed", style="dim")
+        self.query_one("#lab-frame", Static).update(f)
+
+    # --- stepping and playing --------------------------------------------------------
+
+    def set_frame(self, n: int) -> None:
+        self.frame = max(0, min(n, len(self.frames) - 1))
+        self.draw()
+
+    def action_step(self, d: int) -> None:
+        if self.run is None:
+            return
+        self.stop()
+        if d > 0 and self.frame == len(self.frames) - 1:
+            self.set_frame(0)  # from the end, start over
+        else:
+            self.set_frame(self.frame + d)
+
+    def action_frame(self, n: int) -> None:
+        self.stop()
+        self.set_frame(n if n >= 0 else len(self.frames) - 1)
+
+    def action_play(self) -> None:
+        if self.run is None:
+            return
+        if self.playing:
+            self.stop()
+            self.draw()
+            return
+        if self.frame == len(self.frames) - 1:
+            self.frame = 0
+        self.playing = True
+        self._timer = self.set_interval(1 / SPEEDS[self.speed], self._play_tick)
+        self.draw()
+
+    def _play_tick(self) -> None:
+        if self.frame >= len(self.frames) - 1:
+            self.stop()
+            self.draw()
+            return
+        self.set_frame(self.frame + 1)
+        if self.frame >= len(self.frames) - 1:
+            self.stop()
+            self.draw()
+
+    def stop(self) -> None:
+        self.playing = False
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    def action_speed(self, d: int) -> None:
+        self.speed = max(0, min(len(SPEEDS) - 1, self.speed + d))
+        if self.playing:
+            self._timer.stop()
+            self._timer = self.set_interval(1 / SPEEDS[self.speed], self._play_tick)
+        self.draw()
+
+    # --- batches -------------------------------------------------------------------------
+
+    def action_view(self) -> None:
+        sw = self.query_one(ContentSwitcher)
+        sw.current = "lab-batch" if sw.current == "lab-lookup" else "lab-lookup"
+
+    def action_batch_size(self) -> None:
+        i = BATCH_SIZES.index(self.batch_k) if self.batch_k in BATCH_SIZES else 0
+        self.batch_k = BATCH_SIZES[(i + 1) % len(BATCH_SIZES)]
+        self.show_settings()
+
+    def action_batch_mode(self) -> None:
+        self.batch_mode = lab.BATCH_MODES[(lab.BATCH_MODES.index(self.batch_mode) + 1) % len(lab.BATCH_MODES)]
+        self.show_settings()
+
+    def action_batch(self) -> None:
+        self.start_batch()
+
+    def action_rerun(self) -> None:
+        if self.batch_ids is None:
+            self.notify("no batch yet: b runs one", timeout=2)
+            return
+        self.start_batch(ids=self.batch_ids, source=self.batch_source)
+
+    def action_batch_file(self) -> None:
+        from inspector.widgets.prompt import Prompt
+
+        self.app.push_screen(Prompt("ids from file:", "path, one id (or revision) per line"),
+                             lambda path: path and self.start_batch(path=path))
+
+    def start_batch(self, k: int | None = None, mode: str | None = None, ids: list[bytes] | None = None,
+                    path: str | None = None, source: str = "", seed: int | None = None):
+        if not self.app.core.ready:
+            self.notify("the repository is still opening", timeout=2)
+            return None
+        self.query_one(ContentSwitcher).current = "lab-batch"
+        return self._batch_worker(k or self.batch_k, mode or self.batch_mode, ids, path, source, seed)
+
+    @work(thread=True, exclusive=True, group="lab-batch")
+    def _batch_worker(self, k: int, mode: str, ids, path, source: str, seed) -> lab.BatchResult | None:
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+        core = self.app.core
+        say = self.app.call_from_thread
+        if ids is None:
+            if path is not None:
+                say(self._batch_status, f"reading ids from {path}…")
+                try:
+                    ids, bad = lab.read_ids(core.session, core.lock, path)
+                except OSError as e:
+                    say(self.notify, f"cannot read {path}: {e.strerror}", severity="error", timeout=5)
+                    say(self._batch_status, "")
+                    return None
+                source = f"{len(ids):,} ids from {path}" + (f" ({bad} unresolved)" if bad else "")
+            else:
+                say(self._batch_status, f"choosing {k:,} {mode} ids…")
+                ids = lab.sample_ids(core.store, core.lock, k, mode, seed)
+                source = f"{k:,} {mode} ids"
+        label = f"#{len(self.runs) + 1} {source}"
+
+        def progress(done: int, total: int) -> None:
+            say(self._batch_status, f"batch {label}: {done:,}/{total:,} ({done / total:.0%})")
+
+        res = lab.run_batch(core.store, core.lock, ids, label, progress, lambda: worker.is_cancelled)
+        say(self._batch_done, res, ids, source)
+        return res
+
+    def _batch_status(self, text: str) -> None:
+        self.batch_progress = text
+        self.query_one("#lab-batch-status", Label).update(Text(text, style="italic"))
+
+    def _batch_done(self, res: lab.BatchResult, ids: list[bytes], source: str) -> None:
+        self.batch, self.batch_ids, self.batch_source = res, ids, source
+        self.runs.append(res)
+        self._batch_status("")
+        self.show_batch()
+        self.notify(f"batch done: {res.lookups:,} lookups in {res.wall:.2f} s — {res.rescans} rescans, "
+                    f"{res.fills} loose-cache fills", timeout=4)
+
+    def show_batch(self) -> None:
+        res = self.batch
+        if res is None:
+            self.query_one("#lab-batch-summary", Static).update(
+                Text("No batch yet: b looks up K ids (k: K, m: present/absent/mixed, f: ids from a file).",
+                     style="italic"))
+            self.query_one("#lab-batch-chart", Static).update("")
+            self.query_one("#lab-batch-runs", Static).update("")
+            return
+        self.query_one("#lab-batch-summary", Static).update(batch_summary(res))
+        self.query_one("#lab-batch-chart", Static).update(batch_table(res))
+        runs = Group(Text("\nruns (r repeats the same ids: switch P, Q or C first to compare)", style="bold"),
+                     runs_table(self.runs))
+        self.query_one("#lab-batch-runs", Static).update(runs)
+
+    def current_id(self) -> str | None:
+        return self.run.oid.hex() if self.run is not None and self.run.oid is not None else None
+
+    def on_unmount(self) -> None:
+        self.stop()

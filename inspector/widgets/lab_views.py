@@ -1,0 +1,245 @@
+"""What the Lookup lab draws: the stages of a lookup, one bucket search
+stepped by three algorithms side by side, and a batch's distributions.
+
+``SearchView`` keeps its data model (``stage``, ``paths``, ``step``) as
+attributes, so what it draws can be checked against core's trace; the
+drawing is plain Rich text (block characters), cheap to redo every frame.
+"""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.widget import Widget
+
+from core.search import ALGORITHMS
+from inspector import lab
+from inspector.safe_text import literal
+
+CMP_STYLE = {-1: "bold blue", 0: "bold green", 1: "bold red"}
+KIND_STYLE = {"midx": "cyan", "pack": "cyan", "loose": "green", "fill": "green", "rescan": "yellow",
+              "skipped": "dim yellow", "negative": "magenta", "null": "dim", "mru": "blue", "finished": "bold"}
+SHORT = {"binary": "bin", "interpolation": "int", "hedged": "hed"}
+BARS = " ▁▂▃▄▅▆▇█"
+
+
+def _n(k: int, word: str) -> str:
+    return f"{k} {word}{'' if k == 1 else 's'}"
+
+
+def stage_list(run: lab.LookupRun | None, current: int) -> Text:
+    """One line per stage: done, ▶ current, dim for those still to come."""
+    t = Text(no_wrap=True, overflow="ellipsis", end="")
+    if run is None:
+        t.append("Press l (or Enter) and type an id, an abbreviation or a revision.", style="italic")
+        return t
+    if run.error:
+        t.append_text(literal(run.text, "bold"))
+        t.append(": ")
+        t.append_text(literal(run.error, "red"))
+        return t
+    for i, s in enumerate(run.stages):
+        future = i > current
+        mark = "▶ " if i == current else "  "
+        t.append(mark, style="bold")
+        t.append(f"{i + 1:>2} {s.kind:<8} ", style="dim" if future else KIND_STYLE.get(s.kind, ""))
+        t.append_text(literal(s.text, "dim" if future else ("bold" if i == current else "")))
+        if s.is_search:
+            t.append("  " + " · ".join(f"{SHORT[a]} {len(p.probes)}" for a, p in s.paths.items()) + " probes",
+                     style="dim")
+        if i < len(run.stages) - 1:
+            t.append("\n")
+    return t
+
+
+class SearchView(Widget):
+    """One bucket search at one step, for every algorithm: a bar of the
+    bucket with the current window [lo, hi) bright and the probed slot
+    marked (▼, coloured by the comparison: red >, blue <, green =), then
+    the probes so far, each labelled ``mi [lo,hi) cmp page``."""
+
+    DEFAULT_CSS = "SearchView { height: auto; }"
+
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self.stage: lab.Stage | None = None
+        self.paths: dict = {}
+        self.step = 0
+        self.note = ""
+
+    def show(self, stage: lab.Stage | None, step: int, note: str = "") -> None:
+        self.stage = stage
+        self.paths = dict(stage.paths) if stage is not None and stage.is_search else {}
+        self.step = step
+        self.note = note
+        self.refresh(layout=True)
+
+    def shown_probes(self, algorithm: str) -> list:
+        p = self.paths[algorithm]
+        return list(p.probes[: self.step])
+
+    def get_content_height(self, container, viewport, width) -> int:
+        return self.render().plain.count("\n") + 1 if self.paths else 2
+
+    def render(self) -> Text:
+        width = max(40, self.size.width or 100)
+        if not self.paths:
+            t = Text(self.note or "No bucket search at this step.", style="italic dim", end="")
+            return t
+        s = self.stage
+        blo, bhi = next(iter(self.paths.values())).bucket
+        n = bhi - blo
+        bar_w = max(10, width - 16)
+        if 0 < n <= bar_w:
+            cell = bar_w // n
+            bar_w = n * cell
+        t = Text(end="")
+        t.append_text(literal(s.event.pack, "bold"))
+        t.append(f"  bucket [{blo},{bhi}): {n} names; the store searched it with {s.event.path.algorithm}\n")
+        left, right = str(blo), str(bhi)
+        t.append(" " * 14 + left + " " * max(1, bar_w - len(left) - len(right)) + right + "\n", style="dim")
+        for a in ALGORITHMS:
+            path = self.paths[a]
+            probes = path.probes
+            shown = probes[: self.step]
+            done = self.step >= len(probes)
+            t.append(f"{a:<13} ", style="bold" if a == s.event.path.algorithm else "")
+            t.append_text(self._bar(path, shown, done, blo, n, bar_w))
+            t.append("\n" + " " * 14)
+            if not probes:
+                t.append("no probe: " + ("the bucket is empty" if n <= 0 else "the bounds already rule it out") + "  ",
+                         style="dim")
+            for k, p in enumerate(shown):
+                current = k == len(shown) - 1 and not done
+                t.append(f"#{k + 1} ", style="dim")
+                t.append(lab.probe_label(p), style=CMP_STYLE[p.cmp] + (" reverse" if current else ""))
+                t.append("  ")
+            if done:
+                verdict = f"found at {path.found}" if path.found is not None else f"absent, would be at {path.insert_at}"
+                t.append(f"→ {verdict}: {_n(len(probes), 'probe')}, {_n(len(path.pages), 'page')}", style="bold")
+            else:
+                t.append(f"step {self.step}/{len(probes)}", style="dim")
+            t.append("\n")
+        t.append("━", style="bold")
+        t.append(" window [lo,hi)  ─ ruled out  ▼ probe: ", style="dim")
+        t.append(">", style=CMP_STYLE[1])
+        t.append(" name there > target, go left  ", style="dim")
+        t.append("<", style=CMP_STYLE[-1])
+        t.append(" go right  ", style="dim")
+        t.append("=", style=CMP_STYLE[0])
+        t.append(" hit  ◆ found  ✕ absent", style="dim")
+        return t
+
+    @staticmethod
+    def _bar(path, shown, done: bool, blo: int, n: int, bar_w: int) -> Text:
+        def col(pos: int) -> int:
+            return 0 if n <= 0 else min(bar_w - 1, max(0, (pos - blo) * bar_w // n))
+
+        if n <= 0:
+            return Text("(empty bucket)", style="dim")
+        if shown and not done:
+            lo, hi = shown[-1].lo, shown[-1].hi
+        elif done:
+            end = path.found if path.found is not None else path.insert_at
+            lo, hi = end, end
+        else:
+            lo, hi = path.bucket
+        cells = []
+        c_lo = col(lo)
+        c_hi = col(hi) if hi < blo + n else bar_w
+        for c in range(bar_w):
+            inside = c_lo <= c < max(c_hi, c_lo + (1 if hi > lo else 0))
+            cells.append(["━", "bold"] if inside else ["─", "dim"])
+        for p in shown[:-1] if not done else shown:
+            cells[col(p.mi)] = ["│", CMP_STYLE[p.cmp].replace("bold ", "")]
+        if shown and not done:
+            p = shown[-1]
+            cells[col(p.mi)] = ["▼", CMP_STYLE[p.cmp]]
+        if done:
+            if path.found is not None:
+                cells[col(path.found)] = ["◆", "bold green"]
+            else:
+                cells[min(bar_w - 1, col(path.insert_at))] = ["✕", "bold red"]
+        t = Text(end="")
+        for ch, style in cells:
+            t.append(ch, style=style)
+        return t
+
+
+# --- batches -------------------------------------------------------------------------
+
+METRICS = (("probes", "probes / lookup", True), ("pages", "pages / lookup", True), ("micros", "µs / lookup", False))
+
+
+def _spark(counts: list[int]) -> str:
+    peak = max(counts) or 1
+    return "".join(BARS[0 if not c else max(1, round(c / peak * 8))] for c in counts)
+
+
+def batch_table(res: lab.BatchResult, bins: int = 24) -> Table:
+    """Per algorithm (rows) and metric (columns): a histogram over one
+    shared range per metric, and its mean / 99th percentile / max."""
+    t = Table(box=None, pad_edge=False, padding=(0, 2, 0, 0), show_header=True, header_style="bold")
+    t.add_column("algorithm", no_wrap=True)
+    for _key, title, _int in METRICS:
+        t.add_column(title, no_wrap=True)
+    ranges = {}
+    for key, _title, integer in METRICS:
+        values = [v for a in ALGORITHMS for v in getattr(res, key)[a]]
+        lo = min(values) if values else 0
+        hi = lab.percentile(values, 0.99) if not integer else (max(values) if values else 0)
+        ranges[key] = (lo, max(hi, lo + (1 if integer else 1e-9)))
+    for a in ALGORITHMS:
+        cells = []
+        for key, _title, integer in METRICS:
+            values = getattr(res, key)[a]
+            lo, hi = ranges[key]
+            counts, _width = lab.histogram(values, bins, lo, hi, integer)
+            mean = sum(values) / len(values) if values else 0.0
+            cell = Text(_spark(counts), style="cyan", end="")
+            unit = "" if integer else " µs"
+            fmt = (lambda v: f"{v:.0f}") if integer else (lambda v: f"{v:.1f}")
+            cell.append(f"\n{fmt(lo)}…{fmt(hi)}{'+' if not integer else ''}{unit}", style="dim")
+            top = fmt(max(values) if values else 0)
+            if integer:
+                cell.append(f"\nmean {mean:.2f}  p99 {fmt(lab.percentile(values, 0.99))}  max {top}")
+            else:  # timings have outliers (a GC, a thread switch): the median says more
+                cell.append(f"\nmean {mean:.1f}  p50 {fmt(lab.percentile(values, 0.5))}  p99 "
+                            f"{fmt(lab.percentile(values, 0.99))}")
+            cells.append(cell)
+        t.add_row(Text(a, style="bold"), *cells)
+    return t
+
+
+def batch_summary(res: lab.BatchResult) -> Text:
+    s = res.settings
+    t = Text(end="")
+    t.append(f"{res.label}: ", style="bold")
+    t.append(f"{res.lookups:,} lookups{' (cancelled)' if res.cancelled else ''}, {res.found:,} found, "
+             f"{res.missing:,} missing, {res.searches:,} bucket searches\n")
+    t.append("rescans ")
+    t.append(f"{res.rescans:,}", style="bold yellow" if res.rescans else "bold")
+    t.append(f" (skipped {res.rescans_skipped:,})   loose-cache fills ")
+    t.append(f"{res.fills:,}", style="bold green" if res.fills else "bold")
+    t.append(f"   dir reads {res.dir_reads:,}   stat() {res.stats:,}   store time "
+             f"{res.seconds * 1e3:.1f} ms   wall {res.wall:.2f} s\n")
+    t.append(f"settings: policy {s['policy']}, quick {'on' if s['quick'] else 'off'}, loose cache {s['loose']}, "
+             f"store algorithm {s['algorithm']}", style="dim")
+    return t
+
+
+def runs_table(runs: list[lab.BatchResult]) -> Table:
+    """Every batch run so far, one row each: the same ids under other
+    settings show their rescans and fills side by side."""
+    t = Table(box=None, pad_edge=False, padding=(0, 2, 0, 0), header_style="bold")
+    for col in ("run", "lookups", "policy", "quick", "loose cache", "rescans", "skipped", "fills",
+                "dirs", "store ms", "probes b/i/h"):
+        t.add_column(col, no_wrap=True, justify="right" if col not in ("run", "policy", "loose cache") else "left")
+    for r in runs[-6:]:
+        s = r.settings
+        mean = "/".join(f"{sum(r.probes[a]) / max(1, len(r.probes[a])):.2f}" for a in ALGORITHMS)
+        t.add_row(literal(r.label if len(r.label) <= 24 else r.label[:23] + "…"), f"{r.lookups:,}", s["policy"], "on" if s["quick"] else "off", s["loose"],
+                  Text(f"{r.rescans:,}", style="yellow" if r.rescans else ""), f"{r.rescans_skipped:,}",
+                  Text(f"{r.fills:,}", style="green" if r.fills else ""), f"{r.dir_reads:,}",
+                  f"{r.seconds * 1e3:.1f}", mean)
+    return t

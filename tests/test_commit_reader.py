@@ -1,0 +1,84 @@
+"""The walk's quick commit reader (core.commit_reader) answers exactly what
+reading each commit through the store answers — or steps aside."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.commit_reader import CommitHeaderReader
+from core.odb import ObjectStore
+from core.objects import commit_header_fast
+from core.repository import Repository
+from core.trace import Recorder
+from tests.object_source import core_store
+from tests.repos import git_text
+
+
+def all_objects(repo) -> list[tuple[bytes, str]]:
+    out = git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)", cwd=repo)
+    return [(bytes.fromhex(h), t) for h, t in (line.split() for line in out.splitlines())]
+
+
+def check(store, repo) -> int:
+    """Every commit: the reader's answer (or None) against the store's; every
+    other object: None.  Returns how many commits the reader answered."""
+    reader = CommitHeaderReader(store)
+    answered = 0
+    for oid, typ in all_objects(repo):
+        got = reader(oid)
+        if typ != "commit":
+            assert got is None
+            assert reader.read(oid) == store.read(oid)
+            assert reader.read_header(oid) == store.read_header(oid)
+            continue
+        want = commit_header_fast(store.read(oid)[1], store.fmt, oid)
+        assert got is None or tuple(got) == want, oid.hex()
+        answered += got is not None
+    return answered
+
+
+@pytest.mark.parametrize("fixture", ["packed_repo", "sha256_repo", "idxv1_repo", "idx64_repo", "ref_delta_repo",
+                                     "deep_chain_repo", "many_packs_repo", "midx_repo", "scenario_repo",
+                                     "odd_commits_repo"])
+def test_answers_equal_the_stores_for_every_commit(request, fixture):
+    repo = request.getfixturevalue(fixture)
+    store = core_store(repo)
+    try:
+        commits = sum(1 for _, t in all_objects(repo) if t == "commit")
+        answered = check(store, repo)
+        if fixture not in ("odd_commits_repo",):  # (written loose, byte by byte)
+            assert answered == commits
+    finally:
+        store.close()
+
+
+def test_loose_commits_are_left_to_the_store(loose_repo):
+    store = core_store(loose_repo)
+    assert check(store, loose_repo) == 0
+
+
+def test_a_traced_store_sees_every_lookup(scenario_repo):
+    r = Repository.open(scenario_repo)
+    store = ObjectStore(r.objects_dir, r.object_format)
+    reader = CommitHeaderReader(store)
+    head = bytes.fromhex(git_text("rev-parse", "main", cwd=scenario_repo).strip())
+    assert reader(head) is not None
+    rec = Recorder()
+    unsubscribe = store.tracer.subscribe(rec)
+    try:
+        assert reader(head) is None
+        assert reader.read(head) == store.read(head)
+        assert len(rec.events) > 2  # reader.read went through the traced store too
+    finally:
+        unsubscribe()
+    assert reader(head) is not None
+
+
+def test_mappings_closed_by_the_open_file_limit_are_fetched_again(many_packs_repo):
+    r = Repository.open(many_packs_repo)
+    store = ObjectStore(r.objects_dir, r.object_format, open_files_limit=2)
+    try:
+        assert check(store, many_packs_repo) > 0
+        assert check(store, many_packs_repo) > 0  # after the LRU closed and reopened files
+    finally:
+        store.close()

@@ -1,0 +1,96 @@
+"""The Fanout screen (key 5): bucket counts against git's own reading of
+each .idx, the bucket list, and the current lookup's bucket."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from inspector.screens.fanout import BucketScreen, FanoutScreen
+from inspector.widgets.fanout_chart import FanoutChart
+from inspector.widgets.virtual_list import VirtualList
+from tests import repos
+from tests.ui_support import SIZE, list_text, make_app, plain, settle, started, until
+
+
+def _git_counts(ids) -> list[int]:
+    by_byte = Counter(int(oid[:2], 16) for oid in ids)
+    return [by_byte.get(b, 0) for b in range(256)]
+
+
+@pytest.mark.asyncio
+async def test_fanout_counts_match_git_show_index(ui_repo):
+    app = make_app(ui_repo, poll_seconds=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        await pilot.press("5")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, FanoutScreen)
+        await until(pilot, lambda: screen.stats is not None)
+        choices = screen.choices
+        # The biggest index is chosen first: here, the multi-pack-index.
+        assert choices[screen.selected].kind == "midx"
+        assert screen.selected == max(range(len(choices)), key=lambda i: choices[i].objects)
+        pack_dir = ui_repo / "objects" / "pack"
+        midx_ids: set[str] = set()
+        midx_packs = set(app.core.store.midxs[0].pack_names)
+        lst = screen.query_one("#fanout-indexes", VirtualList)
+        for row, c in enumerate(choices):
+            if c.kind != "pack":
+                continue
+            ids = repos.show_index(pack_dir / c.name)
+            if c.name in midx_packs:
+                midx_ids.update(ids)
+            lst.move_to(row)
+            await until(pilot, lambda row=row: screen.selected == row)
+            chart = screen.query_one(FanoutChart)
+            assert list(chart.counts) == _git_counts(ids), c.name
+            assert screen.stats.total == len(ids)
+            assert f"{len(ids):,} objects" in plain(screen.query_one("#fanout-stats"))
+        # The multi-pack-index: one bucket per first byte over all its packs.
+        midx_row = next(i for i, c in enumerate(choices) if c.kind == "midx")
+        lst.move_to(midx_row)
+        await until(pilot, lambda: screen.selected == midx_row)
+        assert list(screen.query_one(FanoutChart).counts) == _git_counts(midx_ids)
+        s = screen.stats
+        e = len(midx_ids) / 256
+        assert s.chi_square == pytest.approx(sum((a - e) ** 2 / e for a in _git_counts(midx_ids)))
+        assert "χ²" in plain(screen.query_one("#fanout-stats"))
+
+
+@pytest.mark.asyncio
+async def test_bucket_list_and_lookup_highlight(ui_repo):
+    app = make_app(ui_repo, poll_seconds=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        await pilot.press("5")
+        await settle(app, pilot)
+        screen = app.screen
+        await until(pilot, lambda: screen.stats is not None)
+        chart = screen.query_one(FanoutChart)
+        chart.focus()
+        # A lookup anywhere: its bucket is highlighted (◆ under it).
+        oid = app.core.store.midxs[0].name_at(0)
+        with app.core.lock:
+            app.core.store.locate(oid)
+        assert await until(pilot, lambda: chart.lookup_bucket == oid[0])
+        assert "◆" in chart.render().plain
+        # Move to the busiest bucket and list it.
+        target = max(range(256), key=lambda b: chart.counts[b])
+        chart.cursor = (target - 65) % 256
+        await pilot.press("l", "j")  # right one bucket, down one band (64)
+        assert chart.cursor == target
+        assert f"bucket {target:02x}" in plain(screen.query_one("#fanout-bucket"))
+        await pilot.press("enter")
+        await settle(app, pilot)
+        sub = app.screen
+        assert isinstance(sub, BucketScreen)
+        rows = list_text(sub.query_one(VirtualList))
+        m = app.core.store.midxs[0]
+        expected = sorted(m.name_at(i).hex() for i in range(m.num_objects) if m.name_at(i)[0] == target)
+        assert [r.split()[1] for r in rows] == expected
+        assert len(rows) == chart.counts[target]
+        await pilot.press("escape")
+        assert isinstance(app.screen, FanoutScreen)

@@ -1,0 +1,255 @@
+"""History (7) and the commit screen, on repositories built with git."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from inspector.screens.commit import CommitScreen
+from inspector.screens.history import HistoryScreen
+from inspector.screens.object import ObjectScreen
+from inspector.widgets.virtual_list import VirtualList
+from tests import ui_history_repos as hr
+from tests.repos import git
+from tests.ui_support import SIZE, list_text, make_app, plain, settle, started, until
+
+LONG = int(os.environ.get("PACKSCOPE_LONG_HISTORY", "20000"))  # 100000 by hand
+
+
+@pytest.fixture(scope="module")
+def history_repo(tmp_path_factory):
+    return hr.build_history_repo(tmp_path_factory.mktemp("history"))
+
+
+@pytest.fixture(scope="module")
+def long_repo(tmp_path_factory):
+    return hr.build_long_history(tmp_path_factory.mktemp("long"), LONG)
+
+
+def revlist(repo, *args) -> list[str]:
+    return git("rev-list", *args, cwd=repo).decode().split()
+
+
+async def open_history(app, pilot):
+    await started(app, pilot)
+    await pilot.press("7")
+    screen = app.screen
+    assert isinstance(screen, HistoryScreen)
+    await until(pilot, lambda: screen.history is not None and screen.history.loaded > 0
+                and screen.history.decor, timeout=10)
+    await pilot.pause()
+    return screen
+
+
+def title(screen, wid) -> str:
+    return plain(screen.query_one(wid), width=300)
+
+
+@pytest.mark.asyncio
+async def test_history_lists_what_git_log_lists_with_decorations(history_repo):
+    app = make_app(history_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(app, pilot)
+        expected = revlist(history_repo, "HEAD")
+        lst = screen.vlist
+        await pilot.press("G")
+        await until(pilot, lambda: screen.history.done, timeout=10)
+        await pilot.pause()
+        assert [c.oid.hex() for c in screen.history.rows] == expected
+        assert lst.cursor == len(expected) - 1
+        assert f"{len(expected)} commits" in title(screen, "#history-title")
+        rows = list_text(lst)
+        assert "(HEAD -> main)" in rows[0]
+        tag_row = rows[expected.index(git("rev-parse", "v1.0^{commit}", cwd=history_repo).decode().strip())]
+        assert "(tag: v1.0)" in tag_row
+        assert "(tag: light)" in rows[expected.index(git("rev-parse", "light", cwd=history_repo).decode().strip())]
+        assert any(" M Merge side" in r for r in rows)
+
+
+@pytest.mark.asyncio
+async def test_history_shows_hostile_text_literally(history_repo):
+    app = make_app(history_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(app, pilot)
+        rows = list_text(screen.vlist)
+        # invalid UTF-8: replacement characters, never an error
+        assert "Bad \ufffd\ufffd Name" in rows[0] and "invalid \ufffd( utf-8" in rows[0]
+        # latin-1 commit decoded with its encoding header
+        assert "Ren\xe9 Lat" in rows[1] and hr.LATIN1_SUBJECT in rows[1]
+        # markup, escape and bidi spelled out
+        assert "[bold red]boom[/] \\e[31mred \\u202eevil\\u202c end" in rows[2]
+        # the bidi branch name is shown escaped
+        assert "evil\\u202ebranch" in rows[3]
+        # What is drawn (render_line) is the same literal text.
+        screen.vlist.refresh()
+        await pilot.pause()
+        drawn = "".join(seg.text for seg in screen.vlist.render_line(2))
+        assert "[bold red]boom[/]" in drawn and "\u202e" not in drawn and "\x1b" not in drawn
+
+
+@pytest.mark.asyncio
+async def test_search_by_author_subject_and_id_with_n_and_N(history_repo):
+    app = make_app(history_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(app, pilot)
+        lst = screen.vlist
+        ids = revlist(history_repo, "HEAD")
+        await pilot.press("slash")
+        await pilot.pause()
+        await pilot.press(*"S Ide", "enter")
+        await until(pilot, lambda: "row" in screen.search_state or "no match" in screen.search_state)
+        assert screen.history.rows[lst.cursor].oid.hex() == revlist(history_repo, "side", "-1")[0]
+        # subject text; n goes on, N comes back
+        screen.start_search("commit 3", 1, restart=True)
+        await until(pilot, lambda: "row" in screen.search_state and "commit 3" in screen.search_state)
+        first = lst.cursor
+        assert "commit 39" in list_text(lst)[first]
+        await pilot.press("n")
+        await until(pilot, lambda: lst.cursor != first)
+        assert "commit 38" in list_text(lst)[lst.cursor]
+        await pilot.press("N")
+        await until(pilot, lambda: lst.cursor == first)
+        # an id prefix
+        target = ids[-1]
+        screen.start_search(target[:8], 1, restart=True)
+        await until(pilot, lambda: lst.cursor == len(ids) - 1)
+        screen.start_search("no such text anywhere", 1, restart=True)
+        await until(pilot, lambda: "no match" in screen.search_state)
+        assert lst.cursor == len(ids) - 1
+
+
+@pytest.mark.asyncio
+async def test_revision_picker_and_path_limiting(history_repo):
+    app = make_app(history_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(app, pilot)
+        await pilot.press("r")
+        await pilot.pause()
+        inp = app.screen.query_one("#prompt-input")
+        inp.value = "--all"
+        await pilot.press("enter")
+        await pilot.pause()
+        screen.go_to_end()
+        await until(pilot, lambda: screen.history.done and screen.history.revs == ["--all"], timeout=10)
+        assert [c.oid.hex() for c in screen.history.rows] == revlist(history_repo, "--all")
+        assert "--all" in title(screen, "#history-title")
+        await pilot.press("p")
+        await pilot.pause()
+        app.screen.query_one("#prompt-input").value = "dir1/sub"
+        await pilot.press("enter")
+        await pilot.pause()
+        screen.go_to_end()
+        await until(pilot, lambda: screen.history.done and screen.history.paths == ["dir1/sub"], timeout=10)
+        assert [c.oid.hex() for c in screen.history.rows] == revlist(history_repo, "--all", "--", "dir1/sub")
+        assert "-- dir1/sub" in title(screen, "#history-title")
+        # A bad revision is an error on screen, not a crash.
+        screen.revs = ["no-such-branch"]
+        screen.paths = []
+        screen.restart()
+        await until(pilot, lambda: screen.history.done)
+        await pilot.pause()
+        assert "no-such-branch" in title(screen, "#history-title")
+
+
+@pytest.mark.asyncio
+async def test_commit_screen_parents_idents_tree_and_last_commits(history_repo):
+    app = make_app(history_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(app, pilot)
+        merge = revlist(history_repo, "--merges", "HEAD")[0]
+        screen.vlist.move_to([c.oid.hex() for c in screen.history.rows].index(merge))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, CommitScreen) and app.screen.last_done, timeout=10)
+        commit = app.screen
+        await pilot.pause()
+        rows = list_text(commit.query_one(VirtualList))
+        text = "\n".join(rows)
+        p1, p2 = git("rev-parse", f"{merge}^1", f"{merge}^2", cwd=history_repo).decode().split()
+        assert f"parent     {p1}" in text and f"parent     {p2}" in text
+        assert "author     A U Thor <author@example.com>  2020-09-15" in text and "+0200" in text
+        assert "committer  C O Mitter <committer@example.com>" in text and "-0500" in text
+        assert "    Merge side" in text
+        # every entry's last commit is git's `log -1 -- entry`
+        for name, oid in commit.last.items():
+            path = name.decode("utf-8", "surrogateescape")
+            want = git("log", "-1", "--format=%H", merge, "--", path, cwd=history_repo).decode().strip()
+            assert oid.hex() == want, path
+        assert len(commit.last) == len(commit.view.entries)
+        assert "last commits: " in title(commit, "#commit-title")
+        # Enter on the second parent follows it.
+        lst = commit.query_one(VirtualList)
+        lst.move_to(next(i for i, r in enumerate(rows) if r.startswith(f"parent     {p2}")))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, CommitScreen) and app.screen.oid.hex() == p2)
+        await pilot.press("escape")
+        assert app.screen is commit
+        # Enter on a directory opens its tree (with its own last commits) ...
+        lst.move_to(next(i for i, r in enumerate(rows) if "dir1/" in r))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, CommitScreen) and app.screen.path == b"dir1/"
+                    and app.screen.last_done, timeout=10)
+        sub = app.screen
+        sub_rows = list_text(sub.query_one(VirtualList))
+        assert any("sub/" in r for r in sub_rows)
+        want = git("log", "-1", "--format=%H", merge, "--", "dir1/sub", cwd=history_repo).decode().strip()
+        assert sub.last[b"sub"].hex() == want
+        # ... and Enter on a file opens the Object screen.
+        sub.query_one(VirtualList).move_to(next(i for i, r in enumerate(sub_rows) if "file" in r))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ObjectScreen))
+        await settle(app, pilot)
+        assert "blob" in plain(app.screen.query_one("#object-where"), width=200)
+
+
+@pytest.mark.asyncio
+async def test_commit_screen_shows_encodings_and_hostile_paths(history_repo):
+    app = make_app(history_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(app, pilot)
+        screen.vlist.move_to(1)  # the latin-1 commit
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, CommitScreen) and app.screen.view is not None)
+        text = "\n".join(list_text(app.screen.query_one(VirtualList)))
+        assert "Ren\xe9 Lat <rene@example.com>  2020-09-15 21:00:00 +0100" in text
+        assert "encoding   ISO-8859-1" in text and "    " + hr.LATIN1_SUBJECT in text
+        await pilot.press("escape")
+        screen.vlist.move_to(0)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, CommitScreen) and app.screen.view is not None)
+        text = "\n".join(list_text(app.screen.query_one(VirtualList)))
+        assert "-0330" in text and "Bad \ufffd\ufffd Name" in text
+        lst = app.screen.query_one(VirtualList)
+        rows = list_text(lst)
+        lst.move_to(next(i for i, r in enumerate(rows) if r.split()[-1:] == ["docs/"] or " docs/" in r))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, CommitScreen) and app.screen.path == b"docs/")
+        await pilot.pause()
+        assert any("\\u202etxt.exe" in r for r in list_text(app.screen.query_one(VirtualList)))
+
+
+@pytest.mark.asyncio
+async def test_long_history_scrolls_to_the_end_and_searches_deep(long_repo):
+    app = make_app(long_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(app, pilot)
+        log = screen.history
+        assert log.estimate == LONG
+        assert f"of ~{LONG:,}" in title(screen, "#history-title")
+        assert log.loaded < LONG  # lazily: a few pages, not the history
+        # a search for a commit deep in it loads as it goes
+        deep = LONG - 1 - LONG // 50  # the row of "step LONG//50"
+        oid = git("rev-parse", f"main~{deep}", cwd=long_repo).decode().strip()
+        screen.start_search(oid[:10], 1, restart=True)
+        await until(pilot, lambda: "row" in screen.search_state, timeout=40 * max(1, LONG // 20000))
+        lst = screen.vlist
+        assert list_text(lst)[lst.cursor].endswith(f"step {LONG // 50}")
+        assert lst.cursor == deep
+        await pilot.press("G")
+        await until(pilot, lambda: log.done, timeout=40 * max(1, LONG // 20000))
+        await pilot.pause()
+        assert log.loaded == LONG and lst.cursor == LONG - 1
+        assert list_text(lst)[-1].endswith("step 0")
+        assert f"{LONG:,} commits" in title(screen, "#history-title")
+        await pilot.press("g")
+        assert lst.cursor == 0

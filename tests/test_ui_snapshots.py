@@ -1,0 +1,123 @@
+"""Snapshot tests (pytest-textual-snapshot): Overview, Packs, History and
+Health at 120×36, compared with the SVGs under tests/__snapshots__/.
+
+Deterministic by construction: the repositories are built with fixed dates
+at a fixed path (so the paths on screen are the same on every run), every
+worker is awaited before the shot, the live panels (event log with its
+clock times, rates) are hidden, and nothing on these screens blinks.
+Regenerate after a deliberate change with ``pytest tests/test_ui_snapshots.py
+--snapshot-update`` (textual is pinned in the test extra for this).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+
+import pytest
+
+from tests import ui_history_repos as hr
+from tests.ui_support import until
+
+SIZE = (120, 36)
+ROOT = Path(f"/tmp/packscope-snapshots-{os.getuid()}")
+VERSION = "1"
+
+
+@pytest.fixture(scope="session")
+def snap_repos() -> dict[str, Path]:
+    ROOT.mkdir(exist_ok=True)
+    with open(ROOT / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # xdist workers build it once
+        marker = ROOT / "built"
+        if not marker.exists() or marker.read_text() != VERSION:
+            base = hr.build_history_repo(ROOT, "snap.git")
+            hr.corrupt_copies(base, ROOT / "corrupt")
+            # Fixed, old mtimes: a pack directory written just now would make
+            # the store's scan provisional (a badge on the Overview).
+            for dirpath, dirs, files in os.walk(ROOT):
+                for name in files + dirs:
+                    os.utime(os.path.join(dirpath, name), (1_600_000_000, 1_600_000_000))
+            marker.write_text(VERSION)
+    return {"base": ROOT / "snap.git", "corrupt": ROOT / "corrupt" / "garbage-loose.git"}
+
+
+def _app(repo):
+    from inspector.app import PackscopeApp
+
+    return PackscopeApp(str(repo))
+
+
+async def _quiet(app, pilot) -> None:
+    from textual.worker import WorkerCancelled
+
+    await until(pilot, lambda: app.core.ready, timeout=10)
+    for _ in range(3):
+        try:
+            await app.workers.wait_for_complete()
+        except WorkerCancelled:
+            pass
+        await pilot.pause(0.1)
+    if app.show_log:
+        await pilot.press("e")
+    if app.show_rates:
+        await pilot.press("s")
+    await until(pilot, lambda: getattr(app.screen, "facts", None) is None
+                or app.screen.facts.loose_on_disk is not None, timeout=10)
+    await pilot.pause(0.2)
+
+
+def test_overview_snapshot(snap_compare, snap_repos):
+    async def before(pilot):
+        await _quiet(pilot.app, pilot)
+        pilot.app.screen.render_all()
+        await pilot.pause(0.2)
+
+    assert snap_compare(_app(snap_repos["base"]), terminal_size=SIZE, run_before=before)
+
+
+def test_packs_snapshot(snap_compare, snap_repos):
+    async def before(pilot):
+        await _quiet(pilot.app, pilot)
+        await pilot.press("2")
+        await pilot.pause(0.5)
+
+    assert snap_compare(_app(snap_repos["base"]), terminal_size=SIZE, run_before=before)
+
+
+def test_history_snapshot(snap_compare, snap_repos):
+    async def before(pilot):
+        app = pilot.app
+        await _quiet(app, pilot)
+        await pilot.press("7")
+        await until(pilot, lambda: app.screen.history is not None and app.screen.history.done, timeout=10)
+        await pilot.press("j", "j")
+        await pilot.pause(0.3)
+
+    assert snap_compare(_app(snap_repos["base"]), terminal_size=SIZE, run_before=before)
+
+
+def test_commit_snapshot(snap_compare, snap_repos):
+    async def before(pilot):
+        app = pilot.app
+        await _quiet(app, pilot)
+        await pilot.press("7")
+        await until(pilot, lambda: app.screen.history is not None and app.screen.history.done, timeout=10)
+        await pilot.press("j", "j", "enter")
+        await until(pilot, lambda: getattr(app.screen, "last_done", False), timeout=10)
+        await pilot.pause(0.3)
+
+    assert snap_compare(_app(snap_repos["base"]), terminal_size=SIZE, run_before=before)
+
+
+def test_health_snapshot(snap_compare, snap_repos):
+    async def before(pilot):
+        app = pilot.app
+        await _quiet(app, pilot)
+        await pilot.press("8")
+        await until(pilot, lambda: app.screen.state.finished, timeout=20)
+        app.screen.tick()
+        await pilot.pause(0.3)
+
+    assert snap_compare(_app(snap_repos["corrupt"]), terminal_size=SIZE, run_before=before)
