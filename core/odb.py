@@ -250,10 +250,10 @@ class ObjectStore:
             d.scan = scan
             d.midx = None
             if scan.midx:
-                path = os.path.join(scan.pack_dir, "multi-pack-index")
-                try:
-                    d.midx = MultiPackIndex(path, self.fmt)
-                    d.midx.open()
+                try:  # the single file, else an incremental chain (multi-pack-index.d/)
+                    d.midx = MultiPackIndex.discover(scan.pack_dir, self.fmt)
+                    if d.midx is not None:
+                        d.midx.open()
                 except PackscopeError as e:
                     self.problems.append(e)
                     d.midx = None
@@ -392,7 +392,7 @@ class ObjectStore:
             if pos >= 0:
                 h = handles[pack_id] if pack_id < len(handles) else None
                 if h is not None:
-                    return Location("midx", os.path.dirname(os.path.dirname(m.path)), h.files.local, h, offset)
+                    return Location("midx", os.path.dirname(os.path.dirname(h.files.base)), h.files.local, h, offset)
         b = oid[0]
         for rank, h in enumerate(self._mru):
             if not traced:

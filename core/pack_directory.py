@@ -101,7 +101,7 @@ def scan_pack_dir(objects_dir: str, local: bool = True) -> DirectoryScan:
     # directory order is what breaks ties between equal mtimes.
     packs.reverse()
     return DirectoryScan(
-        pack_dir, tuple(packs), tuple(sorted(orphans)), "multi-pack-index" in present,
+        pack_dir, tuple(packs), tuple(sorted(orphans)), "multi-pack-index" in present or "multi-pack-index.d" in present,
         mtime_ns, started_ns, time.perf_counter() - t0,
     )
 

@@ -267,3 +267,14 @@ def test_a_concurrent_repack_never_causes_a_false_missing(tmp_path, packed_repo)
     assert lookups >= 10_000
     assert missing == []
     assert store.counters.rescans > 0, store.counters  # the store did notice the repacks
+
+
+def test_an_incremental_multi_pack_index_chain_is_used(midx_chain_repo):
+    store, rec = traced_store(midx_chain_repo)
+    assert store.midxs and store.midxs[0].is_chain
+    ids = git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=midx_chain_repo).split()
+    sources = {store.locate(bytes.fromhex(i)).source for i in ids}
+    assert "midx" in sources
+    fmt = "%(objectname) %(objecttype) %(objectsize) %(objectsize:disk)"
+    got = packscope("-C", midx_chain_repo, "cat-file", "--batch-all-objects", f"--batch-check={fmt}").stdout
+    assert got == git("cat-file", "--batch-all-objects", f"--batch-check={fmt}", cwd=midx_chain_repo)
