@@ -129,6 +129,7 @@ def test_multi_pack_index(midx_repo, many_packs_repo):
 def test_multi_pack_index_chain(midx_chain_repo):
     m = info(midx_chain_repo)["multi_pack_index"]
     assert m["chain"] and m["layers"] == 2 and m["packs"] == len(pack_files(midx_chain_repo))
+    assert m["used_by_store"]  # the store reads chains too
 
 
 def test_commit_graph_single_chain_and_generations(graph_repo, split_graph_repo, mixed_generation_repo,

@@ -247,7 +247,7 @@ def _midx(store, problems: _Problems) -> dict | None:
     if m is None:
         return None
     out = {"path": m.path, "chain": m.is_chain, "layers": None, "packs": None, "objects": None,
-           "packs_missing": [], "used_by_store": any(os.path.dirname(x.path) == pack_dir for x in store.midxs)}
+           "packs_missing": [], "used_by_store": any(x.path.startswith(pack_dir + os.sep) for x in store.midxs)}
     try:
         m.open()
         out.update(layers=len(m.layers), packs=m.num_packs, objects=m.num_objects)
