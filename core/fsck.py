@@ -81,7 +81,7 @@ class Fsck:
         )
 
         table = ObjectTable(self.store)
-        promised = Promised(table)
+        promised = Promised(table, self.ticker)
         ticker, limiter = self.ticker, self.limiter
         yield from check_directories(self.store)
         total = sum(_count(s) for s in table.packs)
@@ -107,7 +107,7 @@ class Fsck:
         ticker.finish()
         self.reachable = len(walk.seen)
         if self.show_dangling:
-            yield from walk.dangling()
+            yield from walk.dangling()  # frees walk.seen once it knows what is unreachable
         walk.seen.clear()  # the largest structure of the run: free it before the last phases
         yield from check_commit_graph(table, str(self.repo.objects_dir), ticker)
         yield from check_midx(table, self.store, ticker, limiter)

@@ -79,9 +79,11 @@ class Promised(PromisorSet):
     over the packs fsck did not refuse, and only in a partial clone (a
     promisor remote configured: the store knows).  Built on first use."""
 
-    def __init__(self, table: ObjectTable) -> None:
+    def __init__(self, table: ObjectTable, ticker: Ticker | None = None) -> None:
         slots = {s.handle.files.base: s for s in table.packs}
-        super().__init__(table.store, skip=lambda h: bool(getattr(slots.get(h.files.base), "rejected", None)))
+        # the build reports and honours cancel like every other fsck phase
+        super().__init__(table.store, skip=lambda h: bool(getattr(slots.get(h.files.base), "rejected", None)),
+                         progress=ticker.progress if ticker else None, cancel=ticker.cancel if ticker else None)
         self.enabled = bool(getattr(table.store, "partial_clone", False))
 
     def __bool__(self) -> bool:
@@ -346,43 +348,64 @@ class Connectivity:
 
     def dangling(self) -> Iterator[Finding]:
         table, seen = self.table, self.seen
-        unreachable: dict[bytes, object] = {}
-        for slot in table.packs:
-            if slot.rejected or not slot.local:
-                continue  # (objects of promisor packs are listed too, as git does)
+        # One raw id per unreachable object, nothing more: the unreachable
+        # part of a repository can be as large as its history.
+        unreachable: set[bytes] = set()
+        slots = [s for s in table.packs if s.local and not s.rejected]  # promisor packs too, as git
+        for slot in slots:
             try:
-                for pos, name in enumerate(slot.handle.index.names()):
-                    if name not in seen and name not in unreachable:
-                        unreachable[name] = (slot, pos)
+                unreachable.update(name for name in slot.handle.index.names() if name not in seen)
+            except PackscopeError:
+                continue
+        for d in table.loose:
+            if d.local:
+                for sub in range(256):
+                    unreachable.update(oid for oid in d.cache.entries(sub) if oid not in seen)
+        seen.clear()  # not needed any more: free it before reading
+        if not unreachable:
+            return
+        self.ticker.start("dangling objects", len(unreachable))
+        used: set[bytes] = set()
+        readable: set[bytes] = set()
+
+        def visit(oid: bytes, where) -> None:
+            self.ticker.tick()
+            if table.is_corrupt(where, oid):
+                return
+            try:
+                if table.read_header(oid, where) != "blob":
+                    type_name, data, _ = table.read(oid, where)
+                    used.update(r for r in references(type_name, data, self.fmt) if r in unreachable)
+            except (PackscopeError, Unreadable):
+                return
+            readable.add(oid)
+
+        # Pack order, as the delta-base cache likes it.
+        for slot in slots:
+            try:
+                order = slot.handle.pack.pack_order()
+                name_at = slot.handle.index.name_at
+                for pos in order:
+                    oid = name_at(pos)
+                    if oid in unreachable and oid not in readable:
+                        visit(oid, (slot, pos))
             except PackscopeError:
                 continue
         for d in table.loose:
             if d.local:
                 for sub in range(256):
                     for oid in d.cache.entries(sub):
-                        if oid not in seen and oid not in unreachable:
-                            unreachable[oid] = (d, None)
-        if not unreachable:
-            return
-        self.ticker.start("dangling objects", len(unreachable))
-        used: set[bytes] = set()
-        types: dict[bytes, str] = {}
-        for oid, where in unreachable.items():
-            self.ticker.tick()
-            if table.is_corrupt(where, oid):
-                continue
+                        if oid in unreachable and oid not in readable:
+                            visit(oid, (d, None))
+        for oid in sorted(readable - used):
+            where = self.usable(oid)
             try:
-                type_name = table.read_header(oid, where)
-                if type_name != "blob":
-                    type_name, data, _ = table.read(oid, where)
-                    used.update(r for r in references(type_name, data, self.fmt) if r in unreachable)
-            except (PackscopeError, Unreadable):
-                continue
-            types[oid] = type_name
-        for oid in sorted(types):
-            if oid not in used:
-                yield Finding("dangling", INFO, f"dangling {types[oid]} {oid.hex()}", "dangling", 0, oid=oid.hex(),
-                              object_type=types[oid], remedy=REMEDIES["dangling"])
+                type_name = table.read_header(oid, where) if where is not None else None
+            except PackscopeError:
+                type_name = None
+            if type_name is not None:
+                yield Finding("dangling", INFO, f"dangling {type_name} {oid.hex()}", "dangling", 0, oid=oid.hex(),
+                              object_type=type_name, remedy=REMEDIES["dangling"])
         self.ticker.finish()
 
 

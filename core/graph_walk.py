@@ -115,7 +115,11 @@ class WalkSource:
     # --- commits --------------------------------------------------------------------------
 
     def _drop_graph(self, e: BadCommitGraphError) -> None:
+        """Once: record why, stop reading the graph (the walk goes on with
+        the packs; commits already read keep the graph's answers)."""
         self.problems.append(e)
+        if self.graph is not None:
+            self.graph.close()
         self.graph = None
         self._single = None
 

@@ -20,7 +20,8 @@ ids: nothing under D changed, no entry is looked at).  Commits come newest
 first (by generation when the commit-graph gives them), so groups meeting at
 a commit are handled together.  Changed-path Bloom filters (against the
 first parent) spare reading trees: when a filter answers "definitely not"
-for D, or for every entry of the group, the whole group moves on unread.
+for D, or for every entry of the group, the whole group moves on unread;
+otherwise only the entries it cannot rule out are compared.
 
 Answers are yielded as they are found — ``(entry name, commit id)`` — with a
 ``progress`` callback and a ``cancelled`` check (CancelledError), so a UI can
@@ -39,9 +40,10 @@ from core.errors import BadRevisionError, CancelledError, CorruptObjectError
 from core.objects import commit_header_fast, parse_tag, tree_items
 from core.topo_walk import GENERATION_INFINITY
 from core.tree_diff import normalize_paths
-from core.tree_entries import TreeEntries, token
+from core.tree_entries import FAR, TreeEntries, token
 
 CHECK_EVERY = 64  # commits between two looks at ``cancelled`` (and progress reports)
+FEW = 8  # up to this many entries, look them up one by one rather than index the parent's tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +134,7 @@ class _LastModified:
         if c.dir_tree is False:
             tree = c.tree
             for part in self.parts:
-                entry = self.trees.lookup(tree, part)
+                entry = self.trees.entry(tree, part)
                 if not self.trees.is_dir(entry):
                     tree = None
                     break
@@ -173,14 +175,15 @@ class _LastModified:
             self._settings, self._hashes = settings, {}
         return self._hashes
 
-    def filter_proves_unchanged(self, oid: bytes, group: list[bytes]) -> bool:
-        """Whether the commit's Bloom filter proves that no entry of
-        ``group`` changed against its first parent (False: unknown)."""
+    def filter_maybe(self, oid: bytes, group: list[bytes]) -> list[bytes] | None:
+        """The entries of ``group`` that the commit's Bloom filter says may
+        have changed against its first parent (the others certainly did
+        not; [] when the directory itself did not), or None without one."""
         if self.source is None:
-            return False
+            return None
         f = self.source.changed_path_filter(oid)
         if f is None:
-            return False
+            return None
         table = self._hashes_for(f.settings)
         contains = f.contains_hashes
         for key in self.dir_keys:
@@ -188,15 +191,16 @@ class _LastModified:
             if h is None:
                 h = table[key] = path_hashes(key, f.settings)
             if not contains(h):
-                return True  # nothing under the directory changed
+                return []  # nothing under the directory changed
+        maybe = []
         for e in group:
             key = self.entry_key[e]
             h = table.get(key)
             if h is None:
                 h = table[key] = path_hashes(key, f.settings)
             if contains(h):
-                return False  # it may have: the trees must tell (and then tell for all)
-        return True
+                maybe.append(e)
+        return maybe
 
     # --- the walk --------------------------------------------------------------------------
 
@@ -268,28 +272,48 @@ class _LastModified:
         there = self.dir_tree(self.commit(parent))
         if there == here:
             return group, []
-        if first and self.filter_proves_unchanged(oid, group):
-            return group, []
+        if first:
+            maybe = self.filter_maybe(oid, group)
+            if maybe is not None and len(maybe) < len(group):
+                if not maybe:
+                    return group, []
+                proven = set(group).difference(maybe)
+                same, changed = self._compare(there, here, maybe)
+                return same + [e for e in group if e in proven], changed
         return self._compare(there, here, group)
 
     def _compare(self, there, here, group: list[bytes]) -> tuple[list[bytes], list[bytes]]:
         # Each entry carries its raw bytes from below (self.tok, always the
         # same entry as here in git's sense: it moves only along "unchanged").
         # Found among the parent's entries, it is unchanged, for certain;
-        # otherwise the entries are compared the slow, exact way.
-        tokens = self.trees.tokens(there)
+        # otherwise the entries are compared the slow, exact way.  A few
+        # entries are looked up one by one; many, through the parent's
+        # whole set of entries.
         tok = self.tok
         same, slow = [], []
-        for e in group:
-            (same if tok[e] in tokens else slow).append(e)
+        if len(group) <= FEW:
+            near = self.trees.near
+            tokens = None
+            for e in group:
+                a = near(there, e)
+                if a is FAR:
+                    if tokens is None:
+                        tokens = self.trees.tokens(there)
+                    unchanged = tok[e] in tokens
+                else:
+                    unchanged = a is not None and token(a) == tok[e]
+                (same if unchanged else slow).append(e)
+        else:
+            tokens = self.trees.tokens(there)
+            for e in group:
+                (same if tok[e] in tokens else slow).append(e)
         if not slow:
             return same, []
         changed = []
-        old = self.trees.entries(there)
-        new = self.trees.entries(here)
+        entry = self.trees.entry
         differs = self.trees.changed
         for e in slow:
-            a, b = old.get(e), new.get(e)
+            a, b = entry(there, e), entry(here, e)
             if a != b and differs(a, b):
                 changed.append(e)
             else:
@@ -299,4 +323,4 @@ class _LastModified:
         return same, changed
 
     def changed(self, there, here, e: bytes) -> bool:
-        return self.trees.changed(self.trees.lookup(there, e), self.trees.lookup(here, e))
+        return self.trees.changed(self.trees.entry(there, e), self.trees.entry(here, e))

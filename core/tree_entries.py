@@ -29,6 +29,8 @@ _mode = itemgetter(0)
 _name = itemgetter(1)
 _NOTHING: set = set()
 _MISSING = object()
+FAR = object()  # near(): the entry, if any, lies too far into the tree to look for it by hand
+RAW_CACHE = 16
 
 
 def token(entry) -> bytes:
@@ -47,7 +49,8 @@ class TreeEntries:
         self.cache_size = cache_size
         self._cache: dict[bytes, dict] = {}
         self._token_cache: dict[bytes, set] = {}
-        self._one: dict[tuple, tuple | None] = {}  # (tree, name) -> entry, from entry()
+        self._one: dict[tuple, tuple | None] = {}  # (tree, name) -> entry, from near()
+        self._raw: dict[bytes, bytes] = {}
         rawsz = fmt.rawsz
         self._entry = re.compile(rb"([0-7]+) ([^\0]+)\0(.{%d})" % rawsz, re.DOTALL)
         self._token = re.compile(rb"[0-7]+ [^\0]+\0.{%d}" % rawsz, re.DOTALL)
@@ -55,9 +58,17 @@ class TreeEntries:
         self.empty_tree = fmt.hash_object("tree", b"")
 
     def _data(self, tree: bytes) -> bytes:
-        typ, data = self.read(tree)
-        if typ != "tree":
-            raise CorruptObjectError(f"expected a tree, found a {typ}", oid=tree.hex())
+        # The last few trees' bytes: a quick look (near) is often followed by
+        # indexing the same tree.
+        raw = self._raw
+        data = raw.get(tree)
+        if data is None:
+            typ, data = self.read(tree)
+            if typ != "tree":
+                raise CorruptObjectError(f"expected a tree, found a {typ}", oid=tree.hex())
+            if len(raw) >= RAW_CACHE:
+                del raw[next(iter(raw))]
+            raw[tree] = data
         return data
 
     def _remember(self, cache: dict, tree: bytes, value) -> None:
@@ -106,30 +117,33 @@ class TreeEntries:
         return self.entries(tree).get(name)
 
     def entry(self, tree: bytes | None, name: bytes):
-        """``lookup``, reading only as far into the tree as the entry lies:
-        a path-limited walk asks each tree for one or two names, usually
-        near the start (git sorts upper case first), and indexing whole
-        trees of hundreds of entries would cost it most of its time.  Where
-        the bytes ``SP name NUL`` occur, the entries before are parsed one
-        by one to prove it is an entry; far into the tree, the whole tree is
-        indexed instead."""
+        """``lookup``, reading only as far into the tree as needed when the
+        entry lies near its start (see :meth:`near`)."""
+        found = self.near(tree, name)
+        return self.entries(tree).get(name) if found is FAR else found
+
+    def near(self, tree: bytes | None, name: bytes):
+        """The entry named ``name`` (or None) when that is settled by reading
+        the tree's first part only, else :data:`FAR`.  A path-limited walk
+        asks each tree for a name or two, often near the start (git sorts
+        upper case first), and indexing whole trees of hundreds of entries
+        would cost it most of its time.  Where the bytes ``SP name NUL``
+        occur, the entries before are parsed one by one to prove it is an
+        entry; beyond the first eighth of the tree that costs more than
+        indexing it at C speed."""
         if tree is None or tree == self.empty_tree:
             return None
         whole = self._cache.get(tree)
         if whole is not None:
             return whole.get(name)
         key = (tree, name)
-        hit = self._one.get(key, _MISSING)
-        if hit is not _MISSING:
-            return hit
-        data = self._data(tree)
-        found = self._scan(data, name)
+        found = self._one.get(key, _MISSING)
         if found is _MISSING:
-            found = self.entries(tree).get(name)  # far in, or odd bytes: index (and check) it all
-        one = self._one
-        if len(one) >= 4 * self.cache_size:
-            one.clear()
-        one[key] = found
+            found = self._scan(self._data(tree), name)
+            one = self._one
+            if len(one) >= 4 * self.cache_size:
+                one.clear()
+            one[key] = found
         return found
 
     def _scan(self, data: bytes, name: bytes):
@@ -137,7 +151,7 @@ class TreeEntries:
         at = data.find(needle)
         if at < 0:
             return None  # every entry named so would hold these bytes
-        limit = len(data) // 3
+        limit = len(data) >> 3
         rawsz = self.fmt.rawsz
         find = data.find
         pos = 0
@@ -145,7 +159,7 @@ class TreeEntries:
             sp = find(b" ", pos)
             nul = find(b"\0", sp + 1)
             if sp <= pos or nul < 0 or not data[pos:sp].isdigit():
-                return _MISSING  # damage: entries() says what
+                return FAR  # odd bytes: indexing the tree checks it (and names the damage)
             if sp == at:
                 return data[pos:sp], name, data[nul + 1:nul + 1 + rawsz]
             pos = nul + 1 + rawsz
@@ -153,7 +167,7 @@ class TreeEntries:
                 at = find(needle, pos - 1)
                 if at < 0:
                     return None
-        return _MISSING
+        return FAR
 
     def mode(self, raw: bytes) -> int:
         m = self._modes.get(raw)
@@ -232,7 +246,7 @@ class EntryPathLimiter:
         trees = self.trees
         entry = trees.entry
         for part, (exact, sub) in trie.items():
-            ea, eb = entry(a, part), entry(b, part)
+            ea, eb = entry(a, part), entry(b, part)  # (quick when the name is near the start)
             if ea == eb:
                 continue
             if exact:

@@ -66,7 +66,8 @@ def test_the_default_format_is_gits_medium(scenario_repo, odd_commits_repo, sha2
 
 
 @pytest.mark.parametrize("fmt", [ALL_ATOMS, "%ad|%cd|%ai|%ci|%aI|%cI|%as|%al|%aN|%cE|%e|%x41|%+b|%-b|% s|[%B]",
-                                 "format:%h %s", "tformat:%H", "%s%n", "--pretty=medium", "no placeholders %"])
+                                 "format:%h %s", "tformat:%H", "%s%n", "--pretty=medium", "no placeholders %", "",
+                                 "--pretty="])
 def test_user_formats_are_byte_identical(scenario_repo, odd_commits_repo, fmt):
     option = fmt if fmt.startswith("--") else f"--format={fmt}"
     for repo in (scenario_repo, odd_commits_repo):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
 import time
 
@@ -76,7 +77,7 @@ def parse_words(words: list[str]) -> dict:
         elif w == "--pretty":
             opts["pretty"] = "medium"
         elif w.startswith(("--format=", "--pretty=")):
-            opts["pretty"] = w.split("=", 1)[1] or "medium"
+            opts["pretty"] = w.split("=", 1)[1]  # (empty: git prints nothing per commit)
         elif w in ("-n", "--max-count"):
             if i >= len(words):
                 raise UsageError(f"{w} needs a number")
@@ -172,7 +173,6 @@ def _split_revs_and_paths(session, opts) -> tuple[list, list[str]]:
     every word after it, as paths — if they exist in the work tree."""
     from core.rev_args import ALL
     from core.revision import resolve_revision
-    import os
 
     revs, paths = opts["revs"], list(opts["paths"])
     if opts["dashdash"] or session.repo.work_tree is None:
