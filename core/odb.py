@@ -37,7 +37,7 @@ from core.errors import MissingObjectError, PackscopeError, PromisedObjectError
 from core.oid import ObjectFormat, Prefix
 from core.pack_directory import DirectoryScan, PackFiles, dir_mtime_ns, git_pack_order, scan_pack_dir
 from core.pack_index import PackIndex
-from core.search import ALGORITHMS, Steps
+from core.search import ALGORITHMS
 
 POLICIES = ("git", "gated")
 # Errors that mean "the file was there when we listed it and is gone now".

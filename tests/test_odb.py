@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -187,7 +184,7 @@ def alternates_chain(tmp_path, packed_repo):
         f.write_text(f"only in {n}\n")
         git("hash-object", "-w", f, cwd=paths[n])
     (paths["a"] / "objects/info/alternates").write_text(f"{paths['b'] / 'objects'}\n")
-    (paths["b"] / "objects/info/alternates").write_text(f"# comment\n../../c.git/objects\n")
+    (paths["b"] / "objects/info/alternates").write_text("# comment\n../../c.git/objects\n")
     (paths["c"] / "objects/info/alternates").write_text(f"{paths['a'] / 'objects'}\n")
     return paths
 

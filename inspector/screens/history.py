@@ -367,7 +367,6 @@ class HistoryScreen(PackscopeScreen):
         self.restart()
 
     def action_pick_paths(self) -> None:
-        from inspector.widgets.prompt import Prompt
 
         self.app.push_screen(_PathsPrompt("paths:", "dir/file … (empty: the whole tree)", " ".join(self.paths)),
                              self._paths_entered)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual import work
-from textual.app import ComposeResult
 from textual.widgets import DataTable, Label
 
 from core import trace
