@@ -22,7 +22,6 @@ Checksums and CRCs are verified only on request (``verify_checksum``,
 from __future__ import annotations
 
 import os
-import sys
 import zlib
 from array import array
 from bisect import bisect_left
@@ -36,6 +35,7 @@ from core.delta import apply_delta, delta_sizes
 from core.errors import BadPackError, CorruptObjectError, DeltaError, LimitExceededError, LookupFailedError
 from core.oid import ObjectFormat
 from core.pack_index import PackIndex
+from core.pack_order import pack_order
 
 OBJ_COMMIT, OBJ_TREE, OBJ_BLOB, OBJ_TAG = 1, 2, 3, 4
 OBJ_OFS_DELTA, OBJ_REF_DELTA = 6, 7
@@ -525,7 +525,7 @@ class Pack:
     def _pack_order(self) -> tuple[array, array]:
         """(offsets ascending, the index position of each), built once."""
         if self._order is None:
-            self._order = _pack_order(self.index.open(), self.path[: -len(".pack")] + ".rev")
+            self._order = pack_order(self.index.open(), self.path[: -len(".pack")] + ".rev")
         return self._order
 
     def _rank_of(self, offset: int) -> int | None:
@@ -588,44 +588,3 @@ class Pack:
         offset = self.index.offset_at(position)
         size = self.disk_size(offset)
         return zlib.crc32(self.map[offset : offset + size]) & 0xFFFFFFFF == expected
-
-
-def _pack_order(index: PackIndex, rev_path: str) -> tuple[array, array]:
-    """(sorted offsets, index positions in that order).  A ``.rev`` file
-    (``RIDX``, version 1, hash id, then one 4-byte index position per object
-    in pack order, then two checksums) spares the sort when it is valid for
-    this pack; otherwise sort (offset, position) pairs packed into one int,
-    which is faster than sorting with a key function."""
-    n = index.num_objects
-    by_position = index.offsets()
-    positions = _read_rev(rev_path, index)
-    if positions is not None:
-        offsets = array("Q", [by_position[p] for p in positions])
-        if all(a < b for a, b in zip(offsets, offsets[1:])):
-            return offsets, positions
-    order = sorted(range(n), key=by_position.__getitem__)
-    return array("Q", [by_position[i] for i in order]), array("I", order)
-
-
-def _read_rev(path: str, index: PackIndex) -> array | None:
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
-        return None
-    n, rawsz = index.num_objects, index.fmt.rawsz
-    hash_id = {"sha1": 1, "sha256": 2}.get(index.fmt.name)
-    if (
-        len(data) != 12 + 4 * n + 2 * rawsz
-        or data[:4] != b"RIDX"
-        or int.from_bytes(data[4:8], "big") != 1
-        or int.from_bytes(data[8:12], "big") != hash_id
-        or data[12 + 4 * n : 12 + 4 * n + rawsz] != index.pack_checksum
-    ):
-        return None
-    positions = array("I", data[12 : 12 + 4 * n])  # "I" is 4 bytes on every platform CPython supports
-    if sys.byteorder == "little":
-        positions.byteswap()
-    if any(p >= n for p in positions):
-        return None
-    return positions

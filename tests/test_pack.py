@@ -13,7 +13,8 @@ import pytest
 from core.cache import DeltaBaseCache
 from core.errors import BadPackError, CorruptObjectError, DeltaError, LimitExceededError, MissingObjectError
 from core.oid import FORMATS, SHA1, SHA256
-from core.pack import OBJ_BLOB, OBJ_OFS_DELTA, OBJ_REF_DELTA, Pack, _pack_order, _read_rev
+from core.pack import OBJ_BLOB, OBJ_OFS_DELTA, OBJ_REF_DELTA, Pack
+from core.pack_order import pack_order as _pack_order, read_rev as _read_rev
 from core.trace import DeltaBaseCacheEvent, Recorder, Tracer
 from tests import repos
 
