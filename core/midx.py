@@ -32,6 +32,7 @@ import struct
 
 from core.chunk_file import ChunkTable, read_chunk_table
 from core.errors import BadMultiPackIndexError
+from core.mapped_file import MappedFile
 from core.oid import ObjectFormat, Prefix
 from core.search import Steps, search_function, traced_search
 from core.trace import SearchPath
@@ -55,7 +56,7 @@ _U64 = struct.Struct(">Q")
 _OOFF = struct.Struct(">II")
 
 
-class MidxLayer:
+class MidxLayer(MappedFile):
     """One multi-pack-index file; positions and pack ids are local to it."""
 
     def __init__(self, path: str, fmt: ObjectFormat, *, object_base: int = 0, pack_base: int = 0) -> None:
@@ -75,22 +76,10 @@ class MidxLayer:
 
     # --- opening ---------------------------------------------------------
 
-    @property
-    def is_open(self) -> bool:
-        return self._map is not None
-
     def open(self) -> "MidxLayer":
         if self._map is None:
             self._load()
         return self
-
-    def close(self) -> None:
-        if self._map is not None:
-            try:
-                self._map.close()
-            except BufferError:  # a view is still exported; the GC will unmap
-                pass
-            self._map = None
 
     def _error(self, message: str, offset: int | None = None, kind: str = "bad-multi-pack-index") -> BadMultiPackIndexError:
         return BadMultiPackIndexError(message, path=self.path, offset=offset, kind=kind)

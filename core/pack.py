@@ -32,7 +32,14 @@ from zlib_ng import zlib_ng
 
 from core.cache import DeltaBaseCache, OpenFiles, map_readonly
 from core.delta import apply_delta, delta_sizes
-from core.errors import BadPackError, CorruptObjectError, DeltaError, LimitExceededError, LookupFailedError
+from core.errors import (
+    BadPackError,
+    CorruptObjectError,
+    DeltaError,
+    LimitExceededError,
+    LookupFailedError,
+)
+from core.mapped_file import MappedFile
 from core.oid import ObjectFormat
 from core.pack_index import PackIndex
 from core.pack_order import pack_order
@@ -84,7 +91,7 @@ class ChainLink:
     base_oid: bytes | None = None
 
 
-class Pack:
+class Pack(MappedFile):
     """A read-only view of one .pack file and its index."""
 
     def __init__(
@@ -126,24 +133,10 @@ class Pack:
 
     # --- opening ---------------------------------------------------------
 
-    @property
-    def is_open(self) -> bool:
-        return self._map is not None
-
     def open(self) -> "Pack":
         if self._map is None:
             self._open()
         return self
-
-    def close(self) -> None:
-        if self._map is not None:
-            try:
-                self._map.close()
-            except BufferError:  # a view is still exported; the GC will unmap
-                pass
-            self._map = None
-            if self._open_files is not None:
-                self._open_files.closed(self)
 
     def _error(self, message: str, offset: int | None, kind: str, cls=BadPackError):
         return cls(message, path=self.path, offset=offset, kind=kind)

@@ -28,6 +28,7 @@ from array import array
 
 from core.cache import OpenFiles, map_readonly
 from core.errors import BadPackIndexError
+from core.mapped_file import MappedFile
 from core.oid import ObjectFormat, Prefix
 from core.search import SEARCHES as _SEARCHES
 from core.search import Steps, search_function, traced_search
@@ -40,7 +41,7 @@ _U32 = struct.Struct(">I")
 _U64 = struct.Struct(">Q")
 
 
-class PackIndex:
+class PackIndex(MappedFile):
     """A read-only view of one .idx file."""
 
     def __init__(self, path: str, fmt: ObjectFormat, *, open_files: OpenFiles | None = None) -> None:
@@ -56,25 +57,13 @@ class PackIndex:
 
     # --- opening ---------------------------------------------------------
 
-    @property
-    def is_open(self) -> bool:
-        return self._map is not None
-
     def open(self) -> "PackIndex":
         if self._map is None:
             self._load()
         return self
 
-    def close(self) -> None:
-        if self._map is not None:
-            try:
-                self._map.close()
-            except BufferError:  # a view is still exported; the GC will unmap
-                pass
-            self._map = None
-            self._cached_accessor = None
-            if self._open_files is not None:
-                self._open_files.closed(self)
+    def _forget_mapping(self) -> None:
+        self._cached_accessor = None
 
     def _error(self, message: str, offset: int | None = None, kind: str = "bad-pack-index") -> BadPackIndexError:
         return BadPackIndexError(message, path=self.path, offset=offset, kind=kind)
