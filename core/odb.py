@@ -68,10 +68,11 @@ class StoreCounters:
 class PackHandle:
     """One pack known to the store: its index (opened lazily) and its data."""
 
-    __slots__ = ("files", "index", "_pack", "in_midx", "store")
+    __slots__ = ("files", "index", "_pack", "in_midx", "store", "objects_dir")
 
     def __init__(self, files: PackFiles, fmt: ObjectFormat, store: "ObjectStore") -> None:
         self.files = files
+        self.objects_dir = os.path.dirname(os.path.dirname(files.base))
         self.index = PackIndex(files.idx_path, fmt, open_files=store.open_files)
         self._pack = None
         self.in_midx = False
@@ -378,6 +379,91 @@ class ObjectStore:
                 oid.hex(), loc.source if loc else None, loc.where if loc else None, time.perf_counter() - t0, rescans))
         return loc
 
+    def locate_many(self, oids: list[bytes], quick: bool | None = None) -> list[Location | None]:
+        """Where each of ``oids`` is (None: absent), answered as one batch.
+
+        The answers are those ``locate`` would give, computed at one moment:
+        packs are searched for every id; the pack directories are checked
+        for changes once for the batch rather than once per miss; a loose
+        object directory ``objects/xx`` that does not exist answers for every
+        miss under it with one ``stat``.  Traced stores and the ``git`` policy
+        (whose point is a rescan per miss) go through ``locate`` one by one.
+        """
+        if quick is None:
+            quick = self.settings.quick
+        if self.tracer.active or (self.settings.policy == "git" and not quick):
+            return [self.locate(oid, quick) for oid in oids]
+        counters = self.counters
+        counters.lookups += len(oids)
+        null = self.fmt.null
+        find = self._find_packed
+        out = [None if oid == null else find(oid, False) for oid in oids]
+        misses = [k for k, loc in enumerate(out) if loc is None and oids[k] != null]
+        counters.null_lookups += sum(1 for oid in oids if oid == null)
+        stamps: dict[str, tuple] = {}
+        if misses:
+            stamps = self._locate_loose_many(oids, misses, out, quick)
+            misses = [k for k in misses if out[k] is None]
+        if misses and not quick:
+            reason = self._pack_dirs_changed()
+            if reason is None:
+                counters.rescans_skipped += 1
+            else:
+                for _ in range(MAX_RESCAN_ROUNDS):
+                    self.rescan(reason)
+                    for k in misses:
+                        out[k] = find(oids[k], False)
+                    misses = [k for k in misses if out[k] is None]
+                    if not misses or not any(dir_mtime_ns(d.scan.pack_dir) != d.scan.mtime_ns for d in self._dirs):
+                        break
+                    reason = "changed"
+            if misses:
+                self._remember_missing_many([oids[k] for k in misses], stamps)
+        for loc in out:
+            if loc is None:
+                counters.misses += 1
+            elif loc.source == "pack":
+                counters.hits_pack += 1
+            elif loc.source == "midx":
+                counters.hits_midx += 1
+            else:
+                counters.hits_loose += 1
+        return out
+
+    def _locate_loose_many(self, oids: list[bytes], misses: list[int], out: list, quick: bool) -> dict:
+        """Fill ``out[k]`` for the misses that are loose objects; return the
+        mtime of each ``objects/xx`` looked at, per object directory (the
+        negative cache's stamps)."""
+        by_subdir: dict[str, list[int]] = {}
+        for k in misses:
+            by_subdir.setdefault(oids[k].hex()[:2], []).append(k)
+        stamps: dict[str, tuple] = {}
+        for subdir, ks in by_subdir.items():
+            if quick:  # the loose cache answers; no stamps (quick misses are not remembered)
+                stamp = (None,) * len(self._dirs)
+            else:
+                stamp = tuple(dir_mtime_ns(os.path.join(d.path, subdir)) for d in self._dirs)
+                self.counters.stats += len(self._dirs)
+                stamps[subdir] = stamp
+            for d, mtime in zip(self._dirs, stamp):
+                if quick:
+                    hits = [k for k in ks if out[k] is None and d.loose.contains(oids[k])]
+                elif mtime is None:
+                    continue  # no such directory: none of these is loose here
+                else:
+                    self.counters.stats += len(ks)
+                    hits = [k for k in ks if out[k] is None
+                            and os.path.isfile(os.path.join(d.path, subdir, oids[k].hex()[2:]))]
+                for k in hits:
+                    out[k] = Location("loose", d.path, d.local, path=os.path.join(d.path, subdir, oids[k].hex()[2:]))
+        return stamps
+
+    def _remember_missing_many(self, oids: list[bytes], stamps: dict[str, tuple]) -> None:
+        if len(self._negative) + len(oids) > 1_000_000:
+            self._negative.clear()  # bound memory on pathological input
+        for oid in oids:
+            self._negative[oid] = stamps[oid.hex()[:2]]
+
     def _find_packed(self, oid: bytes, traced: bool) -> Location | None:
         algorithm = self.settings.algorithm
         for m, handles in self._midxs:
@@ -392,7 +478,7 @@ class ObjectStore:
             if pos >= 0:
                 h = handles[pack_id] if pack_id < len(handles) else None
                 if h is not None:
-                    return Location("midx", os.path.dirname(os.path.dirname(h.files.base)), h.files.local, h, offset)
+                    return Location("midx", h.objects_dir, h.files.local, h, offset)
         b = oid[0]
         for rank, h in enumerate(self._mru):
             if not traced:
@@ -420,7 +506,7 @@ class ObjectStore:
                     self.counters.mru_moves += 1
                     if traced:
                         self.tracer.emit(trace.MruMoved(h.name, rank))
-                return Location("pack", os.path.dirname(os.path.dirname(h.files.base)), h.files.local, h,
+                return Location("pack", h.objects_dir, h.files.local, h,
                                 h.index.offset_at(pos))
         return None
 
@@ -507,12 +593,14 @@ class ObjectStore:
         return MissingObjectError(f"object {oid.hex()} is not in the object store", oid=oid.hex(),
                                   path=self.objects_dir)
 
-    def _at_location(self, oid: bytes, use):
-        """Locate ``oid`` and apply ``use`` to its Location.  A file that
-        vanished in between (a concurrent repack deleted the pack, or packed
-        and pruned the loose object) means: rescan, look again."""
+    def _at_location(self, oid: bytes, use, loc: Location | None = None):
+        """Locate ``oid`` (unless ``loc`` says where it was found) and apply
+        ``use`` to its Location.  A file that vanished in between (a
+        concurrent repack deleted the pack, or packed and pruned the loose
+        object) means: rescan, look again."""
         for _ in range(MAX_RESCAN_ROUNDS):
-            loc = self.locate(oid)
+            if loc is None:
+                loc = self.locate(oid)
             if loc is None:
                 raise self._missing(oid)
             try:
@@ -526,10 +614,12 @@ class ObjectStore:
                 if not (e.kind in _VANISHED_KINDS and e.path and not os.path.exists(e.path)):
                     raise
             self.rescan("vanished")
+            loc = None
         raise self._missing(oid)
 
-    def read(self, oid: bytes) -> tuple[str, bytes]:
-        """(type name, content) of ``oid``."""
+    def read(self, oid: bytes, loc: Location | None = None) -> tuple[str, bytes]:
+        """(type name, content) of ``oid`` (found at ``loc`` when given, as
+        ``locate_many`` answered)."""
         from core.loose import read_loose
 
         def use(loc: Location):
@@ -537,7 +627,7 @@ class ObjectStore:
                 return read_loose(loc.path, self.fmt, oid)
             return loc.pack.pack.read_at(loc.offset)
 
-        return self._at_location(oid, use)
+        return self._at_location(oid, use, loc)
 
     def read_header(self, oid: bytes) -> tuple[str, int]:
         from core.loose import read_loose_header
@@ -549,9 +639,11 @@ class ObjectStore:
 
         return self._at_location(oid, use)
 
-    def object_info(self, oid: bytes, storage: bool = False) -> tuple[str, int, int | None, bytes | None]:
-        """(type, size, bytes on disk, delta base id) with one lookup; the
-        last two only when ``storage`` is asked for (else None)."""
+    def object_info(self, oid: bytes, storage: bool = False,
+                    loc: Location | None = None) -> tuple[str, int, int | None, bytes | None]:
+        """(type, size, bytes on disk, delta base id) with one lookup (none
+        when ``loc`` says where ``locate_many`` found it); the last two only
+        when ``storage`` is asked for (else None)."""
         from core.loose import read_loose_header
 
         def use(loc: Location):
@@ -564,7 +656,7 @@ class ObjectStore:
                 return type_name, size, None, None
             return type_name, size, pack.disk_size(loc.offset), pack.delta_base(loc.offset)
 
-        return self._at_location(oid, use)
+        return self._at_location(oid, use, loc)
 
     def all_object_ids(self) -> list[bytes]:
         """Every id in every pack, midx and loose directory (alternates too),

@@ -275,3 +275,62 @@ def test_an_incremental_multi_pack_index_chain_is_used(midx_chain_repo):
     fmt = "%(objectname) %(objecttype) %(objectsize) %(objectsize:disk)"
     got = packscope("-C", midx_chain_repo, "cat-file", "--batch-all-objects", f"--batch-check={fmt}").stdout
     assert got == git("cat-file", "--batch-all-objects", f"--batch-check={fmt}", cwd=midx_chain_repo)
+
+
+# --- batches --------------------------------------------------------------------
+
+
+def _ids_of(repo: Path) -> list[bytes]:
+    return [bytes.fromhex(x) for x in git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)",
+                                                cwd=repo).split()]
+
+
+@pytest.mark.parametrize("quick", [False, True])
+def test_a_batch_finds_each_id_where_one_by_one_lookups_do(scratch, tmp_path, quick):
+    # Packs and loose objects side by side, plus absent and null ids.
+    loose = [bytes.fromhex(h) for h in repos.add_loose(scratch, 40, seed=11)]
+    ids = _ids_of(scratch) + absent_ids(200) + [SHA1.null] + loose[:5]
+    one_by_one = ObjectStore(str(scratch / "objects"), SHA1, quick=quick)
+    batch = ObjectStore(str(scratch / "objects"), SHA1, quick=quick)
+    expected = [one_by_one.locate(oid) for oid in ids]
+    got = batch.locate_many(ids)
+    assert [(e.source, e.where, e.offset) if e else None for e in expected] == \
+        [(g.source, g.where, g.offset) if g else None for g in got]
+    assert {g.source for g in got if g} == {"pack", "loose"}
+    assert batch.counters.lookups == len(ids)
+    assert batch.counters.misses == sum(e is None for e in expected) == 201
+    assert batch.counters.rescans == 0
+
+
+def test_a_batch_checks_the_pack_directory_once_not_once_per_miss(scratch):
+    store = ObjectStore(str(scratch / "objects"), SHA1)
+    store.locate_many(absent_ids(5, b"warm"))
+    before = store.counters.stats
+    store.locate_many(absent_ids(2000))
+    # One stat of objects/pack per batch, one per objects/xx subdirectory
+    # named (at most 256) — not several per miss.
+    assert store.counters.stats - before <= 1 + 256
+    assert store.counters.rescans_skipped >= 1
+    # The misses are remembered: a one-by-one lookup is a negative-cache hit.
+    assert store.locate(absent_ids(2000)[7]) is None and store.counters.negative_hits == 1
+
+
+def test_a_batch_sees_a_pack_and_a_loose_object_written_since_the_last_batch(scratch, tmp_path):
+    store = ObjectStore(str(scratch / "objects"), SHA1)
+    packed = bytes.fromhex(git_text("hash-object", "--stdin", cwd=scratch, input="packed later\n").strip())
+    loose = bytes.fromhex(git_text("hash-object", "--stdin", cwd=scratch, input="loose later\n").strip())
+    assert store.locate_many([packed, loose]) == [None, None]
+    for text in ("packed later\n", "loose later\n"):
+        (tmp_path / "f").write_text(text)
+        git("hash-object", "-w", tmp_path / "f", cwd=scratch)
+    git("pack-objects", "-q", scratch / "objects" / "pack" / "pack", cwd=scratch, input=packed.hex() + "\n")
+    (scratch / "objects" / packed.hex()[:2] / packed.hex()[2:]).unlink()
+    found = store.locate_many([packed, loose])
+    assert [loc.source for loc in found] == ["pack", "loose"]
+
+
+def test_a_traced_batch_is_traced_lookup_by_lookup(scratch):
+    store, rec = traced_store(scratch)
+    ids = _ids_of(scratch)[:3] + absent_ids(2)
+    store.locate_many(ids)
+    assert len(rec.of(trace.LookupFinished)) == 5
