@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import select
+import subprocess
+import sys
 from collections import defaultdict
 
 import pytest
 
 from tests.cli import packscope
-from tests.repos import git, git_text
+from tests.repos import git, git_env, git_text
 
 FULL = "%(objectname) %(objecttype) %(objectsize) %(objectsize:disk) %(deltabase)"
 REPOS = ["packed_repo", "sha256_repo", "idxv1_repo", "idx64_repo", "many_packs_repo", "ref_delta_repo",
@@ -96,3 +100,43 @@ def test_rest_atom_keeps_the_rest_of_the_line(packed_repo):
     fmt = "%(objectname) %(objecttype) [%(rest)]"
     assert packscope("-C", packed_repo, "cat-file", f"--batch-check={fmt}", input=stdin).stdout == git(
         "cat-file", f"--batch-check={fmt}", cwd=packed_repo, input=stdin)
+
+
+def test_a_batch_answers_each_line_before_the_next_arrives(packed_repo):
+    # A script that writes one id and waits for its answer must get it at
+    # once (git flushes per object too); stdin stays open throughout.
+    ids = git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=packed_repo).split()[:3]
+    p = subprocess.Popen([sys.executable, "-m", "inspector.cli", "-C", str(packed_repo), "cat-file", "--batch-check"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=git_env())
+    try:
+        for text in ids + ["0" * 39 + "1"]:
+            p.stdin.write(text.encode() + b"\n")
+            p.stdin.flush()
+            ready, _, _ = select.select([p.stdout], [], [], 30)
+            assert ready, f"no answer to {text} while stdin is still open"
+            line = os.read(p.stdout.fileno(), 4096).decode()
+            assert line.startswith(text) and line.endswith("\n")
+    finally:
+        p.stdin.close()
+        p.wait(30)
+
+
+def test_batch_output_is_the_same_when_python_runs_unbuffered(packed_repo):
+    ids = git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=packed_repo).split()
+    stdin = "\n".join(ids[:50] + ["f" * 40, "HEAD", ""] + ids[50:80]) + "\n"
+    for unbuffered in (False, True):
+        env = {k: v for k, v in git_env().items() if k != "PYTHONUNBUFFERED"}
+        if unbuffered:
+            env["PYTHONUNBUFFERED"] = "1"
+        got = subprocess.run([sys.executable, "-m", "inspector.cli", "-C", str(packed_repo), "cat-file", "--batch"],
+                             input=stdin.encode(), capture_output=True, env=env).stdout
+        assert got == git("cat-file", "--batch", cwd=packed_repo, input=stdin)
+
+
+@pytest.mark.parametrize("fmt", ["%(objectname) %(objecttype)", "%(objectname) [%(rest)]"])
+def test_blank_lines_and_whitespace_around_names_are_answered_as_git_does(packed_repo, fmt):
+    # Without %(rest) the whole line is the name; with it, the name ends at
+    # the first space or tab and the rest starts after the whitespace.
+    stdin = " HEAD\nHEAD \n\n\tx y\nHEAD \t  x  y \nHEAD\tz\n  \nHEAD\n"
+    got = packscope("-C", packed_repo, "cat-file", f"--batch-check={fmt}", input=stdin).stdout
+    assert got == git("cat-file", f"--batch-check={fmt}", cwd=packed_repo, input=stdin)

@@ -21,6 +21,7 @@ from inspector.session import add_store_options, open_session
 DEFAULT_FORMAT = "%(objectname) %(objecttype) %(objectsize)"
 ATOMS = ("objectname", "objecttype", "objectsize", "objectsize:disk", "deltabase", "rest")
 _ATOM_RE = re.compile(r"%\(([^)]*)\)")
+_NAME_END = re.compile(r"[ \t]+")
 
 
 def register(sub) -> None:
@@ -155,26 +156,26 @@ def run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> i
     pieces = parse_format(fmt_text)
     atoms = set(pieces[1::2])
     storage = bool(atoms & {"objectsize:disk", "deltabase"})
-    out = sys.stdout.buffer
+    out = _BatchOutput(sys.stdout.buffer)
     write = out.write
     null_hex = session.fmt.null_hex
 
-    def emit(oid: bytes, rest: str) -> None:
+    def emit(oid: bytes, rest: str, loc=None) -> None:
         values = {"objectname": oid.hex(), "rest": rest}
         data = None
         # One lookup answers type, size and storage; existence is checked even
         # when the format asks for the name only (as git does).
         if contents and not storage:
-            type_name, data = store.read(oid)  # one lookup gives type, size and content
+            type_name, data = store.read(oid, loc)  # one lookup gives type, size and content
             values["objecttype"], values["objectsize"] = type_name, str(len(data))
         else:
-            type_name, size, disk, base = store.object_info(oid, storage)
+            type_name, size, disk, base = store.object_info(oid, storage, loc)
             values["objecttype"], values["objectsize"] = type_name, str(size)
             if storage:
                 values["objectsize:disk"] = str(disk)
                 values["deltabase"] = base.hex() if base else null_hex
             if contents:
-                type_name, data = store.read(oid)
+                type_name, data = store.read(oid, loc)
         line = "".join(p if i % 2 == 0 else values[p] for i, p in enumerate(pieces))
         write(line.encode("utf-8", "surrogateescape") + b"\n")
         if data is not None:
@@ -195,14 +196,17 @@ def run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> i
         out.flush()
         return 0
     promised_noted = False
-    for raw in sys.stdin.buffer:
-        text = raw.rstrip(b"\n").decode("utf-8", "surrogateescape")
-        name, _, rest = text.partition(" ") if "rest" in atoms else (text.strip(), "", "")
-        if not name:
-            write(b" missing\n" if text else b"\n")
-            continue
+    hexsz, rawsz = session.fmt.hexsz, session.fmt.rawsz
+    split_rest = "rest" in atoms
+
+    def answer(name: str, rest: str, oid: bytes | None, loc) -> None:
+        nonlocal promised_noted
         try:
-            emit(resolve(session, name), rest)
+            if oid is None:
+                oid = resolve(session, name)
+            elif loc is None:
+                raise store._missing(oid)
+            emit(oid, rest, loc)
         except AmbiguousObjectError:
             write(f"{name} ambiguous\n".encode("utf-8", "surrogateescape"))
         except PromisedObjectError:
@@ -224,5 +228,93 @@ def run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> i
 
                 report_error(e)
                 write(f"{name} missing\n".encode("utf-8", "surrogateescape"))
+
+    # Lines are answered a chunk at a time: whatever stdin has ready is
+    # looked up as one batch (core's locate_many), and the answers are
+    # flushed before waiting for more — so a script that writes one id and
+    # waits for its answer is served at once, and a pipe of 40k ids costs
+    # one freshness check per chunk rather than one per miss.
+    for lines in _stdin_chunks(sys.stdin.buffer):
+        parsed = []
+        wanted = []
+        for raw in lines:
+            text = raw.decode("utf-8", "surrogateescape")
+            # git's rule: the whole line is the name, unless the format has
+            # %(rest): then the name ends at the first space or tab and the
+            # rest starts after the whitespace run.
+            name, rest = text, ""
+            if split_rest:
+                m = _NAME_END.search(text)
+                if m:
+                    name, rest = text[: m.start()], text[m.end():]
+            oid = None
+            if len(name) == hexsz:
+                try:
+                    oid = bytes.fromhex(name)
+                except ValueError:
+                    oid = None
+                if oid is not None and len(oid) != rawsz:
+                    oid = None  # fromhex skips whitespace: not a plain id
+                if oid is not None:
+                    wanted.append(oid)
+            parsed.append((text, name, rest, oid))
+        located = dict(zip(wanted, store.locate_many(wanted))) if wanted else {}
+        plain_misses = not store.partial_clone  # else a miss may be promised: answer() notes it
+        for text, name, rest, oid in parsed:
+            if not name:
+                write(b" missing\n")
+                continue
+            loc = located.get(oid) if oid is not None else None
+            if loc is None and oid is not None and plain_misses:
+                write(f"{name} missing\n".encode())
+                continue
+            answer(name, rest, oid, loc)
+        out.flush()
     out.flush()
     return 0
+
+
+def _stdin_chunks(stream, size: int = 1 << 16):
+    """Lists of the complete lines ``stream`` has ready (without their
+    newlines), as they arrive; a last line without a newline comes last."""
+    pending = b""
+    read = getattr(stream, "read1", stream.read)
+    while True:
+        data = read(size)
+        if not data:
+            if pending:
+                yield [pending]
+            return
+        lines = (pending + data).split(b"\n")
+        pending = lines.pop()
+        if lines:
+            yield lines
+
+
+class _BatchOutput:
+    """Answers gathered and written with one system call per flush.
+
+    sys.stdout.buffer may be unbuffered (python -u, PYTHONUNBUFFERED): then
+    every answer line would be its own write(2).  Large contents go out as
+    they come, so memory stays bounded by one object.
+    """
+
+    LIMIT = 1 << 17
+
+    def __init__(self, raw) -> None:
+        self.raw = raw
+        self.parts: list[bytes] = []
+        self.size = 0
+
+    def write(self, data: bytes) -> None:
+        self.parts.append(data)
+        self.size += len(data)
+        if self.size >= self.LIMIT:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.parts:
+            self.raw.write(b"".join(self.parts))
+            self.parts.clear()
+            self.size = 0
+        self.raw.flush()
