@@ -67,7 +67,7 @@ def source_revision() -> str | None:
 
 
 def machine_details() -> dict:
-    from bench.peers import library_versions
+    from bench.peers import PYTHON_SETTINGS_DROPPED, library_versions
 
     return {
         "cpu": _cpu_model(),
@@ -79,4 +79,5 @@ def machine_details() -> dict:
         "git": git_version(),
         "libraries": library_versions(),
         "packscope_revision": source_revision(),
+        "python_settings_dropped": [k for k in PYTHON_SETTINGS_DROPPED if k in os.environ],
     }

@@ -186,7 +186,8 @@ def machine_lines(doc: dict) -> list[str]:
         f"libraries: {libs}",
         f"load average at start / end: {_load(doc.get('load_start'))} / {_load(doc.get('load_end'))}",
         f"repetitions: {doc['reps']}{' (tiny sizes)' if doc['tiny'] else ''}; each repetition a fresh process with fresh random ids",
-    ]
+    ] + ([f"measured processes ran without {', '.join(m['python_settings_dropped'])} (set in the shell that ran the "
+          "benchmark), with bytecode cached as in an installed package"] if m.get("python_settings_dropped") else [])
 
 
 def _load(v) -> str:

@@ -83,6 +83,9 @@ def cases_for(ctx, source: inp.Input, n: int, n_inproc: int) -> list[Case]:
         case = Case(f"{source.label} · in-process {title}", source.label, workload_inproc)
         runs = [api_run(Series(f"packscope ObjectStore.{title}", "packscope", "in-process"), "packscope", op, repo,
                         table.rawsz)]
+        if op == "contains":  # the batch form too: one call for all ids
+            runs.append(api_run(Series("packscope ObjectStore.locate_many", "packscope", "in-process"), "packscope",
+                                "contains_batch", repo, table.rawsz))
         for lib, label in peers.items():
             s = Series(label or f"{lib} (no header-only lookup)", "peer", "in-process")
             why = unavailable_reason(lib)
