@@ -116,6 +116,10 @@ class _ObjectDir:
     scan: DirectoryScan | None = None
     loose: object = None
     midx: object = None
+    subdirs: list = field(default_factory=list)  # objects/00 … objects/ff, joined once
+
+    def __post_init__(self) -> None:
+        self.subdirs = [os.path.join(self.path, f"{b:02x}") for b in range(256)]
 
 
 @dataclass(slots=True)
@@ -165,6 +169,7 @@ class ObjectStore:
         self._mru: list[PackHandle] = []
         self._midxs: list = []
         self._negative: dict[bytes, tuple] = {}
+        self._loose_stamps: list = []  # objects/xx mtimes seen by the last stat-based loose check
         self.partial_clone = bool(partial_clone)
         self._promisor = None
         self.set_policy(policy)
@@ -511,36 +516,47 @@ class ObjectStore:
         return None
 
     def _find_loose(self, oid: bytes, quick: bool, traced: bool) -> Location | None:
-        hexid = oid.hex()
-        subdir = hexid[:2]
+        stamps = []
+        self._loose_stamps = stamps
+        b = oid[0]
         for d in self._dirs:
             if quick:
                 found = d.loose.contains(oid)
                 method = "cache"
             else:
+                # The directory first: when objects/xx does not exist (the
+                # common case in a packed repository) that one stat answers,
+                # and its mtime is what a negative-cache entry needs anyway.
                 self.counters.stats += 1
-                path = os.path.join(d.path, subdir, hexid[2:])
-                found = os.path.isfile(path)
+                mtime = dir_mtime_ns(d.subdirs[b])
+                stamps.append(mtime)
+                if mtime is None:
+                    found = False
+                else:
+                    self.counters.stats += 1
+                    found = os.path.isfile(os.path.join(d.subdirs[b], oid.hex()[2:]))
                 method = "stat"
             if traced:
-                self.tracer.emit(trace.LooseChecked(d.path, subdir, method, found))
+                self.tracer.emit(trace.LooseChecked(d.path, f"{b:02x}", method, found))
             if found:
-                return Location("loose", d.path, d.local, path=os.path.join(d.path, subdir, hexid[2:]))
+                return Location("loose", d.path, d.local, path=os.path.join(d.subdirs[b], oid.hex()[2:]))
         return None
 
     def _remember_missing(self, oid: bytes) -> None:
         if len(self._negative) > 1_000_000:
             self._negative.clear()  # bound memory on pathological input
-        sub = oid.hex()[:2]
-        self._negative[oid] = tuple(dir_mtime_ns(os.path.join(d.path, sub)) for d in self._dirs)
+        # The loose check just stamped every objects/xx it looked at.
+        stamps = self._loose_stamps
+        if len(stamps) != len(self._dirs):
+            stamps = [dir_mtime_ns(d.subdirs[oid[0]]) for d in self._dirs]
+        self._negative[oid] = tuple(stamps)
 
     def _negative_valid(self, oid: bytes, entry: tuple) -> bool:
         if self._pack_dirs_changed() is not None:
             self._negative.clear()
             return False
-        sub = oid.hex()[:2]
         self.counters.stats += len(self._dirs)
-        return entry == tuple(dir_mtime_ns(os.path.join(d.path, sub)) for d in self._dirs)
+        return entry == tuple(dir_mtime_ns(d.subdirs[oid[0]]) for d in self._dirs)
 
     def _note_problem(self, e: PackscopeError) -> None:
         if len(self.problems) < 1000 and all(str(p) != str(e) for p in self.problems[-20:]):
