@@ -16,6 +16,14 @@ An object that cannot be produced is one of:
 * **unavailable** — only in a pack fsck refused (trailer/index mismatch);
 * **unreadable** — stored, but every copy is damaged.
 
+In a partial clone the walk stops, as git's does (``mark_object``), at every
+*promisor object* — one in a promisor pack or referenced by an object of
+one: it is reachable, but what it references is not followed, because the
+promisor remote has all of it.  A local commit that was pushed and then
+became the parent of a fetched commit is such an object; an absent blob under
+it is not missing for git, nor here.  What stopped objects reference still
+counts as used when dangling objects are sought.
+
 The only memory that grows with the repository is ``seen``, one raw id per
 reachable object, and the walk's stack.  Dangling objects are found
 afterwards among the unreachable ones: an unreachable object that no other
@@ -107,6 +115,7 @@ class Connectivity:
         self.seen: set[bytes] = set()
         self.rooted: set[bytes] = set()
         self.stack: list[tuple[bytes, str | None, object]] = []
+        self.stopped: list[bytes] = []  # reachable promisor objects the walk did not follow
         self.roots = 0
 
     # --- absent objects -----------------------------------------------------------------
@@ -273,9 +282,18 @@ class Connectivity:
 
     # --- the walk ------------------------------------------------------------------------------
 
+    def is_promisor_object(self, oid: bytes, where) -> bool:
+        """git's is_promisor_object for a copy found at ``where``: a copy in a
+        promisor pack answers without building the promised set."""
+        slot = where[0]
+        if isinstance(slot, PackSlot) and slot.promisor:
+            return True
+        return self.promised(oid)
+
     def walk(self) -> Iterator[Finding]:
         table, fmt, seen, stack, tick = self.table, self.fmt, self.seen, self.stack, self.ticker.tick
         limiter = self.limiter
+        stop_at_promisor = bool(self.promised)  # a partial clone with promisor packs fsck did not refuse
         while stack:
             oid, expected, referrer = stack.pop()
             if oid in seen:
@@ -292,6 +310,17 @@ class Connectivity:
                 actual = table.type_of(where, oid)
                 if actual is not None and actual != "blob":
                     yield self._wrong_type(oid, expected, actual, referrer)
+                continue
+            if stop_at_promisor and self.is_promisor_object(oid, where):
+                # git's mark_object: reachable, checked for its type, not followed
+                try:
+                    actual = table.read_header(oid, where)
+                except PackscopeError:
+                    actual = None  # a damaged copy: the pack checks report it
+                if expected is not None and actual is not None and actual != expected:
+                    yield self._wrong_type(oid, expected, actual, referrer)
+                else:
+                    self.stopped.append(oid)
                 continue
             try:
                 type_name, data, where = table.read(oid, where)
@@ -362,11 +391,25 @@ class Connectivity:
                 for sub in range(256):
                     unreachable.update(oid for oid in d.cache.entries(sub) if oid not in seen)
         seen.clear()  # not needed any more: free it before reading
+        stopped, self.stopped = self.stopped, []
         if not unreachable:
             return
-        self.ticker.start("dangling objects", len(unreachable))
+        self.ticker.start("dangling objects", len(unreachable) + len(stopped))
         used: set[bytes] = set()
         readable: set[bytes] = set()
+        # What the promisor objects the walk stopped at reference is used
+        # (git --full marks the references of every object it reads).
+        for oid in stopped:
+            self.ticker.tick()
+            where = self.usable(oid)
+            if where is None:
+                continue
+            try:
+                if table.read_header(oid, where) != "blob":
+                    type_name, data, _ = table.read(oid, where)
+                    used.update(r for r in references(type_name, data, self.fmt) if r in unreachable)
+            except (PackscopeError, Unreadable):
+                continue
 
         def visit(oid: bytes, where) -> None:
             self.ticker.tick()
