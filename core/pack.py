@@ -130,6 +130,10 @@ class Pack(MappedFile):
         # finding it walks every header down the chain (about 12 in git.git).
         self._delta_types: dict[int, str] = {}
         self._active: set[int] = set()  # offsets whose chain waits on resolve_ref (loop guard)
+        # offset -> (type, content) read from another copy because this
+        # pack's entry is damaged (the store fills it): chains through a
+        # damaged base use the good copy, as git does.
+        self.good_copies: dict[int, tuple[str, bytes]] = {}
 
     # --- opening ---------------------------------------------------------
 
@@ -339,6 +343,7 @@ class Pack(MappedFile):
             hit = cache.get(name, offset)
             if hit is not None:
                 return hit
+        good = self.good_copies
         deltas = [(offset, start, size)]  # top first
         seen = {offset}
         base = None
@@ -359,6 +364,9 @@ class Pack(MappedFile):
                 base = cache.get(name, base_offset)
                 if base is not None:
                     break
+            if good and base_offset in good:
+                base = good[base_offset]
+                break
             here = base_offset
             type_num, size, start, base_offset, base_oid = self._header(here)
             if type_num >= OBJ_OFS_DELTA:
@@ -547,6 +555,11 @@ class Pack(MappedFile):
                 DeltaError,
             )
         return self.index.name_at(self._pack_order()[1][k])
+
+    def oid_at(self, offset: int) -> bytes | None:
+        """The id of the entry starting at ``offset`` (None: no entry starts there)."""
+        k = self._rank_of(offset)
+        return None if k is None else self.index.name_at(self._pack_order()[1][k])
 
     def pack_order(self) -> list[int]:
         """Index positions sorted by pack offset (the fastest order to read)."""
