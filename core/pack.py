@@ -38,6 +38,7 @@ from core.errors import (
     DeltaError,
     LimitExceededError,
     LookupFailedError,
+    PackscopeError,
 )
 from core.mapped_file import MappedFile
 from core.oid import ObjectFormat
@@ -328,15 +329,22 @@ class Pack(MappedFile):
     # The hot paths use the tuple from _header() rather than EntryHeader:
     # building a frozen dataclass costs more than parsing the header.
 
-    def read_at(self, offset: int) -> tuple[str, bytes]:
-        """(type name, content) of the object whose entry starts at ``offset``."""
+    def read_at(self, offset: int, keep: bool = False) -> tuple[str, bytes]:
+        """(type name, content) of the object whose entry starts at ``offset``.
+
+        ``keep``: also put the object itself in the delta-base cache — for a
+        whole-pack pass that knows it will serve as a later entry's base
+        (``base_offsets``), so its chain is not rebuilt then."""
         if self._active and offset in self._active:
             raise self._error("delta chain loops back through another pack", offset, "delta-loop", DeltaError)
         if self._open_files is not None:
             self._open_files.touch(self)
         type_num, size, start, base_offset, base_oid = self._header(offset)
         if type_num < OBJ_OFS_DELTA:  # the common case: no chain, no cache
-            return TYPE_NAMES[type_num], self._inflate(offset, start, size)
+            data = self._inflate(offset, start, size)
+            if keep and self.cache is not None:
+                self.cache.put(self.name, offset, TYPE_NAMES[type_num], data)
+            return TYPE_NAMES[type_num], data
         cache = self.cache
         name = self.name
         if cache is not None:
@@ -384,7 +392,7 @@ class Pack(MappedFile):
             except (DeltaError, LimitExceededError) as e:
                 e.path, e.offset = self.path, here
                 raise
-            if k and cache is not None:  # every object but the top served as a base
+            if (k or keep) and cache is not None:  # every object but the top served as a base
                 cache.put(name, here, type_name, data)
         return type_name, data
 
@@ -555,6 +563,24 @@ class Pack(MappedFile):
                 DeltaError,
             )
         return self.index.name_at(self._pack_order()[1][k])
+
+    def base_offsets(self) -> set[int]:
+        """Offsets of the entries some delta in this pack uses as its base
+        (OFS_DELTA, and REF_DELTA bases found in this pack), from the headers
+        alone; a damaged header is skipped here (the caller reports it)."""
+        header = self._header
+        find = self._find_offset
+        out: set[int] = set()
+        for offset in self._pack_order()[0]:
+            try:
+                type_num, _, _, base_offset, base_oid = header(offset)
+                if type_num == OBJ_REF_DELTA:
+                    base_offset = find(base_oid)
+            except PackscopeError:
+                continue
+            if base_offset is not None:
+                out.add(base_offset)
+        return out
 
     def oid_at(self, offset: int) -> bytes | None:
         """The id of the entry starting at ``offset`` (None: no entry starts there)."""

@@ -491,3 +491,26 @@ def test_streams_larger_than_their_content_and_big_entries_inflate(tmp_path):
     pack = Pack(write_pack(tmp_path / "pack-big.pack", entries), fmt=SHA1)
     for oid, offset in pack.index.open().entries():
         assert SHA1.hash_object(*pack.read_at(offset)) == oid
+
+
+def test_base_offsets_are_exactly_the_bases_git_verify_pack_lists(packed_repo, ref_delta_repo):
+    for repo in (packed_repo, ref_delta_repo):
+        fmt, packs = open_packs(repo)
+        for pack in packs:
+            rows = [line.split() for line in repos.git_text("verify-pack", "-v", pack.path[:-5] + ".idx").splitlines()]
+            offset_of = {r[0]: int(r[4]) for r in rows if len(r) >= 5 and len(r[0]) == fmt.hexsz}
+            expected = {offset_of[r[6]] for r in rows if len(r) >= 7 and len(r[0]) == fmt.hexsz and r[6] in offset_of}
+            assert expected, "the fixture has deltas"
+            assert pack.base_offsets() == expected
+
+
+def test_a_kept_object_stays_in_the_cache_for_the_deltas_built_on_it(packed_repo):
+    fmt, packs = open_packs(packed_repo)
+    pack = packs[0]
+    bases = pack.base_offsets()
+    whole_base = next(off for off in sorted(bases) if pack._header(off)[0] < OBJ_OFS_DELTA)
+    pack.cache = DeltaBaseCache(64 << 20)
+    got = pack.read_at(whole_base)
+    assert pack.cache.peek(pack.name, whole_base) is None  # a plain read caches nothing
+    assert pack.read_at(whole_base, keep=True) == got
+    assert pack.cache.peek(pack.name, whole_base) == got
