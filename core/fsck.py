@@ -15,7 +15,8 @@ Phases, in order (``progress(done, total, phase)`` names them):
 2. ``loose objects`` — inflate, header, hash and syntax of each;
 3. ``connectivity`` — roots (HEADs, refs, reflogs, indexes) and the walk
    (core.fsck_reach), telling missing from promised, unavailable and
-   unreadable;
+   unreadable; in a partial clone the walk stops at promisor objects, as
+   git's does;
 4. ``dangling objects`` — information, never failure;
 5. ``commit-graph`` and ``multi-pack-index`` — checksums and agreement
    with the object database.
@@ -28,6 +29,13 @@ Damage stays local: a bad object is a finding, never an exception; the
 checks go on with every other object.  The memory that grows with the
 repository is one byte per packed object (its verified type) and one raw
 id per reachable object.
+
+``summary()`` counts what the walk reached: ``reachable`` objects (a
+promisor object ends the walk, so in a partial clone that is little more than
+the refs' targets and the local history), and the reachable objects that
+could not be produced — ``missing``, ``promised``, ``unavailable``,
+``unreadable`` — all of them, also those whose findings the per-file limit
+left out.
 """
 
 from __future__ import annotations
@@ -62,6 +70,7 @@ class Fsck:
         self.counts: dict[str, int] = {"error": 0, "warning": 0, "info": 0}
         self.objects_checked = 0
         self.reachable = 0
+        self.absent: dict[str, int] = {}  # reachable objects that cannot be produced, by kind
 
     def run(self) -> Iterator[Finding]:
         """Every finding, as soon as it is known."""
@@ -106,6 +115,7 @@ class Fsck:
         yield from walk.walk()
         ticker.finish()
         self.reachable = len(walk.seen)
+        self.absent = dict(walk.absent)
         if self.show_dangling:
             yield from walk.dangling()  # frees walk.seen once it knows what is unreachable
         walk.seen.clear()  # the largest structure of the run: free it before the last phases
@@ -116,7 +126,8 @@ class Fsck:
     def summary(self) -> dict:
         return {"exit": self.exit_status, "errors": self.counts.get("error", 0),
                 "warnings": self.counts.get("warning", 0), "infos": self.counts.get("info", 0),
-                "objects_checked": self.objects_checked, "reachable": self.reachable}
+                "objects_checked": self.objects_checked, "reachable": self.reachable,
+                **{kind: self.absent.get(kind, 0) for kind in ("missing", "promised", "unavailable", "unreadable")}}
 
 
 def _count(slot) -> int:

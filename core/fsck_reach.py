@@ -117,6 +117,10 @@ class Connectivity:
         self.stack: list[tuple[bytes, str | None, object]] = []
         self.stopped: list[bytes] = []  # reachable promisor objects the walk did not follow
         self.roots = 0
+        # objects that could not be produced, by kind (missing, promised, unavailable, unreadable),
+        # counted whether or not the limiter lets their findings through
+        self.absent: dict[str, int] = {}
+        self._absent_roots: set[bytes] = set()
 
     # --- absent objects -----------------------------------------------------------------
 
@@ -146,6 +150,13 @@ class Connectivity:
         why = f": {errors[0].message}" if errors else ""
         return "unreadable", f"is stored, but no copy can be read{why}", described
 
+    def _count_absent(self, oid: bytes, kind: str) -> None:
+        if oid in self._absent_roots:
+            return  # several roots (or a root and the walk) name it: one object
+        if oid not in self.seen:  # the walk counts each object once by itself
+            self._absent_roots.add(oid)
+        self.absent[kind] = self.absent.get(kind, 0) + 1
+
     # --- roots ----------------------------------------------------------------------------
 
     def root(self, oid: bytes, label: str, role: str, *, expected: str | None = None, path=None,
@@ -156,6 +167,7 @@ class Connectivity:
         where = self.usable(oid)
         if where is None:
             kind, why, copies = self.absence(oid)
+            self._count_absent(oid, kind)
             if kind == "promised":
                 return None
             fkind, area, bit = ROLES[role]
@@ -361,6 +373,7 @@ class Connectivity:
 
     def _broken(self, oid: bytes, expected, referrer, errors=()) -> Finding | None:
         kind, why, copies = self.absence(oid, errors)
+        self._count_absent(oid, kind)
         if kind == "promised":
             return None
         what = expected or "object"

@@ -303,8 +303,15 @@ class Pack(MappedFile):
         m = self._map if self._map is not None else self._open()
         end = self._data_end
         d = zlib_ng.decompressobj()
-        out = b""
-        stop = start
+        # One call nearly always does: n bytes rarely need more than 64 + 4n
+        # bytes of stream.  The loop below handles the rest.
+        stop = min(end, start + 64 + 4 * n)
+        try:
+            out = d.decompress(m[start:stop], n)
+        except zlib_ng.error as e:
+            raise self._error(f"zlib stream is corrupt: {e}", offset, "pack-zlib", CorruptObjectError) from None
+        if len(out) >= n or d.eof:
+            return out
         try:
             while len(out) < n and not d.eof and stop < end:
                 nstart, stop = stop, min(end, stop + 256 + 4 * n)

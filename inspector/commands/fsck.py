@@ -7,7 +7,9 @@ connectivity (missing vs promised objects), object syntax with git's
 message ids, the commit-graph and the multi-pack-index.  Findings stream as
 they are found; progress goes to stderr.  The exit status is git fsck's bit
 set: 1 objects, 2 reachability, 4 packs, 8 refs, 16 commit-graph, 32
-multi-pack-index (0: healthy; dangling objects are information).
+multi-pack-index (0: healthy; dangling objects are information).  Of one
+kind of finding, at most 100 per file are shown, then a count of the rest
+(--limit); the --json summary counts the missing and promised objects.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ def register(sub) -> None:
                    help="show progress on stderr (default: when stderr is a terminal)")
     p.add_argument("--no-progress", dest="progress", action="store_false")
     p.add_argument("--no-dangling", dest="dangling", action="store_false", help="do not list dangling objects")
+    p.add_argument("--limit", type=_limit, default=100, metavar="N",
+                   help="at most N findings of one kind per file, then a count of the rest (default 100; 0: no limit)")
     p.set_defaults(func=run)
 
 
@@ -56,6 +60,18 @@ class _ProgressLine:
             sys.stderr.flush()
 
 
+def _limit(text: str) -> int:
+    import argparse
+
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"not a count: {text!r}")
+    return n
+
+
 def run(args) -> int:
     from core.fsck import Fsck
 
@@ -65,7 +81,7 @@ def run(args) -> int:
     out = sys.stdout
     try:
         checker = Fsck(session.repo, session.store, session.refs, connectivity_only=args.connectivity_only,
-                       dangling=args.dangling, progress=line)
+                       dangling=args.dangling, progress=line, limit_per_file=args.limit or sys.maxsize)
         for finding in checker.run():
             if line is not None and line.phase is not None:
                 sys.stderr.write("\r\033[K")  # keep the progress line off the finding's line
