@@ -6,8 +6,10 @@ lookup watched closely (policies, MRU, counters, a Location per hit) and
 inflates the whole object; a walk of a 100k-commit history pays that 100k
 times.  :class:`CommitHeaderReader` instead
 
-* looks ids up in per-fanout-bucket dicts built from each pack index's name
-  table on first use (one C-speed pass per bucket, then O(1) lookups), and
+* looks ids up through each pack index's untraced search, which a walk's
+  thousands of lookups switch to the prefix column (core.prefix_column:
+  4 bytes per object, a C bisect per lookup — per-bucket dicts of every
+  name were no faster here and took ~100 bytes per object), and
 * inflates only the first bytes of the commit (:func:`prefix_size`): the header
   lines come first, and the message — most of the bytes — stays compressed.
 
@@ -28,7 +30,6 @@ path-limited walks; it falls back to the store in the same way.
 
 from __future__ import annotations
 
-import re
 import struct
 from binascii import unhexlify
 
@@ -37,10 +38,6 @@ from zlib_ng import zlib_ng
 from core.errors import PackscopeError
 from core.objects import commit_header_fast, commit_header_fields, commit_header_regex
 
-# Above this many objects in one pack, bucket dicts cost more memory than a
-# walk is worth (about 100 bytes per id): search the index in place instead.
-DICT_LIMIT = 4_000_000
-BUILD_AFTER = 16  # lookups in a bucket before its dict is worth building
 _V2_NAMES_AT = 8 + 1024  # .idx v2: magic and version, the fanout, then the names
 _OBJ_COMMIT = 1
 _OBJ_OFS_DELTA = 6
@@ -56,60 +53,27 @@ def prefix_size(hexsz: int) -> int:
 
 
 class _PackLookup:
-    """One pack: its index's names as per-bucket dicts (built lazily), where
-    its 4-byte offsets are, and the two mappings (re-fetched after the
-    open-file LRU closes one)."""
+    """One pack: its index (searched untraced), where its 4-byte offsets
+    are, and the two mappings (re-fetched after the open-file LRU closes one)."""
 
-    __slots__ = ("handle", "index", "buckets", "asked", "offsets_at", "rx", "idx_map", "pack_map")
+    __slots__ = ("handle", "index", "offsets_at", "idx_map", "pack_map", "find_position")
 
     def __init__(self, handle, rawsz: int) -> None:
         self.handle = handle
         index = self.index = handle.index.open()
         nr = index.num_objects
-        self.buckets: list[dict | None] | None = [None] * 256 if nr <= DICT_LIMIT else None
-        self.asked = [0] * 256  # lookups per bucket before its dict is built
         # v2: names, CRC32s, then the 4-byte offsets; v1 interleaves them (offset_at)
         self.offsets_at = _V2_NAMES_AT + nr * rawsz + nr * 4 if index.version == 2 else None
-        self.rx = re.compile(b".{%d}" % rawsz, re.DOTALL)
         self.idx_map = self.pack_map = None
+        self.find_position = index.find  # -1 when absent
 
     def maps(self) -> None:
         self.idx_map = self.index.map
         self.pack_map = self.handle.pack.map
 
-    def bucket(self, b: int) -> dict:
-        index = self.index
-        lo, hi = index.bucket(b)
-        if index.version == 2:
-            rawsz = index.fmt.rawsz
-            names = self.rx.findall(index.map, _V2_NAMES_AT + lo * rawsz, _V2_NAMES_AT + hi * rawsz)
-        else:
-            names = [index.name_at(i) for i in range(lo, hi)]
-        return dict(zip(names, range(lo, hi)))
-
     def find(self, oid: bytes) -> int | None:
         pos = self.index.find(oid)
         return pos if pos >= 0 else None
-
-    def position(self, oid: bytes) -> int | None:
-        d = self.buckets[oid[0]]
-        if d is None:
-            d = self.first_lookups(oid)
-            if d is None:
-                return self.find(oid)
-        return d.get(oid)
-
-    def first_lookups(self, oid: bytes) -> dict | None:
-        """The bucket's dict once it has been asked BUILD_AFTER times; until
-        then None (search the index in place).  A walk's first commits (its
-        tips, spread over every bucket) then come out without building them
-        all, and a long walk builds each one early anyway."""
-        b = oid[0]
-        self.asked[b] += 1
-        if self.asked[b] < BUILD_AFTER:
-            return None
-        d = self.buckets[b] = self.bucket(b)
-        return d
 
 
 class CommitHeaderReader:
@@ -155,15 +119,8 @@ class CommitHeaderReader:
         p = None
         try:
             for p in packs:
-                buckets = p.buckets
-                if buckets is None:
-                    pos = p.find(oid)
-                else:
-                    d = buckets[oid[0]]
-                    if d is None:
-                        d = p.first_lookups(oid)
-                    pos = d.get(oid) if d is not None else p.find(oid)
-                if pos is None:
+                pos = p.find_position(oid)
+                if pos < 0:
                     continue
                 m = p.pack_map
                 if m is None:
@@ -238,7 +195,7 @@ class CommitHeaderReader:
         if packs is None or (self._counters is not None and self._counters.rescans != self._rescans):
             packs = self._reload()
         for p in packs:
-            pos = p.find(oid) if p.buckets is None else p.position(oid)
+            pos = p.find(oid)
             if pos is not None:
                 return p.handle.pack, p.index.offset_at(pos)
         return None
