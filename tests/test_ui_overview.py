@@ -197,3 +197,20 @@ def test_not_a_repository_is_reported_before_the_ui_starts(tmp_path, capsys):
     assert main([str(tmp_path)]) == 128
     err = capsys.readouterr().err
     assert "not" in err and "remedy" in err
+
+
+@pytest.mark.asyncio
+async def test_a_narrow_terminal_cuts_the_key_bar_in_the_middle_never_help(ui_repo):
+    from inspector.screens.help import HelpScreen
+    from inspector.widgets.key_bar import KeyBar
+
+    app = make_app(ui_repo)
+    async with app.run_test(size=(80, 30)) as pilot:
+        await started(app, pilot)
+        bar = app.screen.query_one(KeyBar)
+        text = bar.plain
+        assert len(text) <= 80 and "…" in text
+        assert text.rstrip().endswith("? Help  ^p palette")
+        await pilot.click(KeyBar, offset=(text.index("? Help") + 1, 0))
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)

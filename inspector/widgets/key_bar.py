@@ -37,7 +37,10 @@ class KeyBar(Widget):
     def _bindings_changed(self, screen) -> None:
         seen: set[tuple] = set()
         text = Text(no_wrap=True, overflow="ellipsis", end="")
-        spans = []
+        # Help and the palette are pinned at the right end: on a narrow
+        # terminal the middle is cut, never the way to see every key.
+        tail = Text(no_wrap=True, end="")
+        spans, tail_spans = [], []
         for _node, binding, enabled, _tooltip in screen.active_bindings.values():
             if not binding.show or not binding.description:
                 continue
@@ -45,15 +48,31 @@ class KeyBar(Widget):
             if ident in seen:
                 continue
             seen.add(ident)
-            start = len(text)
-            text.append(self.app.get_key_display(binding), style="bold reverse" if enabled else "dim reverse")
-            text.append(f" {binding.description}  ", style="" if enabled else "dim")
-            spans.append((start, len(text), binding.key))
-        palette = Text("^p", style="bold reverse")
-        palette.append(" palette")
-        text.append_text(palette)
-        self._text, self._spans = text, spans
+            into, where = (tail, tail_spans) if binding.action == "help" else (text, spans)
+            start = len(into)
+            into.append(self.app.get_key_display(binding), style="bold reverse" if enabled else "dim reverse")
+            into.append(f" {binding.description}  ", style="" if enabled else "dim")
+            where.append((start, len(into), binding.key))
+        tail.append("^p", style="bold reverse")
+        tail.append(" palette")
+        self._main, self._tail, self._main_spans, self._tail_spans = text, tail, spans, tail_spans
+        self._layout(self.size.width)
         self.refresh()
+
+    def _layout(self, width: int) -> None:
+        main, tail = self._main.copy(), self._tail
+        if width and len(main) + len(tail) > width:
+            main.truncate(max(0, width - len(tail) - 1), overflow="ellipsis")
+            main.append(" ")
+        cut = len(main)
+        self._text = main + tail
+        self._spans = [s for s in self._main_spans if s[1] <= cut] + \
+            [(a + cut, b + cut, key) for a, b, key in self._tail_spans]
+
+    def on_resize(self, event: events.Resize) -> None:
+        if hasattr(self, "_main"):
+            self._layout(event.size.width)
+            self.refresh()
 
     @property
     def plain(self) -> str:
