@@ -175,6 +175,14 @@ def _check_entries(table, slot, pack, order, ticker, limiter, pair, promised, se
     hash_object = table.fmt.hash_object
     path = slot.pack_path
     prev_offset = None
+    # Objects that later entries build on stay in the delta-base cache when
+    # read: in pack order a base often comes long before its deltas, and
+    # without this ~1.5 delta applications per delta object were needed on
+    # git.git instead of ~1.15.
+    try:
+        bases = pack.base_offsets()
+    except PackscopeError:
+        bases = set()
     for pos in order:
         ticker.tick()
         oid = idx.name_at(pos)
@@ -195,7 +203,7 @@ def _check_entries(table, slot, pack, order, ticker, limiter, pair, promised, se
                                   offset, pair, promised)
         if problem is None:
             try:
-                type_name, data = pack.read_at(offset)
+                type_name, data = pack.read_at(offset, keep=offset in bases)
             except PackscopeError as e:
                 problem = e
         if problem is not None:
