@@ -515,3 +515,16 @@ _TREE_TEXT = {
     "duplicateEntries": "tree has duplicate entries",
     "treeNotSorted": "tree entries are not in git's order",
 }
+
+
+def is_special_name(name: bytes, base: str) -> bool:
+    """Whether a tree entry called ``name`` is checked out as ``base`` (one
+    of ``.gitmodules``, ``.gitattributes``, ``.gitignore``, ``.mailmap``)
+    on some file system: case folding, HFS+ ignorables, NTFS short names."""
+    return _is_special(name, base)
+
+
+def tree_entries_fast(data: bytes, rawsz: int) -> list[tuple[bytes, bytes, bytes]]:
+    """(mode, name, id) of every well-formed entry, found in C; malformed
+    stretches are skipped (check_tree reports them)."""
+    return _TREE_ENTRY[rawsz].findall(data)
