@@ -87,6 +87,7 @@ class Fsck:
             check_loose,
             check_midx,
             check_pack,
+            check_special_blobs,
         )
 
         table = ObjectTable(self.store)
@@ -106,6 +107,7 @@ class Fsck:
             yield from check_loose(table, ticker, limiter=limiter, promised=promised, severities=self.severities)
             ticker.finish()
             self.objects_checked += loose_total
+            yield from check_special_blobs(table, self.store, promised, self.severities)
         walk = Connectivity(table, self.repo, self.refs, ticker, full=self.full, promised=promised, limiter=limiter)
         ticker.start("connectivity", table.total_objects())
         yield from walk.heads()

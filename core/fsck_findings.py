@@ -47,6 +47,9 @@ REMEDIES = {
     "promised": "A partial clone: git fetches it from the promisor remote when needed.",
     "syntax": "git keeps working with it, but other tools (and fetches with transfer.fsckObjects) may refuse it; "
               "rewriting the history that holds it is the only fix.",
+    "special-blob": "Checking out a tree that names this blob .gitmodules or .gitattributes is unsafe or fails "
+                    "(git refuses such objects on fetch with transfer.fsckObjects); rewrite the history that "
+                    "holds it, or drop the refs that reach it.",
     "orphan": "git ignores it; delete it (or restore the missing half of the pair and run git index-pack).",
     "ref-target": "Point the ref at an existing commit (git update-ref NAME ID) or delete it (git update-ref -d NAME).",
     "reflog": "Drop the bad entries: git reflog expire --expire-unreachable=now --all, "

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 
 from core.errors import CorruptObjectError, PackscopeError
+from core.fsck_special_blobs import SpecialBlobs
 
 TYPE_CODES = {"commit": 1, "tree": 2, "blob": 3, "tag": 4}
 TYPE_NAMES = (None, "commit", "tree", "blob", "tag")
@@ -74,6 +75,7 @@ class ObjectTable:
         local = store.objects_dir
         self.loose = [LooseDir(i, d, d == local, store.loose_cache(d)) for i, d in enumerate(store.object_dirs)]
         self.loose_types: dict[bytes, int] = {}  # oid -> type code | CORRUPT, for verified loose objects
+        self.special_blobs = SpecialBlobs()  # .gitmodules/.gitattributes named by the trees read
         self._by_byte: list[list[PackSlot]] | None = None
 
     # --- locating ------------------------------------------------------------------

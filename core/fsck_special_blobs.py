@@ -70,6 +70,7 @@ class SpecialProblem:
     msg_id: str
     message: str
     which: str  # GITMODULES or GITATTRIBUTES
+    object_type: str = "blob"  # what the name points at (a tree, for gitmodulesBlob)
 
 
 class SpecialBlobs:
@@ -104,7 +105,7 @@ class SpecialBlobs:
             except PackscopeError:
                 continue  # damaged: the object pass reports it
             if type_name != "blob":
-                out.append(SpecialProblem(oid, f"{prefix}Blob", f"non-blob found at {which}", which))
+                out.append(SpecialProblem(oid, f"{prefix}Blob", f"non-blob found at {which}", which, type_name))
                 continue
             check = check_gitmodules if which == GITMODULES else check_gitattributes
             out.extend(SpecialProblem(oid, msg_id, message, which) for msg_id, message in check(data))

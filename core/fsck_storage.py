@@ -59,6 +59,8 @@ def _severity(msg_severity: str) -> str:
 
 def syntax_findings(type_name: str, data: bytes, oid: bytes, table: ObjectTable, *, path: str, offset=None,
                     pack=None, idx=None, severities=None) -> Iterator[Finding]:
+    if type_name == "tree":
+        table.special_blobs.add_tree(data, table.fmt.rawsz)
     for p in check_object(type_name, data, table.fmt, severities):
         sev = _severity(p.severity)
         yield Finding(p.msg_id, sev, f"{p.msg_id}: {p.message}", "objects", ERROR_OBJECT if sev == ERROR else 0,
@@ -382,3 +384,20 @@ def check_commit_graph(table: ObjectTable, objects_dir: str, ticker: Ticker) -> 
     for e in problems:
         yield from_error(e, "commit-graph", ERROR_COMMIT_GRAPH)
     ticker.finish()
+
+
+# --- .gitmodules and .gitattributes ---------------------------------------------------------
+
+
+def check_special_blobs(table: ObjectTable, store, promised, severities=None) -> Iterator[Finding]:
+    """The blobs the trees name .gitmodules/.gitattributes, read and checked
+    once every object has been (core.fsck_special_blobs)."""
+    from core.fsck_special_blobs import SEVERITIES
+
+    overrides = severities or {}
+    is_promised = promised.is_promised if promised else (lambda oid: False)
+    for p in table.special_blobs.finish(store.read, is_promised, overrides):
+        severity = _severity(overrides.get(p.msg_id) or SEVERITIES[p.msg_id])
+        yield Finding(p.msg_id, severity, f"{p.msg_id}: {p.message}", "objects",
+                      ERROR_OBJECT if severity == ERROR else 0, oid=p.oid.hex(), object_type=p.object_type,
+                      remedy=REMEDIES["special-blob"], msg_id=p.msg_id, details={"named": p.which})

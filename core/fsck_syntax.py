@@ -20,8 +20,8 @@ of messages is ours.
 Entry points: :func:`check_object` (any type), :func:`check_commit`,
 :func:`check_tag`, :func:`check_tree`.  Each returns a list of
 :class:`SyntaxProblem`; an empty list means the object is clean.  Blobs are
-not checked (git only checks ``.gitmodules``/``.gitattributes`` blobs, which
-needs the trees that name them).
+not checked here: the ``.gitmodules``/``.gitattributes`` blobs git checks are
+known only from the trees that name them (core.fsck_special_blobs).
 """
 
 from __future__ import annotations

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import json
+import re
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from core.errors import MissingObjectError
 from core.fsck_special_blobs import (
+    SEVERITIES,
     SpecialBlobs,
     check_gitattributes,
     check_gitmodules,
     submodule_name_ok,
     submodule_url_ok,
 )
+from tests import repos
+from tests.cli import packscope
 
 
 def ids(problems):
@@ -88,3 +96,63 @@ def test_trees_without_candidate_names_are_skipped_in_c():
     blobs = SpecialBlobs()
     blobs.add_tree(b"100644 README\0" + bytes(20) + b"100644 .gitignore\0" + bytes([9]) * 20, 20)
     assert blobs.found == {}
+
+
+# --- against git fsck ---------------------------------------------------------------------
+
+GITMODULES_CASES = {
+    "good": b'[submodule "lib"]\n\tpath = lib\n\turl = https://example.com/lib.git\n',
+    "option-url": b'[submodule "a"]\n\turl = -upload-pack=touch\n',
+    "newline-url": b'[submodule "a"]\n\turl = ../x%0aevil\n',
+    "hostless-url": b'[submodule "a"]\n\turl = https:///example.com/x\n',
+    "helper-hostless-url": b'[submodule "a"]\n\turl = http::https:///x\n',
+    "climbing-url": b'[submodule "a"]\n\turl = ../../..//example.com/x\n',
+    "option-path": b'[submodule "a"]\n\tpath = -p\n',
+    "command-update": b'[submodule "a"]\n\tupdate = !touch /tmp/x\n',
+    "escaping-name": b'[submodule "../../modules/evil"]\n\tpath = a\n',
+    "unparsable": b'[submodule "a"\n\tpath = a\n',
+}
+
+
+def _special_repo(root: Path) -> Path:
+    repo = repos.init_bare(root / "special.git")
+
+    def blob(data: bytes) -> str:
+        return repos.git_text("hash-object", "-w", "--stdin", cwd=repo, input=data).strip()
+
+    def tree(lines: list[str], missing: bool = False) -> str:
+        args = ["mktree", "--missing"] if missing else ["mktree"]
+        return repos.git_text(*args, cwd=repo, input="".join(f"{line}\n" for line in lines)).strip()
+
+    readme = blob(b"read me\n")
+    trees = [tree([f"100644 blob {blob(text)}\t.gitmodules", f"100644 blob {readme}\tREADME"])
+             for text in GITMODULES_CASES.values()]
+    long_lines = blob(b"*.c diff\n" + b"x" * 3000 + b"\n")
+    trees.append(tree([f"100644 blob {long_lines}\t.gitattributes"]))
+    trees.append(tree([f"040000 tree {trees[0]}\t.gitmodules"]))  # not a blob
+    trees.append(tree([f"100644 blob {'1' * 40}\t.gitattributes"], missing=True))  # not there at all
+    ntfs = blob(b'[submodule "x"]\n\tupdate = !x\n')
+    trees.append(tree([f"100644 blob {ntfs}\tGITMOD~1"]))  # an NTFS 8.3 short name
+    parent = None
+    for t in trees:
+        args = ["commit-tree", t, "-m", "case"] + (["-p", parent] if parent else [])
+        parent = repos.git_text(*args, cwd=repo).strip()
+    repos.git("update-ref", "refs/heads/main", parent, cwd=repo)
+    return repo
+
+
+def test_special_blob_findings_are_the_ones_git_fsck_reports(tmp_path):
+    repo = _special_repo(tmp_path)
+    git = subprocess.run(["git", "fsck", "--no-dangling"], cwd=repo, capture_output=True, env=repos.git_env())
+    text = (git.stdout + git.stderr).decode()
+    special = set(SEVERITIES)
+    theirs = {(oid, msg_id) for oid, msg_id in re.findall(r"(?:error|warning) in \w+ ([0-9a-f]+): (\w+)", text)
+              if msg_id in special}
+    assert {m for _, m in theirs} >= {"gitmodulesUrl", "gitmodulesPath", "gitmodulesUpdate", "gitmodulesName",
+                                       "gitmodulesParse", "gitattributesLineLength", "gitmodulesBlob",
+                                       "gitattributesMissing"}, text
+    p = packscope("-C", repo, "fsck", "--json", "--no-progress", "--no-dangling", check=False)
+    findings = [json.loads(line) for line in p.stdout.decode().splitlines()]
+    ours = {(f["oid"], f["msg_id"]) for f in findings if f.get("msg_id") in special}
+    assert ours == theirs
+    assert p.returncode & 1 and git.returncode & 1  # errors in objects, for both
