@@ -59,9 +59,17 @@ SEVERITIES = {
 }
 
 _S_IFMT, _S_IFLNK = 0o170000, 0o120000
-# Only names holding these (after lower-casing) can fold to either file name:
-# the letters themselves, NTFS short-name stems, HFS+'s ignorable code points.
-_CANDIDATE = re.compile(rb"gitmod|gitatt|gi7eba|gi7d29|\xe2|\xef")
+# Only names holding one of these can fold to either file name: the letters
+# themselves (lower-cased) or an NTFS short-name stem, or one of HFS+'s
+# ignorable code points (U+200C-200F, U+202A-202E, U+206A-206F, U+FEFF in
+# UTF-8), which may split the letters.  Whole sequences, not lead bytes: a
+# tree's binary ids hold any given byte often, six given letters almost never.
+_ASCII_CANDIDATE = re.compile(rb"gitmod|gitatt|gi7eba|gi7d29")
+_HFS_IGNORABLE = re.compile(rb"\xe2\x80[\x8c-\x8f\xaa-\xae]|\xe2\x81[\xaa-\xaf]|\xef\xbb\xbf")
+
+
+def _candidate(text: bytes) -> bool:
+    return bool(_ASCII_CANDIDATE.search(text.lower()) or _HFS_IGNORABLE.search(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,16 +87,29 @@ class SpecialBlobs:
 
     def __init__(self) -> None:
         self.found: dict[bytes, str] = {}  # oid -> which name (the first tree to name it wins)
+        # named by a tree of a promisor pack: promised in a partial clone, no need to list the promised set
+        self.named_by_promisor: set[bytes] = set()
 
-    def add_tree(self, data: bytes, rawsz: int) -> None:
-        if not _CANDIDATE.search(data.lower()):
+    def add_tree(self, data: bytes, rawsz: int, promisor: bool = False) -> None:
+        if not _candidate(data):
             return  # the common case, decided in C
-        for mode, name, oid in tree_entries_fast(data, rawsz):
+        entries = tree_entries_fast(data, rawsz)
+        # A tree holding Documentation/gitattributes.txt has hundreds of other
+        # names: find the candidates among all names joined, in C, and map
+        # each match back to its entry by counting separators.
+        joined = b"\0".join([e[1] for e in entries])
+        hits = {joined.count(b"\0", 0, m.start()) for m in _ASCII_CANDIDATE.finditer(joined.lower())}
+        if _HFS_IGNORABLE.search(joined):
+            hits.update(i for i, e in enumerate(entries) if _HFS_IGNORABLE.search(e[1]))
+        for i in sorted(hits):
+            mode, name, oid = entries[i]
             if (int(mode, 8) & _S_IFMT) == _S_IFLNK:
                 continue  # a symbolic link is the tree's own problem (gitmodulesSymlink)
             for which in (GITMODULES, GITATTRIBUTES):
                 if is_special_name(name, which):
                     self.found.setdefault(oid, which)
+                    if promisor:
+                        self.named_by_promisor.add(oid)
 
     def finish(self, read: Callable[[bytes], tuple[str, bytes]], is_promised: Callable[[bytes], bool],
                severities: dict[str, str] | None = None) -> list[SpecialProblem]:

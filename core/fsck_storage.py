@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from core.errors import (
     BadCommitGraphError,
     BadMultiPackIndexError,
+    CorruptObjectError,
     MissingObjectError,
     PackscopeError,
     RepositoryError,
@@ -58,9 +59,9 @@ def _severity(msg_severity: str) -> str:
 
 
 def syntax_findings(type_name: str, data: bytes, oid: bytes, table: ObjectTable, *, path: str, offset=None,
-                    pack=None, idx=None, severities=None) -> Iterator[Finding]:
+                    pack=None, idx=None, severities=None, promisor: bool = False) -> Iterator[Finding]:
     if type_name == "tree":
-        table.special_blobs.add_tree(data, table.fmt.rawsz)
+        table.special_blobs.add_tree(data, table.fmt.rawsz, promisor)
     for p in check_object(type_name, data, table.fmt, severities):
         sev = _severity(p.severity)
         yield Finding(p.msg_id, sev, f"{p.msg_id}: {p.message}", "objects", ERROR_OBJECT if sev == ERROR else 0,
@@ -229,7 +230,7 @@ def _check_entries(table, slot, pack, order, ticker, limiter, pair, promised, se
         types[pos] = TYPE_CODES[type_name]
         if type_name != "blob":
             for f in syntax_findings(type_name, data, oid, table, path=path, offset=offset, severities=severities,
-                                     **pair):
+                                     promisor=slot.promisor, **pair):
                 if limiter.allow(path, f.kind):
                     yield f
 
@@ -395,8 +396,30 @@ def check_special_blobs(table: ObjectTable, store, promised, severities=None) ->
     from core.fsck_special_blobs import SEVERITIES
 
     overrides = severities or {}
-    is_promised = promised.is_promised if promised else (lambda oid: False)
-    for p in table.special_blobs.finish(store.read, is_promised, overrides):
+    special = table.special_blobs
+    if promised:  # a partial clone
+        named_by_promisor = special.named_by_promisor
+
+        def is_promised(oid: bytes) -> bool:
+            # named by a tree of a promisor pack: promised without listing the promised set
+            return oid in named_by_promisor or promised.is_promised(oid)
+    else:
+        def is_promised(oid: bytes) -> bool:
+            return False
+
+    def read(oid: bytes) -> tuple[str, bytes]:
+        # fsck's own view (good copies, refused packs left out), not the
+        # store's: in a partial clone its reads would list the promised set
+        # a second time just to say "promised"
+        try:
+            type_name, data, _ = table.read(oid)
+        except Unreadable as u:
+            if not table.copies(oid, include_rejected=True):
+                raise MissingObjectError("no copy of the object", oid=oid.hex()) from None
+            raise u.errors[0] if u.errors else CorruptObjectError("no readable copy", oid=oid.hex()) from None
+        return type_name, data
+
+    for p in special.finish(read, is_promised, overrides):
         severity = _severity(overrides.get(p.msg_id) or SEVERITIES[p.msg_id])
         yield Finding(p.msg_id, severity, f"{p.msg_id}: {p.message}", "objects",
                       ERROR_OBJECT if severity == ERROR else 0, oid=p.oid.hex(), object_type=p.object_type,

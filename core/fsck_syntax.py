@@ -382,6 +382,7 @@ def _is_dotgit(name: bytes) -> bool:
     return _folds_to(name, ".git", ("git~1",))
 
 
+@lru_cache(maxsize=1 << 16)  # the same few names (gitattributes.txt…) come back in every version of their tree
 def _is_special(name: bytes, base: str) -> bool:
     """``.gitmodules`` and friends, with the same foldings."""
     short = base[1:7].casefold() + "~1"

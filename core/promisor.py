@@ -31,6 +31,7 @@ are not hash-checked.
 from __future__ import annotations
 
 import heapq
+import re
 import threading
 import time
 from bisect import bisect_left
@@ -72,7 +73,16 @@ def referenced_ids(type_name: str, data: bytes, fmt) -> list[bytes]:
     return []
 
 
+# A well-formed tree, checked whole, then its ids found, both in C (a Python
+# loop per entry is most of the time listing a big clone's promised objects).
+_TREE_WHOLE = {n: re.compile(rb"(?:[0-9]+ [^\0]+\0.{%d})*" % n, re.DOTALL) for n in (20, 32)}
+_TREE_IDS = {n: re.compile(rb"[0-9]+ [^\0]+\0(.{%d})" % n, re.DOTALL) for n in (20, 32)}
+
+
 def _tree_entry_ids(data: bytes, rawsz: int) -> list[bytes]:
+    whole = _TREE_WHOLE.get(rawsz)
+    if whole is not None and whole.fullmatch(data) is not None:
+        return _TREE_IDS[rawsz].findall(data)
     out = []
     pos, n = 0, len(data)
     find = data.find
@@ -291,6 +301,15 @@ class PromisorSet:
             self._note(e, stats)
             return
         stats.packs += 1
+        # Ids referenced, gathered (most are referenced many times) before
+        # the pack's own members are left out: one index lookup per id, not
+        # per reference.
+        gathered: set[bytes] = set()
+
+        def spill() -> None:
+            runs.update(r for r in gathered if find(r) < 0)
+            gathered.clear()
+
         for pos in order:
             done[0] += 1
             if done[0] % TICK_EVERY == 0:
@@ -310,7 +329,10 @@ class PromisorSet:
                 self._note(e, stats)
                 continue
             stats.parsed += 1
-            runs.update(r for r in refs if find(r) < 0)
+            gathered.update(refs)
+            if len(gathered) >= CHUNK_IDS:
+                spill()
+        spill()
 
 
 __all__ = ["PHASE", "PromisorSet", "PromisorStats", "is_partial_clone", "referenced_ids"]

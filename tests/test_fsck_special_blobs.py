@@ -156,3 +156,16 @@ def test_special_blob_findings_are_the_ones_git_fsck_reports(tmp_path):
     ours = {(f["oid"], f["msg_id"]) for f in findings if f.get("msg_id") in special}
     assert ours == theirs
     assert p.returncode & 1 and git.returncode & 1  # errors in objects, for both
+
+
+def test_hfs_ignorables_and_ntfs_short_names_are_candidates_random_id_bytes_are_not():
+    blobs = SpecialBlobs()
+    # Ids full of E2/EF bytes (the lead bytes of HFS+'s ignorables) name nothing special.
+    noisy = b"".join(b"100644 file%d\0%s" % (i, bytes([0xE2, 0xEF]) * 10) for i in range(20))
+    blobs.add_tree(noisy, 20)
+    assert blobs.found == {}
+    zwnj = "\u200c".encode()
+    odd = [b".git" + zwnj + b"modules", b"GITMOD~1", b".gitattributes."]
+    tree = b"".join(b"100644 %s\0%s" % (name, bytes([i + 1]) * 20) for i, name in enumerate(sorted(odd)))
+    blobs.add_tree(tree, 20)
+    assert len(blobs.found) == 3
