@@ -170,7 +170,7 @@ class ObjectStore:
         self._midxs: list = []
         self._negative: dict[bytes, tuple] = {}
         self._loose_stamps: list = []  # objects/xx mtimes seen by the last stat-based loose check
-        self._repairing: set = set()  # (pack, id) being read around damage (loop guard)
+        self.repairing: set = set()  # (pack, id) being read around damage (core.damaged_reads loop guard)
         self.max_repaired_bases = 8  # damaged bases replaced in one chain before giving up
         self.partial_clone = bool(partial_clone)
         self._promisor = None
@@ -649,70 +649,11 @@ class ObjectStore:
             except (CorruptObjectError, BadPackError) as e:
                 if e.kind in _VANISHED_KINDS:
                     raise
-                return self._read_around_damage(oid, loc, e)
+                from core.damaged_reads import read_around_damage  # the rare path
+
+                return read_around_damage(self, oid, loc, e)
 
         return self._at_location(oid, use, loc)
-
-    # --- damage -------------------------------------------------------------
-
-    def _read_around_damage(self, oid: bytes, loc: Location, damage: PackscopeError) -> tuple[str, bytes]:
-        """git's answer to a damaged pack entry: use another copy.  First a
-        copy of ``oid`` itself in another pack or loose; else, when the
-        damage is in a delta base of its chain, a good copy of that base
-        (found by its id elsewhere) stands in for it.  The damage is noted
-        in ``problems``; with no other copy the original error stands."""
-        pack = loc.pack.pack
-        key = (pack.path, oid)
-        if key in self._repairing:
-            raise damage
-        self._repairing.add(key)
-        try:
-            copy = self._other_copy(oid, pack.path)
-            if copy is not None:
-                self._note_problem(damage)
-                return copy
-            for _ in range(self.max_repaired_bases):
-                bad_at = damage.offset
-                if bad_at is None or bad_at == loc.offset or bad_at in pack.good_copies:
-                    raise damage
-                base_oid = pack.oid_at(bad_at)
-                good = self._other_copy(base_oid, pack.path) if base_oid is not None else None
-                if good is None:
-                    raise damage
-                self._note_problem(damage)
-                pack.good_copies[bad_at] = good
-                try:
-                    return pack.read_at(loc.offset)
-                except (CorruptObjectError, BadPackError) as e:
-                    if e.kind in _VANISHED_KINDS:
-                        raise
-                    damage = e
-            raise damage
-        finally:
-            self._repairing.discard(key)
-
-    def _other_copy(self, oid: bytes, damaged_pack: str) -> tuple[str, bytes] | None:
-        """(type, content) of ``oid`` from any pack but ``damaged_pack``, or
-        a loose file; None when no readable copy exists."""
-        from core.loose import read_loose
-
-        for h in self._all_packs():
-            if h.files.pack_path == damaged_pack:
-                continue
-            try:
-                pos = h.index.find(oid)
-                if pos >= 0:
-                    return self.read(oid, Location("pack", h.objects_dir, h.files.local, h, h.index.offset_at(pos)))
-            except PackscopeError:
-                continue
-        for d in self._dirs:
-            path = os.path.join(d.subdirs[oid[0]], oid.hex()[2:])
-            if os.path.isfile(path):
-                try:
-                    return read_loose(path, self.fmt, oid)
-                except PackscopeError:
-                    continue
-        return None
 
     def read_header(self, oid: bytes) -> tuple[str, int]:
         from core.loose import read_loose_header

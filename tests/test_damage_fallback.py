@@ -23,6 +23,14 @@ from tests.cli import packscope
 from tests.repos import git, git_text
 
 
+def keep_only(repo: Path, pack: Path) -> None:
+    """Delete every pack of ``repo`` but ``pack``: no other copy is left."""
+    for other in repos.pack_files(repo):
+        if other != pack:
+            for suffix in (".pack", ".idx"):
+                other.with_suffix(suffix).unlink()
+
+
 def verify_pack_rows(idx: Path) -> list[list[str]]:
     """git verify-pack -v rows: id, type, size, size-in-pack, offset[, depth, base]."""
     out = git_text("verify-pack", "-v", idx)
@@ -79,10 +87,7 @@ def test_a_damaged_delta_base_is_read_from_the_other_pack_as_git_does(two_copies
 
 def test_with_no_other_copy_the_damage_is_the_answer(two_copies):
     repo, damaged = two_copies
-    for other in repos.pack_files(repo):
-        if other != damaged:
-            for suffix in (".pack", ".idx"):
-                other.with_suffix(suffix).unlink()
+    keep_only(repo, damaged)
     rows = verify_pack_rows(damaged.with_suffix(".idx"))
     bases = {r[6] for r in rows if len(r) >= 7}
     victim = next(r for r in rows if r[0] in bases and r[1] == "blob" and len(r) == 5 and int(r[3]) > 40)
@@ -113,10 +118,7 @@ def dependents_of(rows, victim) -> set[str]:
 
 def test_a_damaged_object_itself_is_read_from_a_loose_copy(two_copies):
     repo, damaged = two_copies
-    for other in repos.pack_files(repo):
-        if other != damaged:
-            for suffix in (".pack", ".idx"):
-                other.with_suffix(suffix).unlink()
+    keep_only(repo, damaged)
     rows = verify_pack_rows(damaged.with_suffix(".idx"))
     victim = next(r for r in rows if r[1] == "blob" and int(r[3]) > 40)
     content = git("cat-file", "blob", victim[0], cwd=repo)
