@@ -71,10 +71,6 @@ class _PackLookup:
         self.idx_map = self.index.map
         self.pack_map = self.handle.pack.map
 
-    def find(self, oid: bytes) -> int | None:
-        pos = self.index.find(oid)
-        return pos if pos >= 0 else None
-
 
 class CommitHeaderReader:
     """``reader(oid) -> (tree, parents, commit_time) | None`` — the shape of
@@ -195,8 +191,8 @@ class CommitHeaderReader:
         if packs is None or (self._counters is not None and self._counters.rescans != self._rescans):
             packs = self._reload()
         for p in packs:
-            pos = p.find(oid)
-            if pos is not None:
+            pos = p.find_position(oid)
+            if pos >= 0:
                 return p.handle.pack, p.index.offset_at(pos)
         return None
 

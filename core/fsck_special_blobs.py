@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from core.config import Config
 from core.errors import ConfigError, LookupFailedError, PackscopeError
-from core.fsck_syntax import is_special_name, tree_entries_fast
+from core.fsck_syntax import HFS_IGNORED, is_special_name, tree_entries_fast
 
 GITMODULES = ".gitmodules"
 GITATTRIBUTES = ".gitattributes"
@@ -61,11 +61,11 @@ SEVERITIES = {
 _S_IFMT, _S_IFLNK = 0o170000, 0o120000
 # Only names holding one of these can fold to either file name: the letters
 # themselves (lower-cased) or an NTFS short-name stem, or one of HFS+'s
-# ignorable code points (U+200C-200F, U+202A-202E, U+206A-206F, U+FEFF in
-# UTF-8), which may split the letters.  Whole sequences, not lead bytes: a
+# ignorable code points (fsck_syntax.HFS_IGNORED, in UTF-8), which may split
+# the letters.  Whole sequences, not lead bytes: a
 # tree's binary ids hold any given byte often, six given letters almost never.
 _ASCII_CANDIDATE = re.compile(rb"gitmod|gitatt|gi7eba|gi7d29")
-_HFS_IGNORABLE = re.compile(rb"\xe2\x80[\x8c-\x8f\xaa-\xae]|\xe2\x81[\xaa-\xaf]|\xef\xbb\xbf")
+_HFS_IGNORABLE = re.compile(b"|".join(re.escape(chr(c).encode()) for c in sorted(HFS_IGNORED)))
 
 
 def _candidate(text: bytes) -> bool:

@@ -518,6 +518,9 @@ _TREE_TEXT = {
 }
 
 
+HFS_IGNORED = _HFS_IGNORED  # code points HFS+ drops from names, for other modules
+
+
 def is_special_name(name: bytes, base: str) -> bool:
     """Whether a tree entry called ``name`` is checked out as ``base`` (one
     of ``.gitmodules``, ``.gitattributes``, ``.gitignore``, ``.mailmap``)
