@@ -1,4 +1,4 @@
-"""In-process operations run inside a worker (see bench.worker).
+"""In-process operations run inside a worker (see packscope.bench.worker).
 
 ``api`` opens one library on a repository, converts the ids to its own form,
 then times one bulk operation over them.  Opening is timed separately
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from bench.peers import adapter
+from packscope.bench.peers import adapter
 
 
 def read_ids(path: str, rawsz: int) -> list[bytes]:

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.peers import bench_env
+from packscope.bench.peers import bench_env
 
 BUILD_VERSION = 1  # bump when a stream changes: cached repositories are keyed by it
 MARKER = "bench-complete"

@@ -67,7 +67,7 @@ def source_revision() -> str | None:
 
 
 def machine_details() -> dict:
-    from bench.peers import PYTHON_SETTINGS_DROPPED, library_versions
+    from packscope.bench.peers import PYTHON_SETTINGS_DROPPED, library_versions
 
     return {
         "cpu": _cpu_model(),

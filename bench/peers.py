@@ -88,12 +88,12 @@ def unavailable_reason(library: str) -> str | None:
 
 def packscope_command() -> list[str]:
     """The installed ``packscope`` script next to this interpreter (what a user
-    runs), else ``python -m inspector.cli`` (same code, same start-up)."""
+    runs), else ``python -m packscope.inspector.cli`` (same code, same start-up)."""
     script = Path(sys.executable).with_name("packscope")
     if script.exists():
         return [str(script)]
     found = shutil.which("packscope")
-    return [found] if found else [sys.executable, "-m", "inspector.cli"]
+    return [found] if found else [sys.executable, "-m", "packscope.inspector.cli"]
 
 
 def packscope_cmd(repo: str, *args: str) -> list[str]:
@@ -141,7 +141,7 @@ class PackscopeAdapter(Adapter):
 
     def open(self, repo: str, *, policy: str = "gated", quick: bool = False, tracer=None,
              loose_strategy: str = "per-subdir", algorithm: str = "binary", **_) -> None:
-        from inspector.session import open_session
+        from packscope.core.repo.session import open_session
 
         self.session = open_session(repo, tracer=tracer, policy=policy, quick=quick,
                                     loose_strategy=loose_strategy, algorithm=algorithm)
@@ -160,7 +160,7 @@ class PackscopeAdapter(Adapter):
         return sum(loc is not None for loc in self.store.locate_many(ids))
 
     def info(self, ids: list) -> int:
-        from core.errors import LookupFailedError
+        from packscope.core.errors import LookupFailedError
 
         object_info = self.store.object_info
         n = 0
@@ -182,11 +182,11 @@ class PackscopeAdapter(Adapter):
     def walk_all(self) -> int:
         """What ``packscope log --all`` walks, with the same commit source
         (commit-graph when usable, the fast commit reader otherwise)."""
-        from core.history import walk
+        from packscope.core.history.walk import walk
 
         try:
-            from core.graph_walk import WalkSource
-            from core.rev_args import all_tips
+            from packscope.core.history.graph_walk import WalkSource
+            from packscope.core.history.rev_args import all_tips
         except ImportError:  # before the fast walk source landed
             return sum(1 for _ in walk(self.store, all_starts(self.session)))
         source = WalkSource.open(self.session.repo, self.store, refs=self.session.refs)
@@ -216,7 +216,7 @@ def all_starts(session) -> list[bytes]:
 
 
 def _resolve_or_none(refs, name: str):
-    from core.errors import PackscopeError
+    from packscope.core.errors import PackscopeError
 
     try:
         return refs.resolve(name)

@@ -4,7 +4,7 @@ Rules every scenario gets from here:
 
 * each repetition of each system is a fresh process — a whole command (timed
   from spawn to exit, start-up included, with the children's CPU time from
-  ``getrusage``) or ``python -m bench.worker`` for an in-process API;
+  ``getrusage``) or ``python -m packscope.bench.worker`` for an in-process API;
 * each repetition gets fresh inputs (new random ids) from the scenario's
   ``inputs(rep)``, shared by every system in that repetition, so all systems
   answer the same question and no cache sees an id twice;
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from bench.peers import bench_env
-from bench.results import Case, Series
+from packscope.bench.peers import bench_env
+from packscope.bench.results import Case, Series
 
 
 class MeasurementError(Exception):
@@ -109,10 +109,10 @@ def run_process(cmd: list[str], stdin_path: str | None = None, *, timeout: float
 
 
 def run_worker(call: str, args: dict, *, timeout: float = 3600.0) -> dict:
-    """One in-process measurement in a fresh interpreter (see bench.worker)."""
+    """One in-process measurement in a fresh interpreter (see packscope.bench.worker)."""
     env = bench_env()
     env["PYTHONPATH"] = _bench_pythonpath()
-    p = subprocess.run([sys.executable, "-m", "bench.worker"], input=json.dumps({"call": call, "args": args}),
+    p = subprocess.run([sys.executable, "-m", "packscope.bench.worker"], input=json.dumps({"call": call, "args": args}),
                        capture_output=True, text=True, env=env, timeout=timeout)
     lines = p.stdout.strip().splitlines()
     try:

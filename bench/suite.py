@@ -7,10 +7,10 @@ import shutil
 import sys
 import time
 
-from bench.machine import machine_details
-from bench.results import SCHEMA_VERSION, ScenarioResult
-from bench.runner import Context
-from bench.scenarios import SCENARIOS, load
+from packscope.bench.machine import machine_details
+from packscope.bench.results import SCHEMA_VERSION, ScenarioResult
+from packscope.bench.runner import Context
+from packscope.bench.scenarios import SCENARIOS, load
 
 MIN_REPS = 5
 

@@ -3,7 +3,7 @@
 Every repetition of every in-process system runs in its own interpreter:
 nothing (page mappings, parsed indexes, delta-base cache, loose name cache,
 dulwich's or libgit2's caches) survives from one repetition or one system to
-the next.  The runner starts ``python -m bench.worker`` with a JSON spec on
+the next.  The runner starts ``python -m packscope.bench.worker`` with a JSON spec on
 stdin naming a ``module:function`` and its arguments; the function returns a
 dict with at least ``seconds`` (the timed region only); this module adds
 the process's own resource usage and prints one JSON line.

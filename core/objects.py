@@ -24,8 +24,8 @@ from binascii import unhexlify
 from dataclasses import dataclass
 from typing import Iterator
 
-from core.errors import CorruptObjectError
-from core.oid import ObjectFormat
+from packscope.core.errors import CorruptObjectError
+from packscope.core.oid import ObjectFormat
 
 # --- modes -------------------------------------------------------------------
 

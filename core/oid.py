@@ -10,7 +10,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from core.errors import BadObjectIdError
+from packscope.core.errors import BadObjectIdError
 
 MIN_ABBREV = 4
 

@@ -24,21 +24,21 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-from core.errors import PackscopeError
-from inspector.core_access import CoreAccess
-from inspector.events import EventDigest, EventPump, LogBook, RateHistory
-from inspector.palette import PackscopeCommands
-from inspector.safe_text import visible
-from inspector.screens.base import PackscopeScreen
-from inspector.screens.fanout import FanoutScreen
-from inspector.screens.lab import LabScreen
-from inspector.screens.health import HealthScreen
-from inspector.screens.history import HistoryScreen
-from inspector.screens.loose import LooseScreen
-from inspector.screens.object import ObjectScreen
-from inspector.screens.overview import OverviewScreen
-from inspector.screens.packs import PacksScreen
-from inspector.watcher import DirWatcher
+from packscope.core.errors import PackscopeError
+from packscope.inspector.core_access import CoreAccess
+from packscope.inspector.events import EventDigest, EventPump, LogBook, RateHistory
+from packscope.inspector.palette import PackscopeCommands
+from packscope.inspector.safe_text import visible
+from packscope.inspector.screens.base import PackscopeScreen
+from packscope.inspector.screens.fanout import FanoutScreen
+from packscope.inspector.screens.lab import LabScreen
+from packscope.inspector.screens.health import HealthScreen
+from packscope.inspector.screens.history import HistoryScreen
+from packscope.inspector.screens.loose import LooseScreen
+from packscope.inspector.screens.object import ObjectScreen
+from packscope.inspector.screens.overview import OverviewScreen
+from packscope.inspector.screens.pack_list import PacksScreen
+from packscope.inspector.watcher import DirWatcher
 
 
 @dataclass(frozen=True)
@@ -203,7 +203,7 @@ class PackscopeApp(App):
             self.switch_mode(name)
 
     def action_help(self) -> None:
-        from inspector.screens.help import HelpScreen, binding_rows
+        from packscope.inspector.screens.help import HelpScreen, binding_rows
 
         screen = self.top_screen
         if screen is None or not isinstance(self.screen, PackscopeScreen):
@@ -235,7 +235,7 @@ class PackscopeApp(App):
         self.logbook.clear()
 
     def action_filter_log(self) -> None:
-        from inspector.widgets.event_log import KindFilter
+        from packscope.inspector.widgets.event_log import KindFilter
 
         def chosen(kinds) -> None:
             if kinds is not None:
@@ -265,7 +265,7 @@ class PackscopeApp(App):
             screen.refresh_data()
 
     def action_goto(self) -> None:
-        from inspector.widgets.prompt import Prompt
+        from packscope.inspector.widgets.prompt import Prompt
 
         self.push_screen(Prompt("object:", "id, abbreviation or revision"),
                          lambda text: text and self.goto_object(text))
@@ -275,7 +275,7 @@ class PackscopeApp(App):
 
     @work(thread=True, group="goto")
     def _resolve_and_open(self, text: str) -> None:
-        from core.errors import PackscopeError as Err
+        from packscope.core.errors import PackscopeError as Err
 
         try:
             oid = self.resolve(text)
@@ -286,9 +286,9 @@ class PackscopeApp(App):
 
     def resolve(self, text: str) -> bytes:
         """An object id for ``text``: full id, unique abbreviation, or (when
-        core.revision exists) a revision."""
-        from core.errors import AmbiguousObjectError, BadRevisionError
-        from core.oid import is_hex, parse_prefix
+        packscope.core.repo.revision exists) a revision."""
+        from packscope.core.errors import AmbiguousObjectError, BadRevisionError
+        from packscope.core.oid import is_hex, parse_prefix
 
         core = self.core
         if not core.ready:
@@ -307,7 +307,7 @@ class PackscopeApp(App):
             with core.lock:
                 return core.session.resolve(text)
         except ImportError:
-            raise BadRevisionError(f"no object matches {text!r} (revisions need core.revision)") from None
+            raise BadRevisionError(f"no object matches {text!r} (revisions need packscope.core.repo.revision)") from None
 
     def open_object(self, oid: bytes, pack=None, offset: int | None = None) -> None:
         self.last_object = (oid, pack, offset)
@@ -364,7 +364,7 @@ class PackscopeApp(App):
 def run_app(path: str | None) -> int:
     """``packscope [PATH]``: open the UI; errors finding the repository are
     reported by the CLI like any command's (exit status 128)."""
-    from core.repository import Repository
+    from packscope.core.repo.repository import Repository
 
     # Cheap (a few stat calls): fail before taking over the terminal.
     Repository.discover(path) if path is None else Repository.open(path)

@@ -16,9 +16,9 @@ import importlib
 import os
 import sys
 
-from core.errors import PackscopeError
+from packscope.core.errors import PackscopeError
 
-# command name -> module in inspector.commands
+# command name -> module in packscope.inspector.commands
 COMMANDS = {
     "demo": "demo",
     "lookup": "lookup",
@@ -47,7 +47,7 @@ def build_parser(commands: dict | None = None) -> argparse.ArgumentParser:
                         help="run as if started in PATH (like git -C)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, mod in (commands or _available_commands()).items():
-        importlib.import_module(f"inspector.commands.{mod}").register(sub)
+        importlib.import_module(f"packscope.inspector.commands.{mod}").register(sub)
     return parser
 
 
@@ -126,7 +126,7 @@ def _open_ui(argv: list[str]) -> int:
             print(f"packscope: cannot change to {path!r}: {e.strerror}", file=sys.stderr)
             return 128
     try:
-        from inspector.app import run_app
+        from packscope.inspector.app import run_app
     except ImportError:
         print("packscope: the UI is not available in this build; try `packscope --help`.", file=sys.stderr)
         return 2

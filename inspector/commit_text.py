@@ -3,7 +3,7 @@
 A commit's message and idents are bytes in the encoding its ``encoding``
 header names (UTF-8 when there is none).  They are decoded with that codec;
 bytes that do not decode become U+FFFD (the replacement character), never an
-error.  What comes out still goes through :mod:`inspector.safe_text` before
+error.  What comes out still goes through :mod:`packscope.inspector.safe_text` before
 it is drawn: markup is never parsed and control or bidi characters are
 spelled out.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from inspector.safe_text import literal
+from packscope.inspector.safe_text import literal
 
 
 def codec_for(encoding: bytes | None) -> str:
@@ -45,7 +45,7 @@ def name_text(value: str | bytes) -> str:
 
 
 def subject_of(message: bytes, encoding: bytes | None = None) -> str:
-    from core.log_format import subject_and_body
+    from packscope.core.history.log_format import subject_and_body
 
     subject, _body = subject_and_body(message)
     return decode(subject, encoding)
@@ -53,7 +53,7 @@ def subject_of(message: bytes, encoding: bytes | None = None) -> str:
 
 def ident_date(ident) -> str:
     """``YYYY-MM-DD HH:MM:SS +ZZZZ`` in the ident's own time zone."""
-    from core.log_format import format_date_iso
+    from packscope.core.history.log_format import format_date_iso
 
     if ident is None:
         return "?"
@@ -86,9 +86,9 @@ class Summary:
 
 
 def summarize(data: bytes, fmt, oid: bytes) -> Summary:
-    from core.errors import PackscopeError
-    from core.log_format import format_date_short
-    from core.objects import parse_commit
+    from packscope.core.errors import PackscopeError
+    from packscope.core.history.log_format import format_date_short
+    from packscope.core.objects import parse_commit
 
     try:
         c = parse_commit(data, fmt, oid)

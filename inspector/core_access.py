@@ -16,14 +16,14 @@ import os
 import threading
 from dataclasses import dataclass, field
 
-from core.errors import PackscopeError
-from core.trace import Tracer
+from packscope.core.errors import PackscopeError
+from packscope.core.trace import Tracer
 
 
 @dataclass(slots=True)
 class PackRow:
     name: str
-    handle: object  # core.odb.PackHandle
+    handle: object  # packscope.core.store.odb.PackHandle
     rank: int | None  # position in the search (MRU) order; None when the midx covers it
     in_midx: bool
     local: bool
@@ -70,7 +70,7 @@ class CoreAccess:
 
     def open(self) -> None:
         """Discover the repository and open its store (call from a worker)."""
-        from inspector.session import open_session
+        from packscope.core.repo.session import open_session
 
         with self.lock:
             self.session = open_session(self.path, tracer=self.tracer)
@@ -95,7 +95,7 @@ class CoreAccess:
         Opened on first use; guarded by the same lock as the main session."""
         with self.lock:
             if getattr(self, "_bulk", None) is None:
-                from inspector.session import open_session
+                from packscope.core.repo.session import open_session
 
                 self._bulk = open_session(self.path)
             return self._bulk
@@ -170,7 +170,7 @@ class CoreAccess:
         return out
 
     def commit_graph_facts(self) -> dict | None:
-        from core.commit_graph import CommitGraph
+        from packscope.core.history.commit_graph import CommitGraph
 
         store = self.store
         g = CommitGraph.open(store.objects_dir, store.fmt)

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from core import trace
-from inspector.safe_text import human_bytes, literal
+from packscope.core import trace
+from packscope.inspector.safe_text import human_bytes, literal
 
 # Log kinds, in the order the filter shows them.
 KINDS = ("lookup", "scan", "loose", "delta", "mru", "outside")

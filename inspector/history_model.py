@@ -1,6 +1,6 @@
 """The History screen's data: a commit walk loaded on demand.
 
-:class:`HistoryLog` owns one ``core.history.walk`` iterator.  One worker
+:class:`HistoryLog` owns one ``packscope.core.history.walk.walk`` iterator.  One worker
 thread (``HistoryLog.run``) advances it, a chunk at a time under the core
 lock, only while the screen wants more rows (``demand(n)``): scrolling near
 the end asks for the next few pages, ``G`` asks for everything, a search
@@ -19,8 +19,8 @@ import threading
 import time
 from collections import OrderedDict
 
-from core.errors import PackscopeError
-from inspector.commit_text import Summary, name_text, summarize
+from packscope.core.errors import PackscopeError
+from packscope.inspector.commit_text import Summary, name_text, summarize
 
 CHUNK = 400  # commits per hold of the core lock
 FIRST_CHUNK = 80
@@ -65,7 +65,7 @@ def read_summary(core, oid: bytes) -> Summary:
 def decorations(core) -> dict[bytes, list[tuple[str, str]]]:
     """Commit id -> [(label, kind)] with kind "head", "branch", "remote",
     "tag" or "ref"; tags are peeled to the commit they name."""
-    from core.objects import parse_tag
+    from packscope.core.objects import parse_tag
 
     refs = core.bulk.refs
     store = core.bulk.store
@@ -169,10 +169,10 @@ class HistoryLog:
     # --- the worker ---------------------------------------------------------------
 
     def open_walk(self):
-        from core.graph_walk import WalkSource
-        from core.history import walk
-        from core.rev_args import ALL, walk_starts
-        from inspector.pathspecs import repo_paths
+        from packscope.core.history.graph_walk import WalkSource
+        from packscope.core.history.walk import walk
+        from packscope.core.history.rev_args import ALL, walk_starts
+        from packscope.inspector.pathspecs import repo_paths
 
         core = self.core
         session = core.bulk
@@ -259,12 +259,12 @@ class HistoryLog:
     def matcher(self, query: str):
         """A predicate on (row index) for ``query``: an id prefix, or text
         found (case-insensitively) in the author's name or email or the subject."""
-        from core.oid import is_hex
+        from packscope.core.oid import is_hex
 
         q = query.strip()
         ql = q.lower()
         hexq = ql if len(ql) >= 4 and is_hex(ql) else None
-        from inspector.history_model import read_summary
+        from packscope.inspector.history_model import read_summary
 
         core = self.core
 

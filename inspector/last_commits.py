@@ -1,7 +1,7 @@
 """The last commit of every entry of a directory, as answers arrive.
 
 The answer comes from core's last-commit-per-entry walk
-(``core.last_modified``); without it (an older core) a walk built from
+(``packscope.core.history.last_modified``); without it (an older core) a walk built from
 core's public pieces answers the same question here: one
 history walk from the commit (limited to the directory), comparing the
 directory's entries with the parents' — an entry is answered by the first
@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from core.errors import PackscopeError
+from packscope.core.errors import PackscopeError
 
 HOLD_SECONDS = 0.03  # longest hold of the core lock: the UI draws rows with it
 
@@ -35,9 +35,9 @@ def last_commits(core, commit: bytes, path: bytes, names: set[bytes], *,
 
 
 def _core_impl():
-    """core.last_modified (one walk for all entries) when it is there."""
+    """packscope.core.history.last_modified (one walk for all entries) when it is there."""
     try:
-        import core.last_modified as lm
+        import packscope.core.history.last_modified as lm
     except ImportError:
         return None
     return _via_core if hasattr(lm, "last_modified") else None
@@ -45,9 +45,9 @@ def _core_impl():
 
 def _via_core(core, commit, path, names, *, found, progress, cancelled):
     """core's walk, advanced in short holds of the core lock."""
-    from core.errors import CancelledError
-    from core.graph_walk import WalkSource
-    from core.last_modified import last_modified
+    from packscope.core.errors import CancelledError
+    from packscope.core.history.graph_walk import WalkSource
+    from packscope.core.history.last_modified import last_modified
 
     session = core.bulk
     lock = core.lock
@@ -88,10 +88,10 @@ def _via_core(core, commit, path, names, *, found, progress, cancelled):
 
 
 def _walk_impl(core, commit, path, names, *, found, progress, cancelled) -> None:
-    from core.graph_walk import WalkSource
-    from core.history import walk
-    from core.objects import commit_header_fast, mode_is_tree
-    from core.tree_diff import TreeReader
+    from packscope.core.history.graph_walk import WalkSource
+    from packscope.core.history.walk import walk
+    from packscope.core.objects import commit_header_fast, mode_is_tree
+    from packscope.core.history.tree_diff import TreeReader
 
     session = core.bulk
     store = session.store

@@ -7,7 +7,7 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from core.search import ALGORITHMS
+from packscope.core.store.search import ALGORITHMS
 
 POLICIES = ("git", "gated")
 LOOSE_STRATEGIES = ("per-subdir", "global-resort")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import posixpath
 
-from core.errors import BadRevisionError
+from packscope.core.errors import BadRevisionError
 
 _GLOB = set("*?[\\")
 

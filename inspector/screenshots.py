@@ -31,8 +31,8 @@ async def _wait(pilot, predicate, timeout: float = 15.0) -> None:
 
 
 async def take_screenshots(repo: str, out_dir: str | Path, size: tuple[int, int] = SIZE, say=print) -> list[Path]:
-    from inspector.app import PackscopeApp
-    from inspector.widgets.virtual_list import VirtualList
+    from packscope.inspector.app import PackscopeApp
+    from packscope.inspector.widgets.virtual_list import VirtualList
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -158,7 +158,7 @@ def regenerate(out_dir: str | Path, repo: str | None = None, say=print) -> list[
     """Screenshots into ``out_dir``, from ``repo`` or a fresh demo repository."""
     import tempfile
 
-    from inspector.demo_repo import build_demo
+    from packscope.inspector.demo_repo import build_demo
 
     if repo is not None:
         return asyncio.run(take_screenshots(repo, out_dir, say=say))

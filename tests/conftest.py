@@ -181,8 +181,8 @@ def fsck_worktree(repo_root):
 @pytest.fixture(scope="session")
 def run_fsck():
     """run_fsck(repo, **options) -> (exit status, [Finding]) through core's API."""
-    from core.fsck import Fsck
-    from inspector.session import open_session
+    from packscope.core.fsck.verify import Fsck
+    from packscope.core.repo.session import open_session
 
     def run(repo, **options):
         session = open_session(str(repo))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.odb import ObjectStore
-from core.repository import Repository
+from packscope.core.store.odb import ObjectStore
+from packscope.core.repo.repository import Repository
 
 
 def core_store(repo) -> ObjectStore:

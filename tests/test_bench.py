@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench.scenarios import SCENARIOS
+from packscope.bench.scenarios import SCENARIOS
 from tests import repos
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,7 +26,7 @@ def test_tiny_run_of_every_scenario(tmp_path):
     # One run, every check: pytest-xdist may send tests of one module to
     # different workers, and a shared fixture would then run twice.
     p = subprocess.run(
-        [sys.executable, "-m", "inspector.cli", "bench", "--tiny", "--json", "-q", "--work-dir", str(tmp_path)],
+        [sys.executable, "-m", "packscope.inspector.cli", "bench", "--tiny", "--json", "-q", "--work-dir", str(tmp_path)],
         capture_output=True, text=True, cwd=ROOT, timeout=300, env=repos.git_env(),
     )
     assert p.returncode == 0, p.stderr[-3000:]
@@ -115,7 +115,7 @@ def check_ratios_and_targets_are_well_formed(tiny_doc):
 def check_tables_render_for_people_and_for_results_md(tiny_doc):
     from rich.console import Console
 
-    from bench.report import render_markdown, render_rich
+    from packscope.bench.report import render_markdown, render_rich
 
     md = render_markdown(tiny_doc)
     for name in SCENARIOS:
@@ -126,9 +126,9 @@ def check_tables_render_for_people_and_for_results_md(tiny_doc):
 
 
 def test_synthetic_idx_is_a_valid_v2_index(tmp_path):
-    from bench.scenarios.idx_search import idx_names, write_idx_v2
-    from core.oid import SHA1
-    from core.pack_index import PackIndex
+    from packscope.bench.scenarios.idx_search import idx_names, write_idx_v2
+    from packscope.core.oid import SHA1
+    from packscope.core.store.pack_index import PackIndex
 
     path = tmp_path / "pack-synthetic.idx"
     write_idx_v2(path, 3000, seed=3)

@@ -8,7 +8,7 @@ import struct
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from core.bloom import (
+from packscope.core.history.bloom import (
     SEED1,
     SEED2,
     BloomFilter,
@@ -18,8 +18,8 @@ from core.bloom import (
     path_hashes,
     with_leading_dirs,
 )
-from core.commit_graph import CommitGraph
-from core.oid import SHA1, SHA256
+from packscope.core.history.commit_graph import CommitGraph
+from packscope.core.oid import SHA1, SHA256
 from tests import repos
 
 V1 = BloomSettings(1, 7, 10)
@@ -28,7 +28,7 @@ V2 = BloomSettings(2, 7, 10)
 
 # --- an independent murmur3 reference ----------------------------------------------
 #
-# Written from the algorithm's description rather than from core.bloom: blocks
+# Written from the algorithm's description rather than from packscope.core.history.bloom: blocks
 # are read with struct, bytes are converted to C chars explicitly, and the tail
 # is folded with an int.from_bytes-style loop.
 

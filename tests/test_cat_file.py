@@ -106,7 +106,7 @@ def test_a_batch_answers_each_line_before_the_next_arrives(packed_repo):
     # A script that writes one id and waits for its answer must get it at
     # once (git flushes per object too); stdin stays open throughout.
     ids = git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=packed_repo).split()[:3]
-    p = subprocess.Popen([sys.executable, "-m", "inspector.cli", "-C", str(packed_repo), "cat-file", "--batch-check"],
+    p = subprocess.Popen([sys.executable, "-m", "packscope.inspector.cli", "-C", str(packed_repo), "cat-file", "--batch-check"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=git_env())
     try:
         for text in ids + ["0" * 39 + "1"]:
@@ -128,7 +128,7 @@ def test_batch_output_is_the_same_when_python_runs_unbuffered(packed_repo):
         env = {k: v for k, v in git_env().items() if k != "PYTHONUNBUFFERED"}
         if unbuffered:
             env["PYTHONUNBUFFERED"] = "1"
-        got = subprocess.run([sys.executable, "-m", "inspector.cli", "-C", str(packed_repo), "cat-file", "--batch"],
+        got = subprocess.run([sys.executable, "-m", "packscope.inspector.cli", "-C", str(packed_repo), "cat-file", "--batch"],
                              input=stdin.encode(), capture_output=True, env=env).stdout
         assert got == git("cat-file", "--batch", cwd=packed_repo, input=stdin)
 

@@ -14,7 +14,7 @@ import pytest
 from tests.cli import packscope
 from tests.repos import git, git_text, refs_worktree
 
-# Every form core.revision supports, and forms it must refuse the way git's
+# Every form packscope.core.repo.revision supports, and forms it must refuse the way git's
 # cat-file does (a range is several commits: "missing").  Placeholders <…>
 # are filled with ids of the repository at hand.
 MIX = [

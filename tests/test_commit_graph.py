@@ -9,9 +9,9 @@ import struct
 
 import pytest
 
-from core.commit_graph import CommitGraph
-from core.errors import BadCommitGraphError, PackscopeError
-from core.oid import SHA1, SHA256
+from packscope.core.history.commit_graph import CommitGraph
+from packscope.core.errors import BadCommitGraphError, PackscopeError
+from packscope.core.oid import SHA1, SHA256
 from tests import repos
 from tests.object_source import core_store
 

@@ -1,15 +1,15 @@
-"""The walk's quick commit reader (core.commit_reader) answers exactly what
+"""The walk's quick commit reader (packscope.core.history.commit_reader) answers exactly what
 reading each commit through the store answers — or steps aside."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.commit_reader import CommitHeaderReader
-from core.odb import ObjectStore
-from core.objects import commit_header_fast
-from core.repository import Repository
-from core.trace import Recorder
+from packscope.core.history.commit_reader import CommitHeaderReader
+from packscope.core.store.odb import ObjectStore
+from packscope.core.objects import commit_header_fast
+from packscope.core.repo.repository import Repository
+from packscope.core.trace import Recorder
 from tests.object_source import core_store
 from tests.repos import git_text
 

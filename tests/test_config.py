@@ -1,4 +1,4 @@
-"""core.config against git config: syntax, values, includes, errors."""
+"""packscope.core.repo.config against git config: syntax, values, includes, errors."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.config import MAX_INCLUDE_DEPTH, Config, parse_bool, parse_int
-from core.errors import ConfigError
+from packscope.core.repo.config import MAX_INCLUDE_DEPTH, Config, parse_bool, parse_int
+from packscope.core.errors import ConfigError
 from tests.repos import git_env
 
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import PackscopeError
-from core.odb import ObjectStore
-from core.oid import SHA1
+from packscope.core.errors import PackscopeError
+from packscope.core.store.odb import ObjectStore
+from packscope.core.oid import SHA1
 from tests import repos
 from tests.cli import packscope
 from tests.repos import git, git_text

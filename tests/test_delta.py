@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.delta import COPY_ZERO_SIZE, apply_delta, delta_ops, delta_sizes
-from core.errors import DeltaError, LimitExceededError
+from packscope.core.store.delta import COPY_ZERO_SIZE, apply_delta, delta_ops, delta_sizes
+from packscope.core.errors import DeltaError, LimitExceededError
 
 # --- an encoder and a reference decoder, written as plainly as possible ------
 

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import core.delta
-from core.delta import COPY_ZERO_SIZE, DEFAULT_MAX_RESULT, _apply_delta_checked, apply_delta
-from core.errors import DeltaError, LimitExceededError
+import packscope.core.store.delta
+from packscope.core.store.delta import COPY_ZERO_SIZE, DEFAULT_MAX_RESULT, _apply_delta_checked, apply_delta
+from packscope.core.errors import DeltaError, LimitExceededError
 from tests.test_delta import BIG_BASE, base_and_delta, copy_op, insert_op, varint
 
 # Random bytes, so that an offset off by any amount shows; long enough for
@@ -171,7 +171,7 @@ def test_opcode_zero_anywhere_fails_exactly_as_the_checked_version():
 
 def test_result_size_errors_match_the_checked_version():
     delta, base, _ = instruction_stream()
-    _, result_size, header = core.delta.delta_sizes(delta)
+    _, result_size, header = packscope.core.store.delta.delta_sizes(delta)
     body = delta[header:]
     for declared in (0, 1, result_size - 1, result_size + 1, 10 * result_size):
         d = varint(len(base)) + varint(declared) + body
@@ -237,7 +237,7 @@ def test_valid_deltas_never_take_the_checked_path(case):
         raise AssertionError("a valid delta took the checked path")
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(core.delta, "_apply_delta_checked", refuse)
+        mp.setattr(packscope.core.store.delta, "_apply_delta_checked", refuse)
         assert apply_delta(base, delta) == expected
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from core.alternates import MAX_DEPTH, resolve_alternates
-from core.delta import apply_delta
-from core.errors import (
+from packscope.core.store.alternates import MAX_DEPTH, resolve_alternates
+from packscope.core.store.delta import apply_delta
+from packscope.core.errors import (
     BadPackIndexError,
     BadRefError,
     CorruptObjectError,
@@ -24,13 +24,13 @@ from core.errors import (
     LimitExceededError,
     PackscopeError,
 )
-from core.loose import read_loose, read_loose_header
-from core.odb import ObjectStore
-from core.oid import SHA1
-from core.pack import Pack
-from core.pack_index import PackIndex
-from core.refs import MAX_SYMREF_READS, RefStore
-from core.repository import Repository
+from packscope.core.store.loose import read_loose, read_loose_header
+from packscope.core.store.odb import ObjectStore
+from packscope.core.oid import SHA1
+from packscope.core.store.pack import Pack
+from packscope.core.store.pack_index import PackIndex
+from packscope.core.repo.refs import MAX_SYMREF_READS, RefStore
+from packscope.core.repo.repository import Repository
 from tests import repos
 from tests.repos import git_text
 
@@ -205,8 +205,8 @@ def test_pack_header_count_disagreeing_with_its_index_is_refused(bare):
 
 
 def test_multi_pack_index_and_commit_graph_counts_are_checked_against_chunk_sizes(fsck_base, tmp_path):
-    from core.commit_graph import CommitGraph
-    from core.midx import MultiPackIndex
+    from packscope.core.history.commit_graph import CommitGraph
+    from packscope.core.store.midx import MultiPackIndex
 
     repo = repos.copy_repo(fsck_base, tmp_path / "r.git")
     repos.git("multi-pack-index", "write", cwd=repo)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import CancelledError
-from core.fsck import Fsck
-from inspector.session import open_session
+from packscope.core.errors import CancelledError
+from packscope.core.fsck.verify import Fsck
+from packscope.core.repo.session import open_session
 from tests import repos
 from tests.repos import git_env, git_fsck, git_text
 
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def packscope(repo, *args, input=None):
-    return subprocess.run([sys.executable, "-m", "inspector.cli", "-C", str(repo), *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "packscope.inspector.cli", "-C", str(repo), *args], capture_output=True,
                           cwd=ROOT, input=input, env=git_env())
 
 

@@ -473,7 +473,7 @@ def test_sha256_repository_crc_mismatch(fsck_base_sha256, tmp_path, run_fsck):
 def packscope():
     import sys
 
-    return [sys.executable, "-m", "inspector.cli"]
+    return [sys.executable, "-m", "packscope.inspector.cli"]
 
 
 def test_commit_graph_naming_a_malformed_commit_is_a_graph_finding_not_a_crash(base, run_fsck):

@@ -30,7 +30,7 @@ def cases():
 
 
 def packscope(repo: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "inspector.cli", "-C", str(repo), *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "packscope.inspector.cli", "-C", str(repo), *args], capture_output=True,
                           cwd=Path(__file__).resolve().parents[1], env=git_env())
 
 

@@ -8,9 +8,9 @@ import struct
 
 import pytest
 
-from core.errors import RepositoryError
-from core.index_file import IndexFile, index_objects
-from core.oid import SHA1
+from packscope.core.errors import RepositoryError
+from packscope.core.repo.index_file import IndexFile, index_objects
+from packscope.core.oid import SHA1
 from tests import repos
 from tests.repos import git, git_text
 

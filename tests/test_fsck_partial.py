@@ -234,7 +234,7 @@ def special_partial(tmp_path_factory):
 
 def _no_listing(monkeypatch):
     """Make listing the promised set (reading every promisor pack) fail loudly."""
-    from core.promisor import PromisorSet
+    from packscope.core.store.promisor import PromisorSet
 
     def refuse(self, *a, **kw):
         raise AssertionError("the promised set was listed")
@@ -283,7 +283,7 @@ def test_tree_ids_fast_path_agrees_with_the_careful_loop():
     """The promised set reads every tree of the promisor packs; well-formed
     ones are split in C, anything else goes through the loop that stops at
     the first malformed entry."""
-    from core import promisor
+    from packscope.core.store import promisor
 
     a, b, c = bytes([1]) * 20, b"\0 1" * 6 + b"\0\0", bytes([0x30]) * 20  # ids with NULs, spaces and digits
     good = b"100644 a b\0" + a + b"40000 12 34\0" + b + b"160000 m\0" + c

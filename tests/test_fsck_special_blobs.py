@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import MissingObjectError
-from core.fsck_special_blobs import (
+from packscope.core.errors import MissingObjectError
+from packscope.core.fsck.special_blobs import (
     SEVERITIES,
     SpecialBlobs,
     check_gitattributes,

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from core.fsck_syntax import (
+from packscope.core.fsck.syntax import (
     MESSAGES,
     SEVERITIES,
     check_commit,
@@ -16,7 +16,7 @@ from core.fsck_syntax import (
     check_tree,
     check_tree_closely,
 )
-from core.oid import SHA1, SHA256
+from packscope.core.oid import SHA1, SHA256
 from tests import repos
 from tests.repos import git_fsck, git_text
 
@@ -205,8 +205,8 @@ def test_messages_name_the_offset_of_the_problem():
 
 def test_real_history_is_clean(packed_repo):
     out = git_text("cat-file", "--batch-all-objects", "--batch-check", cwd=packed_repo)
-    from core.odb import ObjectStore
-    from core.repository import Repository
+    from packscope.core.store.odb import ObjectStore
+    from packscope.core.repo.repository import Repository
 
     repo = Repository.open(packed_repo)
     store = ObjectStore(str(repo.objects_dir), repo.object_format)

@@ -20,17 +20,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import core.loose
-import core.pack
-import core.pack_index
-from core.delta import apply_delta, delta_ops
-from core.errors import PackscopeError
-from core.fsck_syntax import check_object, check_tree, check_tree_closely
-from core.index_file import IndexFile, index_objects
-from core.objects import commit_header_fast, parse_commit, parse_tag, tree_items
-from core.oid import SHA1, parse_prefix
-from core.pack import Pack
-from core.pack_index import PackIndex
+import packscope.core.store.loose
+import packscope.core.store.pack
+import packscope.core.store.pack_index
+from packscope.core.store.delta import apply_delta, delta_ops
+from packscope.core.errors import PackscopeError
+from packscope.core.fsck.syntax import check_object, check_tree, check_tree_closely
+from packscope.core.repo.index_file import IndexFile, index_objects
+from packscope.core.objects import commit_header_fast, parse_commit, parse_tag, tree_items
+from packscope.core.oid import SHA1, parse_prefix
+from packscope.core.store.pack import Pack
+from packscope.core.store.pack_index import PackIndex
 from tests import repos
 from tests.repos import git, git_text
 
@@ -123,8 +123,8 @@ def in_memory(monkeypatch):
         data = files[str(path)]
         return (Mapped(data), len(data)) if data else (None, 0)
 
-    monkeypatch.setattr(core.pack_index, "map_readonly", fake_map)
-    monkeypatch.setattr(core.pack, "map_readonly", fake_map)
+    monkeypatch.setattr(packscope.core.store.pack_index, "map_readonly", fake_map)
+    monkeypatch.setattr(packscope.core.store.pack, "map_readonly", fake_map)
     return files
 
 
@@ -193,9 +193,9 @@ def test_mutated_loose_object_yields_only_packscope_errors(sample, monkeypatch, 
         data = zlib.compress(mutate(zlib.decompress(data), muts, focus=32))
     else:
         data = mutate(data, muts, focus=16)
-    monkeypatch.setattr(core.loose, "_read_file", lambda path, oid, limit=-1: data if limit < 0 else data[:limit])
-    only_our_errors(lambda: core.loose.read_loose("x", SHA1, bytes.fromhex(oid), verify=True))
-    only_our_errors(lambda: core.loose.read_loose_header("x"))
+    monkeypatch.setattr(packscope.core.store.loose, "_read_file", lambda path, oid, limit=-1: data if limit < 0 else data[:limit])
+    only_our_errors(lambda: packscope.core.store.loose.read_loose("x", SHA1, bytes.fromhex(oid), verify=True))
+    only_our_errors(lambda: packscope.core.store.loose.read_loose_header("x"))
 
 
 @fuzz(1500)

@@ -1,4 +1,4 @@
-"""Walks that read the commit-graph (core.graph_walk) list what git lists.
+"""Walks that read the commit-graph (packscope.core.history.graph_walk) list what git lists.
 
 Every repository is walked in several states built with ``git commit-graph
 write``: no graph, a single file with and without changed-path Bloom
@@ -16,9 +16,9 @@ import itertools
 
 import pytest
 
-from core.errors import BadCommitGraphError
-from core.graph_walk import WalkSource
-from core.history import Excluded, walk
+from packscope.core.errors import BadCommitGraphError
+from packscope.core.history.graph_walk import WalkSource
+from packscope.core.history.walk import Excluded, walk
 from tests import repos
 from tests.object_source import core_store
 from tests.repos import git, git_text
@@ -182,7 +182,7 @@ def test_bloom_filters_spare_tree_reads_and_change_nothing(random_history_repo, 
 
 def test_git_would_not_use_the_graph_so_neither_do_we(scenario_repo, tmp_path):
     repo = build_variant(scenario_repo, tmp_path / "off.git", "bloom")
-    from core.repository import Repository
+    from packscope.core.repo.repository import Repository
 
     git("config", "core.commitGraph", "false", cwd=repo)
     source = WalkSource.open(Repository.open(repo), core_store(repo))

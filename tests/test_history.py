@@ -8,12 +8,12 @@ import itertools
 
 import pytest
 
-from core.errors import MissingObjectError
-from core.history import Excluded, WalkedCommit, walk
-from core.log_format import (SortedAbbreviator, UserFormat, default_abbrev_len, format_date, render_log,
+from packscope.core.errors import MissingObjectError
+from packscope.core.history.walk import Excluded, WalkedCommit, walk
+from packscope.core.history.log_format import (SortedAbbreviator, UserFormat, default_abbrev_len, format_date, render_log,
                              subject_and_body)
-from core.objects import commit_header_fast, parse_commit
-from core.oid import SHA1
+from packscope.core.objects import commit_header_fast, parse_commit
+from packscope.core.oid import SHA1
 from tests import repos
 from tests.object_source import core_store
 from tests.repos import git, git_text

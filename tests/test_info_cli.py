@@ -208,7 +208,7 @@ def test_alternates_from_the_file_and_the_environment(packed_repo, many_packs_re
     git("init", "-q", "--bare", repo)
     (repo / "objects" / "info" / "alternates").write_text(str(packed_repo / "objects") + "\n")
     env = git_env({"GIT_ALTERNATE_OBJECT_DIRECTORIES": str(many_packs_repo / "objects")})
-    p = subprocess.run([sys.executable, "-m", "inspector.cli", "-C", str(repo), "info", "--json"],
+    p = subprocess.run([sys.executable, "-m", "packscope.inspector.cli", "-C", str(repo), "info", "--json"],
                        capture_output=True, env=env, check=True)
     doc = json.loads(p.stdout)
     want = subprocess.run(["git", "count-objects", "-v"], cwd=repo, capture_output=True, env=env, check=True)
@@ -222,7 +222,7 @@ def test_alternates_from_the_file_and_the_environment(packed_repo, many_packs_re
     assert doc["packs"]["count"] == 0  # count-objects counts local packs only
     # The environment's alternate is read by the store (Repository.env_alternates).
     head = git_text("rev-parse", "main", cwd=many_packs_repo).strip()
-    p = subprocess.run([sys.executable, "-m", "inspector.cli", "-C", str(repo), "cat-file", "-t", head],
+    p = subprocess.run([sys.executable, "-m", "packscope.inspector.cli", "-C", str(repo), "cat-file", "-t", head],
                        capture_output=True, env=env, check=False)
     assert p.stdout == b"commit\n"
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.errors import BadRevisionError, CancelledError
-from core.graph_walk import WalkSource
-from core.last_modified import Progress, entries_of, last_modified
+from packscope.core.errors import BadRevisionError, CancelledError
+from packscope.core.history.graph_walk import WalkSource
+from packscope.core.history.last_modified import Progress, entries_of, last_modified
 from tests import repos
 from tests.cli import packscope
 from tests.object_source import core_store

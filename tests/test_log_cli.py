@@ -132,7 +132,7 @@ def test_errors_are_reported_like_git(scenario_repo, tmp_path):
 
 
 def test_a_closed_pipe_ends_quietly(random_history_repo):
-    p = subprocess.Popen([sys.executable, "-m", "inspector.cli", "log", "--all"], cwd=random_history_repo,
+    p = subprocess.Popen([sys.executable, "-m", "packscope.inspector.cli", "log", "--all"], cwd=random_history_repo,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_env())
     first = p.stdout.readline()
     p.stdout.close()  # like `| head -1`
@@ -142,7 +142,7 @@ def test_a_closed_pipe_ends_quietly(random_history_repo):
 
 
 def test_output_is_flushed_as_commits_come():
-    from inspector.commands.log import write_streaming
+    from packscope.inspector.commands.log import write_streaming
 
     out = io.BytesIO()
     seen = []

@@ -9,10 +9,10 @@ import zlib
 
 import pytest
 
-from core.errors import CorruptObjectError, LimitExceededError, MissingObjectError
-from core.loose import LOOSE_REMEDY, LooseCache, loose_path, read_loose, read_loose_header
-from core.oid import FORMATS, SHA1, parse_prefix
-from core.trace import LooseCacheFilled, LooseCacheFlushed, Recorder, Tracer
+from packscope.core.errors import CorruptObjectError, LimitExceededError, MissingObjectError
+from packscope.core.store.loose import LOOSE_REMEDY, LooseCache, loose_path, read_loose, read_loose_header
+from packscope.core.oid import FORMATS, SHA1, parse_prefix
+from packscope.core.trace import LooseCacheFilled, LooseCacheFlushed, Recorder, Tracer
 from tests import repos
 
 
@@ -251,8 +251,8 @@ def test_temp_files_and_odd_names_are_ignored(loose_repo, loose_ids, tmp_path):
 
 
 def test_count_in_a_subdirectory_matches_its_entries_for_both_strategies(loose_repo):
-    from core.loose import LooseCache
-    from core.oid import SHA1
+    from packscope.core.store.loose import LooseCache
+    from packscope.core.oid import SHA1
 
     for strategy in ("per-subdir", "global-resort"):
         cache = LooseCache(str(loose_repo / "objects"), SHA1, strategy=strategy)

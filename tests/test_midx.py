@@ -11,10 +11,10 @@ import struct
 
 import pytest
 
-from core.errors import BadMultiPackIndexError
-from core.midx import MultiPackIndex
-from core.oid import SHA1, SHA256, parse_prefix
-from core.search import ALGORITHMS
+from packscope.core.errors import BadMultiPackIndexError
+from packscope.core.store.midx import MultiPackIndex
+from packscope.core.oid import SHA1, SHA256, parse_prefix
+from packscope.core.store.search import ALGORITHMS
 from tests import repos
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from core.errors import CorruptObjectError
-from core.objects import (Commit, Ident, commit_header_fast, canonical_mode, iter_tree, mode_display, mode_type,
+from packscope.core.errors import CorruptObjectError
+from packscope.core.objects import (Commit, Ident, commit_header_fast, canonical_mode, iter_tree, mode_display, mode_type,
                           parse_commit, parse_ident, parse_tag, tree_sort_key, tz_minutes)
-from core.oid import SHA1, SHA256
+from packscope.core.oid import SHA1, SHA256
 from tests import repos
 from tests.object_source import core_store
 from tests.repos import git, git_text

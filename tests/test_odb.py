@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from core import trace
-from core.errors import MissingObjectError
-from core.odb import ObjectStore
-from core.oid import SHA1
+from packscope.core import trace
+from packscope.core.errors import MissingObjectError
+from packscope.core.store.odb import ObjectStore
+from packscope.core.oid import SHA1
 from tests import repos
 from tests.cli import packscope
 from tests.repos import age_directories, git, git_text

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from core.cache import DeltaBaseCache, OpenFiles
-from core.oid import SHA1
-from core.pack import Pack
-from core.pack_index import PackIndex
+from packscope.core.store.cache import DeltaBaseCache, OpenFiles
+from packscope.core.oid import SHA1
+from packscope.core.store.pack import Pack
+from packscope.core.store.pack_index import PackIndex
 from tests import repos
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,11 +87,11 @@ CHILD = textwrap.dedent(
     import json, resource, sys
     sys.path.insert(0, sys.argv[1])
     from pathlib import Path
-    from core.cache import DeltaBaseCache, OpenFiles
-    from core.errors import BadPackError, BadPackIndexError
-    from core.oid import SHA1
-    from core.pack import Pack
-    from core.pack_index import PackIndex
+    from packscope.core.store.cache import DeltaBaseCache, OpenFiles
+    from packscope.core.errors import BadPackError, BadPackIndexError
+    from packscope.core.oid import SHA1
+    from packscope.core.store.pack import Pack
+    from packscope.core.store.pack_index import PackIndex
 
     repo, limit = Path(sys.argv[2]), int(sys.argv[3])
     resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))

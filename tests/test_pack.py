@@ -10,12 +10,12 @@ import zlib
 
 import pytest
 
-from core.cache import DeltaBaseCache
-from core.errors import BadPackError, CorruptObjectError, DeltaError, LimitExceededError, MissingObjectError
-from core.oid import FORMATS, SHA1, SHA256
-from core.pack import OBJ_BLOB, OBJ_OFS_DELTA, OBJ_REF_DELTA, Pack
-from core.pack_order import pack_order as _pack_order, read_rev as _read_rev
-from core.trace import DeltaBaseCacheEvent, Recorder, Tracer
+from packscope.core.store.cache import DeltaBaseCache
+from packscope.core.errors import BadPackError, CorruptObjectError, DeltaError, LimitExceededError, MissingObjectError
+from packscope.core.oid import FORMATS, SHA1, SHA256
+from packscope.core.store.pack import OBJ_BLOB, OBJ_OFS_DELTA, OBJ_REF_DELTA, Pack
+from packscope.core.store.pack_order import pack_order as _pack_order, read_rev as _read_rev
+from packscope.core.trace import DeltaBaseCacheEvent, Recorder, Tracer
 from tests import repos
 
 ORACLE_REPOS = [
@@ -94,7 +94,7 @@ def test_thin_completed_pack_finds_bases_stored_after_their_deltas(thin_complete
 
 
 def test_big_copies_use_the_64_kib_zero_size_encoding(big_copies_repo):
-    from core.delta import COPY_ZERO_SIZE, delta_ops
+    from packscope.core.store.delta import COPY_ZERO_SIZE, delta_ops
 
     _, (pack,) = open_packs(big_copies_repo)
     found = False

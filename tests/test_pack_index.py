@@ -7,10 +7,10 @@ import struct
 
 import pytest
 
-from core.errors import BadPackIndexError
-from core.oid import SHA1, SHA256, parse_prefix
-from core.pack_index import PackIndex
-from core.search import ALGORITHMS
+from packscope.core.errors import BadPackIndexError
+from packscope.core.oid import SHA1, SHA256, parse_prefix
+from packscope.core.store.pack_index import PackIndex
+from packscope.core.store.search import ALGORITHMS
 from tests import repos
 
 REPOS = ["packed_repo", "idxv1_repo", "idx64_repo", "many_packs_repo", "sha256_repo"]

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.oid import SHA1, SHA256
-from core.pack_index import PackIndex
-from core.prefix_column import build_prefix_column, prefix_column_search
-from core.search import binary_search
+from packscope.core.oid import SHA1, SHA256
+from packscope.core.store.pack_index import PackIndex
+from packscope.core.store.prefix_column import build_prefix_column, prefix_column_search
+from packscope.core.store.search import binary_search
 from tests import repos
 
 

@@ -1,4 +1,4 @@
-"""Partial clones: promised objects (core.promisor), and what cat-file,
+"""Partial clones: promised objects (packscope.core.store.promisor), and what cat-file,
 lookup and info say of them.  git runs with GIT_NO_LAZY_FETCH=1 (tests.repos
 sets it), so nothing is ever fetched."""
 
@@ -9,9 +9,9 @@ import subprocess
 
 import pytest
 
-from core.errors import CancelledError, MissingObjectError, PromisedObjectError
-from core.promisor import PromisorSet, is_partial_clone, referenced_ids
-from inspector.session import open_session
+from packscope.core.errors import CancelledError, MissingObjectError, PromisedObjectError
+from packscope.core.store.promisor import PromisorSet, is_partial_clone, referenced_ids
+from packscope.core.repo.session import open_session
 from tests.cli import packscope
 from tests.repos import git, git_env, git_text, pack_files
 
@@ -242,7 +242,7 @@ def test_info_lists_the_promisor_remote_and_packs(partial):
 
 
 def test_chunked_runs_merge_into_the_same_compact_set(partial, monkeypatch):
-    import core.promisor as promisor_module
+    import packscope.core.store.promisor as promisor_module
 
     _src, clone = partial
     session = open_session(str(clone))

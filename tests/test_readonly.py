@@ -10,7 +10,7 @@
    truncate, link or writable mmap of a path inside the repository; there
    must be none.
 
-Commands are those that exist when the suite runs (inspector.cli's
+Commands are those that exist when the suite runs (packscope.inspector.cli's
 COMMANDS with a module present); each known one is run in several modes,
 an unknown new one at least with ``--help``.
 """
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.cli import _available_commands
+from packscope.inspector.cli import _available_commands
 from tests import repos
 from tests.repos import git, git_env, git_text
 
@@ -92,7 +92,7 @@ def hook(event, args):
 import atexit
 atexit.register(lambda: open(report, "w").write(json.dumps(seen)))
 sys.addaudithook(hook)
-from inspector.cli import main
+from packscope.inspector.cli import main
 sys.exit(main(argv))
 '''
 
@@ -199,8 +199,8 @@ def test_command_changes_nothing_and_writes_nowhere_in_the_repository(readonly_r
 def test_audit_hook_catches_a_write(readonly_repo, tmp_path):
     """The detector works: a deliberate write inside the repository is seen."""
     repo = repos.copy_repo(readonly_repo, tmp_path / "repo")
-    runner = AUDIT_RUNNER.replace("from inspector.cli import main",
-                                  "open(os.path.join(repo, 'config'), 'a').close()\nfrom inspector.cli import main")
+    runner = AUDIT_RUNNER.replace("from packscope.inspector.cli import main",
+                                  "open(os.path.join(repo, 'config'), 'a').close()\nfrom packscope.inspector.cli import main")
     report = tmp_path / "audit.json"
     subprocess.run([sys.executable, "-c", runner, str(repo), str(report), "-C", str(repo), "cat-file", "-t", "HEAD"],
                    capture_output=True, cwd=ROOT, env=git_env())

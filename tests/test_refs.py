@@ -1,4 +1,4 @@
-"""core.refs against git for-each-ref / rev-parse / check-ref-format."""
+"""packscope.core.repo.refs against git for-each-ref / rev-parse / check-ref-format."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import subprocess
 
 import pytest
 
-from core.errors import BadRefError
-from core.refs import MAX_SYMREF_READS, Ref, RefStore, check_refname, parse_packed_refs
-from core.repository import Repository
+from packscope.core.errors import BadRefError
+from packscope.core.repo.refs import MAX_SYMREF_READS, Ref, RefStore, check_refname, parse_packed_refs
+from packscope.core.repo.repository import Repository
 from tests.repos import git, git_env, git_text, refs_worktree
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import ConfigError, NotARepositoryError, UnsupportedRepositoryError
-from core.oid import SHA1, SHA256
-from core.repository import Repository, split_path_list, valid_head
+from packscope.core.errors import ConfigError, NotARepositoryError, UnsupportedRepositoryError
+from packscope.core.oid import SHA1, SHA256
+from packscope.core.repo.repository import Repository, split_path_list, valid_head
 from tests.repos import git, git_text
 
 

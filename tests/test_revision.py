@@ -1,4 +1,4 @@
-"""core.revision against git rev-parse and git cat-file --batch-check.
+"""packscope.core.repo.revision against git rev-parse and git cat-file --batch-check.
 
 The object store here is core's ObjectStore (tests.object_source.core_store);
 revision.py only uses the small read/read_header/resolve_prefix/fmt protocol.
@@ -10,11 +10,11 @@ import hashlib
 
 import pytest
 
-from core.errors import (AmbiguousObjectError, BadRevisionError, LookupFailedError, MissingObjectError,
+from packscope.core.errors import (AmbiguousObjectError, BadRevisionError, LookupFailedError, MissingObjectError,
                          PackscopeError)
-from core.refs import RefStore
-from core.repository import Repository
-from core.revision import Step, resolve_revision, split_revision
+from packscope.core.repo.refs import RefStore
+from packscope.core.repo.repository import Repository
+from packscope.core.repo.revision import Step, resolve_revision, split_revision
 from tests.object_source import core_store
 from tests.repos import git, git_text, refs_worktree
 

@@ -8,7 +8,7 @@ import os
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from core.search import ALGORITHMS, Steps, search_function, traced_search
+from packscope.core.store.search import ALGORITHMS, Steps, search_function, traced_search
 
 ids20 = st.binary(min_size=20, max_size=20)
 
@@ -76,12 +76,12 @@ def test_interpolation_takes_fewer_probes_than_binary_on_uniform_ids():
 
 
 def test_untraced_search_builds_no_probe_records(monkeypatch):
-    import core.search
+    import packscope.core.store.search
 
     def refuse(*a):
         raise AssertionError("a probe record was built on the untraced path")
 
-    monkeypatch.setattr(core.search, "Probe", refuse)
+    monkeypatch.setattr(packscope.core.store.search, "Probe", refuse)
     table = sorted(os.urandom(20) for _ in range(1000))
     for algorithm in ALGORITHMS:
         for target in table[::50] + [os.urandom(20)]:

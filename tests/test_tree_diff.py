@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from core.tree_diff import PathLimiter, diff_trees, normalize_paths, paths_changed
+from packscope.core.history.tree_diff import PathLimiter, diff_trees, normalize_paths, paths_changed
 from tests.object_source import core_store
 from tests.repos import git, git_text
 

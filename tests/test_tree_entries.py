@@ -1,14 +1,14 @@
-"""core.tree_entries: entries found the quick ways are the entries git sees,
+"""packscope.core.history.tree_entries: entries found the quick ways are the entries git sees,
 and the walk's path limiter answers what `git diff-tree -- PATHS` answers."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.errors import CorruptObjectError
-from core.oid import SHA1
-from core.tree_diff import PathLimiter
-from core.tree_entries import EntryPathLimiter, TreeEntries, token
+from packscope.core.errors import CorruptObjectError
+from packscope.core.oid import SHA1
+from packscope.core.history.tree_diff import PathLimiter
+from packscope.core.history.tree_entries import EntryPathLimiter, TreeEntries, token
 from tests import repos
 from tests.object_source import core_store
 from tests.repos import git, git_text

@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from inspector.screens.fanout import BucketScreen, FanoutScreen
-from inspector.widgets.fanout_chart import FanoutChart
-from inspector.widgets.virtual_list import VirtualList
+from packscope.inspector.screens.fanout import BucketScreen, FanoutScreen
+from packscope.inspector.widgets.fanout_chart import FanoutChart
+from packscope.inspector.widgets.virtual_list import VirtualList
 from tests import repos
 from tests.ui_support import SIZE, list_text, make_app, plain, settle, started, until
 

@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from inspector.screens.health import FindingScreen, HealthScreen
-from inspector.widgets.virtual_list import VirtualList
+from packscope.inspector.screens.health import FindingScreen, HealthScreen
+from packscope.inspector.widgets.virtual_list import VirtualList
 from tests import ui_history_repos as hr
 from tests.ui_support import SIZE, list_text, make_app, plain, started, until
 
@@ -106,7 +106,7 @@ async def test_overview_badge_leads_to_health(corrupt):
 
 @pytest.mark.asyncio
 async def test_escape_cancels_a_running_check(base_repo, monkeypatch):
-    import core.fsck_findings as ff
+    import packscope.core.fsck.findings as ff
 
     real = ff.Ticker._report
 

@@ -6,10 +6,10 @@ import os
 
 import pytest
 
-from inspector.screens.commit import CommitScreen
-from inspector.screens.history import HistoryScreen
-from inspector.screens.object import ObjectScreen
-from inspector.widgets.virtual_list import VirtualList
+from packscope.inspector.screens.commit import CommitScreen
+from packscope.inspector.screens.history import HistoryScreen
+from packscope.inspector.screens.object import ObjectScreen
+from packscope.inspector.widgets.virtual_list import VirtualList
 from tests import ui_history_repos as hr
 from tests.repos import git
 from tests.ui_support import SIZE, list_text, make_app, plain, settle, started, until

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from core.search import ALGORITHMS
-from inspector import lab
-from inspector.screens.lab import LabScreen
-from inspector.widgets.lab_views import SearchView
+from packscope.core.store.search import ALGORITHMS
+from packscope.inspector import lab_model as lab
+from packscope.inspector.screens.lab import LabScreen
+from packscope.inspector.widgets.lab_views import SearchView
 from tests import repos
 from tests.ui_support import SIZE, make_app, plain, settle, started, until
 

@@ -6,10 +6,10 @@ import os
 
 import pytest
 
-from inspector.screens.loose import LooseDirScreen, LooseScreen
-from inspector.screens.object import ObjectScreen
-from inspector.widgets.subdir_grid import SubdirGrid
-from inspector.widgets.virtual_list import VirtualList
+from packscope.inspector.screens.loose import LooseDirScreen, LooseScreen
+from packscope.inspector.screens.object import ObjectScreen
+from packscope.inspector.widgets.subdir_grid import SubdirGrid
+from packscope.inspector.widgets.virtual_list import VirtualList
 from tests import repos
 from tests.ui_support import SIZE, list_text, make_app, plain, settle, started, until
 
@@ -133,7 +133,7 @@ async def test_command_palette_changes_store_settings(ui_repo):
         await run("Miss policy: git")
         assert store.settings.policy == "git"
         # The other fixed commands, by title (the palette lists the same callbacks).
-        from inspector.palette import palette_commands
+        from packscope.inspector.palette import palette_commands
 
         commands = {title: cb for title, _help, cb in palette_commands(app)}
         commands["Search algorithm: hedged"]()

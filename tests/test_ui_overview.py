@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.app import SCREEN_TABLE
-from inspector.screens.overview import OverviewScreen
+from packscope.inspector.app import SCREEN_TABLE
+from packscope.inspector.screens.overview import OverviewScreen
 from tests import repos
 from tests.ui_support import SIZE, make_app, plain, settle, started, until
 
@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.asyncio
 async def test_first_paint_comes_before_the_store_opens(ui_repo, monkeypatch):
-    import inspector.core_access as ca
+    import packscope.inspector.core_access as ca
 
     import threading
 
@@ -162,7 +162,7 @@ async def test_help_lists_every_binding_with_its_id(ui_repo):
         await started(app, pilot)
         await pilot.press("question_mark")
         await pilot.pause()
-        from inspector.screens.help import HelpScreen
+        from packscope.inspector.screens.help import HelpScreen
 
         assert isinstance(app.screen, HelpScreen)
         text = plain(app.screen.query_one("#help-keys"))
@@ -192,7 +192,7 @@ def test_number_keys_one_to_eight_are_the_screens():
 
 
 def test_not_a_repository_is_reported_before_the_ui_starts(tmp_path, capsys):
-    from inspector.cli import main
+    from packscope.inspector.cli import main
 
     assert main([str(tmp_path)]) == 128
     err = capsys.readouterr().err
@@ -201,8 +201,8 @@ def test_not_a_repository_is_reported_before_the_ui_starts(tmp_path, capsys):
 
 @pytest.mark.asyncio
 async def test_a_narrow_terminal_cuts_the_key_bar_in_the_middle_never_help(ui_repo):
-    from inspector.screens.help import HelpScreen
-    from inspector.widgets.key_bar import KeyBar
+    from packscope.inspector.screens.help import HelpScreen
+    from packscope.inspector.widgets.key_bar import KeyBar
 
     app = make_app(ui_repo)
     async with app.run_test(size=(80, 30)) as pilot:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from textual.widgets import DataTable
 
-import inspector.pack_entries as pack_entries
-from inspector.screens.object import ObjectScreen
-from inspector.screens.pack import PackScreen
-from inspector.screens.packs import PacksScreen
-from inspector.widgets.virtual_list import VirtualList
+import packscope.inspector.pack_entries_model as pack_entries
+from packscope.inspector.screens.object import ObjectScreen
+from packscope.inspector.screens.pack_entries import PackScreen
+from packscope.inspector.screens.pack_list import PacksScreen
+from packscope.inspector.widgets.virtual_list import VirtualList
 from tests import repos
 from tests.ui_support import SIZE, list_text, make_app, plain, settle, started, until
 
@@ -172,7 +172,7 @@ async def test_list_keys_search_and_order(packed_repo):
 @pytest.mark.asyncio
 async def test_big_pack_opens_in_index_order_then_pack_order(packed_repo, monkeypatch):
     monkeypatch.setattr(pack_entries, "SYNC_LIMIT", 10)
-    monkeypatch.setattr("inspector.screens.pack.SYNC_LIMIT", 10)
+    monkeypatch.setattr("packscope.inspector.screens.pack_entries.SYNC_LIMIT", 10)
     monkeypatch.setattr(pack_entries, "SLICE", 50)
     app = make_app(packed_repo)
     async with app.run_test(size=SIZE) as pilot:

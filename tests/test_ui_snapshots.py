@@ -44,7 +44,7 @@ def snap_repos() -> dict[str, Path]:
 
 
 def _app(repo):
-    from inspector.app import PackscopeApp
+    from packscope.inspector.app import PackscopeApp
 
     return PackscopeApp(str(repo))
 

@@ -9,7 +9,7 @@ import time
 
 from rich.console import Console
 
-from inspector.app import PackscopeApp
+from packscope.inspector.app import PackscopeApp
 
 SIZE = (120, 36)
 

@@ -23,4 +23,4 @@ SCENARIOS = {
 
 
 def load(name: str):
-    return importlib.import_module(f"bench.scenarios.{SCENARIOS[name]}")
+    return importlib.import_module(f"packscope.bench.scenarios.{SCENARIOS[name]}")

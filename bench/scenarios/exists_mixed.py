@@ -9,11 +9,11 @@ a search of every pack index, and under git's rule a pack-directory rescan.
 
 from __future__ import annotations
 
-from bench import inputs as inp
-from bench.peers import git_cmd, packscope_cmd, unavailable_reason
-from bench.results import Case, ScenarioResult, Series, Target
-from bench.runner import ProcessRun, WorkerRun, repeat
-from bench.verify import batch_check_counts
+from packscope.bench import inputs as inp
+from packscope.bench.peers import git_cmd, packscope_cmd, unavailable_reason
+from packscope.bench.results import Case, ScenarioResult, Series, Target
+from packscope.bench.runner import ProcessRun, WorkerRun, repeat
+from packscope.bench.verify import batch_check_counts
 
 NAME = "exists-mixed"
 TITLE = "Existence checks: present and absent ids mixed"
@@ -99,6 +99,6 @@ def cases_for(ctx, source: inp.Input, n: int, n_inproc: int) -> list[Case]:
 
 
 def api_run(series: Series, system: str, op: str, repo: str, rawsz: int) -> WorkerRun:
-    return WorkerRun(series, "bench.inproc:api",
+    return WorkerRun(series, "packscope.bench.inproc:api",
                      lambda i: {"system": system, "op": op, "repo": repo, "ids": i["raw"], "rawsz": rawsz},
                      check=lambda r, i: {"found": r["answer"], "correct": r["answer"] == i["present"]})

@@ -28,14 +28,14 @@ import time
 from array import array
 from pathlib import Path
 
-from bench import inputs as inp
-from bench.results import Case, ScenarioResult, Series
-from bench.runner import WorkerRun, repeat
+from packscope.bench import inputs as inp
+from packscope.bench.results import Case, ScenarioResult, Series
+from packscope.bench.runner import WorkerRun, repeat
 
 NAME = "idx-search"
 TITLE = "Pack index search: probes, pages, faults, µs per lookup"
 ALGORITHMS = ("binary", "interpolation", "hedged")
-# The untraced batch form (core.prefix_column): bisect over each name's first
+# The untraced batch form (packscope.core.store.prefix_column): bisect over each name's first
 # four bytes, built on the first lookup (its cost is in the cold time).
 COLUMN = "binary + prefix column"
 
@@ -73,8 +73,8 @@ def synthetic_idx(ctx, n: int) -> Path:
 
 
 def idx_names(path: Path, rawsz: int = 20) -> list[bytes]:
-    from core.oid import SHA1, SHA256
-    from core.pack_index import PackIndex
+    from packscope.core.oid import SHA1, SHA256
+    from packscope.core.store.pack_index import PackIndex
 
     idx = PackIndex(str(path), SHA1 if rawsz == 20 else SHA256)
     try:
@@ -115,7 +115,7 @@ def run(ctx) -> ScenarioResult:
                                    "idx_bytes": path.stat().st_size},
                     extra_ratios=[("interpolation", "binary"), ("hedged", "binary"), (COLUMN, "binary")])
         runs = [WorkerRun(Series(alg, "packscope", "in-process", unit="µs/lookup"),
-                          "bench.scenarios.idx_search:probe",
+                          "packscope.bench.scenarios.idx_search:probe",
                           lambda i, alg=alg, path=path, rawsz=rawsz: {"idx": str(path), "algorithm": alg,
                                                                       "ids": i["raw"], "rawsz": rawsz},
                           check=lambda r, i: {"found": r["found"], "correct": r["found"] == i["present"]})
@@ -128,9 +128,9 @@ def run(ctx) -> ScenarioResult:
 
 
 def probe(idx: str, algorithm: str, ids: str, rawsz: int = 20) -> dict:
-    from bench.inproc import read_ids
-    from core.oid import SHA1, SHA256
-    from core.pack_index import PackIndex
+    from packscope.bench.inproc import read_ids
+    from packscope.core.oid import SHA1, SHA256
+    from packscope.core.store.pack_index import PackIndex
 
     oids = read_ids(ids, rawsz)
     index = PackIndex(idx, SHA1 if rawsz == 20 else SHA256)

@@ -1,9 +1,9 @@
 """last-modified: the last commit of each entry of the root directory.
 
-packscope answers every entry in one walk (``core.last_modified``); git is
+packscope answers every entry in one walk (``packscope.core.history.last_modified``); git is
 asked the way a web front-end asks it, ``git log -1 --format=%H -- ENTRY``,
 one process per entry.  Rows: ``packscope last-modified`` as a whole
-process, ``core.last_modified`` in-process (with the same walk source the
+process, ``packscope.core.history.last_modified`` in-process (with the same walk source the
 command uses), and git's per-entry loop.  The answers are compared.  No
 peer library has this operation.  Until ``core/last_modified.py`` exists
 the scenario stays registered and says it is not available.
@@ -15,11 +15,11 @@ import hashlib
 import importlib.util
 import time
 
-from bench import inputs as inp
-from bench.peers import bench_env, packscope_cmd
-from bench.results import Case, ScenarioResult, Series
-from bench.runner import ProcessRun, WorkerRun, repeat
-from bench.verify import line_count
+from packscope.bench import inputs as inp
+from packscope.bench.peers import bench_env, packscope_cmd
+from packscope.bench.results import Case, ScenarioResult, Series
+from packscope.bench.runner import ProcessRun, WorkerRun, repeat
+from packscope.bench.verify import line_count
 
 NAME = "last-modified"
 TITLE = "Last commit per root entry vs git log -1 -- ENTRY"
@@ -27,17 +27,17 @@ GIT_LOOP = "git log -1 -- ENTRY, one process per entry"
 
 
 def missing_reason() -> str | None:
-    if importlib.util.find_spec("core.last_modified") is None:
+    if importlib.util.find_spec("packscope.core.history.last_modified") is None:
         return "core/last_modified.py does not exist yet"
-    import core.last_modified as lm
+    import packscope.core.history.last_modified as lm
 
     if not hasattr(lm, "last_modified"):
-        return "core.last_modified has no last_modified() function yet"
+        return "packscope.core.history.last_modified has no last_modified() function yet"
     return None
 
 
 def command_available() -> bool:
-    from inspector.cli import _available_commands
+    from packscope.inspector.cli import _available_commands
 
     return "last-modified" in _available_commands()
 
@@ -58,10 +58,10 @@ def run(ctx) -> ScenarioResult:
     if command_available():
         runs.append(ProcessRun(Series("packscope last-modified", "packscope", "job"),
                                lambda i: packscope_cmd(repo, "last-modified"), verify=lambda p, i: line_count(p)))
-    runs.append(WorkerRun(Series("packscope core.last_modified (in-process)", "packscope", "job"),
-                          "bench.scenarios.last_modified:packscope_last_modified", lambda i: {"repo": repo},
+    runs.append(WorkerRun(Series("packscope core.history.last_modified (in-process)", "packscope", "job"),
+                          "packscope.bench.scenarios.last_modified:packscope_last_modified", lambda i: {"repo": repo},
                           check=lambda r, i: {"entries": r["entries"], "digest": r["digest"]}))
-    runs.append(WorkerRun(Series(GIT_LOOP, "peer", "job"), "bench.scenarios.last_modified:git_per_entry",
+    runs.append(WorkerRun(Series(GIT_LOOP, "peer", "job"), "packscope.bench.scenarios.last_modified:git_per_entry",
                           lambda i: {"repo": repo, "entries": entries},
                           check=lambda r, i: {"entries": r["entries"], "digest": r["digest"]}))
     repeat(case, runs, lambda rep: {}, ctx)
@@ -99,14 +99,14 @@ def git_per_entry(repo: str, entries: list[str]) -> dict:
 
 
 def packscope_last_modified(repo: str) -> dict:
-    from core.last_modified import last_modified
-    from inspector.session import open_session
+    from packscope.core.history.last_modified import last_modified
+    from packscope.core.repo.session import open_session
 
     session = open_session(repo)
     t0 = time.perf_counter()
     walk_source = None
     try:
-        from core.graph_walk import WalkSource
+        from packscope.core.history.graph_walk import WalkSource
 
         walk_source = WalkSource.open(session.repo, session.store, refs=session.refs)
     except ImportError:

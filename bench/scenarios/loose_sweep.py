@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import time
 
-from bench import inputs as inp
-from bench.results import Case, ScenarioResult, Series
-from bench.runner import WorkerRun, repeat
+from packscope.bench import inputs as inp
+from packscope.bench.results import Case, ScenarioResult, Series
+from packscope.bench.runner import WorkerRun, repeat
 
 NAME = "loose-sweep"
 TITLE = "Loose objects: quick checks and abbreviations over 256×N objects"
@@ -47,7 +47,7 @@ def run(ctx) -> ScenarioResult:
 
         case = Case(f"256×{n}", f"{256 * n} loose objects", {"loose_objects": len(table)},
                     extra_ratios=[("global-resort", "per-subdir"), ("stat", "per-subdir")])
-        runs = [WorkerRun(Series(m, "packscope", "in-process"), "bench.scenarios.loose_sweep:sweep",
+        runs = [WorkerRun(Series(m, "packscope", "in-process"), "packscope.bench.scenarios.loose_sweep:sweep",
                           lambda i, m=m, repo=repo: {"repo": repo, "method": m, "ids": i["raw"],
                                                      "stat_sample": STAT_SAMPLE},
                           check=lambda r, i: {"found": r["found"], "correct": r["found"] == i["n"],
@@ -62,7 +62,7 @@ def run(ctx) -> ScenarioResult:
 
 def abbreviate(oid: bytes, fmt, matches) -> str:
     """Shortest unique hex prefix of at least 7 digits, as %h gives."""
-    from core.oid import parse_prefix
+    from packscope.core.oid import parse_prefix
 
     hexid = oid.hex()
     for n in range(7, len(hexid) + 1):
@@ -72,9 +72,9 @@ def abbreviate(oid: bytes, fmt, matches) -> str:
 
 
 def sweep(repo: str, method: str, ids: str, stat_sample: int = STAT_SAMPLE) -> dict:
-    from bench.inproc import read_ids
-    from core.loose import LooseCache
-    from inspector.session import open_session
+    from packscope.bench.inproc import read_ids
+    from packscope.core.store.loose import LooseCache
+    from packscope.core.repo.session import open_session
 
     session = open_session(repo, quick=method != "stat",
                            loose_strategy="global-resort" if method == "global-resort" else "per-subdir")

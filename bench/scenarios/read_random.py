@@ -8,11 +8,11 @@ the share of deltas is the repository's own (given in the workload).
 
 from __future__ import annotations
 
-from bench import inputs as inp
-from bench.peers import git_cmd, packscope_cmd, unavailable_reason
-from bench.results import Case, ScenarioResult, Series, Target
-from bench.runner import ProcessRun, WorkerRun, repeat
-from bench.verify import batch_counts
+from packscope.bench import inputs as inp
+from packscope.bench.peers import git_cmd, packscope_cmd, unavailable_reason
+from packscope.bench.results import Case, ScenarioResult, Series, Target
+from packscope.bench.runner import ProcessRun, WorkerRun, repeat
+from packscope.bench.verify import batch_counts
 
 NAME = "read-random"
 TITLE = "Reading the contents of random objects (deltas included)"
@@ -66,7 +66,7 @@ def run(ctx) -> ScenarioResult:
         why = None if system == "packscope" else unavailable_reason(system)
         if why:
             s.skip(why)
-        runs.append(WorkerRun(s, "bench.inproc:api",
+        runs.append(WorkerRun(s, "packscope.bench.inproc:api",
                               lambda i, system=system: {"system": system, "op": "read", "repo": repo,
                                                         "ids": i["raw"], "rawsz": table.rawsz},
                               check=lambda r, i: {"objects": r["items"], "content_bytes": r["answer"]}))

@@ -13,11 +13,11 @@ The P-pack repositories are built like p5551's: fast-import checkpoints.
 
 from __future__ import annotations
 
-from bench import inputs as inp
-from bench.peers import git_cmd, unavailable_reason
-from bench.results import Case, ScenarioResult, Series, Target
-from bench.runner import ProcessRun, WorkerRun, repeat
-from bench.verify import batch_check_counts
+from packscope.bench import inputs as inp
+from packscope.bench.peers import git_cmd, unavailable_reason
+from packscope.bench.results import Case, ScenarioResult, Series, Target
+from packscope.bench.runner import ProcessRun, WorkerRun, repeat
+from packscope.bench.verify import batch_check_counts
 
 NAME = "rescan"
 TITLE = "Misses with many packs (p5551): policy git vs gated vs quick"
@@ -50,14 +50,14 @@ def run(ctx) -> ScenarioResult:
                                   ("policy gated, batch", "quick")])
         runs = []
         for label, options in POLICIES:
-            runs.append(WorkerRun(Series(label, "packscope", "in-process"), "bench.inproc:api",
+            runs.append(WorkerRun(Series(label, "packscope", "in-process"), "packscope.bench.inproc:api",
                                   lambda i, o=options, repo=repo: {"system": "packscope", "op": "contains",
                                                                    "repo": repo, "ids": i["raw"], "options": o},
                                   check=lambda r, i: {"found": r["answer"], "correct": r["answer"] == 0,
                                                       "rescans": r.get("store_counters", {}).get("rescans")}))
         # The batch API (what `cat-file --batch-check` uses) under gated:
         # one pack-directory check per batch instead of one per miss.
-        runs.append(WorkerRun(Series("policy gated, batch", "packscope", "in-process"), "bench.inproc:api",
+        runs.append(WorkerRun(Series("policy gated, batch", "packscope", "in-process"), "packscope.bench.inproc:api",
                               lambda i, repo=repo: {"system": "packscope", "op": "contains_batch", "repo": repo,
                                                     "ids": i["raw"], "options": {"policy": "gated"}},
                               check=lambda r, i: {"found": r["answer"], "correct": r["answer"] == 0,
@@ -67,7 +67,7 @@ def run(ctx) -> ScenarioResult:
             why = unavailable_reason(lib)
             if why:
                 s.skip(why)
-            runs.append(WorkerRun(s, "bench.inproc:api",
+            runs.append(WorkerRun(s, "packscope.bench.inproc:api",
                                   lambda i, lib=lib, repo=repo: {"system": lib, "op": "contains", "repo": repo,
                                                                  "ids": i["raw"]},
                                   check=lambda r, i: {"found": r["answer"], "correct": r["answer"] == 0}))

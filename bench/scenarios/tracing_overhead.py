@@ -6,8 +6,8 @@ objects) with:
 * ``off`` — the store made without a tracer (it creates its own, idle);
 * ``inactive`` — a tracer that had a listener and lost it (``active`` is
   False again): the flag check alone;
-* ``recorder`` — a ``core.trace.Recorder`` listening: every event built and kept;
-* ``ui adapter`` — ``inspector.events.EventPump``, the UI's listener (a
+* ``recorder`` — a ``packscope.core.trace.Recorder`` listening: every event built and kept;
+* ``ui adapter`` — ``packscope.inspector.events.EventPump``, the UI's listener (a
   deque append per event), when that module exists.
 
 Ratios are against ``off``; no peer has tracing to compare with.
@@ -18,9 +18,9 @@ from __future__ import annotations
 import importlib.util
 import time
 
-from bench import inputs as inp
-from bench.results import Case, ScenarioResult, Series
-from bench.runner import WorkerRun, repeat
+from packscope.bench import inputs as inp
+from packscope.bench.results import Case, ScenarioResult, Series
+from packscope.bench.runner import WorkerRun, repeat
 
 NAME = "tracing-overhead"
 TITLE = "Tracing overhead: off, inactive, recorder, UI adapter"
@@ -28,7 +28,7 @@ MODES = ("off", "inactive", "recorder", "ui adapter")
 
 
 def ui_adapter_available() -> bool:
-    return importlib.util.find_spec("inspector.events") is not None
+    return importlib.util.find_spec("packscope.inspector.events") is not None
 
 
 def run(ctx) -> ScenarioResult:
@@ -42,7 +42,7 @@ def run(ctx) -> ScenarioResult:
     n_lookups, n_reads = ctx.size(10_000, 200), ctx.size(3_000, 100)
     modes = MODES if ui_adapter_available() else MODES[:-1]
     if len(modes) < len(MODES):
-        res.notes.append("inspector.events is not available: no UI adapter column")
+        res.notes.append("packscope.inspector.events is not available: no UI adapter column")
     for op, label, n in (("contains", "lookups (half absent)", n_lookups), ("read", "reads", n_reads)):
         def inputs(rep: int, op=op, n=n) -> dict:
             rnd = inp.rng_for(ctx, NAME, op, rep)
@@ -54,7 +54,7 @@ def run(ctx) -> ScenarioResult:
 
         case = Case(f"{source.label} · {n} {label}", source.label, {"items": n, "op": op},
                     extra_ratios=[(m, "off") for m in modes[1:]])
-        runs = [WorkerRun(Series(m, "packscope", "in-process"), "bench.scenarios.tracing_overhead:traced",
+        runs = [WorkerRun(Series(m, "packscope", "in-process"), "packscope.bench.scenarios.tracing_overhead:traced",
                           lambda i, m=m, op=op: {"repo": repo, "mode": m, "op": op, "ids": i["raw"],
                                                  "rawsz": table.rawsz},
                           check=lambda r, i: {"events": r.get("events")})
@@ -67,9 +67,9 @@ def run(ctx) -> ScenarioResult:
 
 
 def traced(repo: str, mode: str, op: str, ids: str, rawsz: int = 20) -> dict:
-    from bench.inproc import read_ids
-    from core import trace
-    from inspector.session import open_session
+    from packscope.bench.inproc import read_ids
+    from packscope.core import trace
+    from packscope.core.repo.session import open_session
 
     tracer = None
     recorder = pump = None
@@ -81,7 +81,7 @@ def traced(repo: str, mode: str, op: str, ids: str, rawsz: int = 20) -> dict:
             recorder = trace.Recorder()
             tracer.subscribe(recorder)
         elif mode == "ui adapter":
-            from inspector.events import EventPump
+            from packscope.inspector.events import EventPump
 
             pump = EventPump(tracer)
     session = open_session(repo, tracer=tracer)

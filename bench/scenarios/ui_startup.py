@@ -15,24 +15,24 @@ import asyncio
 import importlib.util
 import time
 
-from bench import inputs as inp
-from bench.results import Case, ScenarioResult, Series
-from bench.runner import WorkerRun, repeat
+from packscope.bench import inputs as inp
+from packscope.bench.results import Case, ScenarioResult, Series
+from packscope.bench.runner import WorkerRun, repeat
 
 NAME = "ui-startup"
 TITLE = "Terminal UI: first paint (headless) and memory"
 
 
 def missing_reason() -> str | None:
-    if importlib.util.find_spec("inspector.app") is None:
-        return "inspector.app (the terminal UI) does not exist yet"
+    if importlib.util.find_spec("packscope.inspector.app") is None:
+        return "packscope.inspector.app (the terminal UI) does not exist yet"
     if importlib.util.find_spec("textual") is None:
         return "textual is not installed"
     return None
 
 
 def history_screen_available() -> bool:
-    return importlib.util.find_spec("inspector.screens.history") is not None
+    return importlib.util.find_spec("packscope.inspector.screens.history") is not None
 
 
 def run(ctx) -> ScenarioResult:
@@ -53,7 +53,7 @@ def run(ctx) -> ScenarioResult:
         inp.warm(ctx, repo)
         case = Case(f"{source.label}", source.label, inp.describe(repo))
         runs = [WorkerRun(Series("packscope UI first paint", "packscope", "in-process"),
-                          "bench.scenarios.ui_startup:first_paint",
+                          "packscope.bench.scenarios.ui_startup:first_paint",
                           lambda i, repo=repo: {"repo": repo, "spawned_at": time.time(),
                                                 "scroll_history": history})]
         res.cases.append(repeat(case, runs, lambda rep: {}, ctx))
@@ -96,7 +96,7 @@ async def scroll_all_history(app, pilot, timeout: float) -> dict:
 
 def first_paint(repo: str, spawned_at: float, size=(120, 36), scroll_history: bool = False,
                 timeout: float = 900.0) -> dict:
-    from inspector.app import PackscopeApp
+    from packscope.inspector.app import PackscopeApp
 
     async def go() -> dict:
         app = PackscopeApp(repo)
@@ -112,7 +112,7 @@ def first_paint(repo: str, spawned_at: float, size=(120, 36), scroll_history: bo
             scrolled = await scroll_all_history(app, pilot, timeout) if scroll_history and ready else {}
         return {"seconds": painted, "core_ready_seconds": ready, **scrolled}
 
-    from bench.worker import peak_rss_bytes
+    from packscope.bench.worker import peak_rss_bytes
 
     out = asyncio.run(go())
     out["max_rss_bytes"] = peak_rss_bytes()

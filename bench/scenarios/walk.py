@@ -2,18 +2,18 @@
 
 ``packscope log --all --format=%H`` vs ``git rev-list --all`` (whole
 processes).  While the ``log`` command does not exist, packscope's number is
-``core.history.walk`` over every ref and HEAD in a worker (in-process, so
+``packscope.core.history.walk.walk`` over every ref and HEAD in a worker (in-process, so
 without start-up) and the row says so.  In-process peers: dulwich's
 ``get_walker`` and pygit2's ``Repository.walk`` (time order) over all refs.
 """
 
 from __future__ import annotations
 
-from bench import inputs as inp
-from bench.peers import git_cmd, packscope_cmd, unavailable_reason
-from bench.results import Case, ScenarioResult, Series, Target
-from bench.runner import ProcessRun, WorkerRun, repeat
-from bench.verify import line_count
+from packscope.bench import inputs as inp
+from packscope.bench.peers import git_cmd, packscope_cmd, unavailable_reason
+from packscope.bench.results import Case, ScenarioResult, Series, Target
+from packscope.bench.runner import ProcessRun, WorkerRun, repeat
+from packscope.bench.verify import line_count
 
 NAME = "walk"
 TITLE = "Walking all commits (--all)"
@@ -23,7 +23,7 @@ PS_INPROC = "packscope core.history.walk"
 
 
 def log_command_available() -> bool:
-    from inspector.cli import _available_commands
+    from packscope.inspector.cli import _available_commands
 
     return "log" in _available_commands()
 
@@ -48,7 +48,7 @@ def run(ctx) -> ScenarioResult:
                                   verify=lambda p, i: line_count(p)))
         case.targets.append(Target(PS_PROC, GIT_PROC, 2.0, "walk ≤ 2× git rev-list --all"))
     else:
-        case.notes.append("`packscope log` is not available yet: packscope's row is core.history.walk "
+        case.notes.append("`packscope log` is not available yet: packscope's row is packscope.core.history.walk.walk "
                           "in-process (no start-up), compared with git's whole process")
         case.targets.append(Target(PS_INPROC, GIT_PROC, 2.0,
                                    "walk ≤ 2× git rev-list --all (packscope in-process: log not available)"))
@@ -60,7 +60,7 @@ def run(ctx) -> ScenarioResult:
         why = None if system == "packscope" else unavailable_reason(system)
         if why:
             s.skip(why)
-        runs.append(WorkerRun(s, "bench.inproc:api",
+        runs.append(WorkerRun(s, "packscope.bench.inproc:api",
                               lambda i, system=system: {"system": system, "op": "walk_all", "repo": repo},
                               check=lambda r, i: {"commits": r["answer"]}))
     repeat(case, runs, lambda rep: {}, ctx)

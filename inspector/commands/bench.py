@@ -19,7 +19,7 @@ from pathlib import Path
 
 
 def register(sub) -> None:
-    from bench.scenarios import SCENARIOS
+    from packscope.bench.scenarios import SCENARIOS
 
     p = sub.add_parser("bench", help="benchmarks against git, dulwich and pygit2",
                        description=__doc__.split("\n\n", 1)[1])
@@ -44,10 +44,10 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from bench.inputs import default_work_dir
-    from bench.runner import Context
-    from bench.scenarios import SCENARIOS, load
-    from bench.suite import run_suite
+    from packscope.bench.inputs import default_work_dir
+    from packscope.bench.runner import Context
+    from packscope.bench.scenarios import SCENARIOS, load
+    from packscope.bench.suite import run_suite
 
     if args.list:
         for name in SCENARIOS:
@@ -79,11 +79,11 @@ def run(args) -> int:
     if args.json:
         sys.stdout.write(json.dumps(doc, indent=1) + "\n")
     elif args.markdown:
-        from bench.report import render_markdown
+        from packscope.bench.report import render_markdown
 
         sys.stdout.write(render_markdown(doc))
     else:
-        from bench.report import render_rich
+        from packscope.bench.report import render_rich
 
         render_rich(doc)
     return 0

@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 import sys
 
-from core.errors import AmbiguousObjectError, BadObjectIdError, LookupFailedError, PackscopeError, PromisedObjectError
-from core.oid import is_hex
-from inspector.session import add_store_options, open_session
+from packscope.core.errors import AmbiguousObjectError, BadObjectIdError, LookupFailedError, PackscopeError, PromisedObjectError
+from packscope.core.oid import is_hex
+from packscope.core.repo.session import add_store_options, open_session
 
 DEFAULT_FORMAT = "%(objectname) %(objecttype) %(objectsize)"
 ATOMS = ("objectname", "objecttype", "objectsize", "objectsize:disk", "deltabase", "rest")
@@ -103,7 +103,7 @@ def format_tree(data: bytes, fmt, store, quote_path: bool = True) -> bytes:
     """Tree entries as `git cat-file -p` prints them: mode, type, id, TAB,
     name (C-quoted when it holds control characters, quotes or backslashes,
     and bytes above 0x7f unless core.quotePath is false)."""
-    from core.objects import iter_tree
+    from packscope.core.objects import iter_tree
 
     lines = []
     for e in iter_tree(data, fmt):
@@ -189,7 +189,7 @@ def run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> i
             except PackscopeError as e:
                 # Damage stays local here too: report it as git does, go on.
                 out.flush()
-                from inspector.cli import report_error
+                from packscope.inspector.cli import report_error
 
                 report_error(e)
                 write(f"{oid.hex()} missing\n".encode())
@@ -224,7 +224,7 @@ def run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> i
                 write(f"{name} missing\n".encode("utf-8", "surrogateescape"))
             else:
                 out.flush()
-                from inspector.cli import report_error
+                from packscope.inspector.cli import report_error
 
                 report_error(e)
                 write(f"{name} missing\n".encode("utf-8", "surrogateescape"))

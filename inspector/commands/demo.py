@@ -20,7 +20,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from inspector.demo_repo import DemoError, build_demo, default_demo_dir
+    from packscope.inspector.demo_repo import DemoError, build_demo, default_demo_dir
 
     for name in ("packs", "loose_n", "commits"):
         if getattr(args, name) < (1 if name != "loose_n" else 0):
@@ -36,7 +36,7 @@ def run(args) -> int:
         return 2
     if not args.no_ui:
         try:
-            from inspector.app import run_app
+            from packscope.inspector.app import run_app
         except ImportError:
             run_app = None
         if run_app is not None:
@@ -48,8 +48,8 @@ def _summary(repo: str) -> int:
     """Until the UI opens here: what the store sees, and one traced lookup."""
     from rich.console import Console
 
-    from core import trace
-    from inspector.session import open_session
+    from packscope.core import trace
+    from packscope.core.repo.session import open_session
 
     console = Console(highlight=False)
     recorder = trace.Recorder()

@@ -18,7 +18,7 @@ import json
 import sys
 import time
 
-from inspector.session import open_session
+from packscope.core.repo.session import open_session
 
 
 def register(sub) -> None:
@@ -73,7 +73,7 @@ def _limit(text: str) -> int:
 
 
 def run(args) -> int:
-    from core.fsck import Fsck
+    from packscope.core.fsck.verify import Fsck
 
     show_progress = sys.stderr.isatty() if args.progress is None else args.progress
     line = _ProgressLine() if show_progress else None

@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 import os
 
-from core.errors import BadRefError, PackscopeError
-from inspector.info_view import render
-from inspector.session import open_session
+from packscope.core.errors import BadRefError, PackscopeError
+from packscope.inspector.info_view import render
+from packscope.core.repo.session import open_session
 
 SCHEMA_VERSION = 1
 PRUNE_PACKABLE_BUDGET = 2_000_000  # loose ids × packs searched for "also_packed"; above it, not computed
@@ -98,7 +98,7 @@ def collect(session, *, promised: bool = False) -> dict:
 
 
 def _area(e: PackscopeError) -> str:
-    from core.errors import BadMultiPackIndexError, BadPackError, BadPackIndexError
+    from packscope.core.errors import BadMultiPackIndexError, BadPackError, BadPackIndexError
 
     if e.kind.startswith("alternates"):
         return "alternates"
@@ -237,7 +237,7 @@ def _loose(store, problems: _Problems) -> dict:
 
 
 def _midx(store, problems: _Problems) -> dict | None:
-    from core.midx import MultiPackIndex
+    from packscope.core.store.midx import MultiPackIndex
 
     pack_dir = os.path.join(store.objects_dir, "pack")
     try:
@@ -268,7 +268,7 @@ def _midx(store, problems: _Problems) -> dict | None:
 
 
 def _commit_graph(store, problems: _Problems) -> dict:
-    from core.commit_graph import CommitGraph
+    from packscope.core.history.commit_graph import CommitGraph
 
     out = {"present": False, "kind": None, "path": None, "layers": 0, "commits": 0,
            "bloom_filters": False, "bloom_layers": 0, "bloom_settings": None, "generation_data": False}
@@ -346,7 +346,7 @@ def _promised_counts(store) -> dict | None:
 
 
 def _promisor(repo, store, problems: _Problems, promised: bool = False) -> dict:
-    from core.errors import ConfigError
+    from packscope.core.errors import ConfigError
 
     try:
         names = repo.promisor_remotes()

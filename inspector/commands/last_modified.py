@@ -16,7 +16,7 @@ from __future__ import annotations
 import gc
 import sys
 
-from core.errors import PackscopeError
+from packscope.core.errors import PackscopeError
 
 
 def register(sub) -> None:
@@ -40,12 +40,12 @@ def run(args) -> int:
 
 
 def _run(args) -> int:
-    from core.graph_walk import WalkSource
-    from core.last_modified import last_modified
-    from core.revision import resolve_revision
-    from inspector.commands.cat_file import quote_name
-    from inspector.pathspecs import cwd_prefix, repo_paths
-    from inspector.session import open_session
+    from packscope.core.history.graph_walk import WalkSource
+    from packscope.core.history.last_modified import last_modified
+    from packscope.core.repo.revision import resolve_revision
+    from packscope.inspector.commands.cat_file import quote_name
+    from packscope.inspector.pathspecs import cwd_prefix, repo_paths
+    from packscope.core.repo.session import open_session
 
     words = list(args.args)
     if len(words) > 2:
@@ -86,7 +86,7 @@ def _run(args) -> int:
 
 
 def _names(store, rev: bytes, directory: str) -> list[bytes]:
-    from core.last_modified import entries_of
+    from packscope.core.history.last_modified import entries_of
 
     return entries_of(store, rev, directory)
 

@@ -25,7 +25,7 @@ import os
 import sys
 import time
 
-from core.errors import PackscopeError
+from packscope.core.errors import PackscopeError
 
 USAGE = ("packscope log [REV…] [--all] [-n N] [--date-order|--topo-order] [--first-parent] "
          "[--format=FMT] [--literal-pathspecs] [-- PATH…]")
@@ -50,7 +50,7 @@ def register(sub) -> None:
 
 def parse_words(words: list[str]) -> dict:
     """git log's options, revisions (with the ALL marker) and paths."""
-    from core.rev_args import ALL
+    from packscope.core.history.rev_args import ALL
 
     opts = {"revs": [], "paths": [], "max_count": None, "order": "default", "first_parent": False,
             "pretty": None, "literal": False, "help": False, "dashdash": False}
@@ -126,13 +126,13 @@ def _run(args) -> int:
     if opts["help"]:
         args.parser.print_help()
         return 0
-    from core.abbrev import StoreAbbreviator, configured_abbrev
-    from core.graph_walk import WalkSource
-    from core.history import walk
-    from core.log_format import UserFormat, render_log
-    from core.rev_args import walk_starts
-    from inspector.pathspecs import cwd_prefix, repo_paths
-    from inspector.session import open_session
+    from packscope.core.history.abbrev import StoreAbbreviator, configured_abbrev
+    from packscope.core.history.graph_walk import WalkSource
+    from packscope.core.history.walk import walk
+    from packscope.core.history.log_format import UserFormat, render_log
+    from packscope.core.history.rev_args import walk_starts
+    from packscope.inspector.pathspecs import cwd_prefix, repo_paths
+    from packscope.core.repo.session import open_session
 
     pretty = opts["pretty"]
     if pretty not in (None, "medium"):
@@ -171,8 +171,8 @@ def _run(args) -> int:
 def _split_revs_and_paths(session, opts) -> tuple[list, list[str]]:
     """Without `--`, git takes the first word that is not a revision, and
     every word after it, as paths — if they exist in the work tree."""
-    from core.rev_args import ALL
-    from core.revision import resolve_revision
+    from packscope.core.history.rev_args import ALL
+    from packscope.core.repo.revision import resolve_revision
 
     revs, paths = opts["revs"], list(opts["paths"])
     if opts["dashdash"] or session.repo.work_tree is None:

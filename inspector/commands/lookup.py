@@ -13,11 +13,11 @@ import json
 import sys
 import time
 
-from core import trace
-from core.errors import AmbiguousObjectError, PackscopeError, PromisedObjectError
-from core.oid import is_hex
-from core.search import ALGORITHMS
-from inspector.session import add_store_options, open_session
+from packscope.core import trace
+from packscope.core.errors import AmbiguousObjectError, PackscopeError, PromisedObjectError
+from packscope.core.oid import is_hex
+from packscope.core.store.search import ALGORITHMS
+from packscope.core.repo.session import add_store_options, open_session
 
 SCHEMA_VERSION = 1
 

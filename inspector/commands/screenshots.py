@@ -12,7 +12,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from inspector.screenshots import regenerate
+    from packscope.inspector.screenshots import regenerate
 
     regenerate(args.dir, args.repo)
     return 0

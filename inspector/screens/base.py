@@ -18,10 +18,10 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Label
 
-from inspector.safe_text import literal
-from inspector.widgets.event_log import EventLogPanel
-from inspector.widgets.key_bar import KeyBar
-from inspector.widgets.rates import RatesPanel
+from packscope.inspector.safe_text import literal
+from packscope.inspector.widgets.event_log import EventLogPanel
+from packscope.inspector.widgets.key_bar import KeyBar
+from packscope.inspector.widgets.rates import RatesPanel
 
 
 class TopBar(Horizontal):

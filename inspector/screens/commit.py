@@ -11,12 +11,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Label
 
-from core.errors import PackscopeError
-from inspector.commit_text import decode, ident_text, name_text
-from inspector.history_model import SummaryCache
-from inspector.safe_text import literal
-from inspector.screens.base import PackscopeScreen
-from inspector.widgets.virtual_list import VirtualList
+from packscope.core.errors import PackscopeError
+from packscope.inspector.commit_text import decode, ident_text, name_text
+from packscope.inspector.history_model import SummaryCache
+from packscope.inspector.safe_text import literal
+from packscope.inspector.screens.base import PackscopeScreen
+from packscope.inspector.widgets.virtual_list import VirtualList
 
 HELP = """
 One commit, as stored: its id, parents, author and committer (each with
@@ -47,7 +47,7 @@ class CommitView:
 
 
 def load_commit(core, oid: bytes, path: bytes, tree: bytes | None) -> CommitView:
-    from core.objects import parse_commit, mode_is_tree, tree_items
+    from packscope.core.objects import parse_commit, mode_is_tree, tree_items
 
     view = CommitView(oid, path)
     store = core.bulk.store
@@ -186,7 +186,7 @@ class CommitScreen(PackscopeScreen):
             return
         c = v.commit
         enc = c.encoding
-        from inspector.screens.history import decoration_text
+        from packscope.inspector.screens.history import decoration_text
 
         if self.decor.get(self.oid):
             header("refs", decoration_text(self.decor[self.oid]))
@@ -224,7 +224,7 @@ class CommitScreen(PackscopeScreen):
         self.rows = rows
 
     def entry_text(self, i: int) -> Text:
-        from core.objects import mode_type
+        from packscope.core.objects import mode_type
 
         mode, name, oid = self.view.entries[i]
         kind = mode_type(mode)
@@ -253,7 +253,7 @@ class CommitScreen(PackscopeScreen):
     def find_last_commits(self, view: CommitView) -> None:
         from textual.worker import get_current_worker
 
-        from inspector.last_commits import last_commits
+        from packscope.inspector.last_commits import last_commits
 
         worker = get_current_worker()
         names = {name for _m, name, _o in view.entries}
@@ -320,7 +320,7 @@ class CommitScreen(PackscopeScreen):
         elif kind == "object":
             self.app.open_object(value)
         elif kind == "entry":
-            from core.objects import mode_type
+            from packscope.core.objects import mode_type
 
             mode, name, oid = self.view.entries[value]
             t = mode_type(mode)

@@ -10,13 +10,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, Static
 
-from core import trace
-from core.errors import PackscopeError
-from inspector import lab
-from inspector.safe_text import literal
-from inspector.screens.base import PackscopeScreen
-from inspector.widgets.fanout_chart import FanoutChart, z_style
-from inspector.widgets.virtual_list import ListSource, VirtualList
+from packscope.core import trace
+from packscope.core.errors import PackscopeError
+from packscope.inspector import lab_model as lab
+from packscope.inspector.safe_text import literal
+from packscope.inspector.screens.base import PackscopeScreen
+from packscope.inspector.widgets.fanout_chart import FanoutChart, z_style
+from packscope.inspector.widgets.virtual_list import ListSource, VirtualList
 
 HELP = """
 Every .idx (and the multi-pack-index) starts with a fanout table: 256

@@ -1,6 +1,6 @@
 """Screen 8: the repository checked as ``git fsck --full`` checks it.
 
-core.fsck runs in a worker on a private read-only session (its own store,
+packscope.core.fsck.verify runs in a worker on a private read-only session (its own store,
 no tracer: the check reads every object once, and neither the shared
 store's lock nor the event log should be held by it for minutes); its
 progress callback drives the bar and its cancel check answers Esc.
@@ -24,11 +24,11 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, ProgressBar, Static
 
-from core.errors import CancelledError, PackscopeError
-from inspector.commit_text import name_text
-from inspector.safe_text import literal
-from inspector.screens.base import PackscopeScreen
-from inspector.widgets.virtual_list import VirtualList
+from packscope.core.errors import CancelledError, PackscopeError
+from packscope.inspector.commit_text import name_text
+from packscope.inspector.safe_text import literal
+from packscope.inspector.screens.base import PackscopeScreen
+from packscope.inspector.widgets.virtual_list import VirtualList
 
 HELP = """
 Health runs packscope's fsck (what `git fsck --full` checks) and groups
@@ -193,8 +193,8 @@ class HealthScreen(PackscopeScreen):
 
     @work(thread=True, exclusive=True, group="health-fsck")
     def check(self, mode: str) -> None:
-        from core.fsck import Fsck
-        from inspector.session import open_session
+        from packscope.core.fsck.verify import Fsck
+        from packscope.core.repo.session import open_session
 
         state = self.state
         core = self.app.core

@@ -1,7 +1,7 @@
 """Screen 7: the commit log, loaded as you scroll; Enter opens a commit.
 
 The list is virtual (only visible rows are drawn) and the walk behind it is
-lazy (inspector.history_model): the first rows paint after a few objects
+lazy (packscope.inspector.history_model): the first rows paint after a few objects
 are read, whatever the length of the history, and more are loaded only
 when the cursor nears the end, ``G`` is pressed, or a search needs them.
 """
@@ -16,12 +16,12 @@ from textual.geometry import Size
 from textual.css.query import NoMatches
 from textual.widgets import Label
 
-from inspector.commit_text import name_text
-from inspector.history_model import HistoryLog
-from inspector.safe_text import literal
-from inspector.screens.base import PackscopeScreen
-from inspector.widgets.prompt import Prompt
-from inspector.widgets.virtual_list import VirtualList
+from packscope.inspector.commit_text import name_text
+from packscope.inspector.history_model import HistoryLog
+from packscope.inspector.safe_text import literal
+from packscope.inspector.screens.base import PackscopeScreen
+from packscope.inspector.widgets.prompt import Prompt
+from packscope.inspector.widgets.virtual_list import VirtualList
 
 HELP = """
 The commit log, newest first (git log's default order: by commit date,
@@ -60,7 +60,7 @@ class HistoryList(VirtualList):
         self.screen.go_to_end()
 
     def action_search(self) -> None:
-        from inspector.widgets.prompt import Prompt
+        from packscope.inspector.widgets.prompt import Prompt
 
         self.app.push_screen(Prompt("/", "id prefix, author or subject", self.search_query),
                              lambda q: q and self.screen.start_search(q, 1, restart=True))
@@ -340,7 +340,7 @@ class HistoryScreen(PackscopeScreen):
     # --- pickers ----------------------------------------------------------------------
 
     def action_pick_revisions(self) -> None:
-        from inspector.widgets.prompt import Prompt
+        from packscope.inspector.widgets.prompt import Prompt
 
         current = " ".join(self.revs) + (" -- " + " ".join(self.paths) if self.paths else "")
         self.app.push_screen(Prompt("revisions:", "HEAD, --all, main..topic, v2 ^v1 [-- path…]", current),
@@ -351,7 +351,7 @@ class HistoryScreen(PackscopeScreen):
             return
         import shlex
 
-        from inspector.commands.log import UsageError, parse_words
+        from packscope.inspector.commands.log import UsageError, parse_words
 
         try:
             words = shlex.split(text)
@@ -359,7 +359,7 @@ class HistoryScreen(PackscopeScreen):
         except (ValueError, UsageError) as e:
             self.notify(literal(f"revisions: {e}").plain, severity="error", timeout=5)
             return
-        from core.rev_args import ALL
+        from packscope.core.history.rev_args import ALL
 
         self.revs = ["--all" if r is ALL else r for r in opts["revs"]] or ["HEAD"]
         if opts["dashdash"]:
@@ -388,7 +388,7 @@ class HistoryScreen(PackscopeScreen):
     def on_virtual_list_opened(self, event: VirtualList.Opened) -> None:
         if self.history is None or event.row >= self.history.loaded:
             return
-        from inspector.screens.commit import CommitScreen
+        from packscope.inspector.screens.commit import CommitScreen
 
         self.app.push_screen(CommitScreen(self.history.rows[event.row].oid, decor=self.history.decor))
 

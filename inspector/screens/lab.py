@@ -13,12 +13,12 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import ContentSwitcher, Label, Static
 
-from core.errors import PackscopeError
-from core.search import ALGORITHMS
-from inspector import lab
-from inspector.safe_text import literal
-from inspector.screens.base import PackscopeScreen
-from inspector.widgets.lab_views import (
+from packscope.core.errors import PackscopeError
+from packscope.core.store.search import ALGORITHMS
+from packscope.inspector import lab_model as lab
+from packscope.inspector.safe_text import literal
+from packscope.inspector.screens.base import PackscopeScreen
+from packscope.inspector.widgets.lab_views import (
     SearchView,
     batch_summary,
     batch_table,
@@ -35,7 +35,7 @@ rescans of the pack directories with their reason (or why none happened),
 MRU moves, and the result.
 
 Inside each bucket searched, the same bucket of the same index is searched
-by all three algorithms (core.search.traced_search; the one the store used
+by all three algorithms (packscope.core.store.search.traced_search; the one the store used
 is bold, and its probes are exactly the store's trace):
   binary — always the middle (git's);
   interpolation — guess from the id's next two bytes;
@@ -140,7 +140,7 @@ class LabScreen(PackscopeScreen):
         the first lookup is drawn as fast as the next ones."""
         import importlib
 
-        for name in ("core.revision", "inspector.commands.lookup"):
+        for name in ("packscope.core.repo.revision", "packscope.inspector.commands.lookup"):
             importlib.import_module(name)
 
         core = self.app.core
@@ -186,7 +186,7 @@ class LabScreen(PackscopeScreen):
     # --- one lookup ---------------------------------------------------------------
 
     def action_ask(self) -> None:
-        from inspector.widgets.prompt import Prompt
+        from packscope.inspector.widgets.prompt import Prompt
 
         last = self.run.text if self.run is not None else ""
         self.app.push_screen(Prompt("look up:", "id, abbreviation or revision", last),
@@ -368,7 +368,7 @@ class LabScreen(PackscopeScreen):
         self.start_batch(ids=self.batch_ids, source=self.batch_source)
 
     def action_batch_file(self) -> None:
-        from inspector.widgets.prompt import Prompt
+        from packscope.inspector.widgets.prompt import Prompt
 
         self.app.push_screen(Prompt("ids from file:", "path, one id (or revision) per line"),
                              lambda path: path and self.start_batch(path=path))

@@ -11,13 +11,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Label
 
-from core import trace
-from core.errors import PackscopeError
-from inspector.safe_text import human_bytes, literal
-from inspector.screens.base import PackscopeScreen
-from inspector.watcher import count_loose_on_disk
-from inspector.widgets.subdir_grid import GridState, SubdirGrid
-from inspector.widgets.virtual_list import VirtualList
+from packscope.core import trace
+from packscope.core.errors import PackscopeError
+from packscope.inspector.safe_text import human_bytes, literal
+from packscope.inspector.screens.base import PackscopeScreen
+from packscope.inspector.watcher import count_loose_on_disk
+from packscope.inspector.widgets.subdir_grid import GridState, SubdirGrid
+from packscope.inspector.widgets.virtual_list import VirtualList
 
 HELP = """
 Loose objects live one per file: objects/xx/yyyy… where xx is the first
@@ -206,7 +206,7 @@ class _DirSource:
     def info(self, row: int) -> tuple:
         hit = self._info.get(row)
         if hit is None:
-            from core.loose import loose_path, read_loose_header
+            from packscope.core.store.loose import loose_path, read_loose_header
 
             path = loose_path(self.objects_dir, self.ids[row].hex())
             try:

@@ -11,10 +11,10 @@ from textual import work
 from textual.app import ComposeResult
 from textual.widgets import Label, Static
 
-from core.errors import PackscopeError
-from inspector.safe_text import human_bytes, literal, short_id
-from inspector.screens.base import PackscopeScreen
-from inspector.widgets.virtual_list import ListSource, VirtualList
+from packscope.core.errors import PackscopeError
+from packscope.inspector.safe_text import human_bytes, literal, short_id
+from packscope.inspector.screens.base import PackscopeScreen
+from packscope.inspector.widgets.virtual_list import ListSource, VirtualList
 
 BLOB_SHOW = 64 * 1024  # bytes of a blob shown
 BLOB_READ_LIMIT = 32 << 20  # larger blobs are not read at all (core reads whole objects)
@@ -75,7 +75,7 @@ def _header(name: str, value: Text | str) -> Text:
 
 def content_rows(view: ObjectView, data: bytes, fmt) -> None:
     """Fill ``view.rows``/``links`` by type, with core's parsers."""
-    from core import objects
+    from packscope.core import objects
 
     rows, links = view.rows, view.links
 

@@ -11,11 +11,11 @@ from textual.css.query import NoMatches
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static
 
-from core.errors import PackscopeError
-from inspector.core_access import Facts
-from inspector.safe_text import human_bytes, literal
-from inspector.screens.base import PackscopeScreen
-from inspector.watcher import count_loose_on_disk
+from packscope.core.errors import PackscopeError
+from packscope.inspector.core_access import Facts
+from packscope.inspector.safe_text import human_bytes, literal
+from packscope.inspector.screens.base import PackscopeScreen
+from packscope.inspector.watcher import count_loose_on_disk
 
 # git's defaults for `git gc --auto`: what the badges compare against.
 GC_AUTO_LOOSE = 6700
@@ -310,7 +310,7 @@ class OverviewScreen(PackscopeScreen):
 
     def core_events(self, batch: list) -> None:
         # Scans change what the store section and health show.
-        from core.trace import PackDirScanned
+        from packscope.core.trace import PackDirScanned
 
         if any(isinstance(e, PackDirScanned) for e in batch):
             self.refresh_data()

@@ -19,8 +19,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, SelectionList
 from textual.widgets.selection_list import Selection
 
-from inspector.events import KIND_STYLES, KINDS, LogBook, LogEntry
-from inspector.widgets.virtual_list import VirtualList
+from packscope.inspector.events import KIND_STYLES, KINDS, LogBook, LogEntry
+from packscope.inspector.widgets.virtual_list import VirtualList
 
 
 class _LogSource:

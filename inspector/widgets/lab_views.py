@@ -12,9 +12,9 @@ from rich.table import Table
 from rich.text import Text
 from textual.widget import Widget
 
-from core.search import ALGORITHMS
-from inspector import lab
-from inspector.safe_text import literal
+from packscope.core.store.search import ALGORITHMS
+from packscope.inspector import lab_model as lab
+from packscope.inspector.safe_text import literal
 
 CMP_STYLE = {-1: "bold blue", 0: "bold green", 1: "bold red"}
 KIND_STYLE = {"midx": "cyan", "pack": "cyan", "loose": "green", "fill": "green", "rescan": "yellow",

@@ -1,5 +1,5 @@
 """Sparklines of the store's rates (lookups/s, hit rates, rescans), one
-sample a second from ``inspector.events.RateHistory``."""
+sample a second from ``packscope.inspector.events.RateHistory``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.widgets import Label, Sparkline
 
-from inspector.events import RATE_SERIES, RateHistory
+from packscope.inspector.events import RATE_SERIES, RateHistory
 
 
 class RatesPanel(Horizontal):

@@ -223,7 +223,7 @@ class VirtualList(ScrollView, can_focus=True):
     def action_search(self) -> None:
         if not self.searchable:
             return
-        from inspector.widgets.prompt import Prompt
+        from packscope.inspector.widgets.prompt import Prompt
 
         hint = getattr(self.source, "search_hint", "text to find")
         self.app.push_screen(Prompt("/", hint, self.search_query), self._search_entered)

@@ -1,0 +1,1 @@
+"""Verification as git fsck does it: findings with location and remedy, git's message ids and exit bits."""

@@ -1,0 +1,246 @@
+"""Where fsck finds objects: every copy, and what verification said of it.
+
+The store answers "where is the object" with the first copy it finds; fsck
+needs more: *every* copy (to say whether a damaged object exists
+elsewhere, and to read a good copy when the first is bad), and packs it has
+refused (a pack whose trailer disagrees with its index is unusable, as in
+git).  It also remembers, per pack, one byte per object — the object's type
+once verified, and a flag when the copy is corrupt — so the connectivity
+walk can check a blob's type without reading it.  That bytearray, indexed
+by the object's position in the ``.idx``, is the only per-object memory
+this table adds.
+
+Lookups search only the packs whose fanout has ids under the object's first
+byte (fullest first), then the loose name caches.
+"""
+
+from __future__ import annotations
+
+import os
+
+from packscope.core.errors import CorruptObjectError, PackscopeError
+from packscope.core.fsck.special_blobs import SpecialBlobs
+
+TYPE_CODES = {"commit": 1, "tree": 2, "blob": 3, "tag": 4}
+TYPE_NAMES = (None, "commit", "tree", "blob", "tag")
+TYPE_MASK = 0x07
+CORRUPT = 0x80  # this copy failed verification (CRC, inflate, delta, hash)
+
+
+class PackSlot:
+    """One pack as fsck sees it."""
+
+    __slots__ = ("handle", "idx_path", "local", "no", "pack_path", "promisor", "rejected", "types")
+
+    def __init__(self, no: int, handle) -> None:
+        self.no = no
+        self.handle = handle
+        self.local = handle.files.local
+        self.promisor = handle.files.promisor
+        self.pack_path = handle.files.pack_path
+        self.idx_path = handle.files.idx_path
+        self.rejected: str | None = None  # why fsck refuses this pack
+        self.types: bytearray | None = None
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.pack_path)
+
+    def type_table(self) -> bytearray:
+        if self.types is None:
+            self.types = bytearray(self.handle.index.open().num_objects)
+        return self.types
+
+
+class LooseDir:
+    __slots__ = ("cache", "local", "no", "path")
+
+    def __init__(self, no: int, path: str, local: bool, cache) -> None:
+        self.no, self.path, self.local, self.cache = no, path, local, cache
+
+
+class Unreadable(Exception):
+    """No copy of an object could be read (internal to fsck)."""
+
+    def __init__(self, oid: bytes, errors: list[PackscopeError], rejected: list[str]) -> None:
+        super().__init__(oid.hex())
+        self.oid, self.errors, self.rejected = oid, errors, rejected
+
+
+class ObjectTable:
+    def __init__(self, store) -> None:
+        self.store = store
+        self.fmt = store.fmt
+        self.packs = [PackSlot(i, h) for i, h in enumerate(store.packs)]
+        local = store.objects_dir
+        self.loose = [LooseDir(i, d, d == local, store.loose_cache(d)) for i, d in enumerate(store.object_dirs)]
+        self.loose_types: dict[bytes, int] = {}  # oid -> type code | CORRUPT, for verified loose objects
+        self.special_blobs = SpecialBlobs()  # .gitmodules/.gitattributes named by the trees read
+        self._by_byte: list[list[PackSlot]] | None = None
+
+    # --- locating ------------------------------------------------------------------
+
+    def _buckets(self) -> list[list[PackSlot]]:
+        """Per first byte, the packs that hold ids starting with it, the
+        fullest bucket first: with a thousand small packs most have nothing
+        under a given byte, and skipping them is what keeps lookups cheap."""
+        if self._by_byte is None:
+            lists: list[list[tuple[int, int, PackSlot]]] = [[] for _ in range(256)]
+            for slot in self.packs:
+                try:
+                    fan = slot.handle.index.open().fanout
+                except PackscopeError:
+                    continue  # reported (and the pack refused) by the pack checks
+                prev = 0
+                for b in range(256):
+                    if fan[b] > prev:
+                        lists[b].append((prev - fan[b], slot.no, slot))
+                    prev = fan[b]
+            self._by_byte = [[slot for _, _, slot in sorted(lst)] for lst in lists]
+        return self._by_byte
+
+    def find(self, oid: bytes):
+        """The first usable copy: (PackSlot, index position) or (LooseDir, None); None if none."""
+        for slot in self._buckets()[oid[0]]:
+            if slot.rejected:
+                continue
+            try:
+                pos = slot.handle.index.find(oid)
+            except PackscopeError:
+                continue  # an index that cannot be opened was reported (and refused) already
+            if pos >= 0:
+                return slot, pos
+        for d in self.loose:
+            if d.cache.contains(oid):
+                return d, None
+        return None
+
+    def copies(self, oid: bytes, *, include_rejected: bool = False) -> list:
+        """Every copy: (PackSlot, position) and (LooseDir, None), packs first."""
+        out = []
+        for slot in self._buckets()[oid[0]]:
+            if slot.rejected and not include_rejected:
+                continue
+            try:
+                pos = slot.handle.index.find(oid)
+            except PackscopeError:
+                continue
+            if pos >= 0:
+                out.append((slot, pos))
+        for d in self.loose:
+            if d.cache.contains(oid):
+                out.append((d, None))
+        return out
+
+    def rejected_copies(self, oid: bytes) -> list[str]:
+        return [describe((s, p)) for s, p in self.copies(oid, include_rejected=True)
+                if isinstance(s, PackSlot) and s.rejected]
+
+    def type_of(self, where, oid: bytes) -> str | None:
+        """The type verification recorded for this copy, if any."""
+        slot, pos = where
+        if isinstance(slot, PackSlot):
+            code = slot.types[pos] if slot.types is not None else 0
+        else:
+            code = self.loose_types.get(oid, 0)
+        return TYPE_NAMES[code & TYPE_MASK]
+
+    def is_corrupt(self, where, oid: bytes) -> bool:
+        slot, pos = where
+        if isinstance(slot, PackSlot):
+            return slot.types is not None and bool(slot.types[pos] & CORRUPT)
+        return bool(self.loose_types.get(oid, 0) & CORRUPT)
+
+    # --- reading ------------------------------------------------------------------------
+
+    def read_copy(self, where, oid: bytes, verify: bool = False) -> tuple[str, bytes]:
+        from packscope.core.store.loose import loose_path, read_loose
+
+        slot, pos = where
+        if isinstance(slot, PackSlot):
+            index = slot.handle.index
+            type_name, data = slot.handle.pack.read_at(index.offset_at(pos))
+            if verify and self.fmt.hash_object(type_name, data) != oid:
+                raise CorruptObjectError("object does not hash to its name", path=slot.pack_path,
+                                         offset=index.offset_at(pos), oid=oid.hex(), kind="hash-mismatch")
+            return type_name, data
+        return read_loose(loose_path(slot.path, oid.hex()), self.fmt, oid, verify=verify)
+
+    def read(self, oid: bytes, first=None) -> tuple[str, bytes, object]:
+        """(type, content, copy) from the first copy that reads; copies
+        verification found corrupt are skipped.  Unreadable if none."""
+        errors: list[PackscopeError] = []
+        candidates = [first] if first is not None else []
+        tried_all = False
+        while True:
+            for where in candidates:
+                if self.is_corrupt(where, oid):
+                    continue
+                try:
+                    type_name, data = self.read_copy(where, oid)
+                except PackscopeError as e:  # damaged, or a REF_DELTA base that is missing
+                    errors.append(e)
+                    continue
+                except FileNotFoundError as e:  # removed under us
+                    errors.append(CorruptObjectError(f"vanished while reading: {e}", oid=oid.hex(),
+                                                     kind="vanished"))
+                    continue
+                return type_name, data, where
+            if tried_all:
+                break
+            tried_all = True
+            candidates = [c for c in self.copies(oid) if c != first]
+        raise Unreadable(oid, errors, self.rejected_copies(oid))
+
+    def read_header(self, oid: bytes, where) -> str:
+        """The type of a copy without reading it all (for connectivity-only runs)."""
+        from packscope.core.store.loose import loose_path, read_loose_header
+
+        known = self.type_of(where, oid)
+        if known:
+            return known
+        slot, pos = where
+        if isinstance(slot, PackSlot):
+            return slot.handle.pack.info_at(slot.handle.index.offset_at(pos))[0]
+        return read_loose_header(loose_path(slot.path, oid.hex()), oid)[0]
+
+    # --- enumeration ------------------------------------------------------------------------
+
+    def total_objects(self) -> int:
+        n = 0
+        for slot in self.packs:
+            try:
+                n += slot.handle.index.open().num_objects
+            except PackscopeError:
+                pass
+        for d in self.loose:
+            n += sum(len(d.cache.entries(sub)) for sub in range(256))
+        return n
+
+    def elsewhere(self, oid: bytes, here, promised=None) -> tuple[str, ...]:
+        """Other copies of ``oid`` that read back correctly, described, plus
+        "promised" when a promisor remote has it."""
+        out = []
+        for where in self.copies(oid, include_rejected=True):
+            if where == here:
+                continue
+            slot = where[0]
+            if isinstance(slot, PackSlot) and slot.rejected:
+                out.append(describe(where) + " (refused pack)")
+                continue
+            try:
+                self.read_copy(where, oid, verify=True)
+            except PackscopeError:
+                out.append(describe(where) + " (also damaged)")
+                continue
+            out.append(describe(where))
+        if promised is not None and promised(oid):
+            out.append("promised")
+        return tuple(out)
+
+
+def describe(where) -> str:
+    slot = where[0]
+    if isinstance(slot, PackSlot):
+        return slot.name + ("" if slot.local else f" (alternate {os.path.dirname(os.path.dirname(slot.pack_path))})")
+    return "loose" + ("" if slot.local else f" (alternate {slot.path})")

@@ -1,0 +1,481 @@
+"""fsck's reachability: git's roots, the walk, missing vs promised, dangling.
+
+Roots are what git fsck starts from: HEAD of every worktree, every ref,
+every reflog entry (old and new ids), and every index (entries, cache tree,
+resolve-undo records).  Each root is checked where it is found, so a bad
+ref is named as such; then the walk visits commits (tree, parents), trees
+(entries; gitlinks are other repositories' commits and are skipped) and tags
+(their target), reading every object except blobs, whose existence — and,
+after a full check, type — the object table answers without reading.
+
+An object that cannot be produced is one of:
+
+* **missing** — no copy anywhere (exit bit 2);
+* **promised** — missing, but referenced by an object of a promisor pack
+  (a partial clone: git's ``is_promisor_object``); not an error;
+* **unavailable** — only in a pack fsck refused (trailer/index mismatch);
+* **unreadable** — stored, but every copy is damaged.
+
+In a partial clone the walk stops, as git's does (``mark_object``), at every
+*promisor object* — one in a promisor pack or referenced by an object of
+one: it is reachable, but what it references is not followed, because the
+promisor remote has all of it.  A local commit that was pushed and then
+became the parent of a fetched commit is such an object; an absent blob under
+it is not missing for git, nor here.  What stopped objects reference still
+counts as used when dangling objects are sought.
+
+The only memory that grows with the repository is ``seen``, one raw id per
+reachable object, and the walk's stack.  Dangling objects are found
+afterwards among the unreachable ones: an unreachable object that no other
+unreachable object references (references from reachable objects are
+impossible: they would make it reachable).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from packscope.core.errors import BadRefError, CorruptObjectError, PackscopeError, RepositoryError
+from packscope.core.fsck.findings import (
+    ERROR,
+    ERROR_OBJECT,
+    ERROR_REACHABLE,
+    ERROR_REFS,
+    INFO,
+    REMEDIES,
+    WARNING,
+    Finding,
+    Limiter,
+    Ticker,
+    from_error,
+)
+from packscope.core.fsck.objects import ObjectTable, PackSlot, Unreadable, describe
+from packscope.core.objects import commit_header_fast, parse_tag, tree_items
+from packscope.core.store.promisor import PromisorSet
+
+S_IFMT, S_IFDIR, S_IFREG, S_IFLNK = 0o170000, 0o040000, 0o100000, 0o120000
+VALID_TYPES = ("commit", "tree", "blob", "tag")
+
+# role of a root -> (finding kind, area, exit bit) when its object cannot be produced
+ROLES = {
+    "ref": ("ref-broken", "refs", ERROR_REACHABLE),
+    "branch": ("ref-broken", "refs", ERROR_REACHABLE),
+    "reflog": ("reflog-broken", "reflog", ERROR_REACHABLE),
+    "index": ("index-broken", "index", ERROR_REACHABLE),
+    "cache-tree": ("index-broken", "index", ERROR_REFS),  # git counts cache-tree breakage as a ref error
+}
+
+
+def references(type_name: str, data: bytes, fmt) -> list[bytes]:
+    """Ids an object points to (gitlinks excluded); [] if it does not parse."""
+    try:
+        if type_name == "commit":
+            tree, parents, _ = commit_header_fast(data, fmt)
+            return [tree, *parents]
+        if type_name == "tree":
+            return [oid for mode, _, oid in tree_items(data, fmt) if (mode & S_IFMT) in (S_IFDIR, S_IFREG, S_IFLNK)]
+        if type_name == "tag":
+            return [parse_tag(data, fmt).object]
+    except CorruptObjectError:
+        pass
+    return []
+
+
+class Promised(PromisorSet):
+    """git's is_promisor_object (packscope.core.store.promisor.PromisorSet) as fsck asks it:
+    over the packs fsck did not refuse, and only in a partial clone (a
+    promisor remote configured: the store knows).  Built on first use."""
+
+    def __init__(self, table: ObjectTable, ticker: Ticker | None = None) -> None:
+        slots = {s.handle.files.base: s for s in table.packs}
+        # the build reports and honours cancel like every other fsck phase
+        super().__init__(table.store, skip=lambda h: bool(getattr(slots.get(h.files.base), "rejected", None)),
+                         progress=ticker.progress if ticker else None, cancel=ticker.cancel if ticker else None)
+        self.enabled = bool(getattr(table.store, "partial_clone", False))
+
+    def __bool__(self) -> bool:
+        return self.enabled and super().__bool__()
+
+    def is_promised(self, oid: bytes) -> bool:
+        return self.enabled and super().is_promised(oid)
+
+    __call__ = is_promised
+
+
+class Connectivity:
+    def __init__(self, table: ObjectTable, repo, refs, ticker: Ticker, *, full: bool, promised: Promised,
+                 limiter: Limiter | None = None) -> None:
+        self.table, self.repo, self.refs, self.ticker = table, repo, refs, ticker
+        self.full = full
+        self.promised = promised
+        self.limiter = limiter or Limiter()
+        self.fmt = table.fmt
+        self.null = table.fmt.null
+        self.seen: set[bytes] = set()
+        self.rooted: set[bytes] = set()
+        self.stack: list[tuple[bytes, str | None, object]] = []
+        self.stopped: list[bytes] = []  # reachable promisor objects the walk did not follow
+        self.roots = 0
+        # objects that could not be produced, by kind (missing, promised, unavailable, unreadable),
+        # counted whether or not the limiter lets their findings through
+        self.absent: dict[str, int] = {}
+        self._absent_roots: set[bytes] = set()
+
+    # --- absent objects -----------------------------------------------------------------
+
+    def usable(self, oid: bytes):
+        """A copy not known to be damaged, or None."""
+        table = self.table
+        where = table.find(oid)
+        if where is None or not table.is_corrupt(where, oid):
+            return where
+        for other in table.copies(oid):
+            if not table.is_corrupt(other, oid):
+                return other
+        return None
+
+    def absence(self, oid: bytes, errors=()) -> tuple[str, str, tuple[str, ...]]:
+        """(kind, why, copies) for an object that cannot be produced."""
+        copies = self.table.copies(oid, include_rejected=True)
+        if not copies:
+            if self.promised(oid):
+                return "promised", "is missing but promised by a promisor remote", ("promised",)
+            return "missing", "is missing", ()
+        described = tuple(describe(c) + (f" (refused pack: {c[0].rejected})"
+                                         if isinstance(c[0], PackSlot) and c[0].rejected else " (damaged)")
+                          for c in copies)
+        if all(isinstance(c[0], PackSlot) and c[0].rejected for c in copies):
+            return "unavailable", "is only in a pack fsck refused", described
+        why = f": {errors[0].message}" if errors else ""
+        return "unreadable", f"is stored, but no copy can be read{why}", described
+
+    def _count_absent(self, oid: bytes, kind: str) -> None:
+        if oid in self._absent_roots:
+            return  # several roots (or a root and the walk) name it: one object
+        if oid not in self.seen:  # the walk counts each object once by itself
+            self._absent_roots.add(oid)
+        self.absent[kind] = self.absent.get(kind, 0) + 1
+
+    # --- roots ----------------------------------------------------------------------------
+
+    def root(self, oid: bytes, label: str, role: str, *, expected: str | None = None, path=None,
+             offset=None) -> Finding | None:
+        if oid == self.null or (oid in self.rooted and role != "branch"):
+            return None
+        self.roots += 1
+        where = self.usable(oid)
+        if where is None:
+            kind, why, copies = self.absence(oid)
+            self._count_absent(oid, kind)
+            if kind == "promised":
+                return None
+            fkind, area, bit = ROLES[role]
+            if not self.limiter.allow(path or label, fkind):
+                return None
+            return Finding(fkind, ERROR, f"{label}: points to {expected or 'object'} {oid.hex()}, which {why}",
+                           area, bit, path=path, offset=offset, oid=oid.hex(), object_type=expected,
+                           elsewhere=copies, remedy=_remedy(role, kind), details={"object": kind, "root": label})
+        finding = None
+        if role == "branch":
+            try:
+                type_name = self.table.read_header(oid, where)
+            except PackscopeError:
+                type_name = None
+            if type_name is not None and type_name != "commit":
+                finding = Finding("ref-not-commit", ERROR, f"{label}: a branch must point at a commit, not a "
+                                  f"{type_name} ({oid.hex()})", "refs", ERROR_REFS, path=path, oid=oid.hex(),
+                                  object_type=type_name, remedy=REMEDIES["ref-target"])
+        self.rooted.add(oid)
+        self.stack.append((oid, expected, label))
+        return finding
+
+    def heads(self) -> Iterator[Finding]:
+        refs = self.refs
+        names = [("HEAD", "main-worktree/HEAD" if refs.linked else "HEAD")]
+        names += [(f"worktrees/{wt.name}/HEAD", f"worktrees/{wt.name}/HEAD") for wt in self.repo.worktrees()]
+        for label, name in names:
+            path = str(refs.ref_path(name))
+            try:
+                head = refs.read(name)
+                if head is None:
+                    raise BadRefError(f"{label} does not exist", kind="ref-not-found")
+                if head.symref is not None:
+                    if not head.symref.startswith("refs/heads/"):
+                        yield Finding("head-strange", ERROR, f"{label} points to something strange ({head.symref})",
+                                      "refs", ERROR_REFS, path=path,
+                                      remedy=f"Point it at a branch: git symbolic-ref {label} refs/heads/BRANCH.")
+                        continue
+                    target = refs.read(head.symref)
+                    if target is None:
+                        yield Finding("head-unborn", INFO, f"{label} points to an unborn branch "
+                                      f"({head.symref[len('refs/heads/'):]})", "refs", 0, path=path,
+                                      remedy="Nothing to do: the first commit creates the branch.")
+                        continue
+                chain = refs.follow(name)
+            except BadRefError as e:
+                yield from_error(e, "refs", ERROR_REFS, message=f"invalid {label}: {e.message}", path=path)
+                continue
+            oid = chain[-1].oid
+            if head.symref is None and oid == self.null:
+                yield Finding("head-null", ERROR, f"{label}: detached HEAD points at nothing (the null id)", "refs",
+                              ERROR_REFS, path=path, remedy="Check out a branch or commit: git checkout BRANCH.")
+                continue
+            f = self.root(oid, label, "branch", path=path)
+            if f is not None:
+                yield f
+
+    def all_refs(self) -> Iterator[Finding]:
+        refs = self.refs
+        for ref in refs.iter_refs("refs/"):
+            path = str(refs.ref_path(ref.name)) if ref.source == "loose" else str(refs.packed_path)
+            oid = ref.oid
+            if ref.symref is not None:
+                try:
+                    oid = refs.follow(ref.name)[-1].oid
+                except BadRefError as e:
+                    yield from_error(e, "refs", ERROR_REACHABLE, message=f"{ref.name}: {e.message}", path=path)
+                    continue
+            role = "branch" if ref.name.startswith("refs/heads/") else "ref"
+            f = self.root(oid, ref.name, role, path=path)
+            if f is not None:
+                yield f
+        if not self.rooted:
+            yield Finding("no-refs", INFO, "No default references (every object is dangling)", "refs", 0,
+                          remedy="Nothing to check history from: create a branch, or fetch one.")
+        for e in refs.problems:
+            # A loose file that is not a ref: git reads it as the null id and
+            # reports a broken pointer (bit 2); a bad packed-refs line makes git die.
+            packed = e.path == str(refs.packed_path)
+            yield from_error(e, "refs", ERROR_REFS if packed else ERROR_REACHABLE)
+
+    def reflogs(self) -> Iterator[Finding]:
+        from packscope.core.repo.reflog import read_reflog, reflogs
+
+        for log in reflogs(self.repo):
+            problems: list = []
+            label = f"reflog of {log.ref}"
+            for n, entry in enumerate(read_reflog(log, self.fmt, problems)):
+                if not n & 4095:
+                    self.ticker.poll()
+                for oid in (entry.old, entry.new):
+                    f = self.root(oid, label, "reflog", path=log.path, offset=entry.offset)
+                    if f is not None:
+                        yield f
+            for e in problems:
+                yield from_error(e, "reflog", 0, severity=WARNING)
+
+    def indexes(self) -> Iterator[Finding]:
+        from packscope.core.repo.index_file import IndexFile, index_objects
+
+        common = str(self.repo.common_dir)
+        paths = [("index", os.path.join(common, "index"), common)]
+        paths += [(f"worktrees/{wt.name}/index", os.path.join(str(wt.git_dir), "index"), str(wt.git_dir))
+                  for wt in self.repo.worktrees()]
+        for label, path, git_dir in paths:
+            if not os.path.isfile(path):
+                continue
+            try:
+                index = IndexFile.open(path, self.fmt)
+                if index.checksum_ok() is False:
+                    yield Finding("index-checksum", ERROR, f"{label}: checksum does not match its contents", "index",
+                                  ERROR_REACHABLE, path=path, offset=index.trailer_at, remedy=REMEDIES["index"])
+                for ref in index_objects(index, git_dir):
+                    role = "cache-tree" if ref.source == "cache-tree" else "index"
+                    where = f"{label} {ref.source} {ref.path.decode('utf-8', 'replace')!r}"
+                    f = self.root(ref.oid, where, role, expected=ref.type, path=path, offset=ref.offset)
+                    if f is not None:
+                        yield f
+            except RepositoryError as e:
+                yield from_error(e, "index", ERROR_REACHABLE)
+                continue
+            for e in index.problems:
+                yield from_error(e, "index", ERROR_REACHABLE)
+
+    # --- the walk ------------------------------------------------------------------------------
+
+    def is_promisor_object(self, oid: bytes, where) -> bool:
+        """git's is_promisor_object for a copy found at ``where``: a copy in a
+        promisor pack answers without building the promised set."""
+        slot = where[0]
+        if isinstance(slot, PackSlot) and slot.promisor:
+            return True
+        return self.promised(oid)
+
+    def walk(self) -> Iterator[Finding]:
+        table, fmt, seen, stack, tick = self.table, self.fmt, self.seen, self.stack, self.ticker.tick
+        limiter = self.limiter
+        stop_at_promisor = bool(self.promised)  # a partial clone with promisor packs fsck did not refuse
+        while stack:
+            oid, expected, referrer = stack.pop()
+            if oid in seen:
+                continue
+            seen.add(oid)
+            tick()
+            where = self.usable(oid)
+            if where is None:
+                f = self._broken(oid, expected, referrer)
+                if f is not None and limiter.allow("walk", f.kind):
+                    yield f
+                continue
+            if expected == "blob":
+                actual = table.type_of(where, oid)
+                if actual is not None and actual != "blob":
+                    yield self._wrong_type(oid, expected, actual, referrer)
+                continue
+            if stop_at_promisor and self.is_promisor_object(oid, where):
+                # git's mark_object: reachable, checked for its type, not followed
+                try:
+                    actual = table.read_header(oid, where)
+                except PackscopeError:
+                    actual = None  # a damaged copy: the pack checks report it
+                if expected is not None and actual is not None and actual != expected:
+                    yield self._wrong_type(oid, expected, actual, referrer)
+                else:
+                    self.stopped.append(oid)
+                continue
+            try:
+                type_name, data, where = table.read(oid, where)
+            except Unreadable as u:
+                f = self._broken(oid, expected, referrer, u.errors)
+                if f is not None and limiter.allow("walk", f.kind):
+                    yield f
+                continue
+            if expected is not None and type_name != expected:
+                yield self._wrong_type(oid, expected, type_name, referrer)
+                continue
+            try:
+                if type_name == "commit":
+                    tree, parents, _ = commit_header_fast(data, fmt, oid)
+                    for p in parents:
+                        if p not in seen:
+                            stack.append((p, "commit", ("commit", oid)))
+                    if tree not in seen:
+                        stack.append((tree, "tree", ("commit", oid)))
+                elif type_name == "tree":
+                    ref = ("tree", oid)
+                    for mode, _name, entry in tree_items(data, fmt, oid):
+                        if entry in seen:
+                            continue
+                        kind = mode & S_IFMT
+                        if kind == S_IFDIR:
+                            stack.append((entry, "tree", ref))
+                        elif kind == S_IFREG or kind == S_IFLNK:
+                            stack.append((entry, "blob", ref))
+                elif type_name == "tag":
+                    tag = parse_tag(data, fmt, oid)
+                    if tag.object not in seen:
+                        stack.append((tag.object, tag.type if tag.type in VALID_TYPES else None, ("tag", oid)))
+            except CorruptObjectError as e:
+                if not self.full:  # a full run reported it with git's message id already
+                    yield from_error(e, "objects", ERROR_OBJECT, object_type=type_name,
+                                     message=f"{type_name} cannot be parsed: {e.message}")
+
+    def _broken(self, oid: bytes, expected, referrer, errors=()) -> Finding | None:
+        kind, why, copies = self.absence(oid, errors)
+        self._count_absent(oid, kind)
+        if kind == "promised":
+            return None
+        what = expected or "object"
+        return Finding(kind, ERROR, f"{what} {oid.hex()} {why} (needed by {_who(referrer)})", "reachability",
+                       ERROR_REACHABLE, oid=oid.hex(), object_type=expected, elsewhere=copies, remedy=REMEDIES[kind],
+                       details={"referrer": _who(referrer)})
+
+    def _wrong_type(self, oid: bytes, expected: str, actual: str, referrer) -> Finding:
+        return Finding("wrong-type", ERROR, f"{_who(referrer)} names {oid.hex()} as a {expected}, but it is a {actual}",
+                       "reachability", ERROR_REACHABLE, oid=oid.hex(), object_type=actual,
+                       remedy=REMEDIES["wrong-type"], details={"referrer": _who(referrer), "expected": expected})
+
+    # --- dangling -------------------------------------------------------------------------------
+
+    def dangling(self) -> Iterator[Finding]:
+        table, seen = self.table, self.seen
+        # One raw id per unreachable object, nothing more: the unreachable
+        # part of a repository can be as large as its history.
+        unreachable: set[bytes] = set()
+        slots = [s for s in table.packs if s.local and not s.rejected]  # promisor packs too, as git
+        for slot in slots:
+            try:
+                unreachable.update(name for name in slot.handle.index.names() if name not in seen)
+            except PackscopeError:
+                continue
+        for d in table.loose:
+            if d.local:
+                for sub in range(256):
+                    unreachable.update(oid for oid in d.cache.entries(sub) if oid not in seen)
+        seen.clear()  # not needed any more: free it before reading
+        stopped, self.stopped = self.stopped, []
+        if not unreachable:
+            return
+        self.ticker.start("dangling objects", len(unreachable) + len(stopped))
+        used: set[bytes] = set()
+        readable: set[bytes] = set()
+        # What the promisor objects the walk stopped at reference is used
+        # (git --full marks the references of every object it reads).
+        for oid in stopped:
+            self.ticker.tick()
+            where = self.usable(oid)
+            if where is None:
+                continue
+            try:
+                if table.read_header(oid, where) != "blob":
+                    type_name, data, _ = table.read(oid, where)
+                    used.update(r for r in references(type_name, data, self.fmt) if r in unreachable)
+            except (PackscopeError, Unreadable):
+                continue
+
+        def visit(oid: bytes, where) -> None:
+            self.ticker.tick()
+            if table.is_corrupt(where, oid):
+                return
+            try:
+                if table.read_header(oid, where) != "blob":
+                    type_name, data, _ = table.read(oid, where)
+                    used.update(r for r in references(type_name, data, self.fmt) if r in unreachable)
+            except (PackscopeError, Unreadable):
+                return
+            readable.add(oid)
+
+        # Pack order, as the delta-base cache likes it.
+        for slot in slots:
+            try:
+                order = slot.handle.pack.pack_order()
+                name_at = slot.handle.index.name_at
+                for pos in order:
+                    oid = name_at(pos)
+                    if oid in unreachable and oid not in readable:
+                        visit(oid, (slot, pos))
+            except PackscopeError:
+                continue
+        for d in table.loose:
+            if d.local:
+                for sub in range(256):
+                    for oid in d.cache.entries(sub):
+                        if oid in unreachable and oid not in readable:
+                            visit(oid, (d, None))
+        for oid in sorted(readable - used):
+            where = self.usable(oid)
+            try:
+                type_name = table.read_header(oid, where) if where is not None else None
+            except PackscopeError:
+                type_name = None
+            if type_name is not None:
+                yield Finding("dangling", INFO, f"dangling {type_name} {oid.hex()}", "dangling", 0, oid=oid.hex(),
+                              object_type=type_name, remedy=REMEDIES["dangling"])
+        self.ticker.finish()
+
+
+def _who(referrer) -> str:
+    if isinstance(referrer, tuple):
+        return f"{referrer[0]} {referrer[1].hex()}"
+    return str(referrer)
+
+
+def _remedy(role: str, kind: str) -> str:
+    if role in ("ref", "branch"):
+        return REMEDIES["ref-target"] + " " + REMEDIES[kind]
+    if role == "reflog":
+        return REMEDIES["reflog"]
+    if role in ("index", "cache-tree"):
+        return REMEDIES["index"]
+    return REMEDIES[kind]

@@ -1,0 +1,534 @@
+"""Object syntax checks, with git's fsck message ids and severities.
+
+git fsck names every syntax defect with a camel-case *message id*
+(``badEmail``, ``zeroPaddedFilemode``, …) and gives each a default severity:
+
+* ``fatal`` — the object cannot be read as its type at all (reported as an
+  error);
+* ``error`` — git fsck fails (exit bit 1) and the remaining checks of that
+  object are skipped, as git does;
+* ``warning`` — reported, exit status unaffected;
+* ``info`` — reported (git prints these as warnings), exit status unaffected;
+* ``ignore`` — not reported unless asked for.
+
+:data:`MESSAGES` is packscope's own table of the ids git 2.39 knows (with a
+few newer ones), written from git's documentation (``git help fsck``,
+"FSCK MESSAGES").  The checks below reproduce *what* git checks and in which
+order, so that the same object gets the same first message id; the wording
+of messages is ours.
+
+Entry points: :func:`check_object` (any type), :func:`check_commit`,
+:func:`check_tag`, :func:`check_tree`.  Each returns a list of
+:class:`SyntaxProblem`; an empty list means the object is clean.  Blobs are
+not checked here: the ``.gitmodules``/``.gitattributes`` blobs git checks are
+known only from the trees that name them (packscope.core.fsck.special_blobs).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+from packscope.core.oid import ObjectFormat
+
+SEVERITIES = ("fatal", "error", "warning", "info", "ignore")
+
+# id -> (severity, what it means)
+MESSAGES: dict[str, tuple[str, str]] = {
+    # the object cannot be parsed at all
+    "nulInHeader": ("fatal", "a NUL byte in the header"),
+    "unterminatedHeader": ("fatal", "the header does not end with a newline"),
+    # errors
+    "badDate": ("error", "an author/committer/tagger date is not a number followed by a space"),
+    "badDateOverflow": ("error", "an author/committer/tagger date does not fit a signed 64-bit time"),
+    "badEmail": ("error", "an ident's email is not closed by '>'"),
+    "badName": ("error", "an ident has '>' before any '<'"),
+    "badObjectSha1": ("error", "a tag's object line does not hold a valid id"),
+    "badParentSha1": ("error", "a commit's parent line does not hold a valid id"),
+    "badTimezone": ("error", "an ident's time zone is not +hhmm or -hhmm"),
+    "badTree": ("error", "a tree cannot be parsed"),
+    "badTreeSha1": ("error", "a commit's tree line does not hold a valid id"),
+    "badType": ("error", "a tag's type line names no object type"),
+    "duplicateEntries": ("error", "a tree holds two entries of the same name"),
+    "gitmodulesSymlink": ("error", ".gitmodules is a symbolic link"),
+    "missingAuthor": ("error", "a commit has no author line"),
+    "missingCommitter": ("error", "a commit has no committer line"),
+    "missingEmail": ("error", "an ident has no <email>"),
+    "missingNameBeforeEmail": ("error", "an ident starts with '<' (no name)"),
+    "missingObject": ("error", "a tag has no object line"),
+    "missingSpaceBeforeDate": ("error", "no space between an ident's email and its date"),
+    "missingSpaceBeforeEmail": ("error", "no space between an ident's name and its email"),
+    "missingTag": ("error", "a tag ends after its type line"),
+    "missingTagEntry": ("error", "a tag has no tag line"),
+    "missingTree": ("error", "a commit does not start with a tree line"),
+    "missingType": ("error", "a tag ends after its object line"),
+    "missingTypeEntry": ("error", "a tag has no type line"),
+    "multipleAuthors": ("error", "a commit has more than one author line"),
+    "treeNotSorted": ("error", "a tree's entries are not in git's order"),
+    "unknownType": ("error", "an object of an unknown type"),
+    "zeroPaddedDate": ("error", "an ident's date has a leading zero"),
+    # warnings
+    "emptyName": ("warning", "a tree entry with an empty name"),
+    "fullPathname": ("warning", "a tree entry name holds '/'"),
+    "hasDot": ("warning", "a tree entry named '.'"),
+    "hasDotdot": ("warning", "a tree entry named '..'"),
+    "hasDotgit": ("warning", "a tree entry named '.git' (or a spelling a file system folds to it)"),
+    "nullSha1": ("warning", "a tree entry points to the null id"),
+    "zeroPaddedFilemode": ("warning", "a tree entry's mode has a leading zero"),
+    "nulInCommit": ("warning", "a NUL byte in a commit's message"),
+    # infos (git prints them as warnings; they never fail fsck)
+    "badFilemode": ("info", "a tree entry has a mode git does not write"),
+    "badTagName": ("info", "a tag's name is not a valid ref name"),
+    "missingTaggerEntry": ("info", "a tag has no tagger line (old tags lack it)"),
+    "gitattributesSymlink": ("info", ".gitattributes is a symbolic link"),
+    "gitignoreSymlink": ("info", ".gitignore is a symbolic link"),
+    "mailmapSymlink": ("info", ".mailmap is a symbolic link"),
+    # ignored unless asked for
+    "extraHeaderEntry": ("ignore", "a tag has extra header lines after its tagger"),
+}
+
+OBJECT_TYPES = (b"commit", b"tree", b"blob", b"tag")
+S_IFMT, S_IFDIR, S_IFREG, S_IFLNK, S_IFGITLINK = 0o170000, 0o040000, 0o100000, 0o120000, 0o160000
+GOOD_MODES = frozenset((S_IFREG | 0o755, S_IFREG | 0o644, S_IFLNK, S_IFDIR, S_IFGITLINK, S_IFREG | 0o664))
+TIME_OVERFLOW = 1 << 63  # git keeps dates in a signed 64-bit time_t
+
+
+@dataclass(frozen=True, slots=True)
+class SyntaxProblem:
+    msg_id: str
+    severity: str
+    message: str
+    offset: int | None = None  # byte offset in the object's content, when meaningful
+
+    @property
+    def fails(self) -> bool:
+        """Does this problem fail fsck (git's errors and fatals)?"""
+        return self.severity in ("fatal", "error")
+
+
+class _Report:
+    """Collects problems; tells the checker whether to stop (git stops an
+    object's checks at its first error)."""
+
+    def __init__(self, severities: dict[str, str] | None) -> None:
+        self.problems: list[SyntaxProblem] = []
+        self.overrides = severities or {}
+
+    def __call__(self, msg_id: str, message: str, offset: int | None = None) -> bool:
+        severity = self.overrides.get(msg_id) or MESSAGES[msg_id][0]
+        if severity == "ignore":
+            return False
+        p = SyntaxProblem(msg_id, severity, message, offset)
+        self.problems.append(p)
+        return p.fails
+
+
+def check_object(type_name: str, data: bytes, fmt: ObjectFormat,
+                 severities: dict[str, str] | None = None) -> list[SyntaxProblem]:
+    """Problems of an object of type ``type_name`` (``severities`` may
+    override the defaults, as git's ``fsck.<msg-id>`` settings do)."""
+    if type_name == "commit":
+        return check_commit(data, fmt, severities)
+    if type_name == "tree":
+        return check_tree(data, fmt, severities)
+    if type_name == "tag":
+        return check_tag(data, fmt, severities)
+    if type_name == "blob":
+        return []
+    report = _Report(severities)
+    report("unknownType", f"unknown object type {type_name[:20]!r}")
+    return report.problems
+
+
+# --- headers and idents --------------------------------------------------------------
+
+
+def _headers_end(data: bytes, report: _Report) -> bool:
+    """git's header rules: no NUL before the blank line that ends the
+    header, and the last header line ends with a newline.  False to stop."""
+    end = data.find(b"\n\n")
+    limit = len(data) if end < 0 else end
+    nul = data.find(b"\0", 0, limit)
+    if nul >= 0:
+        return not report("nulInHeader", f"NUL byte in the header at offset {nul}", nul)
+    if end < 0 and not data.endswith(b"\n"):
+        return not report("unterminatedHeader", "the header's last line has no newline", len(data))
+    return True
+
+
+_HEX_LINE = {n: re.compile(rb"[0-9a-fA-F]{%d}\n" % n) for n in (40, 64)}
+
+
+def _hex_line(data: bytes, pos: int, hexsz: int) -> int | None:
+    """Position after ``<hex id>\\n`` at ``pos``, or None if that is not there."""
+    m = _HEX_LINE[hexsz].match(data, pos)
+    return None if m is None else m.end()
+
+
+def _strtoumax(data: bytes, pos: int) -> tuple[int, int]:
+    """C's strtoumax at ``pos``: (value, end position); end == pos when no
+    digits.  Leading blanks and a sign are accepted, as C does."""
+    i = pos
+    n = len(data)
+    while i < n and data[i] in b" \t\n\v\f\r":
+        i += 1
+    neg = False
+    if i < n and data[i] in b"+-":
+        neg = data[i] == 0x2D
+        i += 1
+    start = i
+    while i < n and 48 <= data[i] <= 57:
+        i += 1
+    if i == start:
+        return 0, pos
+    value = int(data[start:i])
+    if value >= 1 << 64:
+        value = (1 << 64) - 1  # ERANGE saturates
+    elif neg:
+        value = -value % (1 << 64)
+    return value, i
+
+
+# A well-formed ident line, as git writes them: name (may be empty) and a
+# space, <email>, a space, a date without leading zeros, a space, +hhmm.
+# Lines that match need no further look; the rest go through the slow path
+# below, which finds git's message id for the first defect.
+_GOOD_IDENT = re.compile(rb"[^<>\n]* <[^<>\n]*> (?:0|[1-9][0-9]{0,17}) [+-][0-9]{4}\n")
+
+
+def _check_ident(data: bytes, pos: int, report: _Report) -> tuple[int, bool]:
+    """Check the ident starting at ``pos`` (after ``author ``, …).  Returns
+    (position of the next line, keep going)."""
+    m = _GOOD_IDENT.match(data, pos)
+    if m is not None and data[pos] != 0x3C:
+        return m.end(), True
+    nl = data.find(b"\n", pos)
+    next_line = len(data) if nl < 0 else nl + 1
+    eol = len(data) if nl < 0 else nl
+
+    def at(i: int) -> int:
+        return data[i] if i < len(data) else 0
+
+    def stop(msg_id: str, message: str, offset: int) -> tuple[int, bool]:
+        return next_line, not report(msg_id, message, offset)
+
+    if at(pos) == 0x3C:  # '<'
+        return stop("missingNameBeforeEmail", "ident has no name before its <email>", pos)
+    p = pos
+    while p < eol and data[p] not in b"<>":
+        p += 1
+    if at(p) == 0x3E:  # '>'
+        return stop("badName", "ident has '>' in its name", p)
+    if at(p) != 0x3C:
+        return stop("missingEmail", "ident has no <email>", p)
+    if data[p - 1] != 0x20:
+        return stop("missingSpaceBeforeEmail", "ident has no space before its <email>", p)
+    p += 1
+    while p < eol and data[p] not in b"<>":
+        p += 1
+    if at(p) != 0x3E:
+        return stop("badEmail", "ident's email is not closed by '>'", p)
+    p += 1
+    if at(p) != 0x20:
+        return stop("missingSpaceBeforeDate", "ident has no space between its email and date", p)
+    p += 1
+    if at(p) == 0x30 and at(p + 1) != 0x20:
+        return stop("zeroPaddedDate", "ident's date has a leading zero", p)
+    value, end = _strtoumax(data, p)
+    if value >= TIME_OVERFLOW:
+        return stop("badDateOverflow", "ident's date does not fit a 64-bit time", p)
+    if end == p or at(end) != 0x20:
+        return stop("badDate", "ident's date is not a number followed by a space", p)
+    p = end + 1
+    if not (at(p) in (0x2B, 0x2D) and all(48 <= at(p + k) <= 57 for k in range(1, 5)) and at(p + 5) == 0x0A):
+        return stop("badTimezone", "ident's time zone is not +hhmm or -hhmm at the end of the line", p)
+    return next_line, True
+
+
+# --- commits -----------------------------------------------------------------------------
+
+
+def check_commit(data: bytes, fmt: ObjectFormat, severities: dict[str, str] | None = None) -> list[SyntaxProblem]:
+    report = _Report(severities)
+    if not _headers_end(data, report):
+        return report.problems
+    hexsz = fmt.hexsz
+    if not data.startswith(b"tree "):
+        report("missingTree", "commit does not start with a 'tree' line", 0)
+        return report.problems
+    pos = _hex_line(data, 5, hexsz)
+    if pos is None:
+        if report("badTreeSha1", "commit's tree line does not hold a valid id", 5):
+            return report.problems
+        pos = _skip_line(data, 5)
+    while data.startswith(b"parent ", pos):
+        nxt = _hex_line(data, pos + 7, hexsz)
+        if nxt is None:
+            if report("badParentSha1", "commit's parent line does not hold a valid id", pos + 7):
+                return report.problems
+            nxt = _skip_line(data, pos + 7)
+        pos = nxt
+    authors = 0
+    while data.startswith(b"author ", pos):
+        authors += 1
+        pos, go = _check_ident(data, pos + 7, report)
+        if not go:
+            return report.problems
+    if authors == 0:
+        if report("missingAuthor", "commit has no 'author' line after its parents", pos):
+            return report.problems
+    elif authors > 1:
+        if report("multipleAuthors", f"commit has {authors} 'author' lines", pos):
+            return report.problems
+    if not data.startswith(b"committer ", pos):
+        report("missingCommitter", "commit has no 'committer' line after its author", pos)
+        return report.problems
+    pos, go = _check_ident(data, pos + 10, report)
+    if not go:
+        return report.problems
+    nul = data.find(b"\0")
+    if nul >= 0:
+        report("nulInCommit", f"NUL byte in the commit at offset {nul}", nul)
+    return report.problems
+
+
+def _skip_line(data: bytes, pos: int) -> int:
+    nl = data.find(b"\n", pos)
+    return len(data) if nl < 0 else nl + 1
+
+
+# --- tags -------------------------------------------------------------------------------------
+
+
+def check_tag(data: bytes, fmt: ObjectFormat, severities: dict[str, str] | None = None) -> list[SyntaxProblem]:
+    from packscope.core.repo.refs import check_refname
+
+    report = _Report(severities)
+    if not _headers_end(data, report):
+        return report.problems
+    if not data.startswith(b"object "):
+        report("missingObject", "tag does not start with an 'object' line", 0)
+        return report.problems
+    pos = _hex_line(data, 7, fmt.hexsz)
+    if pos is None:
+        if report("badObjectSha1", "tag's object line does not hold a valid id", 7):
+            return report.problems
+        pos = _skip_line(data, 7)
+    if not data.startswith(b"type ", pos):
+        report("missingTypeEntry", "tag has no 'type' line after its object", pos)
+        return report.problems
+    eol = data.find(b"\n", pos)
+    if eol < 0:
+        report("missingType", "tag ends inside its 'type' line", pos)
+        return report.problems
+    if data[pos + 5:eol] not in OBJECT_TYPES:
+        if report("badType", f"tag's type {data[pos + 5:eol][:20]!r} is not an object type", pos + 5):
+            return report.problems
+    pos = eol + 1
+    if not data.startswith(b"tag ", pos):
+        report("missingTagEntry", "tag has no 'tag' line after its type", pos)
+        return report.problems
+    eol = data.find(b"\n", pos)
+    if eol < 0:
+        report("missingTag", "tag ends inside its 'tag' line", pos)
+        return report.problems
+    name = data[pos + 4:eol].decode("utf-8", "surrogateescape")
+    if not check_refname("refs/tags/" + name):
+        if report("badTagName", f"tag name {name[:60]!r} is not a valid ref name", pos + 4):
+            return report.problems
+    pos = eol + 1
+    if not data.startswith(b"tagger ", pos):
+        if report("missingTaggerEntry", "tag has no 'tagger' line", pos):
+            return report.problems
+    else:
+        pos, go = _check_ident(data, pos + 7, report)
+        if not go:
+            return report.problems
+    if pos < len(data) and data[pos] != 0x0A:
+        report("extraHeaderEntry", "tag has header lines after its tagger", pos)
+    return report.problems
+
+
+# --- trees ----------------------------------------------------------------------------------------
+
+# Code points HFS+ ignores when comparing names (so ".g\u200cit" is ".git").
+_HFS_IGNORED = frozenset(
+    [0x200C, 0x200D, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E,
+     0x206A, 0x206B, 0x206C, 0x206D, 0x206E, 0x206F, 0xFEFF]
+)
+
+
+def _folds_to(name: bytes, target: str, short_names: tuple[str, ...]) -> bool:
+    """Whether a file system that folds case (both), ignores some code
+    points (HFS+) or trailing dots and spaces and 8.3 short names (NTFS)
+    could open ``name`` as ``target``."""
+    try:
+        text = name.decode("utf-8")
+    except UnicodeDecodeError:
+        text = name.decode("latin-1")
+    hfs = "".join(c for c in text if ord(c) not in _HFS_IGNORED)
+    if unicodedata.normalize("NFC", hfs).casefold() == target:
+        return True
+    ntfs = text.split(":", 1)[0].rstrip(" .").casefold()
+    return ntfs == target or ntfs in short_names
+
+
+@lru_cache(maxsize=1 << 16)  # names repeat across the trees of a history
+def _is_dotgit(name: bytes) -> bool:
+    if b"\xe2" not in name and b"\xef" not in name and b"git" not in name.lower():
+        return False  # the common case: no "git" and none of HFS+'s ignorable code points
+    return _folds_to(name, ".git", ("git~1",))
+
+
+@lru_cache(maxsize=1 << 16)  # the same few names (gitattributes.txt…) come back in every version of their tree
+def _is_special(name: bytes, base: str) -> bool:
+    """``.gitmodules`` and friends, with the same foldings."""
+    short = base[1:7].casefold() + "~1"
+    return _folds_to(name, base, (short,))
+
+
+_MODE_TEXTS = {b"100644": 0o100644, b"100755": 0o100755, b"40000": 0o40000, b"120000": 0o120000,
+               b"160000": 0o160000}
+
+
+_TREE_ENTRY = {n: re.compile(rb"([0-7]+) ([^\0]+)\0(.{%d})" % n, re.DOTALL) for n in (20, 32)}
+_DOTGIT_CANDIDATE = re.compile(rb"(?:^|\0)(?:\.|\xe2|\xef|[gG][iI][tT]~)")
+_CLEAN_MODES = frozenset((b"100644", b"100755", b"40000", b"120000", b"160000"))
+_SPECIALS = ((".gitmodules", "gitmodulesSymlink"), (".gitattributes", "gitattributesSymlink"),
+             (".gitignore", "gitignoreSymlink"), (".mailmap", "mailmapSymlink"))
+
+
+def _tree_is_clean(data: bytes, rawsz: int) -> bool:
+    """True when the tree has nothing to report, decided with a handful of
+    whole-tree operations in C (a history's trees hold tens of millions of
+    entries; a Python loop per entry is what made fsck slow).  False means
+    "look closely", not necessarily a problem."""
+    entries = _TREE_ENTRY[rawsz].findall(data)
+    if not entries:
+        return not data
+    modes, names, oids = zip(*entries)
+    # findall skips what it cannot match: the matches cover the whole tree
+    # only if every entry parsed, back to back.
+    if sum(map(len, modes)) + sum(map(len, names)) + (2 + rawsz) * len(entries) != len(data):
+        return False
+    if not _CLEAN_MODES.issuperset(modes) or bytes(rawsz) in oids or b"." in names or b".." in names:
+        return False
+    joined = b"\0".join(names)
+    if b"/" in joined:
+        return False
+    # Only a name starting with '.', an HFS+-ignorable code point (lead
+    # bytes E2/EF) or "git~" can fold to ".git": look closer at those alone.
+    if _DOTGIT_CANDIDATE.search(joined):
+        if any(_is_dotgit(n) for n in names if n[:1] in (b".", b"\xe2", b"\xef") or n[:4].lower() == b"git~"):
+            return False
+    if b"120000" in modes:
+        for mode, name in zip(modes, names):
+            if mode == b"120000" and any(_is_special(name, base) for base, _ in _SPECIALS):
+                return False
+    if len(set(names)) != len(names):
+        return False
+    keys = [n + b"/" if m == b"40000" else n for m, n in zip(modes, names)] if b"40000" in modes else list(names)
+    return keys == sorted(keys)
+
+
+def check_tree(data: bytes, fmt: ObjectFormat, severities: dict[str, str] | None = None) -> list[SyntaxProblem]:
+    if _tree_is_clean(data, fmt.rawsz):
+        return []
+    return check_tree_closely(data, fmt, severities)
+
+
+def check_tree_closely(data: bytes, fmt: ObjectFormat, severities: dict[str, str] | None = None) -> list[SyntaxProblem]:
+    """check_tree entry by entry: the offsets of first cases, git's order."""
+    report = _Report(severities)
+    rawsz = fmt.rawsz
+    null = bytes(rawsz)
+    n = len(data)
+    find = data.find
+    known_modes = _MODE_TEXTS
+    flags: dict[str, int] = {}  # msg id -> offset of its first case
+    names: set[bytes] = set()
+    prev_key: bytes | None = None
+    pos = 0
+    while pos < n:
+        sp = find(b" ", pos)
+        nul = find(b"\0", sp + 1) if sp > pos else -1
+        if nul < 0 or nul == sp + 1 or nul + 1 + rawsz > n:
+            report("badTree", f"tree cannot be parsed: malformed entry at byte {pos}", pos)
+            return report.problems
+        mode_text = data[pos:sp]
+        mode = known_modes.get(mode_text)
+        if mode is None:  # the rare path: anything git did not write itself
+            if mode_text.strip(b"01234567"):
+                report("badTree", f"tree cannot be parsed: malformed mode at byte {pos}", pos)
+                return report.problems
+            mode = int(mode_text, 8) & 0xFFFF  # git keeps the mode in 16 bits here
+            if mode_text[0] == 0x30:
+                flags.setdefault("zeroPaddedFilemode", pos)
+            if mode not in GOOD_MODES:
+                flags.setdefault("badFilemode", pos)
+        name = data[sp + 1:nul]
+        if data[nul + 1:nul + 1 + rawsz] == null:
+            flags.setdefault("nullSha1", pos)
+        if b"/" in name:
+            flags.setdefault("fullPathname", pos)
+        if name[0] == 0x2E and (name == b"." or name == b".."):
+            flags.setdefault("hasDot" if name == b"." else "hasDotdot", pos)
+        elif _is_dotgit(name):
+            flags.setdefault("hasDotgit", pos)
+        if (mode & S_IFMT) == S_IFLNK:
+            for base, msg_id in _SPECIALS:
+                if _is_special(name, base):
+                    flags.setdefault(msg_id, pos)
+        # git's order compares a directory as if its name ended in '/'; two
+        # entries of one name (whatever their modes) are duplicates.
+        if name in names:
+            flags.setdefault("duplicateEntries", pos)
+        else:
+            names.add(name)
+            key = name + b"/" if (mode & S_IFMT) == S_IFDIR else name
+            if prev_key is not None and key <= prev_key:
+                flags.setdefault("treeNotSorted", pos)
+            prev_key = key
+        pos = nul + 1 + rawsz
+    for msg_id in ("nullSha1", "fullPathname", "emptyName", "hasDot", "hasDotdot", "hasDotgit",
+                   "zeroPaddedFilemode", "badFilemode", "gitmodulesSymlink", "gitattributesSymlink",
+                   "gitignoreSymlink", "mailmapSymlink", "duplicateEntries", "treeNotSorted"):
+        if msg_id in flags:
+            report(msg_id, _TREE_TEXT[msg_id], flags[msg_id])
+    return report.problems
+
+
+_TREE_TEXT = {
+    "nullSha1": "tree has entries pointing to the null id",
+    "fullPathname": "tree has entry names containing '/'",
+    "emptyName": "tree has an entry with an empty name",
+    "hasDot": "tree has an entry named '.'",
+    "hasDotdot": "tree has an entry named '..'",
+    "hasDotgit": "tree has an entry named '.git'",
+    "zeroPaddedFilemode": "tree has zero-padded file modes",
+    "badFilemode": "tree has file modes git does not write",
+    "gitmodulesSymlink": ".gitmodules is a symbolic link",
+    "gitattributesSymlink": ".gitattributes is a symbolic link",
+    "gitignoreSymlink": ".gitignore is a symbolic link",
+    "mailmapSymlink": ".mailmap is a symbolic link",
+    "duplicateEntries": "tree has duplicate entries",
+    "treeNotSorted": "tree entries are not in git's order",
+}
+
+
+HFS_IGNORED = _HFS_IGNORED  # code points HFS+ drops from names, for other modules
+
+
+def is_special_name(name: bytes, base: str) -> bool:
+    """Whether a tree entry called ``name`` is checked out as ``base`` (one
+    of ``.gitmodules``, ``.gitattributes``, ``.gitignore``, ``.mailmap``)
+    on some file system: case folding, HFS+ ignorables, NTFS short names."""
+    return _is_special(name, base)
+
+
+def tree_entries_fast(data: bytes, rawsz: int) -> list[tuple[bytes, bytes, bytes]]:
+    """(mode, name, id) of every well-formed entry, found in C; malformed
+    stretches are skipped (check_tree reports them)."""
+    return _TREE_ENTRY[rawsz].findall(data)

@@ -1,0 +1,557 @@
+"""Commit-graph files: ``objects/info/commit-graph`` and split chains.
+
+File layout (gitformat-commit-graph): header ``CGPH``, version 1, hash
+version (1 SHA-1, 2 SHA-256), number of chunks, number of base graphs;
+a chunk table (packscope.core.store.chunk_file); chunks; the checksum.  Chunks read here:
+
+* OIDF fanout, OIDL sorted commit ids;
+* CDAT, per commit: tree id, parent 1, parent 2 (4-byte graph positions;
+  0x70000000 = none; parent 2 with the top bit set indexes EDGE, the list
+  of the remaining parents whose last entry has the top bit set), then
+  8 bytes: 30-bit topological level and a 34-bit commit time;
+* GDA2, corrected-commit-date offsets (top bit: index into GDO2, 8-byte
+  overflow values); the older GDAT is ignored, as git ignores it;
+* BIDX/BDAT changed-path Bloom filters (packscope.core.history.bloom);
+* BASE, the hashes of the layers below, in a split chain.
+
+A split chain is ``objects/info/commit-graphs/commit-graph-chain`` (layer
+hashes, base first) plus ``graph-{hash}.graph`` files.  Positions are
+global: a layer's commit ``i`` is at ``i + commits in the layers below``,
+and parent positions in any layer use the same numbering.
+
+git reads the single file when it exists and the chain only otherwise;
+so does :meth:`CommitGraph.open`.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import re
+import struct
+from dataclasses import dataclass
+from typing import Callable
+
+from packscope.core.history.bloom import BloomFilter, BloomSettings
+from packscope.core.store.chunk_file import ChunkTable, read_chunk_table
+from packscope.core.errors import BadCommitGraphError, PackscopeError
+from packscope.core.oid import ObjectFormat
+from packscope.core.store.search import binary_search
+
+SIGNATURE = b"CGPH"
+HEADER_SIZE = 8
+HASH_VERSIONS = {"sha1": 1, "sha256": 2}
+PARENT_NONE = 0x70000000
+EDGE_FLAG = 0x80000000  # parent 2 indexes EDGE / last EDGE entry
+OVERFLOW_FLAG = 0x80000000  # GDA2 value indexes GDO2
+BLOOM_HEADER = 12
+BLOOM_VERSIONS = (1, 2)
+
+_FANOUT = struct.Struct(">256I")
+_U32 = struct.Struct(">I")
+_U64 = struct.Struct(">Q")
+_CDAT_TAIL = struct.Struct(">IIII")  # parent1, parent2, level|time-high, time-low
+_BDAT_HEADER = struct.Struct(">III")
+
+ReadObject = Callable[[bytes], "tuple[str, bytes]"]
+
+
+@dataclass(frozen=True, slots=True)
+class CommitRecord:
+    """What the graph says about one commit."""
+
+    position: int  # global position
+    oid: bytes
+    tree: bytes
+    parents: tuple[bytes, ...]
+    parent_positions: tuple[int, ...]
+    commit_time: int
+    generation: int  # corrected commit date with GDA2 in every layer, else topo_level
+    topo_level: int
+
+
+class GraphLayer:
+    """One commit-graph file (the single file or one layer of a chain)."""
+
+    def __init__(self, path: str, fmt: ObjectFormat, *, commit_base: int = 0, index: int = 0) -> None:
+        self.path = str(path)
+        self.fmt = fmt
+        self.name = os.path.basename(self.path)
+        self.commit_base = commit_base  # commits in the layers below
+        self.index = index  # 0 for the base
+        self._map: mmap.mmap | None = None
+        self._load()
+
+    def _error(self, message: str, offset: int | None = None, kind: str = "bad-commit-graph",
+               remedy: str | None = None) -> BadCommitGraphError:
+        return BadCommitGraphError(message, path=self.path, offset=offset, kind=kind, remedy=remedy)
+
+    def _load(self) -> None:
+        try:
+            with open(self.path, "rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                if size == 0:
+                    raise self._error("commit-graph file is empty", 0, "commit-graph-truncated")
+                m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        except OSError as e:
+            raise self._error(f"cannot read commit-graph: {e.strerror}", kind="commit-graph-unreadable") from e
+        try:
+            self._parse(m, size)
+        except BadCommitGraphError:
+            m.close()
+            raise
+        self._map = m
+
+    def _parse(self, m: mmap.mmap, size: int) -> None:
+        rawsz = self.fmt.rawsz
+        if size < HEADER_SIZE + rawsz:
+            raise self._error(f"commit-graph is truncated ({size} bytes)", size, "commit-graph-truncated")
+        if m[:4] != SIGNATURE:
+            raise self._error(f"bad signature {bytes(m[:4])!r} (expected b'CGPH')", 0, "commit-graph-signature")
+        version, hash_version, nchunks, nbase = m[4], m[5], m[6], m[7]
+        if version != 1:
+            raise self._error(f"unsupported commit-graph version {version}", 4, "commit-graph-version")
+        if hash_version != HASH_VERSIONS[self.fmt.name]:
+            raise self._error(
+                f"hash version {hash_version} does not match the repository's {self.fmt.name} "
+                f"(expected {HASH_VERSIONS[self.fmt.name]})", 5, "commit-graph-hash-version",
+            )
+        self.num_base_graphs = nbase
+        self._trailer_at = size - rawsz
+        self._size = size
+        ch = read_chunk_table(m, HEADER_SIZE, nchunks, end=self._trailer_at, path=self.path,
+                              error_cls=BadCommitGraphError, kind="commit-graph")
+        self.chunks: ChunkTable = ch
+        oidf = ch.require(b"OIDF")
+        ch.expect_size(b"OIDF", 1024, "a 256-entry fanout")
+        fanout = _FANOUT.unpack_from(m, oidf.offset)
+        prev = 0
+        for i, n in enumerate(fanout):
+            if n < prev:
+                raise self._error(f"fanout table is not monotonic at byte 0x{i:02x} ({n} < {prev})",
+                                  oidf.offset + 4 * i, "commit-graph-fanout")
+            prev = n
+        self.fanout = fanout
+        nr = self.num_commits = fanout[255]
+        self._oidl = ch.require(b"OIDL").offset
+        ch.expect_size(b"OIDL", nr * rawsz, f"{nr} commit ids")
+        self._cdat = ch.require(b"CDAT").offset
+        self._cdat_width = rawsz + 16
+        ch.expect_size(b"CDAT", nr * self._cdat_width, f"{nr} commits")
+        edge = ch.get(b"EDGE")
+        if edge is not None and edge.size % 4:
+            raise self._error(f"EDGE chunk size {edge.size} is not a multiple of 4", edge.offset, "commit-graph-chunk-size")
+        self._edge = edge
+        gda2 = ch.expect_size(b"GDA2", nr * 4, f"{nr} generation offsets")
+        self._gda2 = gda2.offset if gda2 is not None else None
+        gdo2 = ch.get(b"GDO2")
+        if gdo2 is not None and gdo2.size % 8:
+            raise self._error(f"GDO2 chunk size {gdo2.size} is not a multiple of 8", gdo2.offset, "commit-graph-chunk-size")
+        self._gdo2 = gdo2
+        base = ch.get(b"BASE")
+        if nbase:
+            if base is None:
+                raise self._error(f"header names {nbase} base graphs but there is no BASE chunk", 7,
+                                  "commit-graph-missing-chunk")
+            ch.expect_size(b"BASE", nbase * rawsz, f"{nbase} base graph ids")
+            self.base_hashes = tuple(bytes(m[base.offset + k * rawsz: base.offset + (k + 1) * rawsz])
+                                     for k in range(nbase))
+        else:
+            self.base_hashes = ()
+        self._parse_bloom(m, ch, nr)
+
+    def _parse_bloom(self, m: mmap.mmap, ch: ChunkTable, nr: int) -> None:
+        # Like git, Bloom data is optional and ignored when half of it is
+        # missing or its version is unknown; bloom_unusable says why.
+        self.bloom_settings: BloomSettings | None = None
+        self.bloom_unusable: str | None = None
+        self._bidx = self._bdat = None
+        bidx, bdat = ch.get(b"BIDX"), ch.get(b"BDAT")
+        if bidx is None and bdat is None:
+            return
+        if bidx is None or bdat is None:
+            self.bloom_unusable = "BIDX without BDAT" if bdat is None else "BDAT without BIDX"
+            return
+        ch.expect_size(b"BIDX", nr * 4, f"{nr} Bloom filter ends")
+        if bdat.size < BLOOM_HEADER:
+            raise self._error(f"BDAT chunk is {bdat.size} bytes, shorter than its header", bdat.offset,
+                              "commit-graph-chunk-size")
+        version, num_hashes, bits = _BDAT_HEADER.unpack_from(m, bdat.offset)
+        if version not in BLOOM_VERSIONS:
+            self.bloom_unusable = f"unsupported Bloom filter version {version}"
+            return
+        if num_hashes == 0 or bits == 0:
+            self.bloom_unusable = f"unusable Bloom settings ({num_hashes} hashes, {bits} bits per entry)"
+            return
+        self.bloom_settings = BloomSettings(version, num_hashes, bits)
+        self._bidx = bidx.offset
+        self._bdat = bdat
+
+    # --- accessors -------------------------------------------------------
+
+    @property
+    def map(self) -> mmap.mmap:
+        if self._map is None:
+            self._load()
+        return self._map  # type: ignore[return-value]
+
+    def close(self) -> None:
+        if self._map is not None:
+            try:
+                self._map.close()
+            except BufferError:
+                pass
+            self._map = None
+
+    @property
+    def has_generation_data(self) -> bool:
+        return self._gda2 is not None
+
+    @property
+    def has_bloom(self) -> bool:
+        return self.bloom_settings is not None
+
+    @property
+    def checksum(self) -> bytes:
+        return self.map[self._trailer_at: self._size]
+
+    def name_at(self, i: int) -> bytes:
+        at = self._oidl + i * self.fmt.rawsz
+        return self.map[at: at + self.fmt.rawsz]
+
+    def find(self, oid: bytes) -> int:
+        """Local position of ``oid`` or -1."""
+        m, base, rawsz = self.map, self._oidl, self.fmt.rawsz
+        b = oid[0]
+        fan = self.fanout
+        pos = binary_search(lambda i: m[base + i * rawsz: base + i * rawsz + rawsz],
+                            fan[b - 1] if b else 0, fan[b], self.num_commits, oid)
+        return pos if pos >= 0 else -1
+
+    def cdat(self, i: int) -> tuple[bytes, int, int, int, int]:
+        """(tree, parent1, parent2, topo_level, commit_time) of local commit ``i``."""
+        m = self.map
+        at = self._cdat + i * self._cdat_width
+        rawsz = self.fmt.rawsz
+        p1, p2, word, low = _CDAT_TAIL.unpack_from(m, at + rawsz)
+        return bytes(m[at: at + rawsz]), p1, p2, word >> 2, ((word & 3) << 32) | low
+
+    def edge_list(self, start: int, i: int) -> list[int]:
+        """Parent positions from EDGE starting at ``start`` (for local commit ``i``)."""
+        e = self._edge
+        cdat_at = self._cdat + i * self._cdat_width + self.fmt.rawsz + 4
+        if e is None:
+            raise self._error(f"commit {i} has an octopus parent list but there is no EDGE chunk", cdat_at,
+                              "commit-graph-edge")
+        count = e.size // 4
+        out = []
+        k = start
+        while True:
+            if k >= count:
+                raise self._error(f"commit {i}'s parent list runs past the EDGE chunk (entry {k} of {count})",
+                                  cdat_at, "commit-graph-edge")
+            v = _U32.unpack_from(self.map, e.offset + 4 * k)[0]
+            out.append(v & ~EDGE_FLAG)
+            if v & EDGE_FLAG:
+                return out
+            k += 1
+
+    def generation_offset(self, i: int) -> int:
+        m = self.map
+        v = _U32.unpack_from(m, self._gda2 + 4 * i)[0]
+        if not v & OVERFLOW_FLAG:
+            return v
+        k = v & ~OVERFLOW_FLAG
+        g = self._gdo2
+        if g is None or k >= g.size // 8:
+            raise self._error(f"generation offset of commit {i} points past the GDO2 overflow table",
+                              self._gda2 + 4 * i, "commit-graph-generation")
+        return _U64.unpack_from(m, g.offset + 8 * k)[0]
+
+    def bloom_bytes(self, i: int) -> bytes | None:
+        """The raw filter of local commit ``i`` (b"" when not computed), None without Bloom data."""
+        if self.bloom_settings is None:
+            return None
+        m = self.map
+        end = _U32.unpack_from(m, self._bidx + 4 * i)[0]
+        start = _U32.unpack_from(m, self._bidx + 4 * (i - 1))[0] if i else 0
+        limit = self._bdat.size - BLOOM_HEADER
+        if start > end or end > limit:
+            raise self._error(f"Bloom filter of commit {i} spans [{start}, {end}), outside BDAT's {limit} bytes",
+                              self._bidx + 4 * i, "commit-graph-bloom")
+        at = self._bdat.offset + BLOOM_HEADER
+        return bytes(m[at + start: at + end])
+
+    def computed_checksum(self) -> bytes:
+        h = self.fmt.new_hash()
+        h.update(memoryview(self.map)[: self._trailer_at])
+        return h.digest()
+
+
+class CommitGraph:
+    """The repository's commit-graph: a single file or a chain of layers."""
+
+    def __init__(self, layers: tuple[GraphLayer, ...], path: str) -> None:
+        self.layers = layers  # base first
+        self.path = path  # the single file or the chain file
+        self.num_commits = sum(layer.num_commits for layer in layers)
+        # git uses corrected commit dates only when every layer has them:
+        # mixing them with topological levels would break gen(c) > gen(parent).
+        self.uses_corrected_dates = all(layer.has_generation_data for layer in layers)
+
+    @property
+    def is_chain(self) -> bool:
+        return os.path.basename(self.path) == "commit-graph-chain"
+
+    @classmethod
+    def open(cls, objects_dir: str, fmt: ObjectFormat) -> "CommitGraph | None":
+        """The graph under ``objects_dir``, or None when there is none."""
+        single = os.path.join(objects_dir, "info", "commit-graph")
+        if os.path.isfile(single):
+            return cls((GraphLayer(single, fmt),), single)
+        chain = os.path.join(objects_dir, "info", "commit-graphs", "commit-graph-chain")
+        if not os.path.isfile(chain):
+            return None
+        return cls._open_chain(chain, fmt)
+
+    @classmethod
+    def _open_chain(cls, chain: str, fmt: ObjectFormat) -> "CommitGraph | None":
+        try:
+            with open(chain, "rb") as f:
+                text = f.read()
+        except OSError as e:
+            raise BadCommitGraphError(f"cannot read commit-graph chain: {e.strerror}", path=chain,
+                                      kind="commit-graph-unreadable") from e
+        pattern = re.compile(rb"[0-9a-f]{%d}" % fmt.hexsz)
+        layers: list[GraphLayer] = []
+        hashes: list[bytes] = []
+        at = base = 0
+        try:
+            for line in text.split(b"\n"):
+                if not line:
+                    at += 1
+                    continue
+                if not pattern.fullmatch(line):
+                    raise BadCommitGraphError(f"chain line {line[:80]!r} is not a {fmt.name} hash", path=chain,
+                                              offset=at, kind="commit-graph-chain")
+                path = os.path.join(os.path.dirname(chain), f"graph-{line.decode()}.graph")
+                if not os.path.isfile(path):
+                    raise BadCommitGraphError(
+                        f"chain names layer {line.decode()} but {os.path.basename(path)} is missing", path=chain,
+                        offset=at, kind="commit-graph-chain",
+                        remedy="Rewrite the chain: git commit-graph write --reachable --split (or delete commit-graphs/).",
+                    )
+                layer = GraphLayer(path, fmt, commit_base=base, index=len(layers))
+                layers.append(layer)
+                want = bytes.fromhex(line.decode())
+                if layer.checksum != want:
+                    raise layer._error("layer's checksum does not match its name in the chain",
+                                       layer._trailer_at, "commit-graph-chain")
+                if layer.num_base_graphs != len(hashes) or layer.base_hashes != tuple(hashes):
+                    raise layer._error(
+                        f"layer {len(hashes)} of the chain lists {layer.num_base_graphs} base graphs that do not "
+                        f"match the {len(hashes)} layers before it", 7, "commit-graph-chain",
+                    )
+                hashes.append(want)
+                base += layer.num_commits
+                at += len(line) + 1
+        except BadCommitGraphError:
+            for layer in layers:
+                layer.close()
+            raise
+        if not layers:
+            return None  # git treats an empty chain as no graph
+        return cls(tuple(layers), chain)
+
+    def close(self) -> None:
+        for layer in self.layers:
+            layer.close()
+
+    # --- lookups ---------------------------------------------------------
+
+    def layer_of(self, pos: int) -> GraphLayer:
+        for layer in self.layers:
+            if pos < layer.commit_base + layer.num_commits:
+                if pos < 0:
+                    break
+                return layer
+        raise IndexError(f"commit-graph position {pos} out of range (0..{self.num_commits - 1})")
+
+    def lookup(self, oid: bytes) -> int | None:
+        """Global position of commit ``oid``, or None when the graph lacks it."""
+        for layer in reversed(self.layers):  # tip first, as git searches
+            i = layer.find(oid)
+            if i >= 0:
+                return i + layer.commit_base
+        return None
+
+    def __contains__(self, oid: bytes) -> bool:
+        return self.lookup(oid) is not None
+
+    def oid_at(self, pos: int) -> bytes:
+        layer = self.layer_of(pos)
+        return layer.name_at(pos - layer.commit_base)
+
+    def parent_positions(self, pos: int) -> tuple[int, ...]:
+        layer = self.layer_of(pos)
+        i = pos - layer.commit_base
+        _, p1, p2, _, _ = layer.cdat(i)
+        return self._parents(layer, i, p1, p2)
+
+    def _parents(self, layer: GraphLayer, i: int, p1: int, p2: int) -> tuple[int, ...]:
+        if p1 == PARENT_NONE:
+            out: list[int] = []
+        else:
+            out = [p1]
+            if p2 & EDGE_FLAG:
+                out.extend(layer.edge_list(p2 & ~EDGE_FLAG, i))
+            elif p2 != PARENT_NONE:
+                out.append(p2)
+        limit = layer.commit_base + layer.num_commits  # a layer never points above itself
+        for p in out:
+            if p >= limit:
+                raise layer._error(
+                    f"commit {i} names parent position {p}, beyond the {limit} commits visible to this layer",
+                    layer._cdat + i * layer._cdat_width + layer.fmt.rawsz, "commit-graph-parent",
+                )
+        return tuple(out)
+
+    def commit_at(self, pos: int) -> CommitRecord:
+        layer = self.layer_of(pos)
+        i = pos - layer.commit_base
+        tree, p1, p2, level, time = layer.cdat(i)
+        parent_positions = self._parents(layer, i, p1, p2)
+        if self.uses_corrected_dates:
+            generation = time + layer.generation_offset(i)
+        else:
+            generation = level
+        return CommitRecord(
+            position=pos,
+            oid=layer.name_at(i),
+            tree=tree,
+            parents=tuple(self.oid_at(p) for p in parent_positions),
+            parent_positions=parent_positions,
+            commit_time=time,
+            generation=generation,
+            topo_level=level,
+        )
+
+    def commit(self, oid: bytes) -> CommitRecord | None:
+        pos = self.lookup(oid)
+        return None if pos is None else self.commit_at(pos)
+
+    def bloom_filter(self, pos: int) -> BloomFilter | None:
+        """The commit's changed-path filter; None when its layer has no Bloom
+        data or the filter was not computed (zero length)."""
+        layer = self.layer_of(pos)
+        data = layer.bloom_bytes(pos - layer.commit_base)
+        if not data:
+            return None
+        return BloomFilter(data, layer.bloom_settings)  # type: ignore[arg-type]
+
+    def __iter__(self):
+        for pos in range(self.num_commits):
+            yield self.commit_at(pos)
+
+    # --- verification ----------------------------------------------------
+
+    def problems(self, read_object: ReadObject | None = None, *, limit: int = 100) -> list[PackscopeError]:
+        """Every inconsistency found (up to ``limit``); empty when the graph is sound.
+
+        Checks each layer's checksum, that its ids are sorted and match the
+        fanout, parent positions, generation order, Bloom index bounds and,
+        given ``read_object(oid) -> (type, data)``, that tree, parents and
+        commit time agree with the commit objects themselves.
+        """
+        out: list[PackscopeError] = []
+
+        def add(e: PackscopeError) -> bool:
+            out.append(e)
+            return len(out) >= limit
+
+        for layer in self.layers:
+            if layer.computed_checksum() != layer.checksum:
+                if add(layer._error("commit-graph checksum does not match its contents", layer._trailer_at,
+                                    "commit-graph-checksum")):
+                    return out
+            prev = None
+            for i in range(layer.num_commits):
+                name = layer.name_at(i)
+                if prev is not None and name <= prev:
+                    if add(layer._error(f"commit ids out of order at position {i}",
+                                        layer._oidl + i * layer.fmt.rawsz, "commit-graph-order")):
+                        return out
+                b = name[0]
+                if not ((layer.fanout[b - 1] if b else 0) <= i < layer.fanout[b]):
+                    if add(layer._error(f"commit {name.hex()} at position {i} lies outside its fanout bucket",
+                                        layer._oidl + i * layer.fmt.rawsz, "commit-graph-fanout")):
+                        return out
+                prev = name
+        for pos in range(self.num_commits):
+            try:
+                rec = self.commit_at(pos)
+                layer = self.layer_of(pos)
+                layer.bloom_bytes(pos - layer.commit_base)
+            except BadCommitGraphError as e:
+                if add(e):
+                    return out
+                continue
+            for p in rec.parent_positions:
+                parent = self.commit_at(p)
+                if not rec.generation > parent.generation or not rec.topo_level > parent.topo_level:
+                    if add(self._at(pos, f"generation {rec.generation} (level {rec.topo_level}) is not above parent "
+                                         f"{parent.oid.hex()}'s {parent.generation} (level {parent.topo_level})",
+                                    "commit-graph-generation")):
+                        return out
+            if read_object is not None:
+                problem = _compare_with_object(rec, read_object)
+                if problem and add(self._at(pos, problem, "commit-graph-mismatch")):
+                    return out
+        return out
+
+    def verify(self, read_object: ReadObject | None = None) -> None:
+        """Raise the first problem :meth:`problems` finds."""
+        found = self.problems(read_object, limit=1)
+        if found:
+            raise found[0]
+
+    def _at(self, pos: int, message: str, kind: str) -> BadCommitGraphError:
+        layer = self.layer_of(pos)
+        i = pos - layer.commit_base
+        return BadCommitGraphError(message, path=layer.path, offset=layer._cdat + i * layer._cdat_width,
+                                   oid=layer.name_at(i).hex(), kind=kind)
+
+
+def _compare_with_object(rec: CommitRecord, read_object: ReadObject) -> str | None:
+    """Why the record disagrees with the commit object, or None."""
+    try:
+        kind, data = read_object(rec.oid)
+    except PackscopeError as e:
+        return f"the graph lists a commit the object store cannot read: {e.message}"
+    if kind != "commit":
+        return f"the graph lists a {kind}, not a commit"
+    header = data.split(b"\n\n", 1)[0]
+    tree = None
+    parents: list[bytes] = []
+    time = None
+    try:
+        for line in header.split(b"\n"):
+            if line.startswith(b"tree "):
+                tree = bytes.fromhex(line[5:].decode())
+            elif line.startswith(b"parent "):
+                parents.append(bytes.fromhex(line[7:].decode()))
+            elif line.startswith(b"committer "):
+                # "committer Name <email> TIME TZ": the time is after the last '>'.
+                fields = line.rsplit(b">", 1)[-1].split()
+                time = int(fields[0]) if fields else 0
+    except ValueError:  # non-hex ids, a non-numeric time (UnicodeDecodeError is one too)
+        return "the commit object is malformed, so the graph cannot agree with it"
+    if tree != rec.tree:
+        return f"tree {rec.tree.hex()} in the graph, {tree.hex() if tree else None} in the commit"
+    if tuple(parents) != rec.parents:
+        return (f"parents {[p.hex() for p in rec.parents]} in the graph, "
+                f"{[p.hex() for p in parents]} in the commit")
+    # The graph keeps only the low 34 bits of the time (git truncates).
+    if time is not None and (time & ((1 << 34) - 1)) != rec.commit_time:
+        return f"commit time {rec.commit_time} in the graph, {time} in the commit"
+    return None

@@ -1,0 +1,228 @@
+"""Commit headers straight from packs, at history-walk speed.
+
+A walk reads every commit of a history once and needs three things from
+each: tree, parents, committer time.  ``ObjectStore.read`` is built for one
+lookup watched closely (policies, MRU, counters, a Location per hit) and
+inflates the whole object; a walk of a 100k-commit history pays that 100k
+times.  :class:`CommitHeaderReader` instead
+
+* looks ids up through each pack index's untraced search, which a walk's
+  thousands of lookups switch to the prefix column (packscope.core.store.prefix_column:
+  4 bytes per object, a C bisect per lookup — per-bucket dicts of every
+  name were no faster here and took ~100 bytes per object), and
+* inflates only the first bytes of the commit (:func:`prefix_size`): the header
+  lines come first, and the message — most of the bytes — stays compressed.
+
+It reads the index and pack layouts itself (gitformat-pack: .idx v2 name and
+offset tables, the entry header's type and size varint) because the hot
+path must not pay for objects it does not need; every step is checked, and
+anything else gets None — a commit stored as a delta, a loose commit, a
+pack that appeared after the reader looked, a header longer than the
+prefix, a non-commit, any damage — so that the caller asks the store,
+which rescans, resolves chains and reports damage with its full context.
+While the store's tracer is active the reader always says None: a traced
+walk shows every lookup, as the inspector promises.
+
+The reader is also a store-like view (``fmt``, ``read``, ``read_header``)
+using the same lookups, for the tags at a walk's tips and the trees of
+path-limited walks; it falls back to the store in the same way.
+"""
+
+from __future__ import annotations
+
+import struct
+from binascii import unhexlify
+
+from zlib_ng import zlib_ng
+
+from packscope.core.errors import PackscopeError
+from packscope.core.objects import commit_header_fast, commit_header_fields, commit_header_regex
+
+_V2_NAMES_AT = 8 + 1024  # .idx v2: magic and version, the fanout, then the names
+_OBJ_COMMIT = 1
+_OBJ_OFS_DELTA = 6
+_U32 = struct.Struct(">I")
+_LARGE = 0x80000000  # an offset with this bit indexes the 8-byte table (or: ask offset_at)
+
+
+def prefix_size(hexsz: int) -> int:
+    """Bytes inflated per commit: a tree line, two parent lines and two
+    ident lines of about 80 bytes (320 for SHA-1) — all but rare headers
+    (octopus merges, long names), which are then read whole."""
+    return 160 + 4 * hexsz
+
+
+class _PackLookup:
+    """One pack: its index (searched untraced), where its 4-byte offsets
+    are, and the two mappings (re-fetched after the open-file LRU closes one)."""
+
+    __slots__ = ("handle", "index", "offsets_at", "idx_map", "pack_map", "find_position")
+
+    def __init__(self, handle, rawsz: int) -> None:
+        self.handle = handle
+        index = self.index = handle.index.open()
+        nr = index.num_objects
+        # v2: names, CRC32s, then the 4-byte offsets; v1 interleaves them (offset_at)
+        self.offsets_at = _V2_NAMES_AT + nr * rawsz + nr * 4 if index.version == 2 else None
+        self.idx_map = self.pack_map = None
+        self.find_position = index.find  # -1 when absent
+
+    def maps(self) -> None:
+        self.idx_map = self.index.map
+        self.pack_map = self.handle.pack.map
+
+
+class CommitHeaderReader:
+    """``reader(oid) -> (tree, parents, commit_time) | None`` — the shape of
+    ``history.walk``'s ``commit_info`` hook."""
+
+    def __init__(self, store) -> None:
+        self.store = store
+        self.fmt = store.fmt
+        self._tracer = getattr(store, "tracer", None)
+        self._counters = getattr(store, "counters", None)
+        self._packs: list[_PackLookup] | None = None
+        self._rescans = -1
+        self._rx = commit_header_regex(store.fmt.hexsz)
+        self._one_parent = len(b"parent \n") + store.fmt.hexsz
+        self._prefix = prefix_size(store.fmt.hexsz)
+        self.declined = 0  # commits left to the store (deltas answered here count as answered)
+        self._declined: tuple | None = None  # (oid, pack, offset) of the last non-commit seen
+
+    def _reload(self) -> list[_PackLookup]:
+        # (Re)learn the packs after a rescan, keeping the buckets built so far.
+        old = {id(p.handle): p for p in self._packs or ()}
+        packs = []
+        for h in getattr(self.store, "packs", ()):
+            try:
+                packs.append(old.get(id(h)) or _PackLookup(h, self.fmt.rawsz))
+            except PackscopeError:
+                continue  # a damaged index: the store reports it when asked
+        self._packs = packs
+        self._rescans = self._counters.rescans if self._counters is not None else 0
+        return packs
+
+    def __call__(self, oid: bytes):
+        # One function for the usual case on purpose: a walk calls it once
+        # per commit, and each Python call costs as much as a dict lookup.
+        tracer = self._tracer
+        if tracer is not None and tracer.active:
+            self.declined += 1
+            return None
+        packs = self._packs
+        if packs is None or (self._counters is not None and self._counters.rescans != self._rescans):
+            packs = self._reload()
+        p = None
+        try:
+            for p in packs:
+                pos = p.find_position(oid)
+                if pos < 0:
+                    continue
+                m = p.pack_map
+                if m is None:
+                    p.maps()
+                    m = p.pack_map
+                at = p.offsets_at
+                offset = _U32.unpack_from(p.idx_map, at + 4 * pos)[0] if at is not None else _LARGE
+                if offset & _LARGE:
+                    offset = p.index.offset_at(pos)  # v1, or a large offset
+                c = m[offset]
+                if (c >> 4) & 7 != _OBJ_COMMIT:
+                    found = self._unusual(p, offset, c, oid)
+                    break
+                size = c & 15
+                shift = 4
+                at = offset + 1
+                while c & 0x80:
+                    c = m[at]
+                    at += 1
+                    size |= (c & 0x7F) << shift
+                    shift += 7
+                    if shift > 70:
+                        raise IndexError  # no real size needs this: damage
+                n = size if size < self._prefix else self._prefix
+                # n output bytes never need more than about n + n/8 input bytes.
+                data = zlib_ng.decompressobj().decompress(m[at:at + n + (n >> 3) + 64], n)
+                if len(data) < n:
+                    found = None
+                elif n == size:
+                    found = commit_header_fast(data, self.fmt, oid)
+                else:
+                    # The common shape never looks past the byte after the
+                    # committer line: a match in the prefix is the match in
+                    # the whole commit.
+                    match = self._rx.match(data)
+                    if match is None:
+                        found = None
+                    else:
+                        tree, ps, t = match.groups()
+                        one = self._one_parent
+                        if len(t) < 20:  # the usual commits, spelled out
+                            if len(ps) == one:
+                                return unhexlify(tree), (unhexlify(ps[7:-1]),), int(t)
+                            if len(ps) == 2 * one:
+                                return unhexlify(tree), (unhexlify(ps[7:one - 1]), unhexlify(ps[one + 7:-1])), int(t)
+                        found = commit_header_fields(match, self.fmt.hexsz)
+                break
+            else:
+                found = None
+        except ValueError:
+            # A mapping closed by the open-file LRU: fetch them again next time.
+            if p is not None:
+                p.idx_map = p.pack_map = None
+            found = None
+        except (PackscopeError, IndexError, zlib_ng.error):
+            found = None  # damage, or a file gone: the store's read says what it is
+        if found is None:
+            self.declined += 1
+        return found
+
+    # --- a store-like view: fmt, read, read_header -----------------------------------------
+
+    def _locate(self, oid: bytes):
+        """(pack, offset) by the quick lookup, or None (then: the store)."""
+        tracer = self._tracer
+        if tracer is not None and tracer.active:
+            return None
+        last = self._declined
+        if last is not None and last[0] == oid:
+            return last[1], last[2]
+        packs = self._packs
+        if packs is None or (self._counters is not None and self._counters.rescans != self._rescans):
+            packs = self._reload()
+        for p in packs:
+            pos = p.find_position(oid)
+            if pos >= 0:
+                return p.handle.pack, p.index.offset_at(pos)
+        return None
+
+    def read(self, oid: bytes) -> tuple[str, bytes]:
+        """Any object, ``(type, data)``: found by the quick lookup and read
+        by its pack (which resolves delta chains with the store's base
+        cache), else by the store.  Walks read tags and trees through it."""
+        try:
+            found = self._locate(oid)
+            if found is not None:
+                return found[0].read_at(found[1])
+        except (PackscopeError, ValueError):
+            pass  # the store's read below says what is wrong
+        return self.store.read(oid)
+
+    def read_header(self, oid: bytes) -> tuple[str, int]:
+        try:
+            found = self._locate(oid)
+            if found is not None:
+                return found[0].info_at(found[1])
+        except (PackscopeError, ValueError):
+            pass
+        return self.store.read_header(oid)
+
+    def _unusual(self, p: _PackLookup, offset: int, c: int, oid: bytes):
+        """An entry that is not a plain commit: a deltified commit (the pack
+        resolves its chain, with its base cache), or another type (None: a
+        tag at a tip is the store's business)."""
+        if (c >> 4) & 7 < _OBJ_OFS_DELTA:
+            self._declined = (oid, p.handle.pack, offset)  # the caller reads it next (a tag at a tip)
+            return None
+        type_name, data = p.handle.pack.read_at(offset)
+        return commit_header_fast(data, self.fmt, oid) if type_name == "commit" else None

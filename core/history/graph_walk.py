@@ -1,0 +1,244 @@
+"""What a history walk needs from a repository, commit-graph first.
+
+:class:`WalkSource` gives ``history.walk`` its three hooks:
+
+* ``commit_info(oid)`` — ``(tree, parents, commit_time, generation)`` from
+  the commit-graph when it holds the commit, else ``(tree, parents,
+  commit_time)`` straight from the packs (packscope.core.history.commit_reader), else None
+  (the walk reads the object through the store);
+* ``first_parent_unchanged(paths)`` — a predicate built from the graph's
+  changed-path Bloom filters: True only when the commit's filter proves
+  that none of the paths changed against its first parent (a filter
+  answering "definitely not" for a path and its leading directories);
+* ``generation_numbers`` — git's generation_numbers_enabled(): the walk
+  then streams ``--topo-order``/``--date-order`` as git does with a graph.
+
+The graph is used when git would use it: ``core.commitGraph`` is not false,
+and nothing rewrites commits behind the graph's back — no
+``objects/info/grafts``, no ``shallow`` file, no ``refs/replace/`` refs
+(git's commit_graph_compatible()).  Bloom filters are read unless
+``commitGraph.readChangedPaths`` is false.
+
+A graph that cannot be read — at open, or on any commit later — is dropped
+once: the error is recorded in :attr:`WalkSource.problems` and the walk goes
+on parsing objects, so a damaged cache never stops a log.
+
+Commit times come from the graph when it knows the commit (34 bits, as git
+reads them), so ordering follows git's even for dates it truncates.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Callable
+
+from packscope.core.history.commit_reader import CommitHeaderReader
+from packscope.core.errors import BadCommitGraphError, PackscopeError
+
+if TYPE_CHECKING:
+    from packscope.core.history.commit_graph import CommitGraph
+
+# commit_graph and bloom are imported when a graph is there: a log in a
+# repository without one should not pay for loading them.
+
+
+class WalkSource:
+    """Commit data for walks: the commit-graph when usable, packs otherwise."""
+
+    def __init__(self, store, graph: CommitGraph | None = None, *, bloom: bool = True,
+                 problems: list[PackscopeError] | None = None) -> None:
+        self.store = store
+        self.graph = graph
+        self.bloom = bloom
+        self.problems: list[PackscopeError] = list(problems or ())
+        self.reader = CommitHeaderReader(store)
+        self._pos: dict[bytes, int] = {}  # graph position of commits met so far
+        self._single = graph.layers[0] if graph is not None and len(graph.layers) == 1 else None
+        self.generation_numbers = graph is not None and _generations_enabled(graph)
+        if graph is not None:
+            from packscope.core.history.commit_graph import PARENT_NONE
+
+            self._parent_none = PARENT_NONE
+        self.graph_commits = 0  # answered by the graph
+        self.reasons: list[str] = []  # why the graph is not used, if it is not
+
+    # --- opening ------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, repo, store, *, refs=None) -> "WalkSource":
+        """The repository's walk source; ``refs`` (a packscope.core.repo.refs.RefStore) lets
+        replace refs be seen (without it, only the loose refs/replace/ directory is)."""
+        reasons = _graph_unusable(repo, refs)
+        problems: list[PackscopeError] = []
+        graph = None
+        if not reasons:
+            # Like git: the first object directory (local, then alternates) that has one.
+            for objects_dir in getattr(store, "object_dirs", None) or [store.objects_dir]:
+                info = os.path.join(str(objects_dir), "info")
+                if not (os.path.isfile(os.path.join(info, "commit-graph"))
+                        or os.path.isfile(os.path.join(info, "commit-graphs", "commit-graph-chain"))):
+                    continue
+                from packscope.core.history.commit_graph import CommitGraph
+
+                try:
+                    graph = CommitGraph.open(str(objects_dir), store.fmt)
+                except BadCommitGraphError as e:
+                    problems.append(e)
+                    continue
+                if graph is not None:
+                    break
+        bloom = repo.config.get_bool("commitgraph", "readchangedpaths", default=True) if repo is not None else True
+        source = cls(store, graph, bloom=bool(bloom), problems=problems)
+        source.reasons = reasons
+        return source
+
+    def close(self) -> None:
+        if self.graph is not None:
+            self.graph.close()
+
+    @property
+    def objects(self):
+        """A store-like view for ``history.walk`` (``fmt``, ``read``,
+        ``read_header``) that finds objects by the quick pack lookups of
+        packscope.core.history.commit_reader: tags at the tips and trees of path-limited
+        walks are read faster than through the store's traced lookups."""
+        return self.reader
+
+    def walk_options(self, paths=None) -> dict:
+        """Keyword arguments for ``history.walk`` (commit_info, the Bloom
+        hook for ``paths``, generation_numbers)."""
+        # Without a graph the packs' reader is the hook itself (one call less per commit).
+        return {"commit_info": self.commit_info if self.graph is not None else self.reader,
+                "first_parent_unchanged": self.first_parent_unchanged(paths) if paths else None,
+                "generation_numbers": self.generation_numbers}
+
+    # --- commits --------------------------------------------------------------------------
+
+    def _drop_graph(self, e: BadCommitGraphError) -> None:
+        """Once: record why, stop reading the graph (the walk goes on with
+        the packs; commits already read keep the graph's answers)."""
+        self.problems.append(e)
+        if self.graph is not None:
+            self.graph.close()
+        self.graph = None
+        self._single = None
+
+    def commit_info(self, oid: bytes):
+        g = self.graph
+        if g is not None:
+            try:
+                pos = self._pos.get(oid)
+                if pos is None:
+                    pos = g.lookup(oid)
+                if pos is not None:
+                    self.graph_commits += 1
+                    return self._at(g, pos)
+            except BadCommitGraphError as e:
+                self._drop_graph(e)
+        return self.reader(oid)
+
+    def _at(self, g: CommitGraph, pos: int) -> tuple:
+        layer = self._single or g.layer_of(pos)
+        i = pos - layer.commit_base
+        tree, p1, p2, level, time = layer.cdat(i)
+        remember = self._pos
+        none = self._parent_none
+        if p1 == none or p2 != none or p1 >= layer.commit_base + layer.num_commits:
+            # roots, merges and anything odd: the graph's own (checked) reading
+            positions = g.parent_positions(pos)
+        else:
+            positions = (p1,)
+        parents = []
+        for pp in positions:
+            poid = g.oid_at(pp)
+            remember[poid] = pp  # the walk asks for the parents next: no search then
+            parents.append(poid)
+        generation = time + layer.generation_offset(i) if g.uses_corrected_dates else level
+        return tree, tuple(parents), time, generation
+
+    # --- changed-path filters ---------------------------------------------------------------
+
+    def changed_path_filter(self, oid: bytes):
+        """The Bloom filter of a commit this source read from the graph
+        (packscope.core.history.bloom.BloomFilter), or None: not from the graph, no filter."""
+        pos = self._pos.get(oid)
+        if pos is None or self.graph is None or not self.bloom:
+            return None
+        try:
+            return self.graph.bloom_filter(pos)
+        except BadCommitGraphError as e:
+            self._drop_graph(e)
+            return None
+
+    def first_parent_unchanged(self, paths) -> Callable[[bytes], bool] | None:
+        """A predicate for ``history.walk``: True when the commit's Bloom
+        filter says no path in ``paths`` changed against its first parent.
+        None when no filter can help (no graph, no Bloom data, or a
+        pathspec that matches everything)."""
+        g = self.graph
+        if g is None or not self.bloom or not any(layer.has_bloom for layer in g.layers):
+            return None
+        from packscope.core.history.bloom import path_hashes, with_leading_dirs
+        from packscope.core.history.tree_diff import normalize_paths
+
+        specs = normalize_paths(paths)
+        if not specs or b"" in specs:
+            return None
+        keys = [with_leading_dirs([s]) for s in specs]
+        hashes: dict = {}  # per Bloom settings (layers may differ): [[hashes of each key] per path]
+
+        def unchanged(oid: bytes) -> bool:
+            f = self.changed_path_filter(oid)
+            if f is None:
+                return False  # not from the graph, or no filter: nothing to consult
+            per_path = hashes.get(f.settings)
+            if per_path is None:
+                per_path = hashes[f.settings] = [[path_hashes(k, f.settings) for k in ks] for ks in keys]
+            for path_keys in per_path:
+                if all(f.contains_hashes(h) for h in path_keys):
+                    return False  # this path may have changed
+            return True
+
+        return unchanged
+
+
+def _generations_enabled(graph: CommitGraph) -> bool:
+    """git's generation_numbers_enabled(): the top layer's first commit has
+    a non-zero topological level."""
+    top = graph.layers[-1]
+    if not top.num_commits:
+        return False
+    try:
+        return top.cdat(0)[3] != 0
+    except (BadCommitGraphError, ValueError):
+        return False
+
+
+def _graph_unusable(repo, refs) -> list[str]:
+    """Why git would not use a commit-graph here (empty: it would)."""
+    if repo is None:
+        return []
+    reasons = []
+    if repo.config.get_bool("core", "commitgraph", default=True) is False:
+        reasons.append("core.commitGraph is false")
+    common = str(repo.common_dir)
+    if os.path.exists(os.path.join(str(repo.objects_dir), "info", "grafts")):
+        reasons.append("objects/info/grafts exists")
+    if os.path.exists(os.path.join(common, "shallow")):
+        reasons.append("the repository is shallow")
+    if os.environ.get("GIT_NO_REPLACE_OBJECTS") is None and \
+            repo.config.get_bool("core", "usereplacerefs", default=True) is not False and _has_replace_refs(common, refs):
+        reasons.append("refs/replace/ refs exist")
+    return reasons
+
+
+def _has_replace_refs(common_dir: str, refs) -> bool:
+    if refs is not None:
+        try:
+            return next(iter(refs.iter_refs("refs/replace/")), None) is not None
+        except PackscopeError:
+            return False
+    for _root, _dirs, files in os.walk(os.path.join(common_dir, "refs", "replace")):
+        if files:
+            return True
+    return False

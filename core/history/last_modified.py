@@ -1,0 +1,326 @@
+"""The last commit that touched each entry of a directory, in one walk.
+
+For entry E of directory D at revision R, the answer is what
+``git --literal-pathspecs log -1 --format=%H R -- D/E`` prints: the first
+commit git's walk *shows* for that path with default history
+simplification.  Before that first shown commit every commit is TREESAME
+for D/E, and a TREESAME merge keeps only the first parent it is TREESAME
+to, so git's walk for one entry is a single chain:
+
+* a commit with one parent: E changed against it → the answer; else go on
+  to the parent;
+* a merge: go on to the first parent against which E is unchanged; if E
+  changed against every parent → the merge is the answer;
+* a root: the answer if E exists there (with content).
+
+The chains of different entries run together and split only at merges, so
+they are followed in ONE walk: each commit is read once, with the group of
+entries whose chains reach it, and compares only D's subtree (equal subtree
+ids: nothing under D changed, no entry is looked at).  Commits come newest
+first (by generation when the commit-graph gives them), so groups meeting at
+a commit are handled together.  Changed-path Bloom filters (against the
+first parent) spare reading trees: when a filter answers "definitely not"
+for D, or for every entry of the group, the whole group moves on unread;
+otherwise only the entries it cannot rule out are compared.
+
+Answers are yielded as they are found — ``(entry name, commit id)`` — with a
+``progress`` callback and a ``cancelled`` check (CancelledError), so a UI can
+fill a listing while the walk runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from heapq import heappop, heappush
+from typing import Callable, Iterator
+
+from packscope.core.history.bloom import path_hashes, with_leading_dirs
+from packscope.core.history.commit_reader import CommitHeaderReader
+from packscope.core.errors import BadRevisionError, CancelledError, CorruptObjectError
+from packscope.core.objects import commit_header_fast, parse_tag, tree_items
+from packscope.core.history.topo_walk import GENERATION_INFINITY
+from packscope.core.history.tree_diff import normalize_paths
+from packscope.core.history.tree_entries import FAR, TreeEntries, token
+
+CHECK_EVERY = 64  # commits between two looks at ``cancelled`` (and progress reports)
+FEW = 8  # up to this many entries, look them up one by one rather than index the parent's tree
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    answered: int  # entries with an answer so far
+    total: int  # entries in the directory
+    commits: int  # commits examined so far
+
+
+class _Commit:
+    __slots__ = ("tree", "parents", "date", "generation", "dir_tree")
+
+    def __init__(self, tree, parents, date, generation) -> None:
+        self.tree = tree
+        self.parents = parents
+        self.date = date
+        self.generation = generation
+        self.dir_tree: bytes | None | bool = False  # False: not looked up yet
+
+
+def last_modified(store, rev: bytes, path: bytes | str = b"", *, source=None,
+                  progress: Callable[[Progress], None] | None = None,
+                  cancelled: Callable[[], bool] | None = None) -> Iterator[tuple[bytes, bytes | None]]:
+    """``(entry name, commit id)`` for every entry of directory ``path`` (""
+    for the top) of commit (or tag) ``rev``, as each answer is found (None
+    at the end for an entry git's ``log -1`` would show nothing for).
+
+    ``source`` is a packscope.core.history.graph_walk.WalkSource (commit-graph, Bloom filters,
+    fast commit reads); without one, commits are read from the store.
+    BadRevisionError when ``path`` is not a directory of ``rev``."""
+    return _LastModified(store, source, progress, cancelled).run(rev, path)
+
+
+def entries_of(store, rev: bytes, path: bytes | str = b"") -> list[bytes]:
+    """The names in directory ``path`` of ``rev``, in tree order (what
+    :func:`last_modified` answers for)."""
+    lm = _LastModified(store, None, None, None)
+    return lm.entries(lm.peel(rev), _dir_parts(path))[1]
+
+
+def _dir_parts(path: bytes | str) -> tuple[bytes, ...]:
+    spec = normalize_paths([path])[0]
+    return tuple(spec.split(b"/")) if spec else ()
+
+
+class _LastModified:
+    def __init__(self, store, source, progress, cancelled) -> None:
+        self.store = store
+        self.fmt = store.fmt
+        self.source = source
+        quick = source.reader if source is not None else CommitHeaderReader(store)
+        self.info = source.commit_info if source is not None else quick
+        self.trees = TreeEntries(quick.read, store.fmt)
+        self.progress = progress
+        self.cancelled = cancelled
+        self.commits: dict[bytes, _Commit] = {}
+        self.examined = 0
+        self.parts: tuple[bytes, ...] = ()  # the directory's path components
+        self.tok: dict[bytes, bytes] = {}  # entry -> its raw bytes where its chain is now
+
+    # --- commits and trees ---------------------------------------------------------
+
+    def commit(self, oid: bytes) -> _Commit:
+        c = self.commits.get(oid)
+        if c is None:
+            got = self.info(oid) if self.info is not None else None
+            if got is None:
+                typ, data = self.store.read(oid)
+                if typ != "commit":
+                    raise CorruptObjectError(f"expected a commit, found a {typ}", oid=oid.hex())
+                got = commit_header_fast(data, self.fmt, oid)
+            c = self.commits[oid] = _Commit(got[0], tuple(got[1]), got[2],
+                                            got[3] if len(got) > 3 else GENERATION_INFINITY)
+        return c
+
+    def peel(self, oid: bytes) -> bytes:
+        for _ in range(64):
+            typ, data = self.store.read(oid)
+            if typ == "commit":
+                return oid
+            if typ != "tag":
+                raise BadRevisionError(f"{oid.hex()} is a {typ}, not a commit", oid=oid.hex())
+            oid = parse_tag(data, self.fmt, oid).object
+        raise CorruptObjectError("tag chain too long (a loop?)", oid=oid.hex())
+
+    def dir_tree(self, c: _Commit) -> bytes | None:
+        """The commit's tree at the directory, None when it is not one there."""
+        if c.dir_tree is False:
+            tree = c.tree
+            for part in self.parts:
+                entry = self.trees.entry(tree, part)
+                if not self.trees.is_dir(entry):
+                    tree = None
+                    break
+                tree = entry[2]
+            c.dir_tree = tree
+        return c.dir_tree  # type: ignore[return-value]
+
+    def entries(self, start: bytes, parts: tuple[bytes, ...]) -> tuple[_Commit, list[bytes]]:
+        self.parts = parts
+        c = self.commit(start)
+        tree = self.dir_tree(c)
+        if tree is None:
+            shown = b"/".join(parts).decode("utf-8", "replace")
+            raise BadRevisionError(f"{shown!r} is not a directory in {start.hex()}",
+                                   remedy="Name a directory of that revision (git ls-tree REV shows them).")
+        typ, data = self.trees.read(tree)
+        names: list[bytes] = []
+        seen = set()
+        for _, name, _ in tree_items(data, self.fmt, tree):  # tree order
+            if name not in seen:  # a duplicated name (damage): git's lookups see the first
+                seen.add(name)
+                names.append(name)
+        here = self.trees.entries(tree)
+        self.tok = {n: token(here[n]) for n in names}
+        return c, names
+
+    # --- Bloom filters ------------------------------------------------------------------
+
+    def _filter_keys(self, names: list[bytes]) -> None:
+        prefix = b"/".join(self.parts)
+        self.dir_keys = with_leading_dirs([prefix]) if prefix else []
+        self.entry_key = {n: (prefix + b"/" + n if prefix else n) for n in names}
+        self._settings = None  # the Bloom settings the hashes below are for
+        self._hashes: dict[bytes, tuple[int, ...]] = {}
+
+    def _hashes_for(self, settings) -> dict:
+        if settings is not self._settings:  # layers almost always share one settings object
+            self._settings, self._hashes = settings, {}
+        return self._hashes
+
+    def filter_maybe(self, oid: bytes, group: list[bytes]) -> list[bytes] | None:
+        """The entries of ``group`` that the commit's Bloom filter says may
+        have changed against its first parent (the others certainly did
+        not; [] when the directory itself did not), or None without one."""
+        if self.source is None:
+            return None
+        f = self.source.changed_path_filter(oid)
+        if f is None:
+            return None
+        table = self._hashes_for(f.settings)
+        contains = f.contains_hashes
+        for key in self.dir_keys:
+            h = table.get(key)
+            if h is None:
+                h = table[key] = path_hashes(key, f.settings)
+            if not contains(h):
+                return []  # nothing under the directory changed
+        maybe = []
+        for e in group:
+            key = self.entry_key[e]
+            h = table.get(key)
+            if h is None:
+                h = table[key] = path_hashes(key, f.settings)
+            if contains(h):
+                maybe.append(e)
+        return maybe
+
+    # --- the walk --------------------------------------------------------------------------
+
+    def run(self, rev: bytes, path) -> Iterator[tuple[bytes, bytes]]:
+        start_oid = self.peel(rev)
+        start, names = self.entries(start_oid, _dir_parts(path))
+        self._filter_keys(names)
+        total = len(names)
+        answered = 0
+        done: set[bytes] = set()
+        pending: dict[bytes, list[bytes]] = {}  # commit -> entries whose chain is there
+        heap: list = []
+        counter = 0
+
+        def arrive(oid: bytes, group: list[bytes]) -> None:
+            nonlocal counter
+            if not group:
+                return
+            waiting = pending.get(oid)
+            if waiting is None:
+                pending[oid] = list(group)
+                c = self.commit(oid)
+                heappush(heap, (-c.generation, -c.date, counter, oid))
+                counter += 1
+            else:
+                waiting.extend(group)
+
+        arrive(start_oid, names)
+        while heap:
+            oid = heappop(heap)[3]
+            group = pending.pop(oid)
+            self.examined += 1
+            if self.examined % CHECK_EVERY == 1:  # the first commit, then every CHECK_EVERY
+                if self.cancelled is not None and self.cancelled():
+                    raise CancelledError("last-modified cancelled")
+                if self.progress is not None:
+                    self.progress(Progress(answered, total, self.examined))
+            found = self.step(oid, group, arrive)
+            if found:
+                answered += len(found)
+                done.update(found)
+                if self.progress is not None:
+                    self.progress(Progress(answered, total, self.examined))
+                for name in found:
+                    yield name, oid
+        # Only odd trees leave an entry without an answer (its chain ended at
+        # a root where it is an empty directory): git's log -1 prints nothing.
+        for name in names:
+            if name not in done:
+                yield name, None
+
+    def step(self, oid: bytes, group: list[bytes], arrive) -> list[bytes]:
+        """Move ``group`` on from commit ``oid``; the entries it answers."""
+        c = self.commit(oid)
+        here = self.dir_tree(c)
+        if not c.parents:
+            return [e for e in group if self.changed(None, here, e)]  # present with content: added here
+        undecided = group
+        for nth, p in enumerate(c.parents):
+            same, undecided = self.split(oid, c, here, p, undecided, first=nth == 0)
+            arrive(p, same)
+            if not undecided:
+                return []
+        return undecided  # changed against every parent: shown, the answer
+
+    def split(self, oid: bytes, c: _Commit, here, parent: bytes, group: list[bytes],
+              first: bool) -> tuple[list[bytes], list[bytes]]:
+        """(entries unchanged against ``parent``, entries changed)."""
+        there = self.dir_tree(self.commit(parent))
+        if there == here:
+            return group, []
+        if first:
+            maybe = self.filter_maybe(oid, group)
+            if maybe is not None and len(maybe) < len(group):
+                if not maybe:
+                    return group, []
+                proven = set(group).difference(maybe)
+                same, changed = self._compare(there, here, maybe)
+                return same + [e for e in group if e in proven], changed
+        return self._compare(there, here, group)
+
+    def _compare(self, there, here, group: list[bytes]) -> tuple[list[bytes], list[bytes]]:
+        # Each entry carries its raw bytes from below (self.tok, always the
+        # same entry as here in git's sense: it moves only along "unchanged").
+        # Found among the parent's entries, it is unchanged, for certain;
+        # otherwise the entries are compared the slow, exact way.  A few
+        # entries are looked up one by one; many, through the parent's
+        # whole set of entries.
+        tok = self.tok
+        same, slow = [], []
+        if len(group) <= FEW:
+            near = self.trees.near
+            tokens = None
+            for e in group:
+                a = near(there, e)
+                if a is FAR:
+                    if tokens is None:
+                        tokens = self.trees.tokens(there)
+                    unchanged = tok[e] in tokens
+                else:
+                    unchanged = a is not None and token(a) == tok[e]
+                (same if unchanged else slow).append(e)
+        else:
+            tokens = self.trees.tokens(there)
+            for e in group:
+                (same if tok[e] in tokens else slow).append(e)
+        if not slow:
+            return same, []
+        changed = []
+        entry = self.trees.entry
+        differs = self.trees.changed
+        for e in slow:
+            a, b = entry(there, e), entry(here, e)
+            if a != b and differs(a, b):
+                changed.append(e)
+            else:
+                same.append(e)
+                if a is not None:
+                    tok[e] = token(a)
+        return same, changed
+
+    def changed(self, there, here, e: bytes) -> bool:
+        return self.trees.changed(self.trees.entry(there, e), self.trees.entry(here, e))

@@ -1,0 +1,103 @@
+"""Command-line revisions as a history walk's starts, in git's order.
+
+``git log`` turns its arguments into a list of start commits and
+exclusions, in argument order, and the order matters (equal dates come out
+in that order).  :func:`walk_starts` does the same for:
+
+* ``REV`` — anything packscope.core.repo.revision resolves (a tag stays a tag: the walk
+  peels it, as git does);
+* ``^REV`` — an exclusion (packscope.core.history.walk.Excluded);
+* ``A..B`` — ``^A`` then ``B``; an empty side means HEAD (``A..``, ``..B``);
+* :data:`ALL` (``--all``) — every ref under ``refs/`` in name order
+  (symbolic ones followed, broken ones skipped), then HEAD, then the HEADs
+  of the other worktrees (git's handle_revision_pseudo_opt).
+
+``A...B`` (a symmetric difference needs merge bases) is refused with a
+clear error.  With no revision at all, HEAD is the start; an unborn HEAD
+is git's "does not have any commits yet" error.
+"""
+
+from __future__ import annotations
+
+from packscope.core.errors import BadRevisionError, PackscopeError
+from packscope.core.history.walk import Excluded
+from packscope.core.repo.revision import resolve_revision
+
+ALL = object()  # the --all marker among revision arguments
+
+
+def walk_starts(args, *, repo, refs, store, cwd_prefix: str = "") -> list[bytes]:
+    """Starts (and :class:`Excluded` exclusions) for ``args``: revision
+    strings and :data:`ALL` markers, in command-line order."""
+
+    def resolve(text: str) -> bytes:
+        return resolve_revision(text, repo=repo, refs=refs, store=store, cwd_prefix=cwd_prefix)
+
+    out: list[bytes] = []
+    if not args:
+        return [_head(refs, resolve)]
+    for arg in args:
+        if arg is ALL:
+            out += all_tips(repo, refs)
+        elif "..." in arg:
+            raise BadRevisionError(f"{arg!r}: symmetric differences (A...B) are not supported",
+                                   remedy="List both sides with A..B and B..A.")
+        elif ".." in arg and not arg.startswith("^"):
+            a, _, b = arg.partition("..")
+            out.append(Excluded(resolve(a or "HEAD")))
+            out.append(resolve(b or "HEAD"))
+        elif arg.startswith("^"):
+            out.append(Excluded(resolve(arg[1:])))
+        else:
+            out.append(resolve(arg))
+    return out
+
+
+def all_tips(repo, refs) -> list[bytes]:
+    """``--all``: refs by name, HEAD, then the other worktrees' HEADs."""
+    out = []
+    for ref in refs.iter_refs("refs/"):
+        oid = ref.oid if ref.symref is None else _resolve_or_none(refs, ref.name)
+        if oid is not None:
+            out.append(oid)
+    head = _resolve_or_none(refs, "HEAD")
+    if head is not None:
+        out.append(head)
+    for name in _other_worktree_heads(repo):
+        oid = _resolve_or_none(refs, name)
+        if oid is not None:
+            out.append(oid)
+    return out
+
+
+def _other_worktree_heads(repo) -> list[str]:
+    if repo is None:
+        return []
+    current = repo.worktree_name
+    names = [] if current is None else ["main-worktree/HEAD"]
+    try:
+        worktrees = repo.worktrees()
+    except OSError:
+        return names
+    return names + [f"worktrees/{wt.name}/HEAD" for wt in worktrees if wt.name != current]
+
+
+def _resolve_or_none(refs, name: str) -> bytes | None:
+    try:
+        return refs.resolve(name)
+    except PackscopeError:
+        return None
+
+
+def _head(refs, resolve) -> bytes:
+    head = refs.read("HEAD")
+    if head is not None and head.symref is not None:
+        try:
+            return refs.resolve("HEAD")
+        except PackscopeError as e:
+            if e.kind == "ref-dangling" and refs.read(head.symref) is None:
+                branch = head.symref.removeprefix("refs/heads/")
+                raise BadRevisionError(f"your current branch '{branch}' does not have any commits yet",
+                                       remedy="Commit something first, or name a revision.") from None
+            raise
+    return resolve("HEAD")

@@ -1,0 +1,284 @@
+"""Differences between two trees, and path limiting.
+
+:func:`diff_trees` yields what ``git diff-tree -r --name-status --no-renames``
+prints, in the same order: both trees are merged in git's tree order (a
+directory sorts as if its name ended in '/'), subtrees with equal ids are
+skipped without being read, and a path that is a file on one side and a
+directory on the other is a deletion plus additions, as in git.
+
+:class:`PathLimiter` answers the question history simplification asks for
+every commit: "did anything under these paths change between these two
+trees?"  It descends only along the given paths, so the cost does not grow
+with the size of the tree, and it stops at the first difference.
+
+Pathspecs are literal (git's ``--literal-pathspecs``): ``P`` matches ``P``
+itself and everything under ``P/``; ``""`` or ``"."`` matches everything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+from packscope.core.errors import CorruptObjectError
+from packscope.core.objects import S_IFDIR, S_IFMT, canonical_mode, tree_items
+
+Items = list  # [(mode, name, oid), ...] in stored order
+
+
+@dataclass(frozen=True, slots=True)
+class TreeChange:
+    status: str  # "A", "D", "M" or "T" (file <-> symlink <-> gitlink)
+    path: bytes
+    old_mode: int  # 0 when added
+    new_mode: int  # 0 when deleted
+    old_oid: bytes | None
+    new_oid: bytes | None
+
+
+class TreeReader:
+    """Reads trees from an object store and keeps the parsed ones recently
+    used (a walk compares each commit's trees with its parents', so every
+    tree is wanted twice in a row)."""
+
+    def __init__(self, store, cache_size: int = 4096) -> None:
+        self.store = store
+        self.fmt = store.fmt
+        self.empty_tree = store.fmt.hash_object("tree", b"")
+        self._cache_size = cache_size
+        self._items: dict[bytes, Items] = {}
+        self._names: dict[bytes, dict[bytes, tuple[int, bytes]]] = {}
+
+    def items(self, oid: bytes | None) -> Items:
+        if oid is None or oid == self.empty_tree:
+            return []
+        hit = self._items.get(oid)
+        if hit is not None:
+            return hit
+        typ, data = self.store.read(oid)
+        if typ != "tree":
+            raise CorruptObjectError(f"expected a tree, found a {typ}", oid=oid.hex())
+        items = tree_items(data, self.fmt, oid)
+        _remember(self._items, oid, items, self._cache_size)
+        return items
+
+    def by_name(self, oid: bytes) -> dict[bytes, tuple[int, bytes]]:
+        hit = self._names.get(oid)
+        if hit is None:
+            # built backwards so that, for a duplicated name, the first wins
+            hit = {name: (mode, entry) for mode, name, entry in reversed(self.items(oid))}
+            _remember(self._names, oid, hit, self._cache_size)
+        return hit
+
+
+def _remember(cache: dict, key, value, limit: int) -> None:
+    if len(cache) >= limit:
+        # dicts keep insertion order: dropping the oldest quarter is a cheap LRU-ish policy
+        for k in list(cache)[: limit // 4 or 1]:
+            del cache[k]
+    cache[key] = value
+
+
+# --- pathspecs ----------------------------------------------------------------------
+
+ALL, SOME, NONE = 2, 1, 0
+
+
+def normalize_paths(paths: Iterable[bytes | str]) -> tuple[bytes, ...]:
+    """Literal pathspecs as bytes without trailing slashes; "." becomes ""."""
+    out = []
+    for p in paths:
+        if isinstance(p, str):
+            p = p.encode("utf-8", "surrogateescape")
+        while p.startswith(b"./"):
+            p = p[2:]
+        p = p.rstrip(b"/")
+        out.append(b"" if p == b"." else p)
+    return tuple(out)
+
+
+def _interest(path: bytes, is_dir: bool, specs: tuple[bytes, ...]) -> int:
+    """ALL when the entry lies inside a spec, SOME when it is a directory
+    that contains a spec, NONE otherwise."""
+    some = False
+    for s in specs:
+        if not s or path == s or (path.startswith(s) and path[len(s):len(s) + 1] == b"/"):
+            return ALL
+        if is_dir and s.startswith(path) and s[len(path):len(path) + 1] == b"/":
+            some = True
+    return SOME if some else NONE
+
+
+# --- the diff ---------------------------------------------------------------------
+
+
+def diff_trees(store, old_tree: bytes | None, new_tree: bytes | None, *, paths=None,
+               recursive: bool = True, reader: TreeReader | None = None) -> Iterator[TreeChange]:
+    """Changes from ``old_tree`` to ``new_tree`` (None is the empty tree), in
+    ``git diff-tree`` order.  Without ``recursive`` a changed directory is
+    reported once (mode 040000), as ``git diff-tree`` without ``-r`` does."""
+    reader = reader or TreeReader(store)
+    specs = None if paths is None else normalize_paths(paths)
+    if specs is not None and b"" in specs:
+        specs = None
+    if old_tree == new_tree and old_tree is not None:
+        return iter(())
+    return _diff(reader, reader.items(old_tree), reader.items(new_tree), b"", specs, recursive)
+
+
+def _key(mode: int, name: bytes) -> bytes:
+    return name + b"/" if (mode & S_IFMT) == S_IFDIR else name
+
+
+def _diff(reader: TreeReader, a: Items, b: Items, base: bytes, specs, recursive: bool) -> Iterator[TreeChange]:
+    i = j = 0
+    na, nb = len(a), len(b)
+    while i < na or j < nb:
+        if j >= nb:
+            side = -1
+        elif i >= na:
+            side = 1
+        else:
+            ka = _key(a[i][0], a[i][1])
+            kb = _key(b[j][0], b[j][1])
+            side = -1 if ka < kb else (1 if ka > kb else 0)
+        if side == 0:
+            ma, name, oa = a[i]
+            mb, _, ob = b[j]
+            i += 1
+            j += 1
+            ma, mb = canonical_mode(ma), canonical_mode(mb)
+            if oa == ob and ma == mb:
+                continue
+            path = base + name
+            is_dir = (ma & S_IFMT) == S_IFDIR
+            sub = specs
+            if specs is not None:
+                interest = _interest(path, is_dir, specs)
+                if interest == NONE:
+                    continue
+                if interest == ALL:
+                    sub = None
+            if is_dir and recursive:
+                yield from _diff(reader, reader.items(oa), reader.items(ob), path + b"/", sub, True)
+            elif (ma ^ mb) & S_IFMT:
+                yield TreeChange("T", path, ma, mb, oa, ob)
+            else:
+                yield TreeChange("M", path, ma, mb, oa, ob)
+        else:
+            if side < 0:
+                mode, name, oid = a[i]
+                i += 1
+            else:
+                mode, name, oid = b[j]
+                j += 1
+            yield from _one_side(reader, canonical_mode(mode), base + name, oid, side > 0, specs, recursive)
+
+
+def _one_side(reader: TreeReader, mode: int, path: bytes, oid: bytes, added: bool, specs,
+              recursive: bool) -> Iterator[TreeChange]:
+    is_dir = (mode & S_IFMT) == S_IFDIR
+    if specs is not None:
+        interest = _interest(path, is_dir, specs)
+        if interest == NONE:
+            return
+        if interest == ALL:
+            specs = None
+    if is_dir and recursive:
+        for m, name, o in reader.items(oid):
+            yield from _one_side(reader, canonical_mode(m), path + b"/" + name, o, added, specs, True)
+    elif added:
+        yield TreeChange("A", path, 0, mode, None, oid)
+    else:
+        yield TreeChange("D", path, mode, 0, oid, None)
+
+
+# --- path limiting ------------------------------------------------------------------
+
+
+class PathLimiter:
+    """"Did anything under ``paths`` change?" for pairs of trees."""
+
+    def __init__(self, store, paths, reader: TreeReader | None = None) -> None:
+        self.reader = reader or TreeReader(store)
+        self.paths = normalize_paths(paths)
+        if not self.paths:
+            raise ValueError("PathLimiter needs at least one path")
+        self._everything = b"" in self.paths
+        # specs as a trie of components: {component: (exact_here, subtrie)}
+        self._trie = _build_trie([p.split(b"/") for p in self.paths if p])
+
+    def changed(self, old_tree: bytes | None, new_tree: bytes | None) -> bool:
+        """Whether ``git diff-tree old new -- paths`` would print anything."""
+        if old_tree == new_tree:
+            return False
+        if self._everything:
+            return _any_change(self.reader, old_tree, new_tree)
+        return self._changed(old_tree, new_tree, self._trie)
+
+    def touches(self, tree: bytes | None) -> bool:
+        """Whether ``tree`` has anything under the paths (a root commit's
+        comparison with the empty tree)."""
+        return self.changed(None, tree)
+
+    def _changed(self, a: bytes | None, b: bytes | None, trie: dict) -> bool:
+        if a == b:
+            return False
+        reader = self.reader
+        da = reader.by_name(a) if a is not None else {}
+        db = reader.by_name(b) if b is not None else {}
+        for component, (exact, sub) in trie.items():
+            ea = da.get(component)
+            eb = db.get(component)
+            if ea == eb:
+                continue
+            if exact:
+                if _entry_changed(reader, ea, eb):
+                    return True
+            elif sub:
+                ta = ea[1] if ea is not None and (ea[0] & S_IFMT) == S_IFDIR else None
+                tb = eb[1] if eb is not None and (eb[0] & S_IFMT) == S_IFDIR else None
+                if ta != tb and self._changed(ta, tb, sub):
+                    return True
+        return False
+
+
+def _build_trie(split_paths: list[list[bytes]]) -> dict:
+    trie: dict = {}
+    for comps in split_paths:
+        node = trie
+        for k, c in enumerate(comps):
+            exact, sub = node.get(c, (False, {}))
+            if k == len(comps) - 1:
+                exact = True
+            node[c] = (exact, sub)
+            node = sub
+    return trie
+
+
+def _entry_changed(reader: TreeReader, ea, eb) -> bool:
+    """One directory entry named by a spec, on both sides (None: absent)."""
+    a_dir = ea is not None and (ea[0] & S_IFMT) == S_IFDIR
+    b_dir = eb is not None and (eb[0] & S_IFMT) == S_IFDIR
+    if a_dir or b_dir:
+        if ea is not None and eb is not None and a_dir != b_dir:
+            return True  # a file replaced by a directory, or the reverse
+        # Compare contents: an added empty tree, or two spellings of the same
+        # tree, show no change in git's recursive diff either.
+        return _any_change(reader, ea[1] if a_dir else None, eb[1] if b_dir else None)
+    if ea is None or eb is None:
+        return True
+    return ea[1] != eb[1] or canonical_mode(ea[0]) != canonical_mode(eb[0])
+
+
+def _any_change(reader: TreeReader, a: bytes | None, b: bytes | None) -> bool:
+    if a == b:
+        return False
+    for _ in _diff(reader, reader.items(a), reader.items(b), b"", None, True):
+        return True
+    return False
+
+
+def paths_changed(store, tree_a: bytes | None, tree_b: bytes | None, paths) -> bool:
+    """One-off form of :meth:`PathLimiter.changed`."""
+    return PathLimiter(store, paths).changed(tree_a, tree_b)

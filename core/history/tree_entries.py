@@ -1,0 +1,260 @@
+"""Directory entries by name, at C speed, and git's "did this entry change?".
+
+last_modified compares a few entries of one directory between thousands of
+commit pairs; parsing every tree into Python tuples (packscope.core.objects.tree_items)
+would cost more than everything else together for a directory of hundreds
+of entries.  Here a tree becomes ``{name: (mode bytes, name, id)}`` through
+one regex pass and C-level iteration only, checked to cover the whole tree
+(one that is not a clean run of entries goes through tree_items, which
+names the damage).
+
+:meth:`TreeEntries.changed` answers what git's pathspec-limited tree diff
+answers for one entry (packscope.core.history.tree_diff's rules): modes count canonically
+(100664 is 100644), a file and a directory of the same name differ, and two
+directories differ only if something inside differs — an added empty
+directory, or two spellings of the same tree, are no change.  Only entries
+whose bytes differ are looked at closely.
+"""
+
+from __future__ import annotations
+
+import re
+from operator import itemgetter
+
+from packscope.core.errors import CorruptObjectError
+from packscope.core.objects import S_IFDIR, S_IFMT, canonical_mode, tree_items
+
+CACHE_SIZE = 512  # trees kept: a walk compares each commit's directory with its parent's, then moves on
+_mode = itemgetter(0)
+_name = itemgetter(1)
+_NOTHING: set = set()
+_MISSING = object()
+FAR = object()  # near(): the entry, if any, lies too far into the tree to look for it by hand
+RAW_CACHE = 16
+
+
+def token(entry) -> bytes:
+    """The raw bytes of an entry ``(mode, name, id)`` as the tree holds them."""
+    return entry[0] + b" " + entry[1] + b"\0" + entry[2]
+
+
+class TreeEntries:
+    """``entries(tree) -> {name: (mode, name, id)}`` with a small cache;
+    ``read(oid) -> (type, data)`` is the object source (a store, or
+    packscope.core.history.commit_reader's quick reads)."""
+
+    def __init__(self, read, fmt, cache_size: int = CACHE_SIZE) -> None:
+        self.read = read
+        self.fmt = fmt
+        self.cache_size = cache_size
+        self._cache: dict[bytes, dict] = {}
+        self._token_cache: dict[bytes, set] = {}
+        self._one: dict[tuple, tuple | None] = {}  # (tree, name) -> entry, from near()
+        self._raw: dict[bytes, bytes] = {}
+        rawsz = fmt.rawsz
+        self._entry = re.compile(rb"([0-7]+) ([^\0]+)\0(.{%d})" % rawsz, re.DOTALL)
+        self._token = re.compile(rb"[0-7]+ [^\0]+\0.{%d}" % rawsz, re.DOTALL)
+        self._modes: dict[bytes, int] = {}
+        self.empty_tree = fmt.hash_object("tree", b"")
+
+    def _data(self, tree: bytes) -> bytes:
+        # The last few trees' bytes: a quick look (near) is often followed by
+        # indexing the same tree.
+        raw = self._raw
+        data = raw.get(tree)
+        if data is None:
+            typ, data = self.read(tree)
+            if typ != "tree":
+                raise CorruptObjectError(f"expected a tree, found a {typ}", oid=tree.hex())
+            if len(raw) >= RAW_CACHE:
+                del raw[next(iter(raw))]
+            raw[tree] = data
+        return data
+
+    def _remember(self, cache: dict, tree: bytes, value) -> None:
+        if len(cache) >= self.cache_size:
+            for k in list(cache)[: self.cache_size // 4]:
+                del cache[k]
+        cache[tree] = value
+
+    def tokens(self, tree: bytes | None) -> set:
+        """Every entry of the tree as its raw bytes (``mode SP name NUL id``,
+        see :func:`token`): one C-speed pass, one object per entry.  An
+        entry's bytes found here are exactly an entry of this tree."""
+        if tree is None or tree == self.empty_tree:
+            return _NOTHING
+        hit = self._token_cache.get(tree)
+        if hit is None:
+            data = self._data(tree)
+            found = self._token.findall(data)
+            if sum(map(len, found)) != len(data):  # not a clean run of entries
+                tree_items(data, self.fmt, tree)  # says where it breaks
+            hit = set(found)
+            self._remember(self._token_cache, tree, hit)
+        return hit
+
+    def entries(self, tree: bytes | None) -> dict:
+        if tree is None or tree == self.empty_tree:
+            return {}
+        hit = self._cache.get(tree)
+        if hit is not None:
+            return hit
+        data = self._data(tree)
+        found = self._entry.findall(data)
+        # The entries tile the tree exactly iff their lengths add up (findall
+        # never overlaps and parses each entry the only way it can be read).
+        if (len(found) * (2 + self.fmt.rawsz) + sum(map(len, map(_mode, found)))
+                + sum(map(len, map(_name, found)))) != len(data):
+            found = [(b"%o" % m, n, o) for m, n, o in tree_items(data, self.fmt, tree)]  # raises on damage
+        # {name: (mode, name, id)}, built from the end so that a duplicated
+        # name keeps its first entry, as git's lookups do.
+        found.reverse()
+        by_name = dict(zip(map(_name, found), found))
+        self._remember(self._cache, tree, by_name)
+        return by_name
+
+    def lookup(self, tree: bytes | None, name: bytes):
+        return self.entries(tree).get(name)
+
+    def entry(self, tree: bytes | None, name: bytes):
+        """``lookup``, reading only as far into the tree as needed when the
+        entry lies near its start (see :meth:`near`)."""
+        found = self.near(tree, name)
+        return self.entries(tree).get(name) if found is FAR else found
+
+    def near(self, tree: bytes | None, name: bytes):
+        """The entry named ``name`` (or None) when that is settled by reading
+        the tree's first part only, else :data:`FAR`.  A path-limited walk
+        asks each tree for a name or two, often near the start (git sorts
+        upper case first), and indexing whole trees of hundreds of entries
+        would cost it most of its time.  Where the bytes ``SP name NUL``
+        occur, the entries before are parsed one by one to prove it is an
+        entry; beyond the first eighth of the tree that costs more than
+        indexing it at C speed."""
+        if tree is None or tree == self.empty_tree:
+            return None
+        whole = self._cache.get(tree)
+        if whole is not None:
+            return whole.get(name)
+        key = (tree, name)
+        found = self._one.get(key, _MISSING)
+        if found is _MISSING:
+            found = self._scan(self._data(tree), name)
+            one = self._one
+            if len(one) >= 4 * self.cache_size:
+                one.clear()
+            one[key] = found
+        return found
+
+    def _scan(self, data: bytes, name: bytes):
+        needle = b" " + name + b"\0"
+        at = data.find(needle)
+        if at < 0:
+            return None  # every entry named so would hold these bytes
+        limit = len(data) >> 3
+        rawsz = self.fmt.rawsz
+        find = data.find
+        pos = 0
+        while at <= limit:
+            sp = find(b" ", pos)
+            nul = find(b"\0", sp + 1)
+            if sp <= pos or nul < 0 or not data[pos:sp].isdigit():
+                return FAR  # odd bytes: indexing the tree checks it (and names the damage)
+            if sp == at:
+                return data[pos:sp], name, data[nul + 1:nul + 1 + rawsz]
+            pos = nul + 1 + rawsz
+            if pos > at:  # the bytes were inside an entry: look further on
+                at = find(needle, pos - 1)
+                if at < 0:
+                    return None
+        return FAR
+
+    def mode(self, raw: bytes) -> int:
+        m = self._modes.get(raw)
+        if m is None:
+            m = self._modes[raw] = int(raw, 8)
+        return m
+
+    def is_dir(self, entry) -> bool:
+        return entry is not None and (self.mode(entry[0]) & S_IFMT) == S_IFDIR
+
+    def changed(self, a, b) -> bool:
+        """One entry, ``(mode, name, id)`` or None (absent) on each side."""
+        if a == b:
+            return False
+        a_dir, b_dir = self.is_dir(a), self.is_dir(b)
+        if a_dir or b_dir:
+            if a is not None and b is not None and a_dir != b_dir:
+                return True  # a file replaced by a directory, or the reverse
+            return self.tree_changed(a[2] if a_dir else None, b[2] if b_dir else None)
+        if a is None or b is None:
+            return True
+        return a[2] != b[2] or canonical_mode(self.mode(a[0])) != canonical_mode(self.mode(b[0]))
+
+    def tree_changed(self, a: bytes | None, b: bytes | None) -> bool:
+        """Whether a recursive diff of two trees (None: absent) shows anything."""
+        if a == b:
+            return False
+        ea, eb = self.entries(a), self.entries(b)
+        for name in {e[1] for e in set(ea.values()) ^ set(eb.values())}:
+            if self.changed(ea.get(name), eb.get(name)):
+                return True
+        return False
+
+
+class EntryPathLimiter:
+    """packscope.core.history.tree_diff.PathLimiter's answers ("did anything under these
+    paths change between two trees?") over :class:`TreeEntries`: the same
+    descent along the paths' components and the same entry rules, with
+    trees indexed at C speed.  History walks ask it once per commit."""
+
+    def __init__(self, read, fmt, paths) -> None:
+        from packscope.core.history.tree_diff import normalize_paths
+
+        self.trees = TreeEntries(read, fmt)
+        self.paths = normalize_paths(paths)
+        if not self.paths:
+            raise ValueError("EntryPathLimiter needs at least one path")
+        self._everything = b"" in self.paths
+        # the paths as a trie of components: {component: (a path ends here, subtrie)}
+        self._trie: dict = {}
+        for path in self.paths:
+            if not path:
+                continue
+            node = self._trie
+            parts = path.split(b"/")
+            for k, part in enumerate(parts):
+                exact, sub = node.get(part, (False, {}))
+                node[part] = (exact or k == len(parts) - 1, sub)
+                node = sub
+
+    def changed(self, old_tree: bytes | None, new_tree: bytes | None) -> bool:
+        """Whether ``git diff-tree old new -- paths`` would print anything."""
+        if old_tree == new_tree:
+            return False
+        if self._everything:
+            return self.trees.tree_changed(old_tree, new_tree)
+        return self._changed(old_tree, new_tree, self._trie)
+
+    def touches(self, tree: bytes | None) -> bool:
+        """Whether ``tree`` has anything under the paths (a root commit)."""
+        return self.changed(None, tree)
+
+    def _changed(self, a: bytes | None, b: bytes | None, trie: dict) -> bool:
+        if a == b:
+            return False
+        trees = self.trees
+        entry = trees.entry
+        for part, (exact, sub) in trie.items():
+            ea, eb = entry(a, part), entry(b, part)  # (quick when the name is near the start)
+            if ea == eb:
+                continue
+            if exact:
+                if trees.changed(ea, eb):
+                    return True
+            elif sub:
+                ta = ea[2] if trees.is_dir(ea) else None
+                tb = eb[2] if trees.is_dir(eb) else None
+                if ta != tb and self._changed(ta, tb, sub):
+                    return True
+        return False

@@ -1,0 +1,467 @@
+"""History walks in git's orders, as lazy iterators.
+
+This reproduces what ``git log`` (git 2.39) lists and in which order, including
+the places where git's answer depends on *when* it learns things:
+
+* The default order is a queue on committer date where equal dates keep
+  insertion order (git's ``commit_list_insert_by_date``).  A parent newer than
+  its child (clock skew) simply jumps the queue, as in git.
+* Start commits enter the queue sorted by date, stably in the order given:
+  the caller passes them in git's argument order (for ``--all``: refs sorted
+  by name, then HEAD; for ``A..B``: A first).
+* Exclusions make the walk *limited* (git's ``limit_list``): commits are
+  marked UNINTERESTING as the walk meets them, marking spreads only through
+  commits already parsed, and the walk stops once everything queued is
+  uninteresting and five more (git's SLOP) commits confirm it — so with
+  clock skew the same commits leak through as in git.
+* ``--date-order`` and ``--topo-order`` also walk limited and then sort
+  (git's ``sort_in_topological_order``: a date heap or a LIFO stack) —
+  unless there are generation numbers (``generation_numbers=True``: a
+  commit-graph feeds ``commit_info``) and no exclusions: then git's
+  incremental topological walk (packscope.core.history.topo_walk) streams them, and its order
+  can differ from the sort's (with ``--first-parent`` it counts first
+  parents only).
+* Path limiting uses git's default simplification: a commit TREESAME to a
+  parent is hidden, a merge TREESAME to some relevant parent keeps only that
+  parent (so only that side is walked), a root commit with nothing under the
+  paths is hidden.
+
+Unlimited walks stream: their first commits come out after reading a
+handful of objects, however long the history.  Limited walks (as in git)
+must see every interesting commit before the first is shown.
+
+Commit data comes from ``commit_info(oid)`` when given (a commit-graph or
+packscope.core.history.commit_reader: ``(tree, parents, commit_time[, generation])``, or None
+when it does not know the commit), else from the object store via
+:func:`commit_header_fast`.  A commit without a generation has git's
+GENERATION_NUMBER_INFINITY.
+"""
+
+from __future__ import annotations
+
+from heapq import heappop, heappush
+from itertools import islice
+from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
+
+from packscope.core.errors import CorruptObjectError, LookupFailedError
+from packscope.core.objects import commit_header_fast, parse_tag
+from packscope.core.history.topo_walk import GENERATION_INFINITY, incremental_topo_walk, sort_in_topological_order
+
+# Object flags, named after git's: the semantics follow revision.c.
+SEEN = 1 << 0  # queued once; never queued again
+UNINTERESTING = 1 << 1  # excluded (reachable from an exclusion)
+TREESAME = 1 << 2  # no change under the paths relative to (relevant) parents
+SHOWN = 1 << 3
+ADDED = 1 << 4  # parents already processed
+BOTTOM = 1 << 5  # an exclusion given by the caller (not one inferred)
+QUEUED = 1 << 6  # ours: in the queue now (keeps the "all uninteresting?" count exact)
+
+SLOP = 5  # git's: commits to look at after everything seems uninteresting
+ORDERS = ("default", "date", "topo")
+
+CommitInfo = Callable[[bytes], "tuple | None"]
+
+
+class Excluded(bytes):
+    """An exclusion (``^oid``) placed among the starts, for callers that must
+    reproduce a command line's order exactly (e.g. ``B ^A``)."""
+
+    __slots__ = ()
+
+
+class WalkedCommit(NamedTuple):
+    # A named tuple, not a dataclass: a walk builds one per commit shown,
+    # and a tuple is several times cheaper to make.
+    oid: bytes
+    tree: bytes
+    parents: tuple[bytes, ...]  # as git shows them (a simplified merge keeps one)
+    commit_time: int
+
+
+_tuple_new = tuple.__new__  # WalkedCommit without the Python-level __new__ of named tuples
+
+
+class _Node:
+    __slots__ = ("oid", "flags", "parents", "poids", "date", "tree", "generation")
+
+    def __init__(self, oid: bytes) -> None:
+        self.oid = oid
+        self.flags = 0
+        self.parents: list[_Node] | None = None  # None until parsed, as in git
+        self.poids: tuple[bytes, ...] = ()  # the parents' ids, kept in step with parents
+        self.date = 0
+        self.tree: bytes | None = None
+        # git reads 0 for a commit named by a parsed graph commit but not
+        # parsed itself; parsing sets the real one (or infinity).
+        self.generation = 0
+
+
+def walk(store, starts: Iterable[bytes], *, exclude: Iterable[bytes] = (), order: str = "default",
+         first_parent: bool = False, max_count: int | None = None, paths=None,
+         commit_info: CommitInfo | None = None,
+         first_parent_unchanged: Callable[[bytes], bool] | None = None,
+         generation_numbers: bool = False) -> Iterator[WalkedCommit]:
+    """Commits as ``git log`` lists them.
+
+    ``starts`` are commit (or tag) ids; an :class:`Excluded` item among them
+    is an exclusion at that position.  ``exclude`` ids are exclusions placed
+    before all starts, as ``git log A..B`` and ``git log ^A B`` order them.
+    ``order`` is "default", "date" (``--date-order``) or "topo"
+    (``--topo-order``); ``paths`` limits history to literal paths.
+    ``first_parent_unchanged(oid)`` may answer True when a changed-path
+    filter proves the commit changed none of ``paths`` against its first
+    parent (git's Bloom-filter shortcut; False means "unknown").
+    ``generation_numbers`` says that ``commit_info`` gives generations for
+    the commits it knows (git's generation_numbers_enabled()).
+    """
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {ORDERS}, not {order!r}")
+    tips: list[tuple[bytes, bool]] = [(bytes(o), True) for o in exclude]
+    tips += [(bytes(o), isinstance(o, Excluded)) for o in starts]
+    w = _RevWalk(store, commit_info, first_parent, paths, first_parent_unchanged)
+    it = w.run(tips, order, generation_numbers and commit_info is not None)
+    if max_count is not None and max_count >= 0:
+        it = islice(it, max_count)
+    return it
+
+
+class _RevWalk:
+    def __init__(self, store, commit_info, first_parent, paths, hint) -> None:
+        self.store = store
+        self.fmt = store.fmt
+        self.commit_info = commit_info
+        self.first_parent = first_parent
+        if paths:
+            from packscope.core.history.tree_entries import EntryPathLimiter  # (only path-limited walks compare trees)
+
+            self.limiter = EntryPathLimiter(store.read, store.fmt, paths)
+        else:
+            self.limiter = None
+        self.hint = hint if self.limiter is not None else None
+        self.nodes: dict[bytes, _Node] = {}
+        self.queue: list = []  # heap of (-date, insertion number, node)
+        self.inserted = 0
+        self.interesting_queued = 0  # non-UNINTERESTING nodes in the queue
+        self.tag_data: dict[bytes, bytes] = {}  # tips read as tags, waiting to be peeled
+
+    # --- commits ------------------------------------------------------------
+
+    def lookup(self, oid: bytes) -> _Node:
+        node = self.nodes.get(oid)
+        if node is None:
+            node = self.nodes[oid] = _Node(oid)
+        return node
+
+    def parse(self, node: _Node, data: bytes | None = None) -> None:
+        """Fill in the commit (``data``: its content, when already read)."""
+        if node.parents is not None:
+            return
+        info = self.commit_info(node.oid) if self.commit_info is not None and data is None else None
+        if info is None:
+            if data is None:
+                typ, data = self.store.read(node.oid)
+                if typ != "commit":
+                    raise CorruptObjectError(f"expected a commit, found a {typ}", oid=node.oid.hex())
+            node.tree, parents, node.date = commit_header_fast(data, self.fmt, node.oid)
+            node.generation = GENERATION_INFINITY
+        else:
+            node.tree, parents, node.date = info[0], info[1], info[2]
+            node.generation = info[3] if len(info) > 3 else GENERATION_INFINITY
+        node.poids = parents if type(parents) is tuple else tuple(parents)
+        nodes = self.nodes
+        out = []
+        for p in parents:  # lookup() inlined: this runs for every parent of every commit
+            n = nodes.get(p)
+            if n is None:
+                n = nodes[p] = _Node(p)
+            out.append(n)
+        node.parents = out
+
+    def parse_gently(self, node: _Node) -> bool:
+        try:
+            self.parse(node)
+            return True
+        except (LookupFailedError, CorruptObjectError):
+            return False
+
+    # --- the queue ------------------------------------------------------------
+
+    def push(self, node: _Node) -> None:
+        heappush(self.queue, (-node.date, self.inserted, node))
+        self.inserted += 1
+        node.flags |= QUEUED
+        if not node.flags & UNINTERESTING:
+            self.interesting_queued += 1
+
+    def pop(self) -> _Node:
+        node = heappop(self.queue)[2]
+        node.flags &= ~QUEUED
+        if not node.flags & UNINTERESTING:
+            self.interesting_queued -= 1
+        return node
+
+    def mark_uninteresting(self, node: _Node) -> None:
+        if not node.flags & UNINTERESTING:
+            node.flags |= UNINTERESTING
+            if node.flags & QUEUED:
+                self.interesting_queued -= 1
+
+    def mark_parents_uninteresting(self, node: _Node) -> None:
+        # Spreads only through parsed commits: an unparsed one is marked and
+        # its own parents wait until the walk parses it (git does the same,
+        # and the stopping point depends on it).
+        stack = list(node.parents or ())
+        while stack:
+            p = stack.pop()
+            if p.flags & UNINTERESTING:
+                continue
+            self.mark_uninteresting(p)
+            if p.parents:
+                stack.extend(p.parents)
+
+    # --- setup ------------------------------------------------------------------
+
+    def run(self, tips: Sequence[tuple[bytes, bool]], order: str, generations: bool) -> Iterator[WalkedCommit]:
+        # git parses every argument before it peels or marks anything ...
+        pending = []
+        for oid, excluded in tips:
+            node = self.lookup(oid)
+            typ = self.tip_type(node)
+            if typ == "commit":
+                self.parse(node)
+                if excluded:
+                    node.flags |= UNINTERESTING | BOTTOM
+            pending.append((node, typ, excluded))
+        # ... then, in argument order, peels tags and spreads exclusions.
+        start: list[_Node] = []
+        # git limits --topo-order/--date-order walks unless generation
+        # numbers allow the incremental walk.
+        limited = order != "default" and not generations
+        for node, typ, excluded in pending:
+            if typ == "tag":
+                node = self.peel(node.oid, excluded)
+                if node is None:
+                    continue
+                # git tests the flags of the argument (the tag), not of the commit
+                spread = excluded
+            elif typ == "commit":
+                spread = bool(node.flags & UNINTERESTING)
+            else:
+                continue  # trees and blobs have no history
+            if spread:
+                self.mark_parents_uninteresting(node)
+                limited = True
+            if not node.flags & SEEN:
+                node.flags |= SEEN
+                start.append(node)
+        start.sort(key=lambda n: -n.date)  # stable, like git's merge sort
+        if not limited and order != "default":
+            return incremental_topo_walk(self, start, by_date=order == "date")
+        for node in start:
+            self.push(node)
+        if not limited:
+            return self.stream()
+        return self.limited(order)
+
+    def tip_type(self, node: _Node) -> str:
+        if node.parents is not None:
+            return "commit"
+        if self.commit_info is not None and self.commit_info(node.oid) is not None:
+            return "commit"  # parse() asks again: graphs answer cheaply
+        typ, data = self.store.read(node.oid)
+        if typ == "commit":
+            self.parse(node, data)  # one read, not two
+        elif typ == "tag":
+            self.tag_data[node.oid] = data  # peel() needs it next
+        return typ
+
+    def peel(self, oid: bytes, excluded: bool) -> _Node | None:
+        flags = UNINTERESTING | BOTTOM if excluded else 0
+        for _ in range(64):
+            data = self.tag_data.pop(oid, None)
+            try:
+                typ, data = ("tag", data) if data is not None else self.store.read(oid)
+            except LookupFailedError:
+                if excluded:
+                    return None
+                raise
+            if typ == "tag":
+                oid = parse_tag(data, self.fmt, oid).object
+                continue
+            if typ != "commit":
+                return None
+            node = self.lookup(oid)
+            self.parse(node)
+            if flags:
+                self.mark_uninteresting(node)
+                node.flags |= BOTTOM
+            return node
+        raise CorruptObjectError("tag chain too long (a loop?)", oid=oid.hex())
+
+    # --- walking ---------------------------------------------------------------
+
+    def process_parents(self, node: _Node, queue: bool = True) -> None:
+        """git's process_parents: simplify, parse the parents, queue the new
+        ones (``queue=False``: only mark them seen, for the topo walk)."""
+        if node.flags & ADDED:
+            return
+        node.flags |= ADDED
+        if node.flags & UNINTERESTING:
+            # Keep the uninteresting set maximal: no simplification here.
+            for p in node.parents:
+                self.mark_uninteresting(p)
+                if not self.parse_gently(p):
+                    continue
+                if p.parents:
+                    self.mark_parents_uninteresting(p)
+                if p.flags & SEEN:
+                    continue
+                p.flags |= SEEN
+                self.push(p)
+            return
+        if self.limiter is not None:
+            self.simplify(node)
+        for p in node.parents:
+            self.parse(p)
+            if not p.flags & SEEN:
+                p.flags |= SEEN
+                if queue:
+                    self.push(p)
+            if self.first_parent:
+                break
+
+    def simplify(self, node: _Node) -> None:
+        """git's try_to_simplify_commit with default history simplification."""
+        limiter = self.limiter
+        if node.tree is None:
+            return
+        if not node.parents:
+            if not limiter.touches(node.tree):
+                node.flags |= TREESAME
+            return
+        relevant_parents = 0
+        relevant_change = irrelevant_change = False
+        for nth, p in enumerate(node.parents):
+            relevant = (p.flags & (UNINTERESTING | BOTTOM)) != UNINTERESTING
+            if relevant:
+                relevant_parents += 1
+            if nth == 1 and self.first_parent:
+                break  # compare only with the first parent (and count the second, as git does)
+            self.parse(p)
+            if nth == 0 and self.hint is not None and self.hint(node.oid):
+                same = True
+            else:
+                same = not limiter.changed(p.tree, node.tree)
+            if same:
+                if not relevant:
+                    continue  # an uninteresting side must not hide the other sides
+                node.parents = [p]
+                node.poids = (p.oid,)
+                node.flags |= TREESAME
+                return
+            if relevant:
+                relevant_change = True
+            else:
+                irrelevant_change = True
+        if relevant_change if relevant_parents else irrelevant_change:
+            node.flags &= ~TREESAME
+        else:
+            node.flags |= TREESAME
+
+    def shown(self, node: _Node) -> bool:
+        if node.flags & (SHOWN | UNINTERESTING):
+            return False
+        if self.limiter is not None and node.flags & TREESAME:
+            return False
+        return True
+
+    def record(self, node: _Node) -> WalkedCommit:
+        node.flags |= SHOWN
+        return WalkedCommit(node.oid, node.tree, node.poids, node.date)
+
+    def stream(self) -> Iterator[WalkedCommit]:
+        """The unlimited walk: nothing is uninteresting here (exclusions make
+        a walk limited), so the queue needs no bookkeeping beyond the heap,
+        and process_parents is spelled out — this loop runs once per commit
+        of the history."""
+        queue = self.queue
+        parse = self.parse
+        simplify = self.simplify if self.limiter is not None else None
+        first_parent = self.first_parent
+        counter = self.inserted
+        info = self.commit_info
+        nodes = self.nodes
+        while queue:
+            node = heappop(queue)[2]
+            flags = node.flags
+            if not flags & ADDED:
+                node.flags = flags = flags | ADDED
+                if simplify is not None:
+                    simplify(node)
+                    flags = node.flags
+                for p in node.parents:
+                    if p.parents is None:
+                        # parse(p), inlined for the common case: the hook knows the commit
+                        got = info(p.oid) if info is not None else None
+                        if got is None:
+                            parse(p)
+                        else:
+                            # (the stream never looks at generations)
+                            p.tree = got[0]
+                            grand = got[1]
+                            p.poids = grand if type(grand) is tuple else tuple(grand)
+                            p.date = got[2]
+                            ps = []
+                            for g in grand:
+                                n = nodes.get(g)
+                                if n is None:
+                                    n = nodes[g] = _Node(g)
+                                ps.append(n)
+                            p.parents = ps
+                    if not p.flags & SEEN:
+                        p.flags |= SEEN
+                        heappush(queue, (-p.date, counter, p))
+                        counter += 1
+                    if first_parent:
+                        break
+            if flags & SHOWN or (simplify is not None and flags & TREESAME):
+                continue
+            node.flags = flags | SHOWN
+            yield _tuple_new(WalkedCommit, (node.oid, node.tree, node.poids, node.date))
+
+    def limited(self, order: str) -> Iterator[WalkedCommit]:
+        for node in self.limit(order):
+            if self.shown(node):
+                yield self.record(node)
+
+    def limit(self, order: str) -> list[_Node]:
+        """git's limit_list, then the sort the order asks for."""
+        slop = SLOP
+        last_date = None  # date of the last interesting commit kept
+        kept: list[_Node] = []
+        while self.queue:
+            node = self.pop()
+            self.process_parents(node)
+            if node.flags & UNINTERESTING:
+                self.mark_parents_uninteresting(node)
+                slop = self.still_interesting(last_date, slop)
+                if slop:
+                    continue
+                break
+            last_date = node.date
+            kept.append(node)
+        if order == "topo":
+            return sort_in_topological_order(kept, by_date=False)
+        if order == "date":
+            return sort_in_topological_order(kept, by_date=True)
+        return kept
+
+    def still_interesting(self, last_date: int | None, slop: int) -> int:
+        if not self.queue:
+            return 0
+        if last_date is not None and last_date <= -self.queue[0][0]:
+            return SLOP  # something queued is newer than what we kept
+        if self.interesting_queued:
+            return SLOP
+        return slop - 1
+

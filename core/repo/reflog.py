@@ -1,0 +1,115 @@
+"""Reflogs (``logs/HEAD``, ``logs/refs/…``) as reachability roots.
+
+A reflog line is ``<old id> SP <new id> SP <ident> TAB <message> LF``; git
+keeps both ids alive (``git fsck`` and ``git gc`` count them as roots).
+Per-worktree refs (HEAD, ``refs/bisect/…``) keep their logs in each
+worktree's git dir, the rest in the common dir.
+
+Lines that do not parse are reported as problems and skipped, as git's
+reflog reader skips them; nothing here limits how many entries a reflog
+has, but each line is read by itself (a reflog can be large).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from packscope.core.errors import BadRefError
+from packscope.core.oid import ObjectFormat, is_hex
+
+MAX_LINE = 1 << 20  # a longer "line" is not a reflog entry
+
+
+@dataclass(frozen=True, slots=True)
+class ReflogEntry:
+    old: bytes
+    new: bytes
+    line: int
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class Reflog:
+    ref: str  # "HEAD", "refs/heads/main", "worktrees/NAME/HEAD", …
+    path: str
+
+
+def reflogs(repo) -> list[Reflog]:
+    """Every reflog of the repository, all worktrees included, by ref name."""
+    common = Path(repo.common_dir)
+    out = []
+    main_head = common / "logs" / "HEAD"
+    if main_head.is_file():
+        out.append(Reflog("HEAD", str(main_head)))
+    base = common / "logs" / "refs"
+    stack = [base]
+    while stack:
+        d = stack.pop()
+        try:
+            entries = sorted(os.scandir(d), key=lambda e: e.name)
+        except OSError:
+            continue
+        for e in entries:
+            if e.is_dir(follow_symlinks=False):
+                stack.append(Path(e.path))
+            elif e.is_file(follow_symlinks=False):
+                rel = Path(e.path).relative_to(common / "logs").as_posix()
+                out.append(Reflog(rel, e.path))
+    for wt in repo.worktrees():
+        log_dir = Path(wt.git_dir) / "logs"
+        head = log_dir / "HEAD"
+        if head.is_file():
+            out.append(Reflog(f"worktrees/{wt.name}/HEAD", str(head)))
+        wt_refs = log_dir / "refs"
+        stack = [wt_refs]
+        while stack:
+            d = stack.pop()
+            try:
+                entries = sorted(os.scandir(d), key=lambda e: e.name)
+            except OSError:
+                continue
+            for e in entries:
+                if e.is_dir(follow_symlinks=False):
+                    stack.append(Path(e.path))
+                elif e.is_file(follow_symlinks=False):
+                    rel = Path(e.path).relative_to(log_dir).as_posix()
+                    out.append(Reflog(f"worktrees/{wt.name}/{rel}", e.path))
+    return sorted(out, key=lambda r: r.ref)
+
+
+def read_reflog(log: Reflog, fmt: ObjectFormat, problems: list[BadRefError] | None = None) -> Iterator[ReflogEntry]:
+    """The entries of one reflog, in file order; unparseable lines go to
+    ``problems`` (kind ``reflog-unparseable``) and are skipped."""
+    hexsz = fmt.hexsz
+    try:
+        f = open(log.path, "rb")
+    except OSError as e:
+        if problems is not None:
+            problems.append(BadRefError(f"cannot read the reflog of {log.ref}: {e.strerror}", path=log.path,
+                                        kind="reflog-unreadable"))
+        return
+    with f:
+        offset = 0
+        line_no = 0
+        while True:
+            line = f.readline(MAX_LINE)
+            if not line:
+                return
+            line_no += 1
+            start = offset
+            offset += len(line)
+            ok = (len(line) > 2 * hexsz + 2 and line[hexsz:hexsz + 1] == b" "
+                  and line[2 * hexsz + 1:2 * hexsz + 2] == b" ")
+            old_hex = line[:hexsz].decode("ascii", "replace")
+            new_hex = line[hexsz + 1:2 * hexsz + 1].decode("ascii", "replace")
+            if ok and is_hex(old_hex) and is_hex(new_hex):
+                yield ReflogEntry(bytes.fromhex(old_hex), bytes.fromhex(new_hex), line_no, start)
+            elif problems is not None and len(problems) < 1000:
+                err = BadRefError(f"reflog of {log.ref}, line {line_no}: not '<old id> <new id> <ident>'",
+                                  path=log.path, offset=start, kind="reflog-unparseable",
+                                  remedy="git skips such lines; delete the line or the reflog file to silence this.")
+                err.line = line_no
+                problems.append(err)

@@ -1,0 +1,417 @@
+"""Refs in the files backend: loose files, ``packed-refs``, symbolic refs.
+
+Layout (``git help gitrepository-layout``, ``git help git-worktree``):
+
+* A loose ref NAME is the file ``DIR/NAME`` holding a hex id, or ``ref: TARGET``
+  for a symbolic ref (an old-style symlink into ``refs/`` counts too).  Text
+  after the id and a whitespace byte is allowed (FETCH_HEAD's form).
+* ``packed-refs`` (in the common dir) holds ``<hex> SP <name> LF`` lines in
+  name order, each optionally followed by ``^<hex> LF``, the fully peeled
+  object of an annotated tag, and is headed by ``# pack-refs with: TRAITS``.
+  A loose ref hides a packed ref of the same name.
+* Per-worktree refs — HEAD and other all-caps root refs (``ORIG_HEAD``, …),
+  ``refs/bisect/``, ``refs/worktree/``, ``refs/rewritten/`` — live in the
+  worktree's own git dir; every other ref lives in the common dir.  From any
+  worktree, ``main-worktree/NAME`` reaches the main worktree's per-worktree ref
+  and ``worktrees/W/NAME`` that of linked worktree W.
+* Symbolic refs are followed at most :data:`MAX_SYMREF_READS` reads deep (git
+  gives up on a fifth symref in a row); a cycle is reported as such.
+
+Root refs other than HEAD may be any valid one-level name, as git 2.39 allows;
+names with a slash outside ``refs/`` (other than the worktree forms) are never
+refs here, so ``logs/HEAD`` or ``objects/…`` cannot be read as refs.
+
+Damage is local: an unparseable ``packed-refs`` line or loose file, or a file
+whose name is not a valid ref name, is recorded in :attr:`RefStore.problems`
+(``BadRefError``, kind ``ref-unparseable`` or ``ref-bad-name``, with path,
+byte offset and line) and the other refs read on.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from packscope.core.errors import BadRefError
+from packscope.core.oid import is_hex
+
+MAX_SYMREF_READS = 5  # git's SYMREF_MAXDEPTH: reads per resolution
+PER_WORKTREE_PREFIXES = ("refs/bisect/", "refs/worktree/", "refs/rewritten/")
+PACKED_HEADER = b"# pack-refs with:"
+MAX_LOOSE_SIZE = 1 << 16  # a loose ref is a line; anything bigger is not one
+
+# git's ref_rev_parse_rules, in order.
+DWIM_RULES = ("{}", "refs/{}", "refs/tags/{}", "refs/heads/{}", "refs/remotes/{}", "refs/remotes/{}/HEAD")
+
+_BAD_CHARS = frozenset(" ~^:?*[\\\x7f") | frozenset(chr(c) for c in range(32))
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """One ref as stored.  Exactly one of ``oid`` / ``symref`` is set.
+    ``peeled`` is the packed-refs ``^`` line (the object an annotated tag
+    finally points at), known only for packed refs."""
+
+    name: str
+    oid: bytes | None
+    symref: str | None = None
+    peeled: bytes | None = None
+    source: str = "loose"  # "loose" or "packed"
+
+
+def check_refname(name: str, *, allow_onelevel: bool = False) -> bool:
+    """git check-ref-format's rules (without --refspec-pattern)."""
+    if not name or name == "@" or name.startswith("/") or name.endswith(("/", ".")):
+        return False
+    if ".." in name or "@{" in name or "//" in name:
+        return False
+    if any(c in _BAD_CHARS for c in name):
+        return False
+    parts = name.split("/")
+    if len(parts) < 2 and not allow_onelevel:
+        return False
+    return not any(p.startswith(".") or p.endswith(".lock") for p in parts)
+
+
+def is_pseudoref_syntax(name: str) -> bool:
+    """All capitals and underscores: HEAD, ORIG_HEAD, FETCH_HEAD, …"""
+    return bool(name) and all("A" <= c <= "Z" or c == "_" for c in name)
+
+
+def is_per_worktree(name: str) -> bool:
+    return is_pseudoref_syntax(name) or name.startswith(PER_WORKTREE_PREFIXES)
+
+
+def _problem(message: str, *, path, offset: int | None, line: int | None, kind: str) -> BadRefError:
+    err = BadRefError(message, path=str(path), offset=offset, kind=kind)
+    err.line = line
+    return err
+
+
+class RefStore:
+    """Read-only view of one worktree's refs."""
+
+    def __init__(self, repo) -> None:
+        self.repo = repo
+        self.fmt = repo.object_format
+        self.git_dir = Path(repo.git_dir)
+        self.common_dir = Path(repo.common_dir)
+        self.linked = self.git_dir != self.common_dir
+        self.packed_path = self.common_dir / "packed-refs"
+        self.packed_traits: frozenset[str] = frozenset()
+        self._packed: dict[str, Ref] = {}
+        self._packed_key = None
+        self._packed_problems: list[BadRefError] = []
+        self._loose_problems: dict[str, BadRefError] = {}
+
+    # --- problems -----------------------------------------------------------------
+
+    @property
+    def problems(self) -> list[BadRefError]:
+        """Damage found by reading packed-refs and by :meth:`iter_refs` scans:
+        lines and loose files that do not parse, files whose names are not
+        ref names.  (:meth:`read` raises instead of recording.)"""
+        self._load_packed()
+        return list(self._packed_problems) + list(self._loose_problems.values())
+
+    # --- where a name lives -------------------------------------------------------
+
+    def _locate(self, name: str) -> tuple[Path, str | None] | None:
+        """(loose file path, the name to look up in packed-refs or None), or
+        None when ``name`` cannot be a ref."""
+        base, rest = None, name
+        if name.startswith("main-worktree/"):
+            base, rest = self.common_dir, name[len("main-worktree/"):]
+        elif name.startswith("worktrees/"):
+            wt, _, rest = name[len("worktrees/"):].partition("/")
+            if not wt or not check_refname(wt, allow_onelevel=True):
+                return None
+            base = self.common_dir / "worktrees" / wt
+        if base is not None:
+            # Only per-worktree refs are reached this way.
+            if not is_per_worktree(rest) or not check_refname(rest, allow_onelevel=True):
+                return None
+            packed = rest if base == self.common_dir and rest.startswith("refs/") else None
+            return base.joinpath(*rest.split("/")), packed
+        if not check_refname(name, allow_onelevel=True):
+            return None
+        if "/" in name and not name.startswith("refs/"):
+            return None
+        packed = name if name.startswith("refs/") else None
+        if is_per_worktree(name):
+            # packed-refs is shared: its per-worktree entries are the main worktree's.
+            return self.git_dir.joinpath(*name.split("/")), None if self.linked else packed
+        return self.common_dir.joinpath(*name.split("/")), packed
+
+    def ref_path(self, name: str) -> Path | None:
+        """The loose file that would hold ``name``."""
+        loc = self._locate(name)
+        return None if loc is None else loc[0]
+
+    # --- reading one ref ------------------------------------------------------------
+
+    def read(self, name: str) -> Ref | None:
+        """The ref as stored (loose first, then packed), or None if absent.
+        BadRefError (ref-bad-name) for a name that cannot be a ref,
+        (ref-unparseable) for a loose file that is not a ref."""
+        loc = self._locate(name)
+        if loc is None:
+            raise BadRefError(f"not a valid ref name: {name!r}", kind="ref-bad-name",
+                              remedy="See git check-ref-format for the rules.")
+        path, packed_name = loc
+        ref = self._read_loose(name, path)
+        if ref is not None:
+            return ref
+        if packed_name is not None:
+            self._load_packed()
+            hit = self._packed.get(packed_name)
+            if hit is not None and packed_name != name:
+                hit = Ref(name, hit.oid, hit.symref, hit.peeled, hit.source)
+            return hit
+        return None
+
+    def _read_loose(self, name: str, path: Path) -> Ref | None:
+        try:
+            st = os.lstat(path)
+            if stat.S_ISLNK(st.st_mode):
+                target = os.readlink(path)
+                if target.startswith("refs/"):
+                    return Ref(name, None, target, None, "loose")  # an old-style symlink symref
+                st = os.stat(path)
+            if not stat.S_ISREG(st.st_mode):
+                return None  # a directory (refs/heads/x/…) is not the ref x
+            with open(path, "rb") as f:
+                data = f.read(MAX_LOOSE_SIZE + 1)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as e:
+            raise _problem(f"cannot read ref {name}: {e.strerror}", path=path, offset=None, line=None,
+                           kind="ref-unreadable") from None
+        return self._parse_loose(name, path, data)
+
+    def _parse_loose(self, name: str, path: Path, data: bytes) -> Ref:
+        text = data.rstrip(b" \t\n\v\f\r")
+        if len(data) > MAX_LOOSE_SIZE:
+            why = "file too large to be a ref"
+        elif text.startswith(b"ref:"):
+            target = os.fsdecode(text[4:].lstrip(b" \t\n\v\f\r"))
+            if check_refname(target, allow_onelevel=True):
+                return Ref(name, None, target, None, "loose")
+            why = f"symbolic ref to an invalid name {target!r}"
+        else:
+            hexsz = self.fmt.hexsz
+            head = text[:hexsz].decode("ascii", "replace")
+            if len(head) == hexsz and is_hex(head) and (len(text) == hexsz or text[hexsz:hexsz + 1].isspace()):
+                return Ref(name, bytes.fromhex(head), None, None, "loose")
+            why = f"expected a {self.fmt.name} id ({hexsz} hex digits) or 'ref: TARGET'"
+        raise _problem(f"loose ref {name} is unparseable: {why}", path=path, offset=0, line=1,
+                       kind="ref-unparseable")
+
+    # --- packed-refs -------------------------------------------------------------------
+
+    def _load_packed(self) -> None:
+        try:
+            st = os.stat(self.packed_path)
+        except OSError:
+            self._packed, self._packed_key, self._packed_problems = {}, None, []
+            self.packed_traits = frozenset()
+            return
+        key = (st.st_mtime_ns, st.st_size, st.st_ino)
+        if key == self._packed_key:
+            return
+        try:
+            data = self.packed_path.read_bytes()
+        except OSError as e:
+            self._packed, self._packed_key = {}, None
+            self._packed_problems = [_problem(f"cannot read packed-refs: {e.strerror}", path=self.packed_path,
+                                              offset=None, line=None, kind="ref-unreadable")]
+            return
+        self._packed, self.packed_traits, self._packed_problems = parse_packed_refs(
+            data, self.fmt.hexsz, self.packed_path)
+        self._packed_key = key
+
+    def packed_refs(self) -> dict[str, Ref]:
+        """Every good packed-refs entry, by name."""
+        self._load_packed()
+        return dict(self._packed)
+
+    # --- following symbolic refs ---------------------------------------------------------
+
+    def follow(self, name: str) -> tuple[Ref, ...]:
+        """The chain of refs from ``name`` to the first non-symbolic one."""
+        chain: list[Ref] = []
+        seen: set[str] = set()
+        current = name
+        for _ in range(MAX_SYMREF_READS):
+            ref = self.read(current)
+            if ref is None:
+                if not chain:
+                    raise BadRefError(f"no such ref: {name}", kind="ref-not-found",
+                                      remedy="List refs with git for-each-ref (or packscope refs).")
+                hops = " -> ".join(r.name for r in chain) + f" -> {current}"
+                raise BadRefError(
+                    f"dangling symbolic ref: {hops}, and {current} does not exist"
+                    + (" (an unborn branch)" if name == "HEAD" and len(chain) == 1 else ""),
+                    path=str(self.ref_path(chain[-1].name)), kind="ref-dangling",
+                    remedy=f"Point {chain[-1].name} elsewhere (git symbolic-ref), or create {current}.")
+            chain.append(ref)
+            if ref.symref is None:
+                return tuple(chain)
+            seen.add(current)
+            current = ref.symref
+            if current in seen:
+                hops = " -> ".join(r.name for r in chain) + f" -> {current}"
+                raise BadRefError(f"symbolic ref loop: {hops}", path=str(self.ref_path(ref.name)),
+                                  kind="ref-loop",
+                                  remedy=f"Break the loop: git symbolic-ref {ref.name} refs/heads/BRANCH.")
+        hops = " -> ".join(r.name for r in chain)
+        raise BadRefError(f"symbolic refs nested too deep (more than {MAX_SYMREF_READS - 1}): {hops} -> …",
+                          path=str(self.ref_path(chain[0].name)), kind="ref-too-deep",
+                          remedy="Point the symbolic ref at a branch directly.")
+
+    def resolve(self, name: str) -> bytes:
+        """The object id ``name`` finally names, following symbolic refs."""
+        return self.follow(name)[-1].oid
+
+    def head(self) -> Ref | None:
+        return self.read("HEAD")
+
+    # --- all refs -----------------------------------------------------------------------------
+
+    def iter_refs(self, prefix: str = "refs/") -> Iterator[Ref]:
+        """Refs under ``refs/`` whose names start with ``prefix``, sorted by
+        name as ``git for-each-ref`` sorts (bytewise).  Symbolic refs come as
+        stored (``symref`` set).  A loose file that does not parse, or whose
+        name is not a ref name, is skipped and recorded in :attr:`problems`
+        (and hides the packed ref of the same name, as in git)."""
+        self._load_packed()
+        found: dict[str, Ref] = {}
+        for name, ref in self._packed.items():
+            if name.startswith(prefix) and not (self.linked and is_per_worktree(name)):
+                found[name] = ref
+        if prefix.startswith("refs/") or "refs/".startswith(prefix):
+            if self.linked:
+                # A linked worktree sees its own per-worktree refs, not the main one's.
+                self._walk(self.common_dir, prefix, found, lambda n: not is_per_worktree(n))
+                self._walk(self.git_dir, prefix, found, is_per_worktree)
+            else:
+                self._walk(self.common_dir, prefix, found, lambda n: True)
+        for name in sorted(found, key=lambda n: n.encode("utf-8", "surrogateescape")):
+            yield found[name]
+
+    def _walk(self, base: Path, prefix: str, out: dict[str, Ref], accept) -> None:
+        stack = ["refs/"]
+        while stack:
+            rel = stack.pop()
+            try:
+                entries = list(os.scandir(base.joinpath(*rel.split("/"))))
+            except OSError:
+                continue
+            for entry in entries:
+                name = rel + entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    sub = name + "/"
+                    if (sub.startswith(prefix) or prefix.startswith(sub)) and accept(sub):
+                        stack.append(sub)
+                    continue
+                if not name.startswith(prefix) or not accept(name):
+                    continue
+                if not check_refname(name):
+                    self._loose_problems[name] = _problem(
+                        f"ignoring ref with broken name {name!r}", path=entry.path, offset=None, line=None,
+                        kind="ref-bad-name")
+                    continue
+                try:
+                    ref = self._read_loose(name, Path(entry.path))
+                except BadRefError as e:
+                    self._loose_problems[name] = e
+                    out.pop(name, None)  # git shows neither the broken loose ref nor the packed one it hides
+                    continue
+                self._loose_problems.pop(name, None)
+                if ref is not None:
+                    out[name] = ref
+
+    # --- short names -------------------------------------------------------------------------
+
+    def _dwim_iter(self, name: str) -> Iterator[str]:
+        if not name:
+            return
+        for rule in DWIM_RULES:
+            full = rule.format(name)
+            try:
+                if self._locate(full) is None:
+                    continue
+                self.follow(full)
+            except BadRefError:
+                continue  # git skips dangling and broken candidates
+            yield full
+
+    def dwim_all(self, name: str) -> list[str]:
+        """Every full name ``name`` may abbreviate, in git's rule order,
+        keeping only refs that resolve."""
+        return list(self._dwim_iter(name))
+
+    def dwim(self, name: str) -> str | None:
+        """The full ref name git picks for ``name`` (first rule that resolves)."""
+        return next(self._dwim_iter(name), None)
+
+
+def parse_packed_refs(data: bytes, hexsz: int, path) -> tuple[dict[str, Ref], frozenset[str], list[BadRefError]]:
+    """(refs by name, header traits, problems).  A bad line is a problem,
+    never fatal; a ``^`` line after a bad line is dropped with it."""
+    refs: dict[str, Ref] = {}
+    problems: list[BadRefError] = []
+    traits: frozenset[str] = frozenset()
+    last: str | None = None
+    last_bad = False
+    pos, line_no = 0, 0
+    while pos < len(data):
+        line_no += 1
+        nl = data.find(b"\n", pos)
+        start = pos
+        if nl < 0:
+            line, pos = data[start:], len(data)
+        else:
+            line, pos = data[start:nl], nl + 1
+
+        def bad(why: str) -> None:
+            problems.append(_problem(f"packed-refs line {line_no}: {why}: {line[:120]!r}", path=path,
+                                     offset=start, line=line_no, kind="ref-unparseable"))
+
+        if nl < 0:
+            bad("unterminated last line")
+            break
+        if line_no == 1 and line.startswith(PACKED_HEADER):
+            traits = frozenset(line[len(PACKED_HEADER):].decode("ascii", "replace").split())
+            continue
+        if line.startswith(b"^"):
+            peeled = line[1:].decode("ascii", "replace")
+            if last_bad:
+                continue
+            if last is None:
+                bad("peeled line without a ref before it")
+            elif refs[last].peeled is not None:
+                bad(f"second peeled line for {last}")
+            elif len(peeled) != hexsz or not is_hex(peeled):
+                bad(f"peeled value is not a {hexsz}-digit hex id")
+            else:
+                r = refs[last]
+                refs[last] = Ref(r.name, r.oid, None, bytes.fromhex(peeled), "packed")
+            continue
+        hexpart, sp, rawname = line[:hexsz].decode("ascii", "replace"), line[hexsz:hexsz + 1], line[hexsz + 1:]
+        name = os.fsdecode(rawname)
+        last, last_bad = None, True
+        if len(hexpart) != hexsz or not is_hex(hexpart) or sp != b" ":
+            bad(f"expected '<{hexsz} hex digits> <refname>'")
+        elif not check_refname(name, allow_onelevel=False) or not name.startswith("refs/"):
+            bad(f"invalid ref name {name!r}")
+        elif name in refs:
+            bad(f"duplicate entry for {name}")
+        else:
+            last_bad = False
+            refs[name] = Ref(name, bytes.fromhex(hexpart), None, None, "packed")
+            last = name
+    return refs, traits, problems

@@ -1,0 +1,209 @@
+"""Two caches a store shares among its packs: delta bases and open files.
+
+``DeltaBaseCache`` keeps recently built objects that served as delta bases,
+keyed by (pack name, offset), evicting the least recently used once a byte
+budget is exceeded — git's delta base cache, so that reading many objects
+of one chain does not rebuild the chain from its root each time.
+
+``OpenFiles`` bounds how many pack and index files are mapped at once.
+CPython's mmap keeps a duplicate file descriptor per mapping, so a store
+with thousands of packs would run out of descriptors (``ulimit -n``) if
+every file stayed mapped.  Owners (a ``Pack``, a ``PackIndex``) register
+when they map and are asked to ``close()`` when they are the least recently
+used one over the limit; they reopen themselves on next use.
+"""
+
+from __future__ import annotations
+
+import errno
+import mmap
+import os
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from packscope.core.trace import DeltaBaseCacheEvent, Tracer
+
+DEFAULT_DELTA_BASE_BUDGET = 96 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class DeltaBaseCacheStats:
+    hits: int
+    misses: int
+    fills: int
+    evictions: int
+    bytes: int
+    entries: int
+    budget: int
+
+
+class DeltaBaseCache:
+    """LRU of (type name, bytes) keyed by (pack name, offset), by byte budget."""
+
+    __slots__ = ("budget", "tracer", "_entries", "bytes", "hits", "misses", "fills", "evictions")
+
+    def __init__(self, budget_bytes: int = DEFAULT_DELTA_BASE_BUDGET, tracer: Tracer | None = None) -> None:
+        self.budget = budget_bytes
+        self.tracer = tracer
+        self._entries: OrderedDict[tuple[str, int], tuple[str, bytes]] = OrderedDict()
+        self.bytes = 0
+        self.hits = self.misses = self.fills = self.evictions = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key: tuple[str, int]) -> bool:
+        """Membership without counting or reordering (for displays)."""
+        return key in self._entries
+
+    def peek(self, pack: str, offset: int) -> tuple[str, bytes] | None:
+        """The entry without counting or reordering (for displays and type walks)."""
+        return self._entries.get((pack, offset))
+
+    def get(self, pack: str, offset: int) -> tuple[str, bytes] | None:
+        key = (pack, offset)
+        entry = self._entries.get(key)
+        if entry is None:
+            self.misses += 1
+            return None
+        self._entries.move_to_end(key)
+        self.hits += 1
+        tracer = self.tracer
+        if tracer is not None and tracer.active:
+            tracer.emit(DeltaBaseCacheEvent("hit", pack, offset, len(entry[1])))
+        return entry
+
+    def put(self, pack: str, offset: int, type_name: str, data: bytes) -> None:
+        size = len(data)
+        if size > self.budget:  # would only evict everything else and then itself
+            return
+        key = (pack, offset)
+        entries = self._entries
+        old = entries.pop(key, None)
+        if old is not None:
+            self.bytes -= len(old[1])
+        entries[key] = (type_name, data)
+        self.bytes += size
+        self.fills += 1
+        tracer = self.tracer
+        traced = tracer is not None and tracer.active
+        if traced:
+            tracer.emit(DeltaBaseCacheEvent("fill", pack, offset, size))
+        while self.bytes > self.budget:
+            (epack, eoffset), (_, edata) = entries.popitem(last=False)
+            self.bytes -= len(edata)
+            self.evictions += 1
+            if traced:
+                tracer.emit(DeltaBaseCacheEvent("evict", epack, eoffset, len(edata)))
+
+    def drop_pack(self, pack: str) -> None:
+        """Forget every entry of one pack (it was removed or replaced)."""
+        for key in [k for k in self._entries if k[0] == pack]:
+            self.bytes -= len(self._entries.pop(key)[1])
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self.bytes = 0
+
+    def stats(self) -> DeltaBaseCacheStats:
+        return DeltaBaseCacheStats(
+            self.hits, self.misses, self.fills, self.evictions, self.bytes, len(self._entries), self.budget
+        )
+
+
+def default_open_limit() -> int:
+    """Half the soft descriptor limit (the rest is the program's), within [16, 4096]."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):
+        return 256
+    if soft == resource.RLIM_INFINITY or soft <= 0:
+        return 4096
+    return max(16, min(soft // 2, 4096))
+
+
+class OpenFiles:
+    """LRU of mapped files shared by every pack and index of a store.
+
+    Owners call ``opened(self)`` after mapping, ``closed(self)`` when they
+    unmap, and ``touch(self)`` once per lookup (not per probe: the order only
+    needs to be roughly right).  Over ``limit`` the least recently used
+    owner's ``close()`` is called.
+    """
+
+    __slots__ = ("limit", "_owners", "opens", "evictions")
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = default_open_limit() if limit is None else max(1, int(limit))
+        self._owners: OrderedDict[int, object] = OrderedDict()
+        self.opens = 0
+        self.evictions = 0
+
+    def __len__(self) -> int:
+        return len(self._owners)
+
+    def __contains__(self, owner: object) -> bool:
+        return id(owner) in self._owners
+
+    def opened(self, owner: object) -> None:
+        self.opens += 1
+        key = id(owner)
+        self._owners[key] = owner
+        self._owners.move_to_end(key)
+        while len(self._owners) > self.limit:
+            self._evict_one(keep=key)
+
+    def touch(self, owner: object) -> None:
+        try:
+            self._owners.move_to_end(id(owner))
+        except KeyError:
+            pass
+
+    def closed(self, owner: object) -> None:
+        self._owners.pop(id(owner), None)
+
+    def _evict_one(self, keep: int | None = None) -> bool:
+        for key in self._owners:
+            if key != keep:
+                owner = self._owners.pop(key)
+                self.evictions += 1
+                owner.close()  # type: ignore[attr-defined]
+                return True
+        return False
+
+    def relieve(self) -> bool:
+        """Close half of the open files (the process ran out of descriptors)."""
+        closed = False
+        for _ in range(max(1, len(self._owners) // 2)):
+            closed = self._evict_one() or closed
+        return closed
+
+    def close_all(self) -> None:
+        while self._owners:
+            self._evict_one()
+
+    def map_readonly(self, path: str) -> tuple[mmap.mmap | None, int]:
+        return map_readonly(path, self)
+
+
+def map_readonly(path: str, open_files: OpenFiles | None = None) -> tuple[mmap.mmap | None, int]:
+    """Map ``path`` read-only: (map, size); map is None for an empty file
+    (mmap refuses those).  The map keeps its own descriptor; ours is closed.
+
+    Out of descriptors or mappings (EMFILE, ENFILE, ENOMEM), close some of
+    ``open_files``' maps and retry.
+    """
+    while True:
+        try:
+            with open(path, "rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                if size == 0:
+                    return None, 0
+                return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ), size
+        except OSError as e:
+            if e.errno not in (errno.EMFILE, errno.ENFILE, errno.ENOMEM) or open_files is None:
+                raise
+            if not open_files.relieve():
+                raise

@@ -1,0 +1,155 @@
+"""The chunk table shared by commit-graph and multi-pack-index files.
+
+Layout (gitformat-chunk): after the file's own header, ``count + 1`` rows
+of 12 bytes — a 4-byte chunk id and an 8-byte big-endian offset from the
+start of the file.  The last row has id 0 and marks where the last chunk
+ends, so every chunk's size is the next row's offset minus its own.  The
+trailing checksum follows the last chunk.
+
+The table is validated once, on open, so that readers can slice chunks
+without re-checking bounds: offsets never go backwards, the first chunk
+starts after the table, the last ends before the checksum, ids are unique.
+Errors are raised as the caller's class (BadCommitGraphError or
+BadMultiPackIndexError) so the user sees which file is at fault.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Iterator
+
+from packscope.core.errors import PackscopeError
+
+ROW_SIZE = 12
+_ROW = struct.Struct(">4sQ")
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    id: bytes  # 4 ASCII bytes, e.g. b"OIDF"
+    offset: int  # from the start of the file
+    size: int
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.size
+
+    @property
+    def name(self) -> str:
+        return self.id.decode("latin-1")
+
+
+class ChunkTable:
+    """The chunks of one file, in file order, found by id."""
+
+    __slots__ = ("chunks", "table_offset", "table_end", "_by_id", "_path", "_error_cls", "_kind")
+
+    def __init__(self, chunks: tuple[Chunk, ...], table_offset: int, table_end: int,
+                 path: str, error_cls: type[PackscopeError], kind: str) -> None:
+        self.chunks = chunks
+        self.table_offset = table_offset
+        self.table_end = table_end
+        self._by_id = {c.id: c for c in chunks}
+        self._path = path
+        self._error_cls = error_cls
+        self._kind = kind
+
+    def __iter__(self) -> Iterator[Chunk]:
+        return iter(self.chunks)
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def __contains__(self, chunk_id: bytes) -> bool:
+        return chunk_id in self._by_id
+
+    def get(self, chunk_id: bytes) -> Chunk | None:
+        return self._by_id.get(chunk_id)
+
+    def require(self, chunk_id: bytes) -> Chunk:
+        """The chunk, or the caller's error naming the missing id."""
+        c = self._by_id.get(chunk_id)
+        if c is None:
+            raise self._error_cls(
+                f"required chunk {chunk_id.decode('latin-1')} is missing",
+                path=self._path, offset=self.table_offset, kind=f"{self._kind}-missing-chunk",
+            )
+        return c
+
+    def expect_size(self, chunk_id: bytes, size: int, what: str) -> Chunk | None:
+        """The chunk if present, checking its size is exactly ``size``."""
+        c = self._by_id.get(chunk_id)
+        if c is not None and c.size != size:
+            raise self._error_cls(
+                f"chunk {c.name} is {c.size} bytes but {what} needs {size}",
+                path=self._path, offset=c.offset, kind=f"{self._kind}-chunk-size",
+            )
+        return c
+
+
+def read_chunk_table(
+    data,
+    table_offset: int,
+    count: int,
+    *,
+    end: int,
+    path: str,
+    error_cls: type[PackscopeError],
+    kind: str,
+) -> ChunkTable:
+    """Parse ``count`` chunk rows plus the terminator starting at ``table_offset``.
+
+    ``end`` is where chunk data must stop: the start of the trailing
+    checksum.  ``kind`` prefixes the error kinds (e.g. ``"midx"``).
+    """
+
+    def fail(message: str, offset: int, suffix: str = "chunk-table") -> PackscopeError:
+        return error_cls(message, path=path, offset=offset, kind=f"{kind}-{suffix}")
+
+    table_end = table_offset + (count + 1) * ROW_SIZE
+    if table_end > end:
+        raise fail(
+            f"file too short for its table of {count} chunks (needs {table_end} bytes before the checksum, has {end})",
+            min(len(data), table_end), "truncated",
+        )
+    rows = [_ROW.unpack_from(data, table_offset + i * ROW_SIZE) for i in range(count + 1)]
+    term_id, term_offset = rows[count]
+    if term_id != b"\0\0\0\0":
+        raise fail(
+            f"chunk table is not terminated by a zero id after {count} chunks (found {term_id!r})",
+            table_offset + count * ROW_SIZE,
+        )
+    chunks: list[Chunk] = []
+    seen: set[bytes] = set()
+    prev = table_end  # chunk data cannot overlap the header or the table
+    for i in range(count):
+        cid, off = rows[i]
+        at = table_offset + i * ROW_SIZE
+        if cid == b"\0\0\0\0":
+            raise fail(f"chunk {i} has the terminating id 0 before the end of the table", at)
+        if cid in seen:
+            raise fail(f"chunk id {cid.decode('latin-1')} appears twice", at)
+        # Equal offsets are allowed: an empty chunk is legal, only going back is not.
+        if off < prev:
+            raise fail(
+                f"chunk {cid.decode('latin-1')} starts at {off}, before "
+                + ("the end of the chunk table" if i == 0 else "the previous chunk") + f" ({prev})",
+                at,
+            )
+        seen.add(cid)
+        prev = off
+        chunks.append(Chunk(cid, off, 0))
+    if term_offset < prev:
+        raise fail(f"chunk table ends at {term_offset}, before the last chunk starts ({prev})",
+                   table_offset + count * ROW_SIZE)
+    if term_offset > end:
+        raise fail(
+            f"chunks run to offset {term_offset}, past the trailing checksum at {end} (truncated file?)",
+            table_offset + count * ROW_SIZE, "truncated",
+        )
+    sized = []
+    for i, c in enumerate(chunks):
+        nxt = chunks[i + 1].offset if i + 1 < len(chunks) else term_offset
+        sized.append(Chunk(c.id, c.offset, nxt - c.offset))
+    return ChunkTable(tuple(sized), table_offset, table_end, path, error_cls, kind)

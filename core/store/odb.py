@@ -1,0 +1,714 @@
+"""The object store: where is an object, and what happened on the way.
+
+Lookup order follows git's ``oid_object_info_extended``:
+
+1. the null id is missing at once, with no probe;
+2. multi-pack-indexes, then the packs they do not cover (alternates' packs
+   included), most recently used first — a hit moves its pack to the front;
+3. loose objects: local, then each alternate (by ``stat``, or through the
+   loose name cache when the caller said *quick*);
+4. on a miss without *quick*, the miss policy decides whether to rescan the
+   pack directories and search the packs again:
+
+   * ``git`` — always (what git, libgit2 and dulwich do);
+   * ``gated`` (default) — only when a pack directory changed since its last
+     scan, or that scan was provisional; known-missing ids are remembered in
+     a negative cache whose entries die when ``objects/pack`` or their own
+     ``objects/xx`` changes.  A rescan repeats until it sees an unchanged
+     directory (bounded), so a concurrent repack cannot yield a false miss.
+
+Each step is a trace event when ``tracer.active`` (checked once per lookup).
+
+In a partial clone (``partial_clone=True``: the repository has a promisor
+remote), reading an absent object that a promisor pack promises raises
+PromisedObjectError rather than MissingObjectError (packscope.core.store.promisor); other
+stores never build that set.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+
+from packscope.core import trace
+from packscope.core.store.alternates import resolve_alternates
+from packscope.core.errors import BadPackError, CorruptObjectError, MissingObjectError, PackscopeError, PromisedObjectError
+from packscope.core.oid import ObjectFormat, Prefix
+from packscope.core.store.pack_directory import DirectoryScan, PackFiles, dir_mtime_ns, git_pack_order, scan_pack_dir
+from packscope.core.store.pack_index import PackIndex
+from packscope.core.store.search import ALGORITHMS
+
+POLICIES = ("git", "gated")
+# Errors that mean "the file was there when we listed it and is gone now".
+_VANISHED_KINDS = ("pack-unreadable", "idx-unreadable")
+MAX_RESCAN_ROUNDS = 5
+
+
+@dataclass(slots=True)
+class StoreCounters:
+    lookups: int = 0
+    null_lookups: int = 0
+    hits_midx: int = 0
+    hits_pack: int = 0
+    hits_loose: int = 0
+    misses: int = 0
+    negative_hits: int = 0
+    rescans: int = 0
+    rescans_skipped: int = 0
+    dir_reads: int = 0  # pack-directory scans plus loose subdirectory fills
+    stats: int = 0
+    opens: int = 0
+    mru_moves: int = 0
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__slots__}
+
+
+class PackHandle:
+    """One pack known to the store: its index (opened lazily) and its data."""
+
+    __slots__ = ("files", "index", "_pack", "in_midx", "store", "objects_dir")
+
+    def __init__(self, files: PackFiles, fmt: ObjectFormat, store: "ObjectStore") -> None:
+        self.files = files
+        self.objects_dir = os.path.dirname(os.path.dirname(files.base))
+        self.index = PackIndex(files.idx_path, fmt, open_files=store.open_files)
+        self._pack = None
+        self.in_midx = False
+        self.store = store
+
+    @property
+    def name(self) -> str:
+        return self.files.name
+
+    @property
+    def pack(self):
+        if self._pack is None:
+            self._pack = self.store._open_pack(self)
+        return self._pack
+
+    def close(self) -> None:
+        self.index.close()
+        if self._pack is not None:
+            self._pack.close()
+            self._pack = None
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    source: str  # "midx", "pack" or "loose"
+    objects_dir: str
+    local: bool
+    pack: PackHandle | None = None
+    offset: int | None = None
+    path: str | None = None
+
+    @property
+    def where(self) -> str:
+        return self.path if self.pack is None else self.pack.name
+
+
+@dataclass(slots=True)
+class _ObjectDir:
+    path: str
+    local: bool
+    scan: DirectoryScan | None = None
+    loose: object = None
+    midx: object = None
+    subdirs: list = field(default_factory=list)  # objects/00 … objects/ff, joined once
+
+    def __post_init__(self) -> None:
+        self.subdirs = [os.path.join(self.path, f"{b:02x}") for b in range(256)]
+
+
+@dataclass(slots=True)
+class _Settings:
+    policy: str = "gated"
+    quick: bool = False
+    algorithm: str = "binary"
+    loose_strategy: str = "per-subdir"
+    extra: dict = field(default_factory=dict)
+
+
+class ObjectStore:
+    def __init__(
+        self,
+        objects_dir: str,
+        fmt: ObjectFormat,
+        *,
+        tracer: trace.Tracer | None = None,
+        policy: str = "gated",
+        quick: bool = False,
+        algorithm: str = "binary",
+        loose_strategy: str = "per-subdir",
+        alternates: bool = True,
+        env_alternates: list[str] | None = None,
+        open_files_limit: int | None = None,
+        partial_clone: bool = False,
+    ) -> None:
+        from packscope.core.store.cache import DeltaBaseCache, OpenFiles
+        from packscope.core.store.loose import LooseCache
+
+        self.fmt = fmt
+        self.objects_dir = str(objects_dir)
+        self.tracer = tracer or trace.Tracer()
+        self.counters = StoreCounters()
+        self.settings = _Settings()
+        self.delta_cache = DeltaBaseCache(tracer=self.tracer)
+        self.open_files = OpenFiles(open_files_limit)
+        dirs = [self.objects_dir]
+        self.problems: list[PackscopeError] = []
+        if alternates:
+            alt, self.problems = resolve_alternates(self.objects_dir, env_alternates)
+            dirs += alt
+        self._dirs = [
+            _ObjectDir(d, i == 0, loose=LooseCache(d, fmt, strategy=loose_strategy, tracer=self.tracer))
+            for i, d in enumerate(dirs)
+        ]
+        self._mru: list[PackHandle] = []
+        self._midxs: list = []
+        self._negative: dict[bytes, tuple] = {}
+        self._loose_stamps: list = []  # objects/xx mtimes seen by the last stat-based loose check
+        self.repairing: set = set()  # (pack, id) being read around damage (packscope.core.store.damaged_reads loop guard)
+        self.max_repaired_bases = 8  # damaged bases replaced in one chain before giving up
+        self.partial_clone = bool(partial_clone)
+        self._promisor = None
+        self.set_policy(policy)
+        self.set_algorithm(algorithm)
+        self.settings.quick = quick
+        self.settings.loose_strategy = loose_strategy
+        self._scan_all("startup")
+
+    # --- settings, switchable at run time --------------------------------
+
+    def set_policy(self, policy: str) -> None:
+        if policy not in POLICIES:
+            raise ValueError(f"unknown miss policy {policy!r}; choose git or gated")
+        self.settings.policy = policy
+        self._negative.clear()
+
+    def set_algorithm(self, algorithm: str) -> None:
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"unknown search algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+        self.settings.algorithm = algorithm
+
+    def set_quick(self, quick: bool) -> None:
+        self.settings.quick = bool(quick)
+
+    def set_loose_strategy(self, strategy: str) -> None:
+        for d in self._dirs:
+            d.loose.set_strategy(strategy)
+        self.settings.loose_strategy = strategy
+
+    # --- packs -------------------------------------------------------------
+
+    @property
+    def packs(self) -> list[PackHandle]:
+        """Every pack, in the current search (MRU) order; midx-covered ones last."""
+        return list(self._mru) + [h for h in self._all_packs() if h.in_midx]
+
+    def _all_packs(self):
+        seen = set()
+        for h in self._mru:
+            seen.add(h.files.base)
+            yield h
+        for m, handles in self._midxs:
+            for h in handles:
+                if h is not None and h.files.base not in seen:
+                    yield h
+
+    @property
+    def midxs(self) -> list:
+        return [m for m, _ in self._midxs]
+
+    @property
+    def object_dirs(self) -> list[str]:
+        return [d.path for d in self._dirs]
+
+    def loose_cache(self, objects_dir: str | None = None):
+        for d in self._dirs:
+            if objects_dir is None or d.path == objects_dir:
+                return d.loose
+        raise KeyError(objects_dir)
+
+    def directory_scans(self) -> list[DirectoryScan]:
+        return [d.scan for d in self._dirs if d.scan is not None]
+
+    def _open_pack(self, handle: PackHandle):
+        from packscope.core.store.pack import Pack
+
+        self.counters.opens += 1
+        return Pack(handle.files.pack_path, handle.index, fmt=self.fmt, resolve_ref=self._read_for_delta,
+                    resolve_ref_info=self._header_for_delta, cache=self.delta_cache, open_files=self.open_files)
+
+    def _scan_all(self, reason: str) -> None:
+        from packscope.core.store.midx import MultiPackIndex
+
+        t0 = time.perf_counter()
+        old = {h.files.base: h for h in self._all_packs()}
+        found: list[PackFiles] = []
+        midxs = []
+        for d in self._dirs:
+            for _ in range(MAX_RESCAN_ROUNDS):
+                scan = scan_pack_dir(d.path, d.local)
+                self.counters.dir_reads += 1
+                if dir_mtime_ns(scan.pack_dir) == scan.mtime_ns:
+                    break  # nobody wrote while we listed
+            d.scan = scan
+            d.midx = None
+            if scan.midx:
+                try:  # the single file, else an incremental chain (multi-pack-index.d/)
+                    d.midx = MultiPackIndex.discover(scan.pack_dir, self.fmt)
+                    if d.midx is not None:
+                        d.midx.open()
+                except PackscopeError as e:
+                    self.problems.append(e)
+                    d.midx = None
+            found.extend(scan.packs)
+            if d.midx is not None:
+                midxs.append((d, d.midx))
+        handles = {}
+        for f in found:
+            h = old.get(f.base)
+            if h is None or h.files != f:
+                if h is not None:
+                    h.close()
+                h = PackHandle(f, self.fmt, self)
+            h.in_midx = False
+            handles[f.base] = h
+        self._midxs = []
+        for d, m in midxs:
+            covered = []
+            for name in m.pack_names:
+                base = os.path.join(d.scan.pack_dir, name[:-4] if name.endswith(".idx") else name)
+                h = handles.get(base)
+                if h is not None:
+                    h.in_midx = True
+                covered.append(h)
+            self._midxs.append((m, covered))
+        ordered = git_pack_order([f for f in found if not handles[f.base].in_midx])
+        # Keep the MRU order of packs we already knew; new ones in git's order.
+        rank = {h.files.base: i for i, h in enumerate(self._mru)}
+        known = sorted((f for f in ordered if f.base in rank), key=lambda f: rank[f.base])
+        fresh = [f for f in ordered if f.base not in rank]
+        self._mru = [handles[f.base] for f in (known + fresh if reason != "startup" else ordered)]
+        gone = [b for b in old if b not in handles]
+        for b in gone:
+            old[b].close()
+        if self.tracer.active:
+            self.tracer.emit(trace.PackDirScanned(
+                self.objects_dir, reason, len(handles),
+                tuple(sorted(os.path.basename(b) for b in handles if b not in old)),
+                tuple(sorted(os.path.basename(b) for b in gone)),
+                time.perf_counter() - t0,
+            ))
+
+    def rescan(self, reason: str = "request") -> None:
+        """Re-read every pack directory (and flush the loose caches, as git does)."""
+        self.counters.rescans += 1
+        self._scan_all(reason)
+        for d in self._dirs:
+            d.loose.flush(reason)
+        self._negative.clear()
+
+    def _pack_dirs_changed(self) -> str | None:
+        for d in self._dirs:
+            self.counters.stats += 1
+            if d.scan is None or dir_mtime_ns(d.scan.pack_dir) != d.scan.mtime_ns:
+                return "changed"
+            if d.scan.provisional:
+                return "provisional"
+        return None
+
+    # --- lookup ------------------------------------------------------------
+
+    def locate(self, oid: bytes, quick: bool | None = None) -> Location | None:
+        """Where ``oid`` is, or None; traced when someone listens."""
+        if quick is None:
+            quick = self.settings.quick
+        self.counters.lookups += 1
+        tracer = self.tracer
+        traced = tracer.active
+        if oid == self.fmt.null:
+            self.counters.null_lookups += 1
+            self.counters.misses += 1
+            if traced:
+                tracer.emit(trace.NullOidShortcut(oid.hex()))
+                tracer.emit(trace.LookupFinished(oid.hex(), None, None, 0.0, 0))
+            return None
+        t0 = time.perf_counter() if traced else 0.0
+        if traced:
+            tracer.emit(trace.LookupStarted(oid.hex(), quick))
+        neg = self._negative.get(oid) if self._negative else None
+        if neg is not None:
+            if self._negative_valid(oid, neg):
+                self.counters.negative_hits += 1
+                self.counters.misses += 1
+                if traced:
+                    tracer.emit(trace.NegativeCacheHit(oid.hex()))
+                    tracer.emit(trace.LookupFinished(oid.hex(), None, None, time.perf_counter() - t0, 0))
+                return None
+            self._negative.pop(oid, None)
+        rescans = 0
+        loc = self._find_packed(oid, traced)
+        if loc is None:
+            loc = self._find_loose(oid, quick, traced)
+        if loc is None and not quick:
+            reason = "miss" if self.settings.policy == "git" else self._pack_dirs_changed()
+            if reason is None:
+                self.counters.rescans_skipped += 1
+                if traced:
+                    tracer.emit(trace.RescanSkipped(self.objects_dir, "pack directories unchanged since last scan"))
+                self._remember_missing(oid)
+            else:
+                for _ in range(MAX_RESCAN_ROUNDS):
+                    self.rescan(reason)
+                    rescans += 1
+                    loc = self._find_packed(oid, traced)
+                    if loc is not None or self.settings.policy == "git":
+                        break
+                    # Only a directory that changed again while we looked
+                    # (a repack in progress) earns another round.
+                    if not any(dir_mtime_ns(d.scan.pack_dir) != d.scan.mtime_ns for d in self._dirs):
+                        break
+                    reason = "changed"
+        if loc is None:
+            self.counters.misses += 1
+        elif loc.source == "loose":
+            self.counters.hits_loose += 1
+        elif loc.source == "midx":
+            self.counters.hits_midx += 1
+        else:
+            self.counters.hits_pack += 1
+        if traced:
+            tracer.emit(trace.LookupFinished(
+                oid.hex(), loc.source if loc else None, loc.where if loc else None, time.perf_counter() - t0, rescans))
+        return loc
+
+    def locate_many(self, oids: list[bytes], quick: bool | None = None) -> list[Location | None]:
+        """Where each of ``oids`` is (None: absent), answered as one batch.
+
+        The answers are those ``locate`` would give, computed at one moment:
+        packs are searched for every id; the pack directories are checked
+        for changes once for the batch rather than once per miss; a loose
+        object directory ``objects/xx`` that does not exist answers for every
+        miss under it with one ``stat``.  Traced stores and the ``git`` policy
+        (whose point is a rescan per miss) go through ``locate`` one by one.
+        """
+        if quick is None:
+            quick = self.settings.quick
+        if self.tracer.active or (self.settings.policy == "git" and not quick):
+            return [self.locate(oid, quick) for oid in oids]
+        counters = self.counters
+        counters.lookups += len(oids)
+        null = self.fmt.null
+        find = self._find_packed
+        out = [None if oid == null else find(oid, False) for oid in oids]
+        misses = [k for k, loc in enumerate(out) if loc is None and oids[k] != null]
+        counters.null_lookups += sum(1 for oid in oids if oid == null)
+        stamps: dict[str, tuple] = {}
+        if misses:
+            stamps = self._locate_loose_many(oids, misses, out, quick)
+            misses = [k for k in misses if out[k] is None]
+        if misses and not quick:
+            reason = self._pack_dirs_changed()
+            if reason is None:
+                counters.rescans_skipped += 1
+            else:
+                for _ in range(MAX_RESCAN_ROUNDS):
+                    self.rescan(reason)
+                    for k in misses:
+                        out[k] = find(oids[k], False)
+                    misses = [k for k in misses if out[k] is None]
+                    if not misses or not any(dir_mtime_ns(d.scan.pack_dir) != d.scan.mtime_ns for d in self._dirs):
+                        break
+                    reason = "changed"
+            if misses:
+                self._remember_missing_many([oids[k] for k in misses], stamps)
+        for loc in out:
+            if loc is None:
+                counters.misses += 1
+            elif loc.source == "pack":
+                counters.hits_pack += 1
+            elif loc.source == "midx":
+                counters.hits_midx += 1
+            else:
+                counters.hits_loose += 1
+        return out
+
+    def _locate_loose_many(self, oids: list[bytes], misses: list[int], out: list, quick: bool) -> dict:
+        """Fill ``out[k]`` for the misses that are loose objects; return the
+        mtime of each ``objects/xx`` looked at, per object directory (the
+        negative cache's stamps)."""
+        by_subdir: dict[str, list[int]] = {}
+        for k in misses:
+            by_subdir.setdefault(oids[k].hex()[:2], []).append(k)
+        stamps: dict[str, tuple] = {}
+        for subdir, ks in by_subdir.items():
+            if quick:  # the loose cache answers; no stamps (quick misses are not remembered)
+                stamp = (None,) * len(self._dirs)
+            else:
+                stamp = tuple(dir_mtime_ns(os.path.join(d.path, subdir)) for d in self._dirs)
+                self.counters.stats += len(self._dirs)
+                stamps[subdir] = stamp
+            for d, mtime in zip(self._dirs, stamp):
+                if quick:
+                    hits = [k for k in ks if out[k] is None and d.loose.contains(oids[k])]
+                elif mtime is None:
+                    continue  # no such directory: none of these is loose here
+                else:
+                    self.counters.stats += len(ks)
+                    hits = [k for k in ks if out[k] is None
+                            and os.path.isfile(os.path.join(d.path, subdir, oids[k].hex()[2:]))]
+                for k in hits:
+                    out[k] = Location("loose", d.path, d.local, path=os.path.join(d.path, subdir, oids[k].hex()[2:]))
+        return stamps
+
+    def _remember_missing_many(self, oids: list[bytes], stamps: dict[str, tuple]) -> None:
+        if len(self._negative) + len(oids) > 1_000_000:
+            self._negative.clear()  # bound memory on pathological input
+        for oid in oids:
+            self._negative[oid] = stamps[oid.hex()[:2]]
+
+    def _find_packed(self, oid: bytes, traced: bool) -> Location | None:
+        algorithm = self.settings.algorithm
+        for m, handles in self._midxs:
+            if traced:
+                path = m.find_traced(oid, algorithm)
+                pos = -1 if path.found is None else path.found
+            else:
+                pos = m.find(oid, algorithm)
+            pack_id, offset = m.entry_at(pos) if pos >= 0 else (None, None)
+            if traced:
+                self.tracer.emit(trace.PackSearched(os.path.basename(m.path), "midx", path, offset))
+            if pos >= 0:
+                h = handles[pack_id] if pack_id < len(handles) else None
+                if h is not None:
+                    return Location("midx", h.objects_dir, h.files.local, h, offset)
+        b = oid[0]
+        for rank, h in enumerate(self._mru):
+            if not traced:
+                # An empty fanout bucket answers "not here" without a search;
+                # most small packs hold nothing in most buckets.
+                fan = h.index.fanout
+                if fan and fan[b] == (fan[b - 1] if b else 0):
+                    continue
+            try:
+                if traced:
+                    path = h.index.find_traced(oid, algorithm)
+                    pos = -1 if path.found is None else path.found
+                else:
+                    pos = h.index.find(oid, algorithm)
+            except PackscopeError as e:
+                # A vanished or damaged index: skip it; a rescan will drop it.
+                self._note_problem(e)
+                continue
+            if traced:
+                offset = h.index.offset_at(pos) if pos >= 0 else None
+                self.tracer.emit(trace.PackSearched(h.index.name, "pack", path, offset))
+            if pos >= 0:
+                if rank:
+                    self._mru.insert(0, self._mru.pop(rank))
+                    self.counters.mru_moves += 1
+                    if traced:
+                        self.tracer.emit(trace.MruMoved(h.name, rank))
+                return Location("pack", h.objects_dir, h.files.local, h,
+                                h.index.offset_at(pos))
+        return None
+
+    def _find_loose(self, oid: bytes, quick: bool, traced: bool) -> Location | None:
+        stamps = []
+        self._loose_stamps = stamps
+        b = oid[0]
+        for d in self._dirs:
+            if quick:
+                found = d.loose.contains(oid)
+                method = "cache"
+            else:
+                # The directory first: when objects/xx does not exist (the
+                # common case in a packed repository) that one stat answers,
+                # and its mtime is what a negative-cache entry needs anyway.
+                self.counters.stats += 1
+                mtime = dir_mtime_ns(d.subdirs[b])
+                stamps.append(mtime)
+                if mtime is None:
+                    found = False
+                else:
+                    self.counters.stats += 1
+                    found = os.path.isfile(os.path.join(d.subdirs[b], oid.hex()[2:]))
+                method = "stat"
+            if traced:
+                self.tracer.emit(trace.LooseChecked(d.path, f"{b:02x}", method, found))
+            if found:
+                return Location("loose", d.path, d.local, path=os.path.join(d.subdirs[b], oid.hex()[2:]))
+        return None
+
+    def _remember_missing(self, oid: bytes) -> None:
+        if len(self._negative) > 1_000_000:
+            self._negative.clear()  # bound memory on pathological input
+        # The loose check just stamped every objects/xx it looked at.
+        stamps = self._loose_stamps
+        if len(stamps) != len(self._dirs):
+            stamps = [dir_mtime_ns(d.subdirs[oid[0]]) for d in self._dirs]
+        self._negative[oid] = tuple(stamps)
+
+    def _negative_valid(self, oid: bytes, entry: tuple) -> bool:
+        if self._pack_dirs_changed() is not None:
+            self._negative.clear()
+            return False
+        self.counters.stats += len(self._dirs)
+        return entry == tuple(dir_mtime_ns(d.subdirs[oid[0]]) for d in self._dirs)
+
+    def _note_problem(self, e: PackscopeError) -> None:
+        if len(self.problems) < 1000 and all(str(p) != str(e) for p in self.problems[-20:]):
+            self.problems.append(e)
+
+    def contains(self, oid: bytes, quick: bool | None = None) -> bool:
+        return self.locate(oid, quick) is not None
+
+    # --- abbreviations -----------------------------------------------------
+
+    def resolve_prefix(self, prefix: Prefix, limit: int | None = None) -> list[bytes]:
+        """Every id starting with ``prefix``, sorted, each once."""
+        found: set[bytes] = set()
+        algorithm = self.settings.algorithm
+        for m, _ in self._midxs:
+            found.update(m.name_at(i) for i in m.find_prefix(prefix, algorithm))
+        for h in self._mru:
+            try:
+                found.update(h.index.name_at(i) for i in h.index.find_prefix(prefix, algorithm))
+            except PackscopeError as e:
+                self._note_problem(e)
+        for d in self._dirs:
+            found.update(d.loose.matches(prefix))
+        out = sorted(found)
+        return out[:limit] if limit else out
+
+    # --- partial clones -------------------------------------------------------
+
+    @property
+    def promisor(self):
+        """The promised objects (a packscope.core.store.promisor.PromisorSet, built on first
+        question) when this is a partial clone's store, else None."""
+        if self._promisor is None and self.partial_clone:
+            from packscope.core.store.promisor import PromisorSet
+
+            self._promisor = PromisorSet(self)
+        return self._promisor
+
+    def is_promised(self, oid: bytes) -> bool:
+        """git's is_promisor_object; always False outside partial clones."""
+        return self.partial_clone and self.promisor.is_promised(oid)
+
+    # --- reading ------------------------------------------------------------
+
+    def _missing(self, oid: bytes) -> MissingObjectError | PromisedObjectError:
+        if self.partial_clone and self.promisor.is_promised(oid):
+            return PromisedObjectError(
+                f"object {oid.hex()} is not in the object store; a promisor remote promises it (partial clone)",
+                oid=oid.hex(), path=self.objects_dir)
+        return MissingObjectError(f"object {oid.hex()} is not in the object store", oid=oid.hex(),
+                                  path=self.objects_dir)
+
+    def _at_location(self, oid: bytes, use, loc: Location | None = None):
+        """Locate ``oid`` (unless ``loc`` says where it was found) and apply
+        ``use`` to its Location.  A file that vanished in between (a
+        concurrent repack deleted the pack, or packed and pruned the loose
+        object) means: rescan, look again."""
+        for _ in range(MAX_RESCAN_ROUNDS):
+            if loc is None:
+                loc = self.locate(oid)
+            if loc is None:
+                raise self._missing(oid)
+            try:
+                return use(loc)
+            except FileNotFoundError:
+                pass
+            except MissingObjectError as e:
+                if loc.pack is not None or e.oid != oid.hex():
+                    raise
+            except PackscopeError as e:
+                if not (e.kind in _VANISHED_KINDS and e.path and not os.path.exists(e.path)):
+                    raise
+            self.rescan("vanished")
+            loc = None
+        raise self._missing(oid)
+
+    def read(self, oid: bytes, loc: Location | None = None) -> tuple[str, bytes]:
+        """(type name, content) of ``oid`` (found at ``loc`` when given, as
+        ``locate_many`` answered)."""
+        from packscope.core.store.loose import read_loose
+
+        def use(loc: Location):
+            if loc.pack is None:
+                return read_loose(loc.path, self.fmt, oid)
+            pack = loc.pack.pack
+            try:
+                return pack.read_at(loc.offset)
+            except (CorruptObjectError, BadPackError) as e:
+                if e.kind in _VANISHED_KINDS:
+                    raise
+                from packscope.core.store.damaged_reads import read_around_damage  # the rare path
+
+                return read_around_damage(self, oid, loc, e)
+
+        return self._at_location(oid, use, loc)
+
+    def read_header(self, oid: bytes) -> tuple[str, int]:
+        from packscope.core.store.loose import read_loose_header
+
+        def use(loc: Location):
+            if loc.pack is None:
+                return read_loose_header(loc.path, oid)
+            return loc.pack.pack.info_at(loc.offset)
+
+        return self._at_location(oid, use)
+
+    def object_info(self, oid: bytes, storage: bool = False,
+                    loc: Location | None = None) -> tuple[str, int, int | None, bytes | None]:
+        """(type, size, bytes on disk, delta base id) with one lookup (none
+        when ``loc`` says where ``locate_many`` found it); the last two only
+        when ``storage`` is asked for (else None)."""
+        from packscope.core.store.loose import read_loose_header
+
+        def use(loc: Location):
+            if loc.pack is None:
+                type_name, size = read_loose_header(loc.path, oid)
+                return type_name, size, (os.stat(loc.path).st_size if storage else None), None
+            pack = loc.pack.pack
+            type_name, size = pack.info_at(loc.offset)
+            if not storage:
+                return type_name, size, None, None
+            return type_name, size, pack.disk_size(loc.offset), pack.delta_base(loc.offset)
+
+        return self._at_location(oid, use, loc)
+
+    def all_object_ids(self) -> list[bytes]:
+        """Every id in every pack, midx and loose directory (alternates too),
+        sorted and each once — what git's --batch-all-objects walks."""
+        ids: set[bytes] = set()
+        for h in self._all_packs():
+            try:
+                ids.update(h.index.names())
+            except PackscopeError as e:
+                self._note_problem(e)
+        for m, _ in self._midxs:
+            ids.update(m.name_at(i) for i in range(m.num_objects))
+        for d in self._dirs:
+            for sub in range(256):
+                ids.update(d.loose.entries(sub))
+        return sorted(ids)
+
+    def _read_for_delta(self, oid: bytes):
+        """REF_DELTA bases outside their own pack are found through the store."""
+        return self.read(oid)
+
+    def _header_for_delta(self, oid: bytes):
+        return self.read_header(oid)
+
+    def close(self) -> None:
+        for h in self._all_packs():
+            h.close()
+        for m, _ in self._midxs:
+            m.close()

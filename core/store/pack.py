@@ -1,0 +1,629 @@
+"""One ``.pack`` file: entry headers, bounded inflation, delta chains.
+
+Layout (gitformat-pack): ``PACK``, version (2 or 3), object count, then the
+entries, then the hash of everything before it.  An entry starts with a
+header — type in bits 4-6 of the first byte, the inflated size as a varint
+whose first 4 bits are in that byte — followed for OFS_DELTA by the
+distance back to the base (a big-endian varint with "+1 per continuation"
+so each length has its own range) and for REF_DELTA by the base's id; then
+a zlib stream.
+
+Reading resolves delta chains with a loop, not recursion: walk down to a
+base (or a cached intermediate object), then apply the deltas upwards,
+caching every object that served as a base, as git does.  Nothing here
+trusts a declared size: each is checked against a cap and against what the
+file could possibly inflate to before anything is allocated, and inflation
+stops at the declared size.
+
+Checksums and CRCs are verified only on request (``verify_checksum``,
+``crc_ok``), never on ordinary reads.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from array import array
+from bisect import bisect_left
+from dataclasses import dataclass
+from typing import Callable
+
+from zlib_ng import zlib_ng
+
+from packscope.core.store.cache import DeltaBaseCache, OpenFiles, map_readonly
+from packscope.core.store.delta import apply_delta, delta_sizes
+from packscope.core.errors import (
+    BadPackError,
+    CorruptObjectError,
+    DeltaError,
+    LimitExceededError,
+    LookupFailedError,
+    PackscopeError,
+)
+from packscope.core.store.mapped_file import MappedFile
+from packscope.core.oid import ObjectFormat
+from packscope.core.store.pack_index import PackIndex
+from packscope.core.store.pack_order import pack_order
+
+OBJ_COMMIT, OBJ_TREE, OBJ_BLOB, OBJ_TAG = 1, 2, 3, 4
+OBJ_OFS_DELTA, OBJ_REF_DELTA = 6, 7
+TYPE_NAMES = {1: "commit", 2: "tree", 3: "blob", 4: "tag", 6: "ofs-delta", 7: "ref-delta"}
+
+DEFAULT_MAX_OBJECT_SIZE = 4 << 30
+DEFAULT_MAX_CHAIN_DEPTH = 10_000
+# Deflate cannot compress better than about 1032:1; a declared size beyond
+# that many times the bytes left in the file cannot be genuine.
+MAX_DEFLATE_RATIO = 1032
+INFLATE_CHUNK = 1 << 20  # input fed to zlib per call for big entries
+HEADER_PEEK = 64  # enough for any entry header: 1 + 9 size bytes + a 32-byte id or a 10-byte distance
+
+ResolveRef = Callable[[bytes], tuple[str, bytes]]
+ResolveRefInfo = Callable[[bytes], tuple[str, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class EntryHeader:
+    offset: int
+    type_num: int
+    size: int  # inflated size of this entry's data (for a delta: the delta's own size)
+    header_len: int
+    data_offset: int  # where the zlib stream starts
+    base_offset: int | None = None  # OFS_DELTA
+    base_oid: bytes | None = None  # REF_DELTA
+
+    @property
+    def type_name(self) -> str:
+        return TYPE_NAMES[self.type_num]
+
+    @property
+    def is_delta(self) -> bool:
+        return self.type_num >= OBJ_OFS_DELTA
+
+
+@dataclass(frozen=True, slots=True)
+class ChainLink:
+    """One entry of a delta chain, top (depth 0) first.  ``offset`` is None
+    for a REF_DELTA base that lives outside this pack (type "external")."""
+
+    offset: int | None
+    type_name: str
+    depth: int
+    cached: bool
+    base_oid: bytes | None = None
+
+
+class Pack(MappedFile):
+    """A read-only view of one .pack file and its index."""
+
+    def __init__(
+        self,
+        path: str,
+        index: PackIndex | None = None,
+        *,
+        fmt: ObjectFormat | None = None,
+        resolve_ref: ResolveRef | None = None,
+        resolve_ref_info: ResolveRefInfo | None = None,
+        cache: DeltaBaseCache | None = None,
+        open_files: OpenFiles | None = None,
+        max_object_size: int = DEFAULT_MAX_OBJECT_SIZE,
+        max_chain_depth: int = DEFAULT_MAX_CHAIN_DEPTH,
+    ) -> None:
+        self.path = str(path)
+        self.name = os.path.basename(self.path)
+        if index is None:
+            if fmt is None:
+                raise ValueError("Pack needs an index or an object format")
+            index = PackIndex(self.path[: -len(".pack")] + ".idx", fmt, open_files=open_files)
+        self.index = index
+        self.fmt = fmt or index.fmt
+        self.resolve_ref = resolve_ref
+        self.resolve_ref_info = resolve_ref_info
+        self.cache = cache
+        self.max_object_size = max_object_size
+        self.max_chain_depth = max_chain_depth
+        self._open_files = open_files
+        self._map = None
+        self._size = 0
+        self._data_end = 0  # start of the trailing checksum
+        self.version = 0
+        self._order: tuple[array, array] | None = None
+        # offset -> type of the chain's base: a delta's type never changes, and
+        # finding it walks every header down the chain (about 12 in git.git).
+        self._delta_types: dict[int, str] = {}
+        self._active: set[int] = set()  # offsets whose chain waits on resolve_ref (loop guard)
+        # offset -> (type, content) read from another copy because this
+        # pack's entry is damaged (the store fills it): chains through a
+        # damaged base use the good copy, as git does.
+        self.good_copies: dict[int, tuple[str, bytes]] = {}
+
+    # --- opening ---------------------------------------------------------
+
+    def open(self) -> "Pack":
+        if self._map is None:
+            self._open()
+        return self
+
+    def _error(self, message: str, offset: int | None, kind: str, cls=BadPackError):
+        return cls(message, path=self.path, offset=offset, kind=kind)
+
+    def _open(self):
+        try:
+            m, size = map_readonly(self.path, self._open_files)
+        except OSError as e:
+            raise self._error(f"cannot read pack: {e.strerror}", None, "pack-unreadable") from e
+        try:
+            self._check_header(m, size)
+        except BadPackError:
+            if m is not None:
+                m.close()
+            raise
+        self._map, self._size, self._data_end = m, size, size - self.fmt.rawsz
+        if self._open_files is not None:
+            self._open_files.opened(self)
+        return m
+
+    def _check_header(self, m, size: int) -> None:
+        if size < 12 + self.fmt.rawsz:
+            raise self._error(f"pack is truncated ({size} bytes)", size, "pack-truncated")
+        if m[:4] != b"PACK":
+            raise self._error("not a pack file (no PACK signature)", 0, "pack-signature")
+        version = int.from_bytes(m[4:8], "big")
+        if version not in (2, 3):
+            raise self._error(f"unsupported pack version {version}", 4, "pack-version")
+        count = int.from_bytes(m[8:12], "big")
+        if count != self.index.open().num_objects:
+            raise self._error(
+                f"pack holds {count} objects, its index {self.index.num_objects}", 8, "pack-count"
+            )
+        self.version = version
+
+    @property
+    def map(self):
+        return self._map if self._map is not None else self._open()
+
+    @property
+    def size(self) -> int:
+        self.open()
+        return self._size
+
+    @property
+    def num_objects(self) -> int:
+        return self.index.open().num_objects
+
+    @property
+    def checksum(self) -> bytes:
+        m = self.map
+        return m[self._data_end : self._size]
+
+    # --- entries ---------------------------------------------------------
+
+    def entry_header(self, offset: int) -> EntryHeader:
+        """The parsed header of the entry starting at ``offset``."""
+        type_num, size, start, base_offset, base_oid = self._header(offset)
+        return EntryHeader(offset, type_num, size, start - offset, start, base_offset, base_oid)
+
+    def _header(self, offset: int) -> tuple[int, int, int, int | None, bytes | None]:
+        """(type number, size, data offset, base offset, base id)."""
+        m = self._map if self._map is not None else self._open()
+        end = self._data_end
+        if offset < 12 or offset >= end:
+            raise self._error(f"offset {offset} is outside the pack's entries [12, {end})", offset, "pack-offset")
+        buf = m[offset : offset + HEADER_PEEK]
+        c = buf[0]
+        type_num = (c >> 4) & 7
+        size = c & 15
+        shift = 4
+        i = 1
+        try:
+            while c & 0x80:
+                c = buf[i]
+                i += 1
+                size |= (c & 0x7F) << shift
+                shift += 7
+                if shift > 70:
+                    raise self._error("entry size varint is too long", offset, "pack-entry-header")
+            if type_num <= OBJ_TAG and type_num:
+                base_offset = base_oid = None
+            elif type_num == OBJ_OFS_DELTA:
+                c = buf[i]
+                i += 1
+                distance = c & 0x7F
+                while c & 0x80:
+                    c = buf[i]
+                    i += 1
+                    distance = ((distance + 1) << 7) | (c & 0x7F)
+                base_offset = offset - distance
+                base_oid = None
+                # A base must come earlier in the pack; this also rules out OFS loops.
+                if distance <= 0 or base_offset < 12:
+                    raise self._error(
+                        f"OFS_DELTA base offset {base_offset} is not before the delta", offset, "delta-base-offset",
+                        DeltaError,
+                    )
+            elif type_num == OBJ_REF_DELTA:
+                rawsz = self.fmt.rawsz
+                base_oid = buf[i : i + rawsz]
+                if len(base_oid) != rawsz:
+                    raise IndexError
+                i += rawsz
+                base_offset = None
+            else:
+                raise self._error(f"invalid entry type {type_num}", offset, "pack-entry-type")
+        except IndexError:
+            raise self._error("entry header runs past the end of the pack", offset, "pack-truncated") from None
+        if offset + i > end:
+            raise self._error("entry header runs into the pack trailer", offset, "pack-truncated")
+        return type_num, size, offset + i, base_offset, base_oid
+
+    def _inflate(self, offset: int, start: int, size: int) -> bytes:
+        """The data of the entry at ``offset`` (zlib stream at ``start``):
+        exactly ``size`` bytes, or a typed error."""
+        end = self._data_end
+        if size > self.max_object_size or size > (end - start) * MAX_DEFLATE_RATIO + 64:
+            self._refuse_size(offset, size, end - start)
+        m = self._map if self._map is not None else self._open()
+        # Deflate expands incompressible data by a few bytes per 64 KiB block,
+        # so one window of size + 1/8 nearly always holds a small entry's whole
+        # stream; big entries are fed a chunk at a time so that neither the
+        # input copy nor zlib's copy of unused input grows with the object.
+        # Asking for size+1 bytes lets zlib reach the end of the stream in the
+        # same call (and shows excess); it also keeps max_length from being 0,
+        # which would mean "no limit".
+        stop = min(end, start + min(size + (size >> 3) + 64, INFLATE_CHUNK))
+        d = zlib_ng.decompressobj()
+        want = size + 1
+        try:
+            out = d.decompress(m[start:stop], want)
+            if not d.eof and len(out) < want and stop < end:
+                parts, got = [out], len(out)
+                while not d.eof and got < want and stop < end:  # got < want: all input was consumed
+                    nstart, stop = stop, min(end, stop + INFLATE_CHUNK)
+                    more = d.decompress(m[nstart:stop], want - got)
+                    parts.append(more)
+                    got += len(more)
+                out = b"".join(parts)
+        except zlib_ng.error as e:
+            raise self._error(f"zlib stream is corrupt: {e}", offset, "pack-zlib", CorruptObjectError) from None
+        if d.eof and len(out) == size:
+            return out
+        if len(out) > size:
+            raise self._error(
+                f"entry inflates to more than its declared {size} bytes", offset, "pack-size", CorruptObjectError
+            )
+        if not d.eof:
+            raise self._error(
+                f"zlib stream ends early ({len(out)} of {size} bytes)", offset, "pack-truncated", CorruptObjectError
+            )
+        raise self._error(
+            f"entry inflates to {len(out)} bytes, it declares {size}", offset, "pack-size", CorruptObjectError
+        )
+
+    def _inflate_prefix(self, offset: int, start: int, n: int) -> bytes:
+        """The first ``n`` bytes of the entry's data (fewer if it is shorter)."""
+        m = self._map if self._map is not None else self._open()
+        end = self._data_end
+        d = zlib_ng.decompressobj()
+        # One call nearly always does: n bytes rarely need more than 64 + 4n
+        # bytes of stream.  The loop below handles the rest.
+        stop = min(end, start + 64 + 4 * n)
+        try:
+            out = d.decompress(m[start:stop], n)
+        except zlib_ng.error as e:
+            raise self._error(f"zlib stream is corrupt: {e}", offset, "pack-zlib", CorruptObjectError) from None
+        if len(out) >= n or d.eof:
+            return out
+        try:
+            while len(out) < n and not d.eof and stop < end:
+                nstart, stop = stop, min(end, stop + 256 + 4 * n)
+                out += d.decompress(d.unconsumed_tail + m[nstart:stop], n - len(out))
+        except zlib_ng.error as e:
+            raise self._error(f"zlib stream is corrupt: {e}", offset, "pack-zlib", CorruptObjectError) from None
+        return out
+
+    def _refuse_size(self, offset: int, size: int, available: int) -> None:
+        if size > self.max_object_size:
+            raise LimitExceededError(
+                f"entry declares {size} bytes, above the cap of {self.max_object_size}",
+                path=self.path, offset=offset, kind="object-too-large",
+            )
+        raise LimitExceededError(
+            f"entry declares {size} bytes, more than the {available} bytes left in the pack can inflate to",
+            path=self.path, offset=offset, kind="implausible-size",
+        )
+
+    # --- objects ---------------------------------------------------------
+    #
+    # The hot paths use the tuple from _header() rather than EntryHeader:
+    # building a frozen dataclass costs more than parsing the header.
+
+    def read_at(self, offset: int, keep: bool = False) -> tuple[str, bytes]:
+        """(type name, content) of the object whose entry starts at ``offset``.
+
+        ``keep``: also put the object itself in the delta-base cache — for a
+        whole-pack pass that knows it will serve as a later entry's base
+        (``base_offsets``), so its chain is not rebuilt then."""
+        if self._active and offset in self._active:
+            raise self._error("delta chain loops back through another pack", offset, "delta-loop", DeltaError)
+        if self._open_files is not None:
+            self._open_files.touch(self)
+        type_num, size, start, base_offset, base_oid = self._header(offset)
+        if type_num < OBJ_OFS_DELTA:  # the common case: no chain, no cache
+            data = self._inflate(offset, start, size)
+            if keep and self.cache is not None:
+                self.cache.put(self.name, offset, TYPE_NAMES[type_num], data)
+            return TYPE_NAMES[type_num], data
+        cache = self.cache
+        name = self.name
+        if cache is not None:
+            hit = cache.get(name, offset)
+            if hit is not None:
+                return hit
+        good = self.good_copies
+        deltas = [(offset, start, size)]  # top first
+        seen = {offset}
+        base = None
+        while base is None:
+            if type_num == OBJ_REF_DELTA:
+                base_offset = self._find_offset(base_oid)
+                if base_offset is None:  # outside this pack: ask the store
+                    base = self._external_base(deltas[-1][0], base_oid, seen)
+                    break
+            if base_offset in seen:
+                raise self._error(f"delta chain loops back to offset {base_offset}", offset, "delta-loop", DeltaError)
+            if len(deltas) >= self.max_chain_depth:
+                raise self._error(
+                    f"delta chain is deeper than {self.max_chain_depth}", offset, "delta-too-deep", DeltaError
+                )
+            seen.add(base_offset)
+            if cache is not None:
+                base = cache.get(name, base_offset)
+                if base is not None:
+                    break
+            if good and base_offset in good:
+                base = good[base_offset]
+                break
+            here = base_offset
+            type_num, size, start, base_offset, base_oid = self._header(here)
+            if type_num >= OBJ_OFS_DELTA:
+                deltas.append((here, start, size))
+            else:
+                base = (TYPE_NAMES[type_num], self._inflate(here, start, size))
+                if cache is not None:
+                    cache.put(name, here, base[0], base[1])
+        type_name, data = base
+        max_size = self.max_object_size
+        for k in range(len(deltas) - 1, -1, -1):
+            here, start, size = deltas[k]
+            try:
+                data = apply_delta(data, self._inflate(here, start, size), max_size)
+            except (DeltaError, LimitExceededError) as e:
+                e.path, e.offset = self.path, here
+                raise
+            if (k or keep) and cache is not None:  # every object but the top served as a base
+                cache.put(name, here, type_name, data)
+        return type_name, data
+
+    def _find_offset(self, oid: bytes) -> int | None:
+        """Offset of ``oid`` in this pack, through the index."""
+        pos = self.index.find(oid)
+        return None if pos < 0 else self.index.offset_at(pos)
+
+    def _base_offset_of(self, hdr: EntryHeader) -> int | None:
+        """Where a delta's base starts in this pack; None if it is not here."""
+        if hdr.type_num == OBJ_OFS_DELTA:
+            return hdr.base_offset
+        return self._find_offset(hdr.base_oid)
+
+    def _external_base(self, offset: int, oid: bytes, chain: set[int], info: bool = False) -> tuple:
+        """A REF_DELTA base from the store: (type, bytes), or with ``info``
+        (type, size) through resolve_ref_info when the store gave one."""
+        resolve = self.resolve_ref_info if info and self.resolve_ref_info is not None else self.resolve_ref
+        if resolve is None:
+            raise DeltaError(
+                f"REF_DELTA base {oid.hex()} is not in this pack and there is no store to ask",
+                path=self.path, offset=offset, oid=oid.hex(), kind="delta-missing-base",
+            )
+        # The store may come back to this pack; an offset of this chain
+        # reached again means the chain loops through other packs.
+        self._active.update(chain)
+        try:
+            return resolve(oid)
+        except LookupFailedError as e:
+            raise DeltaError(
+                f"REF_DELTA base {oid.hex()} is missing: {e.message}",
+                path=self.path, offset=offset, oid=oid.hex(), kind="delta-missing-base",
+            ) from e
+        finally:
+            self._active.difference_update(chain)
+
+    def info_at(self, offset: int) -> tuple[str, int]:
+        """(type name, size) without inflating whole objects: a delta's
+        result size is in its first bytes, its type is its chain's base's."""
+        if self._active and offset in self._active:
+            raise self._error("delta chain loops back through another pack", offset, "delta-loop", DeltaError)
+        type_num, size, start, _, _ = self._header(offset)
+        if type_num < OBJ_OFS_DELTA:
+            return TYPE_NAMES[type_num], size
+        return self._chain_type(offset), self.delta_result_size(offset, start, size)
+
+    def delta_result_size(self, offset: int, start: int, size: int) -> int:
+        """The result size a delta entry declares, from its first bytes
+        (``start``: its zlib stream, ``size``: the delta's own size)."""
+        prefix = self._inflate_prefix(offset, start, min(size, 20))  # two varints of at most 10 bytes
+        try:
+            return delta_sizes(prefix)[1]
+        except DeltaError as e:
+            e.path, e.offset = self.path, offset
+            raise
+
+    def _walk(self, offset: int):
+        """Entry headers from ``offset`` down its delta chain; a final None
+        stands for a REF_DELTA base outside this pack."""
+        hdr = self.entry_header(offset)
+        seen = {offset}
+        while True:
+            yield hdr
+            if not hdr.is_delta:
+                return
+            base_offset = self._base_offset_of(hdr)
+            if base_offset is None:
+                yield None
+                return
+            if base_offset in seen:
+                raise self._error(f"delta chain loops back to offset {base_offset}", offset, "delta-loop", DeltaError)
+            if len(seen) > self.max_chain_depth:
+                raise self._error(
+                    f"delta chain is deeper than {self.max_chain_depth}", offset, "delta-too-deep", DeltaError
+                )
+            seen.add(base_offset)
+            hdr = self.entry_header(base_offset)
+
+    def _chain_type(self, offset: int) -> str:
+        """A delta's type: its base's, found by headers alone (or the cache)."""
+        known = self._delta_types.get(offset)
+        if known is None:
+            known = self._delta_types[offset] = self._walk_chain_type(offset)
+        return known
+
+    def _walk_chain_type(self, offset: int) -> str:
+        # Raw header tuples, not EntryHeader records: this runs for every
+        # delta a batch-check meets.  Every delta passed on the way learns
+        # the type too.
+        memo = self._delta_types
+        cache = self.cache
+        header = self._header
+        visited: set[int] = set()
+        at = offset
+        type_num, _, _, base_offset, base_oid = header(at)
+        while True:
+            if type_num < OBJ_OFS_DELTA:
+                result = TYPE_NAMES[type_num]
+                break
+            visited.add(at)
+            if base_offset is None:  # REF_DELTA: the base may be anywhere, or elsewhere
+                base_offset = self._find_offset(base_oid)
+                if base_offset is None:
+                    result = self._external_base(at, base_oid, visited, info=True)[0]
+                    break
+                if base_offset in visited:
+                    raise self._error(f"delta chain loops back to offset {base_offset}", offset, "delta-loop",
+                                      DeltaError)
+            if len(visited) > self.max_chain_depth:
+                raise self._error(f"delta chain is deeper than {self.max_chain_depth}", offset, "delta-too-deep",
+                                  DeltaError)
+            at = base_offset
+            known = memo.get(at)
+            if known is None and cache is not None:
+                hit = cache.peek(self.name, at)
+                known = hit[0] if hit is not None else None
+            if known is not None:
+                result = known
+                break
+            type_num, _, _, base_offset, base_oid = header(at)
+        for o in visited:
+            memo[o] = result
+        return result
+
+    def delta_chain(self, offset: int) -> list[ChainLink]:
+        """The chain from the entry at ``offset`` (depth 0) down to its base."""
+        cache = self.cache
+        links: list[ChainLink] = []
+        for depth, hdr in enumerate(self._walk(offset)):
+            if hdr is None:
+                links.append(ChainLink(None, "external", depth, False, links[-1].base_oid))
+            else:
+                cached = cache is not None and (self.name, hdr.offset) in cache
+                links.append(ChainLink(hdr.offset, hdr.type_name, depth, cached, hdr.base_oid))
+        return links
+
+    # --- pack order: disk sizes and OFS_DELTA base ids ----------------------
+
+    def _pack_order(self) -> tuple[array, array]:
+        """(offsets ascending, the index position of each), built once."""
+        if self._order is None:
+            self._order = pack_order(self.index.open(), self.path[: -len(".pack")] + ".rev")
+        return self._order
+
+    def _rank_of(self, offset: int) -> int | None:
+        offsets = self._pack_order()[0]
+        k = bisect_left(offsets, offset)
+        return k if k < len(offsets) and offsets[k] == offset else None
+
+    def disk_size(self, offset: int) -> int:
+        """Bytes the entry occupies: up to the next entry, or the trailer."""
+        offsets = self._pack_order()[0]
+        k = self._rank_of(offset)
+        if k is None:
+            raise self._error(f"no entry starts at offset {offset}", offset, "pack-offset")
+        self.open()
+        return (offsets[k + 1] if k + 1 < len(offsets) else self._data_end) - offset
+
+    def delta_base(self, offset: int) -> bytes | None:
+        """The id of the entry's delta base (``%(deltabase)``), None if not a delta."""
+        type_num, _, _, base_offset, base_oid = self._header(offset)
+        if type_num != OBJ_OFS_DELTA:
+            return base_oid  # the id for REF_DELTA, None for the rest
+        k = self._rank_of(base_offset)
+        if k is None:
+            raise self._error(
+                f"OFS_DELTA base offset {base_offset} is not the start of an entry", offset, "delta-base-offset",
+                DeltaError,
+            )
+        return self.index.name_at(self._pack_order()[1][k])
+
+    def base_offsets(self) -> set[int]:
+        """Offsets of the entries some delta in this pack uses as its base
+        (OFS_DELTA, and REF_DELTA bases found in this pack), from the headers
+        alone; a damaged header is skipped here (the caller reports it)."""
+        header = self._header
+        find = self._find_offset
+        out: set[int] = set()
+        for offset in self._pack_order()[0]:
+            try:
+                type_num, _, _, base_offset, base_oid = header(offset)
+                if type_num == OBJ_REF_DELTA:
+                    base_offset = find(base_oid)
+            except PackscopeError:
+                continue
+            if base_offset is not None:
+                out.add(base_offset)
+        return out
+
+    def oid_at(self, offset: int) -> bytes | None:
+        """The id of the entry starting at ``offset`` (None: no entry starts there)."""
+        k = self._rank_of(offset)
+        return None if k is None else self.index.name_at(self._pack_order()[1][k])
+
+    def pack_order(self) -> list[int]:
+        """Index positions sorted by pack offset (the fastest order to read)."""
+        return list(self._pack_order()[1])
+
+    # --- verification (on request only) --------------------------------------
+
+    def computed_checksum(self) -> bytes:
+        m = self.map
+        h = self.fmt.new_hash()
+        with memoryview(m) as view:
+            for at in range(0, self._data_end, 1 << 22):
+                h.update(view[at : min(at + (1 << 22), self._data_end)])
+        return h.digest()
+
+    def verify_checksum(self) -> None:
+        """The trailer hashes the pack, and the index records the same hash."""
+        if self.computed_checksum() != self.checksum:
+            raise self._error("pack checksum does not match its contents", self._data_end, "pack-checksum")
+        if self.index.pack_checksum != self.checksum:
+            raise self._error(
+                f"pack checksum differs from the one its index {self.index.name} records",
+                self._data_end, "pack-index-mismatch",
+            )
+
+    def crc_ok(self, position: int) -> bool | None:
+        """Whether the raw entry of index position ``position`` matches the
+        index's CRC32; None when the index has no CRCs (version 1)."""
+        expected = self.index.open().crc_at(position)  # crc_at needs the index parsed
+        if expected is None:
+            return None
+        offset = self.index.offset_at(position)
+        size = self.disk_size(offset)
+        return zlib.crc32(self.map[offset : offset + size]) & 0xFFFFFFFF == expected

@@ -1,0 +1,172 @@
+"""One pack's entries, in a virtual list (opened from the Packs screen)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import Label
+
+from packscope.core.errors import PackscopeError
+from packscope.inspector.pack_entries_model import SYNC_LIMIT, OffsetOrder, PackEntries
+from packscope.inspector.safe_text import literal, short_id
+from packscope.inspector.screens.base import PackscopeScreen
+from packscope.inspector.widgets.virtual_list import VirtualList
+
+HELP = """
+The entries of one pack.
+
+A .pack file is a header, then one entry per object, then a checksum.  Each
+entry is a type and size, then zlib-compressed data.  Entries of type
+ofs-delta or ref-delta store only the difference from another object, their
+base (named by a backwards distance in this pack, or by id): reading one
+means reading its base first, then applying the delta — possibly through a
+chain of deltas.
+
+Columns: offset of the entry in the .pack; object id (from the .idx);
+type (the object's real type; Δ marks a delta entry); size of the object
+once rebuilt; bytes the entry occupies on disk (compressed, and for a delta,
+only the delta); depth of its delta chain (0 = stored whole); the base's id.
+
+Rows are drawn only for the visible window, so a pack of a million entries
+opens at once.  Pack order (by offset) is built in the background; `o`
+switches between pack order and index order (sorted by id).
+
+/ finds an id prefix (a binary search in the .idx) or @OFFSET.
+Enter opens the object.
+"""
+
+HEADER = f"{'offset':>11}  {'id':<40}  {'type':<8} {'size':>9} {'on disk':>9} {'depth':>5}  base"
+
+
+class _Source:
+    search_hint = "id prefix, or @offset"
+
+    def __init__(self, entries: PackEntries) -> None:
+        self.entries = entries
+
+    def row_count(self) -> int:
+        return self.entries.count
+
+    def row_text(self, k: int) -> Text:
+        r = self.entries.row(k)
+        t = Text(f"{r.offset:>11}  ", style="dim")
+        t.append(r.oid.hex().ljust(40), style="bold")
+        if r.error:
+            t.append("  ")
+            t.append_text(literal(r.error, "red"))
+            return t
+        kind = r.type_name + ("Δ" if r.depth else "")
+        t.append(f"  {kind:<8}", style={"commit": "yellow", "tree": "green", "tag": "magenta"}.get(r.type_name, ""))
+        t.append(f" {r.size if r.size is not None else '?':>9}")
+        t.append(f" {r.disk_size if r.disk_size is not None else '…':>9}", style="dim" if r.disk_size is None else "")
+        t.append(f" {r.depth if r.depth is not None else '?':>5}")
+        if r.base:
+            t.append(f"  {short_id(r.base)}", style="cyan")
+        return t
+
+    def find(self, query: str) -> list[int]:
+        return self.entries.find(query)
+
+
+class PackScreen(PackscopeScreen):
+    HELP = HELP
+    TAB = "packs"
+
+    BINDINGS = [Binding("o", "toggle_order", "Pack/index order", id="pack.toggle-order")]
+
+    def __init__(self, handle) -> None:
+        super().__init__()
+        self.handle = handle
+        self.entries: PackEntries | None = None
+        self.error: str | None = None
+        self.progress = 0.0
+
+    def compose_body(self) -> ComposeResult:
+        yield Label("", id="pack-title", markup=False)
+        yield Label(HEADER, id="pack-header", markup=False)
+        yield VirtualList(width=len(HEADER) + 14, id="pack-list")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        core = self.app.core
+        try:
+            self.entries = PackEntries(self.handle, core.lock, core.store.fmt.rawsz)
+        except PackscopeError as e:
+            self.error = e.message
+            self.update_title()
+            return
+        if self.entries.count <= SYNC_LIMIT:
+            self.entries.set_order(OffsetOrder.build(self.entries.index, core.lock))
+        lst = self.query_one(VirtualList)
+        lst.set_source(_Source(self.entries))
+        lst.focus()
+        self.update_title()
+        if self.entries.order is None:
+            self.build_order()
+
+    @work(thread=True, exclusive=True, group="pack-order")
+    def build_order(self) -> None:
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+        last = [0.0]
+
+        def progress(f: float) -> None:
+            if f - last[0] >= 0.05:
+                last[0] = f
+                self.app.call_from_thread(self._progress, f)
+
+        order = OffsetOrder.build(self.entries.index, self.app.core.lock, lambda: worker.is_cancelled, progress)
+        if order is not None:
+            self.app.call_from_thread(self._order_ready, order)
+
+    def _progress(self, f: float) -> None:
+        self.progress = f
+        self.update_title()
+
+    def _order_ready(self, order: OffsetOrder) -> None:
+        lst = self.query_one(VirtualList)
+        pos = self.entries.position_of_row(lst.cursor) if self.entries.count else 0
+        self.entries.set_order(order)
+        lst.reset(self.entries.row_of_position(pos) if self.entries.count else 0)
+        self.update_title()
+
+    def update_title(self) -> None:
+        t = Text(self.handle.name, style="bold")
+        if self.error:
+            t.append(f"  cannot open: {self.error}", style="red")
+        elif self.entries is not None:
+            e = self.entries
+            t.append(f"  {e.count:,} entries  ")
+            if e.in_offset_order:
+                t.append("pack order (by offset)", style="green")
+            elif e.order is None:
+                t.append(f"index order (by id) — building pack order {self.progress:.0%}", style="yellow")
+            else:
+                t.append("index order (by id)", style="cyan")
+            t.append("   in multi-pack-index" if self.handle.in_midx else "")
+        self.query_one("#pack-title", Label).update(t)
+
+    def action_toggle_order(self) -> None:
+        e = self.entries
+        if e is None or e.order is None:
+            self.notify("pack order is still being built", timeout=2)
+            return
+        lst = self.query_one(VirtualList)
+        pos = e.position_of_row(lst.cursor)
+        e.by_offset = not e.by_offset
+        lst.reset(e.row_of_position(pos))
+        self.update_title()
+
+    def on_virtual_list_opened(self, event: VirtualList.Opened) -> None:
+        if self.entries is None:
+            return
+        r = self.entries.row(event.row)
+        self.app.open_object(r.oid, pack=self.handle, offset=r.offset)
+
+    def current_id(self) -> str | None:
+        if self.entries is None or not self.entries.count:
+            return None
+        return self.entries.row(self.query_one(VirtualList).cursor).oid.hex()
