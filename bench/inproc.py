@@ -16,11 +16,10 @@ from packscope.bench.peers import adapter
 def read_ids(path: str, rawsz: int) -> list[bytes]:
     with open(path, "rb") as f:
         data = f.read()
-    return [data[i:i + rawsz] for i in range(0, len(data), rawsz)]
+    return [data[i : i + rawsz] for i in range(0, len(data), rawsz)]
 
 
-def api(system: str, op: str, repo: str, ids: str | None = None, rawsz: int = 20,
-        options: dict | None = None) -> dict:
+def api(system: str, op: str, repo: str, ids: str | None = None, rawsz: int = 20, options: dict | None = None) -> dict:
     a = adapter(system)
     t0 = time.perf_counter()
     a.open(repo, **(options or {}))

@@ -88,14 +88,17 @@ class _Stream:
     def data(self, b: bytes) -> None:
         self.parts.append(b"data %d\n%s\n" % (len(b), b))
 
-    def commit(self, ref: str, msg: str, changes: list[tuple[str, bytes]], frm: int | None = None,
-               merge: int | None = None) -> int:
+    def commit(
+        self, ref: str, msg: str, changes: list[tuple[str, bytes]], frm: int | None = None, merge: int | None = None
+    ) -> int:
         self.mark += 1
         self.time += 97
         tz = ("+0000", "-0700", "+0530", "+0100")[self.mark % 4]
-        self.parts.append(f"commit {ref}\nmark :{self.mark}\n"
-                          f"author A U Thor <author@example.com> {self.time} {tz}\n"
-                          f"committer C O Mitter <committer@example.com> {self.time} {tz}\n".encode())
+        self.parts.append(
+            f"commit {ref}\nmark :{self.mark}\n"
+            f"author A U Thor <author@example.com> {self.time} {tz}\n"
+            f"committer C O Mitter <committer@example.com> {self.time} {tz}\n".encode()
+        )
         self.data(msg.encode())
         if frm is not None:
             self.parts.append(b"from :%d\n" % frm)
@@ -142,7 +145,7 @@ def history_stream(commits: int, *, seed: int = 7, files: int = 60, checkpoint_a
                 path = rnd.choice(sorted(tree))
                 lines = tree[path]
                 k = rnd.randrange(len(lines))
-                lines[k:k + 1] = text(1 + rnd.randrange(3))
+                lines[k : k + 1] = text(1 + rnd.randrange(3))
                 changes.append((path, b"\n".join(lines) + b"\n"))
             if rnd.random() < 0.03:
                 path = f"src/d{rnd.randrange(8)}/new{n}.c"
@@ -150,11 +153,15 @@ def history_stream(commits: int, *, seed: int = 7, files: int = 60, checkpoint_a
                 changes.append((path, b"\n".join(tree[path]) + b"\n"))
         merge = None
         if n and n % 50 == 0:
-            side = s.commit("refs/heads/side", f"side work {n}\n", [(f"side/s{n}.txt", b"side %d\n" % n)],
-                            frm=main)
+            side = s.commit("refs/heads/side", f"side work {n}\n", [(f"side/s{n}.txt", b"side %d\n" % n)], frm=main)
             merge = side
-        main = s.commit("refs/heads/main", f"commit {n}\n\nchange {n} of the history\n", changes,
-                        frm=main if n else None, merge=merge)
+        main = s.commit(
+            "refs/heads/main",
+            f"commit {n}\n\nchange {n} of the history\n",
+            changes,
+            frm=main if n else None,
+            merge=merge,
+        )
         if n % 100 == 3:
             s.tag(f"v{n}", main)
         if checkpoint_after is not None and n + 1 >= checkpoint_after:
@@ -164,8 +171,10 @@ def history_stream(commits: int, *, seed: int = 7, files: int = 60, checkpoint_a
 
 
 def loose_blobs_stream(start: int, stop: int) -> bytes:
-    return b"".join(b"blob\ndata %d\n%s\n" % (len(b), b)
-                    for b in (b"packscope bench loose object %d\n" % i for i in range(start, stop)))
+    return b"".join(
+        b"blob\ndata %d\n%s\n" % (len(b), b)
+        for b in (b"packscope bench loose object %d\n" % i for i in range(start, stop))
+    )
 
 
 # --- repositories ----------------------------------------------------------------------------
@@ -190,8 +199,14 @@ def many_packs(ctx, packs: int, base_commits: int) -> Path:
     def build(path: Path) -> None:
         init_bare(path)
         total = base_commits + packs - 1
-        git("-c", "fastimport.unpackLimit=0", "fast-import", "--quiet", cwd=path,
-            input=history_stream(total, checkpoint_after=base_commits))
+        git(
+            "-c",
+            "fastimport.unpackLimit=0",
+            "fast-import",
+            "--quiet",
+            cwd=path,
+            input=history_stream(total, checkpoint_after=base_commits),
+        )
         git("symbolic-ref", "HEAD", "refs/heads/main", cwd=path)
         n = len(list((path / "objects" / "pack").glob("*.pack")))
         if n != packs:
@@ -220,8 +235,14 @@ def loose_repo(ctx, n: int, smaller: list[int] = ()) -> Path:
             start = 256 * base[0]
         else:
             init_bare(path)
-        git("-c", f"fastimport.unpackLimit={256 * n + 1}", "fast-import", "--quiet", cwd=path,
-            input=loose_blobs_stream(start, 256 * n))
+        git(
+            "-c",
+            f"fastimport.unpackLimit={256 * n + 1}",
+            "fast-import",
+            "--quiet",
+            cwd=path,
+            input=loose_blobs_stream(start, 256 * n),
+        )
         packs = list((path / "objects" / "pack").glob("*.pack"))
         if packs:
             raise RuntimeError("fast-import left a pack: the loose sweep needs loose objects only")
@@ -254,8 +275,7 @@ def warm(ctx, repo: Path | str) -> None:
 def describe(repo: Path | str) -> dict:
     pack_dir = Path(repo) / "objects" / "pack"
     packs = list(pack_dir.glob("*.pack")) if pack_dir.exists() else []
-    return {"path": str(repo), "packs": len(packs),
-            "pack_bytes": sum(p.stat().st_size for p in packs)}
+    return {"path": str(repo), "packs": len(packs), "pack_bytes": sum(p.stat().st_size for p in packs)}
 
 
 # --- object tables and random ids ------------------------------------------------------------
@@ -302,8 +322,7 @@ def object_table(ctx, repo: Path | str) -> ObjectTable:
         if cache.exists():
             with open(cache, "rb") as f:
                 return pickle.load(f)
-        out = git("cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype) %(deltabase)",
-                  cwd=repo)
+        out = git("cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype) %(deltabase)", cwd=repo)
         ids, kinds, deltas = [], bytearray(), bytearray()
         null = None
         for line in out.splitlines():
@@ -373,8 +392,12 @@ def real_history(ctx) -> Input:
         return Input(f"real: {path.name}", path, False)
     commits = ctx.size(20_000, 150)
     path = synthetic_history(ctx, commits)
-    return Input(f"synthetic history ({commits} commits)", path, True,
-                 "no real history given (--repo PATH or PACKSCOPE_BENCH_REPO): a synthetic one built with fast-import")
+    return Input(
+        f"synthetic history ({commits} commits)",
+        path,
+        True,
+        "no real history given (--repo PATH or PACKSCOPE_BENCH_REPO): a synthetic one built with fast-import",
+    )
 
 
 def thousand_packs(ctx) -> Input:

@@ -139,12 +139,22 @@ class PackscopeAdapter(Adapter):
     name = "packscope"
     library = "packscope"
 
-    def open(self, repo: str, *, policy: str = "gated", quick: bool = False, tracer=None,
-             loose_strategy: str = "per-subdir", algorithm: str = "binary", **_) -> None:
+    def open(
+        self,
+        repo: str,
+        *,
+        policy: str = "gated",
+        quick: bool = False,
+        tracer=None,
+        loose_strategy: str = "per-subdir",
+        algorithm: str = "binary",
+        **_,
+    ) -> None:
         from packscope.core.repo.session import open_session
 
-        self.session = open_session(repo, tracer=tracer, policy=policy, quick=quick,
-                                    loose_strategy=loose_strategy, algorithm=algorithm)
+        self.session = open_session(
+            repo, tracer=tracer, policy=policy, quick=quick, loose_strategy=loose_strategy, algorithm=algorithm
+        )
         self.store = self.session.store
 
     def contains(self, ids: list) -> int:

@@ -77,9 +77,12 @@ def tables(doc: dict) -> list[Table]:
             for target in case["targets"]:
                 verdict = "no number" if target["met"] is None else ("met" if target["met"] else "MISSED")
                 cpu = target.get("cpu_ratio")
-                on_cpu = "" if cpu is None else f" (CPU time: {fmt_ratio(cpu)} — {'met' if target['met_cpu'] else 'MISSED'})"
-                t.notes.append(f"target ({case['case']}): {target['label']}: {fmt_ratio(target['ratio'])} — {verdict}"
-                               + on_cpu)
+                on_cpu = (
+                    "" if cpu is None else f" (CPU time: {fmt_ratio(cpu)} — {'met' if target['met_cpu'] else 'MISSED'})"
+                )
+                t.notes.append(
+                    f"target ({case['case']}): {target['label']}: {fmt_ratio(target['ratio'])} — {verdict}" + on_cpu
+                )
             for note in case["notes"]:
                 t.notes.append(f"{case['case']}: {note}")
             for s in case["systems"]:
@@ -186,8 +189,14 @@ def machine_lines(doc: dict) -> list[str]:
         f"libraries: {libs}",
         f"load average at start / end: {_load(doc.get('load_start'))} / {_load(doc.get('load_end'))}",
         f"repetitions: {doc['reps']}{' (tiny sizes)' if doc['tiny'] else ''}; each repetition a fresh process with fresh random ids",
-    ] + ([f"measured processes ran without {', '.join(m['python_settings_dropped'])} (set in the shell that ran the "
-          "benchmark), with bytecode cached as in an installed package"] if m.get("python_settings_dropped") else [])
+    ] + (
+        [
+            f"measured processes ran without {', '.join(m['python_settings_dropped'])} (set in the shell that ran the "
+            "benchmark), with bytecode cached as in an installed package"
+        ]
+        if m.get("python_settings_dropped")
+        else []
+    )
 
 
 def _load(v) -> str:

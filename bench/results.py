@@ -20,8 +20,7 @@ SCHEMA_VERSION = 1
 def summary(samples: list[float]) -> dict:
     if not samples:
         return {"median": None, "min": None, "max": None, "samples": []}
-    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples),
-            "samples": list(samples)}
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples), "samples": list(samples)}
 
 
 @dataclass
@@ -47,7 +46,7 @@ class Series:
         """Wall time of each repetition, whatever the unit of the samples."""
         return self.metrics.get("wall_seconds", self.samples) if self.unit != "s" else self.samples
 
-    def skip(self, reason: str) -> "Series":
+    def skip(self, reason: str) -> Series:
         self.available = False
         self.note = reason
         return self
@@ -62,8 +61,13 @@ class Series:
 
     def to_dict(self) -> dict:
         return {
-            "system": self.system, "role": self.role, "group": self.group, "unit": self.unit,
-            "available": self.available, "note": self.note, **summary(self.samples),
+            "system": self.system,
+            "role": self.role,
+            "group": self.group,
+            "unit": self.unit,
+            "available": self.available,
+            "note": self.note,
+            **summary(self.samples),
             "metrics": {k: summary(v) for k, v in self.metrics.items()},
             "info": self.info,
         }
@@ -78,13 +82,19 @@ class Target:
     max_ratio: float
     label: str
 
-    def evaluate(self, case: "Case") -> dict:
+    def evaluate(self, case: Case) -> dict:
         ratio = case.ratio(self.packscope, self.peer)
         cpu = case.cpu_ratio(self.packscope, self.peer)
-        return {"label": self.label, "packscope": self.packscope, "peer": self.peer,
-                "max_ratio": self.max_ratio, "ratio": ratio,
-                "met": None if ratio is None else ratio <= self.max_ratio,
-                "cpu_ratio": cpu, "met_cpu": None if cpu is None else cpu <= self.max_ratio}
+        return {
+            "label": self.label,
+            "packscope": self.packscope,
+            "peer": self.peer,
+            "max_ratio": self.max_ratio,
+            "ratio": ratio,
+            "met": None if ratio is None else ratio <= self.max_ratio,
+            "cpu_ratio": cpu,
+            "met_cpu": None if cpu is None else cpu <= self.max_ratio,
+        }
 
 
 @dataclass
@@ -120,20 +130,39 @@ class Case:
                 continue
             for q in self.series:
                 if q.role == "peer" and q.group == p.group and q.samples:
-                    out.append({"packscope": p.system, "peer": q.system, "group": p.group,
-                                "ratio": self.ratio(p.system, q.system),
-                                "cpu_ratio": self.cpu_ratio(p.system, q.system)})
+                    out.append(
+                        {
+                            "packscope": p.system,
+                            "peer": q.system,
+                            "group": p.group,
+                            "ratio": self.ratio(p.system, q.system),
+                            "cpu_ratio": self.cpu_ratio(p.system, q.system),
+                        }
+                    )
         for a, b in self.extra_ratios:
             r = self.ratio(a, b)
             if r is not None:
-                out.append({"packscope": a, "peer": b, "group": "within packscope", "ratio": r,
-                            "cpu_ratio": self.cpu_ratio(a, b)})
+                out.append(
+                    {
+                        "packscope": a,
+                        "peer": b,
+                        "group": "within packscope",
+                        "ratio": r,
+                        "cpu_ratio": self.cpu_ratio(a, b),
+                    }
+                )
         return out
 
     def to_dict(self) -> dict:
-        return {"case": self.name, "input": self.input, "workload": self.workload,
-                "systems": [s.to_dict() for s in self.series], "ratios": self.ratios(),
-                "targets": [t.evaluate(self) for t in self.targets], "notes": self.notes}
+        return {
+            "case": self.name,
+            "input": self.input,
+            "workload": self.workload,
+            "systems": [s.to_dict() for s in self.series],
+            "ratios": self.ratios(),
+            "targets": [t.evaluate(self) for t in self.targets],
+            "notes": self.notes,
+        }
 
 
 @dataclass
@@ -150,7 +179,14 @@ class ScenarioResult:
     columns: list[tuple[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return {"scenario": self.name, "title": self.title, "available": self.available,
-                "reason": self.reason, "layout": self.layout, "notes": self.notes,
-                "columns": [list(c) for c in self.columns],
-                "seconds": self.seconds, "cases": [c.to_dict() for c in self.cases]}
+        return {
+            "scenario": self.name,
+            "title": self.title,
+            "available": self.available,
+            "reason": self.reason,
+            "layout": self.layout,
+            "notes": self.notes,
+            "columns": [list(c) for c in self.columns],
+            "seconds": self.seconds,
+            "cases": [c.to_dict() for c in self.cases],
+        }

@@ -22,9 +22,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from packscope.bench.peers import bench_env
 from packscope.bench.results import Case, Series
@@ -82,8 +82,14 @@ def _bench_pythonpath() -> str:
     return root if not old else root + os.pathsep + old
 
 
-def run_process(cmd: list[str], stdin_path: str | None = None, *, timeout: float = 3600.0,
-                cwd: str | None = None, ok: tuple[int, ...] = (0,)) -> tuple[float, float, Path]:
+def run_process(
+    cmd: list[str],
+    stdin_path: str | None = None,
+    *,
+    timeout: float = 3600.0,
+    cwd: str | None = None,
+    ok: tuple[int, ...] = (0,),
+) -> tuple[float, float, Path]:
     """Run a whole command once: (wall seconds, CPU seconds of the child,
     path of a file holding its stdout).  stdout goes to a file, not a pipe,
     so the parent does no work while the child runs."""
@@ -92,8 +98,9 @@ def run_process(cmd: list[str], stdin_path: str | None = None, *, timeout: float
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     try:
         t0 = time.perf_counter()
-        p = subprocess.run(cmd, stdin=stdin, stdout=out, stderr=subprocess.PIPE, env=bench_env(),
-                           timeout=timeout, cwd=cwd)
+        p = subprocess.run(
+            cmd, stdin=stdin, stdout=out, stderr=subprocess.PIPE, env=bench_env(), timeout=timeout, cwd=cwd
+        )
         wall = time.perf_counter() - t0
     finally:
         if stdin_path:
@@ -112,8 +119,14 @@ def run_worker(call: str, args: dict, *, timeout: float = 3600.0) -> dict:
     """One in-process measurement in a fresh interpreter (see packscope.bench.worker)."""
     env = bench_env()
     env["PYTHONPATH"] = _bench_pythonpath()
-    p = subprocess.run([sys.executable, "-m", "packscope.bench.worker"], input=json.dumps({"call": call, "args": args}),
-                       capture_output=True, text=True, env=env, timeout=timeout)
+    p = subprocess.run(
+        [sys.executable, "-m", "packscope.bench.worker"],
+        input=json.dumps({"call": call, "args": args}),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
     lines = p.stdout.strip().splitlines()
     try:
         result = json.loads(lines[-1]) if lines else {}
@@ -168,8 +181,11 @@ class WorkerRun:
             result["wall_seconds"] = time.perf_counter() - t0  # for the time budget
         facts = self.check(result, inputs) if self.check else {}
         plain = ("answer", "items", self.sample)
-        numbers = {k: v for k, v in result.items()
-                   if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in plain}
+        numbers = {
+            k: v
+            for k, v in result.items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in plain
+        }
         self.series.add(result[self.sample], **numbers)
         leftovers = {k: v for k, v in result.items() if k not in numbers and k not in (self.sample, "answer")}
         _merge_info(self.series, {**leftovers, **facts})
@@ -203,14 +219,18 @@ def repeat(case: Case, runs: list, inputs: Callable[[int], dict], ctx: Context) 
             except (MeasurementError, subprocess.TimeoutExpired, OSError) as e:
                 r.series.skip(f"failed: {e}")
                 continue
-            ctx.progress(f"  {case.name} · {r.series.system}: rep {rep + 1}/{ctx.reps} "
-                         f"{r.series.samples[-1]:.4g} {r.series.unit}")
+            ctx.progress(
+                f"  {case.name} · {r.series.system}: rep {rep + 1}/{ctx.reps} "
+                f"{r.series.samples[-1]:.4g} {r.series.unit}"
+            )
         _cleanup(data)
     for r in live:
         done = len(r.series.samples)
         if r.series.available and 0 < done < ctx.reps:
-            r.series.note = (f"{done} of {ctx.reps} repetitions: one takes "
-                             f"{r.series.samples_seconds[0]:.0f} s, over the {ctx.budget:.0f} s budget per system")
+            r.series.note = (
+                f"{done} of {ctx.reps} repetitions: one takes "
+                f"{r.series.samples_seconds[0]:.0f} s, over the {ctx.budget:.0f} s budget per system"
+            )
     return case
 
 

@@ -46,8 +46,9 @@ def run_suite(names: list[str], ctx: Context, command: str = "") -> dict:
             import traceback
 
             traceback.print_exc(file=sys.stderr)
-            result = ScenarioResult(name, getattr(module, "TITLE", name), available=False,
-                                    reason=f"failed: {type(e).__name__}: {e}")
+            result = ScenarioResult(
+                name, getattr(module, "TITLE", name), available=False, reason=f"failed: {type(e).__name__}: {e}"
+            )
         result.seconds = time.perf_counter() - t0
         doc["scenarios"].append(result.to_dict())
         ctx.progress(f"{name} done in {result.seconds:.1f} s")

@@ -42,7 +42,7 @@ def batch_counts(path: Path) -> dict:
                 missing += 1
                 continue
             n = int(header[2])
-            if m[pos + n:pos + n + 1] != b"\n":
+            if m[pos + n : pos + n + 1] != b"\n":
                 raise ValueError(f"object {header[0][:12]!r} is not followed by a newline at byte {pos + n}")
             found += 1
             content += n

@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from binascii import Error as _HexError
 from binascii import unhexlify
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from packscope.core.errors import CorruptObjectError
 from packscope.core.oid import ObjectFormat
@@ -128,7 +128,9 @@ class TreeEntry:
 # --- the fast path for walks --------------------------------------------------
 
 
-def commit_header_fast(data: bytes, fmt: ObjectFormat, oid: bytes | None = None) -> tuple[bytes, tuple[bytes, ...], int]:
+def commit_header_fast(
+    data: bytes, fmt: ObjectFormat, oid: bytes | None = None
+) -> tuple[bytes, tuple[bytes, ...], int]:
     """``(tree, parents, commit_time)`` with minimal work.
 
     The tree and parent lines must be well formed (git refuses to walk such
@@ -143,7 +145,7 @@ def commit_header_fast(data: bytes, fmt: ObjectFormat, oid: bytes | None = None)
         return commit_header_fields(m, hexsz)
     # Anything unusual: the careful reader below, step by step as git reads.
     end = 5 + hexsz
-    if not data.startswith(b"tree ") or data[end:end + 1] != b"\n":
+    if not data.startswith(b"tree ") or data[end : end + 1] != b"\n":
         raise _corrupt("commit has no valid tree line", oid)
     try:
         tree = unhexlify(data[5:end])
@@ -151,9 +153,9 @@ def commit_header_fast(data: bytes, fmt: ObjectFormat, oid: bytes | None = None)
         pos = end + 1
         step = 8 + hexsz
         while data.startswith(b"parent ", pos):
-            if data[pos + step - 1:pos + step] != b"\n":
+            if data[pos + step - 1 : pos + step] != b"\n":
                 raise _corrupt("commit has a malformed parent line", oid)
-            parents.append(unhexlify(data[pos + 7:pos + step - 1]))
+            parents.append(unhexlify(data[pos + 7 : pos + step - 1]))
             pos += step
     except _HexError:
         raise _corrupt("commit has a non-hex tree or parent id", oid) from None
@@ -175,9 +177,9 @@ def commit_header_fields(m, hexsz: int) -> tuple[bytes, tuple[bytes, ...], int]:
     tree, ps, t = m.groups()
     step = 8 + hexsz
     if len(ps) == step:  # the common case, spelled out: walks call this for every commit
-        parents = (unhexlify(ps[7:step - 1]),)
+        parents = (unhexlify(ps[7 : step - 1]),)
     elif ps:
-        parents = tuple([unhexlify(ps[i + 7:i + step - 1]) for i in range(0, len(ps), step)])
+        parents = tuple([unhexlify(ps[i + 7 : i + step - 1]) for i in range(0, len(ps), step)])
     else:
         parents = ()
     return unhexlify(tree), parents, int(t) if len(t) < 20 else min(int(t), (1 << 64) - 1)
@@ -194,7 +196,9 @@ def commit_header_regex(hexsz: int):
     if rx is None:
         rx = _HEADER_RES[hexsz] = re.compile(
             rb"tree ([0-9a-fA-F]{%d})\n((?:parent [0-9a-fA-F]{%d}\n)*)author[^\n]*\ncommitter[^>\n]*> *([0-9]+) [^\n]*\n."
-            % (hexsz, hexsz), re.DOTALL)
+            % (hexsz, hexsz),
+            re.DOTALL,
+        )
     return rx
 
 
@@ -211,7 +215,7 @@ def _commit_date(data: bytes, pos: int) -> int:
     # git also wants something after the committer line (its end-of-buffer test).
     if eol < 0 or eol + 1 >= len(data):
         return 0
-    return _strtoumax(data[gt + 1:eol])
+    return _strtoumax(data[gt + 1 : eol])
 
 
 _SPACE = b" \t\n\v\f\r"
@@ -282,8 +286,8 @@ def parse_ident(value: bytes) -> tuple[Ident | None, str | None]:
     if gt < 0:
         return None, "unterminated <email> in ident"
     name = value[:lt].rstrip(_SPACE)
-    email = value[lt + 1:gt]
-    rest = value[value.rfind(b">") + 1:]
+    email = value[lt + 1 : gt]
+    rest = value[value.rfind(b">") + 1 :]
     parts = rest.split()
     if len(parts) >= 1 and parts[0].isdigit():
         time = int(parts[0])
@@ -441,8 +445,7 @@ def tree_items(data: bytes, fmt: ObjectFormat, oid: bytes | None = None) -> list
     return _tree_items_careful(data, fmt, oid)
 
 
-_MODES = {b"100644": 0o100644, b"40000": 0o40000, b"100755": 0o100755, b"120000": 0o120000,
-          b"160000": 0o160000}
+_MODES = {b"100644": 0o100644, b"40000": 0o40000, b"100755": 0o100755, b"120000": 0o120000, b"160000": 0o160000}
 _TREE_RES: dict = {}
 
 
@@ -450,8 +453,10 @@ def _tree_res(rawsz: int):
     hit = _TREE_RES.get(rawsz)
     if hit is None:
         one = rb"([0-7]+) ([^\0]+)\0(.{%d})" % rawsz
-        hit = _TREE_RES[rawsz] = (re.compile(rb"(?:[0-7]+ [^\0]+\0.{%d})*" % rawsz, re.DOTALL),
-                                  re.compile(one, re.DOTALL))
+        hit = _TREE_RES[rawsz] = (
+            re.compile(rb"(?:[0-7]+ [^\0]+\0.{%d})*" % rawsz, re.DOTALL),
+            re.compile(one, re.DOTALL),
+        )
     return hit
 
 
@@ -473,7 +478,7 @@ def _tree_items_careful(data: bytes, fmt: ObjectFormat, oid: bytes | None) -> li
             raise _corrupt(f"malformed mode in tree entry at byte {pos}", oid) from None
         if not data[pos:sp].isdigit():  # int() would accept "+7", " 7", "0o7"
             raise _corrupt(f"malformed mode in tree entry at byte {pos}", oid)
-        append((mode, data[sp + 1:nul], data[nul + 1:nul + 1 + rawsz]))
+        append((mode, data[sp + 1 : nul], data[nul + 1 : nul + 1 + rawsz]))
         pos = nul + 1 + rawsz
     return out
 

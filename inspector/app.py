@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from textual import work
 from textual.app import App
@@ -31,9 +31,9 @@ from packscope.inspector.palette import PackscopeCommands
 from packscope.inspector.safe_text import visible
 from packscope.inspector.screens.base import PackscopeScreen
 from packscope.inspector.screens.fanout import FanoutScreen
-from packscope.inspector.screens.lab import LabScreen
 from packscope.inspector.screens.health import HealthScreen
 from packscope.inspector.screens.history import HistoryScreen
+from packscope.inspector.screens.lab import LabScreen
 from packscope.inspector.screens.loose import LooseScreen
 from packscope.inspector.screens.object import ObjectScreen
 from packscope.inspector.screens.overview import OverviewScreen
@@ -73,8 +73,7 @@ class PackscopeApp(App):
     MODES = {spec.name: spec.factory for spec in SCREEN_TABLE}
 
     BINDINGS = [
-        *(Binding(spec.key, f"switch('{spec.name}')", spec.title, id=f"screen.{spec.name}")
-          for spec in SCREEN_TABLE),
+        *(Binding(spec.key, f"switch('{spec.name}')", spec.title, id=f"screen.{spec.name}") for spec in SCREEN_TABLE),
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("e", "toggle_log", "Event log", id="app.toggle-log"),
         Binding("s", "toggle_rates", "Rates", id="app.toggle-rates"),
@@ -255,8 +254,12 @@ class PackscopeApp(App):
         if not self.core.ready:
             return
         store = self.core.store
-        setter = {"algorithm": store.set_algorithm, "policy": store.set_policy,
-                  "loose_strategy": store.set_loose_strategy, "quick": store.set_quick}[name]
+        setter = {
+            "algorithm": store.set_algorithm,
+            "policy": store.set_policy,
+            "loose_strategy": store.set_loose_strategy,
+            "quick": store.set_quick,
+        }[name]
         with self.core.lock:
             setter(value)
         self.notify(f"{name.replace('_', ' ')}: {value}", timeout=2)
@@ -267,8 +270,9 @@ class PackscopeApp(App):
     def action_goto(self) -> None:
         from packscope.inspector.widgets.prompt import Prompt
 
-        self.push_screen(Prompt("object:", "id, abbreviation or revision"),
-                         lambda text: text and self.goto_object(text))
+        self.push_screen(
+            Prompt("object:", "id, abbreviation or revision"), lambda text: text and self.goto_object(text)
+        )
 
     def goto_object(self, text: str) -> None:
         self._resolve_and_open(text)
@@ -307,7 +311,9 @@ class PackscopeApp(App):
             with core.lock:
                 return core.session.resolve(text)
         except ImportError:
-            raise BadRevisionError(f"no object matches {text!r} (revisions need packscope.core.repo.revision)") from None
+            raise BadRevisionError(
+                f"no object matches {text!r} (revisions need packscope.core.repo.revision)"
+            ) from None
 
     def open_object(self, oid: bytes, pack=None, offset: int | None = None) -> None:
         self.last_object = (oid, pack, offset)

@@ -43,8 +43,9 @@ def build_parser(commands: dict | None = None) -> argparse.ArgumentParser:
         description="See inside a git object database and watch it work.",
         epilog="Run `packscope [PATH]` with no command to open the terminal UI.",
     )
-    parser.add_argument("-C", dest="chdir", action="append", metavar="PATH",
-                        help="run as if started in PATH (like git -C)")
+    parser.add_argument(
+        "-C", dest="chdir", action="append", metavar="PATH", help="run as if started in PATH (like git -C)"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, mod in (commands or _available_commands()).items():
         importlib.import_module(f"packscope.inspector.commands.{mod}").register(sub)
@@ -117,7 +118,9 @@ def report_error(e: PackscopeError) -> None:
 def _open_ui(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="packscope", description="Open the packscope UI on a repository.")
     parser.add_argument("-C", dest="chdir", action="append", metavar="PATH")
-    parser.add_argument("path", nargs="?", default=None, help="repository (default: discovered from the current directory)")
+    parser.add_argument(
+        "path", nargs="?", default=None, help="repository (default: discovered from the current directory)"
+    )
     args = parser.parse_args(argv)
     for path in args.chdir or ():
         try:

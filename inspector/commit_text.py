@@ -101,5 +101,9 @@ def summarize(data: bytes, fmt, oid: bytes) -> Summary:
             date = format_date_short(a.time, a.tz)
         except (OverflowError, ValueError):
             date = "?"
-    return Summary(subject_of(c.message, c.encoding),
-                   decode(a.name, c.encoding) if a else "", decode(a.email, c.encoding) if a else "", date)
+    return Summary(
+        subject_of(c.message, c.encoding),
+        decode(a.name, c.encoding) if a else "",
+        decode(a.email, c.encoding) if a else "",
+        date,
+    )

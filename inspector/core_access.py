@@ -38,8 +38,11 @@ class PackRow:
 
     @property
     def flags(self) -> str:
-        return " ".join(f for f, on in (("keep", self.keep), ("promisor", self.promisor),
-                                          ("bitmap", self.bitmap), ("rev", self.rev)) if on)
+        return " ".join(
+            f
+            for f, on in (("keep", self.keep), ("promisor", self.promisor), ("bitmap", self.bitmap), ("rev", self.rev))
+            if on
+        )
 
 
 @dataclass(slots=True)
@@ -121,12 +124,22 @@ class CoreAccess:
         rank = 0
         for h in handles:
             f = h.files
-            rows.append(PackRow(
-                h.name, h, None if h.in_midx else rank, h.in_midx, f.local, f.pack_size,
-                f.keep, f.promisor, f.bitmap, f.rev,
-                objects=h.index.num_objects if h.index.is_open else None,
-                idx_version=h.index.version if h.index.is_open else None,
-            ))
+            rows.append(
+                PackRow(
+                    h.name,
+                    h,
+                    None if h.in_midx else rank,
+                    h.in_midx,
+                    f.local,
+                    f.pack_size,
+                    f.keep,
+                    f.promisor,
+                    f.bitmap,
+                    f.rev,
+                    objects=h.index.num_objects if h.index.is_open else None,
+                    idx_version=h.index.version if h.index.is_open else None,
+                )
+            )
             if not h.in_midx:
                 rank += 1
         return rows
@@ -163,8 +176,15 @@ class CoreAccess:
                 try:
                     m.open()
                     layers = len(m.layers) if hasattr(m, "layers") else 1
-                    out.append({"path": m.path, "objects": m.num_objects, "packs": m.num_packs,
-                                "layers": layers, "chain": bool(getattr(m, "is_chain", False))})
+                    out.append(
+                        {
+                            "path": m.path,
+                            "objects": m.num_objects,
+                            "packs": m.num_packs,
+                            "layers": layers,
+                            "chain": bool(getattr(m, "is_chain", False)),
+                        }
+                    )
                 except PackscopeError as e:
                     out.append({"path": m.path, "error": e.message})
         return out
@@ -205,8 +225,13 @@ class CoreAccess:
             head_text = f"→ {head.symref}"
         else:
             head_text = f"detached at {head.oid.hex()[:12]}" if head.oid else "?"
-        return {"total": len(all_refs), "by kind": kinds, "head": head_text,
-                "packed": sum(1 for r in all_refs if r.source == "packed"), "problems": problems}
+        return {
+            "total": len(all_refs),
+            "by kind": kinds,
+            "head": head_text,
+            "packed": sum(1 for r in all_refs if r.source == "packed"),
+            "problems": problems,
+        }
 
     def problems(self) -> list[PackscopeError]:
         store = self.store

@@ -64,8 +64,10 @@ def _history_stream(commits: int, packs: int, rnd: random.Random) -> bytes:
             data = "".join(files[p]).encode()
             out.append(b"M 100644 inline %s\ndata %d\n%s\n" % (p.encode(), len(data), data))
         if n % 50 == 10:
-            out.append(b"tag v0.%d\nfrom :%d\ntagger Demo Tagger <tag@example.com> %d +0000\ndata 8\nrelease\n\n"
-                       % (n, n + 1, t0 + n * 3600))
+            out.append(
+                b"tag v0.%d\nfrom :%d\ntagger Demo Tagger <tag@example.com> %d +0000\ndata 8\nrelease\n\n"
+                % (n, n + 1, t0 + n * 3600)
+            )
         if (n + 1) % per_pack == 0 and n + 1 < commits:
             out.append(b"checkpoint\n\n")
     return b"".join(out)
@@ -88,8 +90,16 @@ def _topic_stream(commits: int, rnd: random.Random) -> bytes:
     return b"".join(out)
 
 
-def build_demo(path: str | os.PathLike, *, commits: int = 300, packs: int = 20, loose_n: int = 4,
-               midx: bool = True, force: bool = False, progress=None) -> Path:
+def build_demo(
+    path: str | os.PathLike,
+    *,
+    commits: int = 300,
+    packs: int = 20,
+    loose_n: int = 4,
+    midx: bool = True,
+    force: bool = False,
+    progress=None,
+) -> Path:
     """Build the demo repository at ``path`` (bare); return its path."""
     say = progress or (lambda msg: None)
     repo = Path(path)

@@ -69,7 +69,7 @@ class EventPump:
 class _Lookup:
     """Accumulates one lookup's steps until its LookupFinished."""
 
-    __slots__ = ("searched", "probes", "pages", "loose", "negative")
+    __slots__ = ("loose", "negative", "pages", "probes", "searched")
 
     def __init__(self) -> None:
         self.searched = self.probes = self.pages = 0

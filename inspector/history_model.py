@@ -86,7 +86,7 @@ def decorations(core) -> dict[bytes, list[tuple[str, str]]]:
         name = name_text(r.name)
         oid = r.peeled or r.oid
         if name.startswith("refs/tags/"):
-            label, kind = "tag: " + name[len("refs/tags/"):], "tag"
+            label, kind = "tag: " + name[len("refs/tags/") :], "tag"
             if r.peeled is None:
                 try:
                     with core.lock:
@@ -98,11 +98,11 @@ def decorations(core) -> dict[bytes, list[tuple[str, str]]]:
                 except PackscopeError:
                     pass
         elif name.startswith("refs/heads/"):
-            label, kind = name[len("refs/heads/"):], "branch"
+            label, kind = name[len("refs/heads/") :], "branch"
             if head_target == r.name:
                 label, kind = "HEAD -> " + label, "head"
         elif name.startswith("refs/remotes/"):
-            label, kind = name[len("refs/remotes/"):], "remote"
+            label, kind = name[len("refs/remotes/") :], "remote"
         else:
             label, kind = name, "ref"
         out.setdefault(oid, []).append((label, kind))
@@ -170,8 +170,8 @@ class HistoryLog:
 
     def open_walk(self):
         from packscope.core.history.graph_walk import WalkSource
-        from packscope.core.history.walk import walk
         from packscope.core.history.rev_args import ALL, walk_starts
+        from packscope.core.history.walk import walk
         from packscope.inspector.pathspecs import repo_paths
 
         core = self.core

@@ -50,15 +50,23 @@ def render(info: dict) -> None:
         t.add_row("common dir", escape(r["common_dir"]))
     t.add_row("work tree", escape(r["work_tree"] or "(bare)"))
     t.add_row("object format", info["object_format"])
-    t.add_row("format version", str(r["format_version"])
-              + (f"  extensions: {escape(', '.join(f'{k}={v}' for k, v in r['extensions'].items()))}"
-                 if r["extensions"] else ""))
+    t.add_row(
+        "format version",
+        str(r["format_version"])
+        + (
+            f"  extensions: {escape(', '.join(f'{k}={v}' for k, v in r['extensions'].items()))}"
+            if r["extensions"]
+            else ""
+        ),
+    )
     c.print(t)
 
     p = info["packs"]
     t = section("packs")
-    t.add_row("packs", f"{p['count']}, {p['objects']} objects, {_size(p['pack_bytes'])} "
-              f"(+ {_size(p['index_bytes'])} of indexes)")
+    t.add_row(
+        "packs",
+        f"{p['count']}, {p['objects']} objects, {_size(p['pack_bytes'])} (+ {_size(p['index_bytes'])} of indexes)",
+    )
     if p["index_versions"]:
         t.add_row("index versions", ", ".join(f"v{v}: {n}" for v, n in p["index_versions"].items()))
     t.add_row("companions", f".keep {p['keep']}  .promisor {p['promisor']}  .bitmap {p['bitmap']}  .rev {p['rev']}")
@@ -72,9 +80,13 @@ def render(info: dict) -> None:
         shown = p["list"][:20]
         for row in shown:
             flags = " ".join(f for f in ("keep", "promisor", "bitmap", "rev", "in_midx") if row[f])
-            lt.add_row(escape(row["name"]), str(row["objects"] if row["objects"] is not None else "?"),
-                       _size(row["pack_bytes"]), f"v{row['index_version']}" if row["index_version"] else "?",
-                       flags.replace("in_midx", "midx"))
+            lt.add_row(
+                escape(row["name"]),
+                str(row["objects"] if row["objects"] is not None else "?"),
+                _size(row["pack_bytes"]),
+                f"v{row['index_version']}" if row["index_version"] else "?",
+                flags.replace("in_midx", "midx"),
+            )
         c.print(lt)
         if len(p["list"]) > len(shown):
             c.print(f"  … and {len(p['list']) - len(shown)} more packs (--json lists them all)")
@@ -84,8 +96,9 @@ def render(info: dict) -> None:
     per = lo["per_subdirectory"]
     t.add_row("objects", f"{lo['objects']} in {lo['subdirectories_used']} of 256 subdirectories")
     if lo["objects"]:
-        t.add_row("per subdirectory", f"min {per['min']}, max {per['max']} (objects/{lo['busiest']}), "
-                  f"mean {per['mean']:.1f}")
+        t.add_row(
+            "per subdirectory", f"min {per['min']}, max {per['max']} (objects/{lo['busiest']}), mean {per['mean']:.1f}"
+        )
     if lo["also_packed"]:
         t.add_row("also packed", f"{lo['also_packed']} (git prune-packed would remove them)")
     c.print(t)
@@ -106,34 +119,50 @@ def render(info: dict) -> None:
     if not g["present"]:
         t.add_row("present", "no")
     else:
-        t.add_row("present", "yes, " + ("a single file" if g["kind"] == "single" else f"a chain of {g['layers']} layers"))
+        t.add_row(
+            "present", "yes, " + ("a single file" if g["kind"] == "single" else f"a chain of {g['layers']} layers")
+        )
         t.add_row("commits", str(g["commits"]))
-        t.add_row("Bloom filters", f"{yes(g['bloom_filters'])}"
-                  + (f" ({g['bloom_layers']} of {g['layers']} layers)" if g["kind"] == "chain" and g["bloom_filters"]
-                     else ""))
+        t.add_row(
+            "Bloom filters",
+            f"{yes(g['bloom_filters'])}"
+            + (
+                f" ({g['bloom_layers']} of {g['layers']} layers)" if g["kind"] == "chain" and g["bloom_filters"] else ""
+            ),
+        )
         t.add_row("generation data", "corrected commit dates" if g["generation_data"] else "topological levels")
     c.print(t)
 
     if info["alternates"]:
         t = section("alternates")
         for a in info["alternates"]:
-            t.add_row(escape(a["path"]), f"{a['packs']} packs ({a['packed_objects']} objects), "
-                      f"{a['loose_objects']} loose  [dim]({a['source']})[/]")
+            t.add_row(
+                escape(a["path"]),
+                f"{a['packs']} packs ({a['packed_objects']} objects), "
+                f"{a['loose_objects']} loose  [dim]({a['source']})[/]",
+            )
         c.print(t)
 
     pr = info["promisor"]
     if pr["partial_clone"] or pr["packs"]:
         t = section("partial clone")
         for rem in pr["remotes"]:
-            t.add_row("promisor remote", escape(f"{rem['name']}  {rem['url'] or ''}"
-                                                + (f"  filter {rem['filter']}" if rem["filter"] else "")))
+            t.add_row(
+                "promisor remote",
+                escape(f"{rem['name']}  {rem['url'] or ''}" + (f"  filter {rem['filter']}" if rem["filter"] else "")),
+            )
         t.add_row("promisor packs", escape(", ".join(pr["packs"])) or "none")
         if pr["promised"] is not None:
-            t.add_row("promised", f"{pr['promised']['absent']} objects absent here that the promisor remote has "
-                      f"(of {pr['promised']['referenced']} the promisor packs reference)")
+            t.add_row(
+                "promised",
+                f"{pr['promised']['absent']} objects absent here that the promisor remote has "
+                f"(of {pr['promised']['referenced']} the promisor packs reference)",
+            )
         elif pr["partial_clone"]:
-            t.add_row("promised", "absent objects the promisor packs reference are fetched by git on demand "
-                      "(--promised counts them)")
+            t.add_row(
+                "promised",
+                "absent objects the promisor packs reference are fetched by git on demand (--promised counts them)",
+            )
         c.print(t)
 
     rf = info["refs"]
@@ -150,14 +179,21 @@ def render(info: dict) -> None:
         for w in wts:
             label = "main" if w["main"] else w["name"]
             extra = "".join(f"  [yellow]{k}[/]" for k in ("locked", "prunable") if w[k])
-            t.add_row(escape(label) + (" *" if w["current"] else ""),
-                      f"{escape(w['path'] or '?')}  {escape(_head_text(w['head']))}{extra}")
+            t.add_row(
+                escape(label) + (" *" if w["current"] else ""),
+                f"{escape(w['path'] or '?')}  {escape(_head_text(w['head']))}{extra}",
+            )
         c.print(t)
 
     probs = info["problems"]
     if probs:
-        t = Table(title=f"[bold red]problems ({len(probs)})[/]", title_justify="left", box=None, padding=(0, 1),
-                  header_style="dim")
+        t = Table(
+            title=f"[bold red]problems ({len(probs)})[/]",
+            title_justify="left",
+            box=None,
+            padding=(0, 1),
+            header_style="dim",
+        )
         for col in ("area", "kind", "what", "remedy"):
             t.add_column(col)
         for pb in probs:

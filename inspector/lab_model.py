@@ -88,7 +88,7 @@ class FanoutStats:
 
     def z(self, b: int) -> float:
         e = self.expected
-        return (self.counts[b] - e) / e ** 0.5 if e else 0.0
+        return (self.counts[b] - e) / e**0.5 if e else 0.0
 
 
 def fanout_counts(fanout) -> tuple[int, ...]:
@@ -234,8 +234,18 @@ def traced_lookup(session, lock, text: str) -> LookupRun:
             stages = [s for e in events if (s := _stage(e, oid, store, by_name)) is not None]
     finally:
         unsubscribe()
-    return LookupRun(text, oid, None, events, stages, loc is not None,
-                     loc.where if loc else None, loc.source if loc else None, seconds, store.settings.algorithm)
+    return LookupRun(
+        text,
+        oid,
+        None,
+        events,
+        stages,
+        loc is not None,
+        loc.where if loc else None,
+        loc.source if loc else None,
+        seconds,
+        store.settings.algorithm,
+    )
 
 
 def _stage(e, oid: bytes, store, by_name: dict) -> Stage | None:
@@ -252,7 +262,9 @@ def _stage(e, oid: bytes, store, by_name: dict) -> Stage | None:
         alt = "" if e.objects_dir == store.objects_dir else f" (alternate {e.objects_dir})"
         return Stage("loose", f"loose {e.subdir}/ by {e.method}{alt}: {'found' if e.found else 'absent'}", e)
     if isinstance(e, trace.LooseCacheFilled):
-        return Stage("fill", f"loose cache fill {e.subdir}/: {e.added} names ({e.strategy}, {e.seconds * 1e6:.0f} µs)", e)
+        return Stage(
+            "fill", f"loose cache fill {e.subdir}/: {e.added} names ({e.strategy}, {e.seconds * 1e6:.0f} µs)", e
+        )
     if isinstance(e, trace.PackDirScanned):
         delta = (f", +{len(e.added)}" if e.added else "") + (f", -{len(e.removed)}" if e.removed else "")
         return Stage("rescan", f"rescan ({e.reason}): {e.packs} packs{delta}, {e.seconds * 1e3:.2f} ms", e)

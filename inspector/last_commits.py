@@ -16,17 +16,23 @@ short holds of the core lock.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from packscope.core.errors import PackscopeError
 
 HOLD_SECONDS = 0.03  # longest hold of the core lock: the UI draws rows with it
 
 
-def last_commits(core, commit: bytes, path: bytes, names: set[bytes], *,
-                 found: Callable[[list[tuple[bytes, bytes]]], None],
-                 progress: Callable[[int], None] = lambda n: None,
-                 cancelled: Callable[[], bool] = lambda: False) -> None:
+def last_commits(
+    core,
+    commit: bytes,
+    path: bytes,
+    names: set[bytes],
+    *,
+    found: Callable[[list[tuple[bytes, bytes]]], None],
+    progress: Callable[[int], None] = lambda n: None,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> None:
     impl = _core_impl()
     if impl is not None:
         impl(core, commit, path, names, found=found, progress=progress, cancelled=cancelled)
@@ -62,8 +68,7 @@ def _via_core(core, commit, path, names, *, found, progress, cancelled):
 
     with lock:
         source = WalkSource.open(session.repo, session.store, refs=session.refs)
-        it = last_modified(session.store, commit, path.rstrip(b"/"), source=source,
-                           progress=tick, cancelled=cancelled)
+        it = last_modified(session.store, commit, path.rstrip(b"/"), source=source, progress=tick, cancelled=cancelled)
     try:
         while True:
             batch: list = []
@@ -89,9 +94,9 @@ def _via_core(core, commit, path, names, *, found, progress, cancelled):
 
 def _walk_impl(core, commit, path, names, *, found, progress, cancelled) -> None:
     from packscope.core.history.graph_walk import WalkSource
+    from packscope.core.history.tree_diff import TreeReader
     from packscope.core.history.walk import walk
     from packscope.core.objects import commit_header_fast, mode_is_tree
-    from packscope.core.history.tree_diff import TreeReader
 
     session = core.bulk
     store = session.store

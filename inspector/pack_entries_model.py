@@ -56,7 +56,7 @@ class OffsetOrder:
         return max(0, bisect_right(self.offsets, offset) - 1)
 
     @classmethod
-    def build(cls, index, lock, cancelled=lambda: False, progress=lambda f: None) -> "OffsetOrder | None":
+    def build(cls, index, lock, cancelled=lambda: False, progress=lambda f: None) -> OffsetOrder | None:
         """Sort (offset, position) keys packed in one int each: sorted runs
         of ``SLICE`` keys, then a k-way merge into an array.  Returns None
         when cancelled."""

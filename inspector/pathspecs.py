@@ -43,7 +43,8 @@ def repo_paths(repo, args: list[str], *, literal: bool) -> list[str]:
         if not literal and (arg.startswith(":") or _GLOB & set(arg)):
             raise BadRevisionError(
                 f"pathspec {arg!r} uses wildcards or pathspec magic, which packscope does not match",
-                remedy="Name the path literally and add --literal-pathspecs.")
+                remedy="Name the path literally and add --literal-pathspecs.",
+            )
         top = getattr(repo, "work_tree", None)
         if os.path.isabs(arg) and top is not None:
             arg = os.path.relpath(arg, str(top)).replace(os.sep, "/")

@@ -55,8 +55,9 @@ async def take_screenshots(repo: str, out_dir: str | Path, size: tuple[int, int]
             await pilot.pause(0.3)
         app.drain_events()
         await _settle(app, pilot)
-        await _wait(pilot, lambda: getattr(app.screen, "facts", None) is not None
-                    and app.screen.facts.loose_on_disk is not None)
+        await _wait(
+            pilot, lambda: getattr(app.screen, "facts", None) is not None and app.screen.facts.loose_on_disk is not None
+        )
         await _settle(app, pilot)
         shoot("1-overview")
 
@@ -101,8 +102,9 @@ async def _history_health_screenshots(app, pilot, shoot) -> None:
     """History (its walker waits for demand: no _settle from here on), a
     commit with its tree's last commits, and Health after a full check."""
     await pilot.press("7")
-    await _wait(pilot, lambda: app.screen.history is not None and app.screen.history.loaded > 0
-                and app.screen.history.decor)
+    await _wait(
+        pilot, lambda: app.screen.history is not None and app.screen.history.loaded > 0 and app.screen.history.decor
+    )
     await pilot.pause(0.3)
     shoot("7-history")
 

@@ -48,8 +48,10 @@ class DirWatcher:
 
     @staticmethod
     def _snapshot(objects_dir: str) -> tuple[int | None, list[int | None]]:
-        return (_mtime(os.path.join(objects_dir, "pack")),
-                [_mtime(os.path.join(objects_dir, f"{n:02x}")) for n in range(256)])
+        return (
+            _mtime(os.path.join(objects_dir, "pack")),
+            [_mtime(os.path.join(objects_dir, f"{n:02x}")) for n in range(256)],
+        )
 
     def poll(self) -> list[Change]:
         self.polls += 1

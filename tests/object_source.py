@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from packscope.core.store.odb import ObjectStore
 from packscope.core.repo.repository import Repository
+from packscope.core.store.odb import ObjectStore
 
 
 def core_store(repo) -> ObjectStore:

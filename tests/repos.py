@@ -37,11 +37,17 @@ def git(*args, cwd=None, input: bytes | str | None = None, env: dict | None = No
     if isinstance(input, str):
         input = input.encode()
     p = subprocess.run(
-        ["git", *map(str, args)], cwd=cwd, input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        ["git", *map(str, args)],
+        cwd=cwd,
+        input=input,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         env=git_env(env),
     )
     if check and p.returncode:
-        raise RuntimeError(f"git {' '.join(map(str, args))} failed ({p.returncode}): {p.stderr.decode(errors='replace')}")
+        raise RuntimeError(
+            f"git {' '.join(map(str, args))} failed ({p.returncode}): {p.stderr.decode(errors='replace')}"
+        )
     return p.stdout
 
 
@@ -52,8 +58,16 @@ def git_text(*args, **kw) -> str:
 # --- history streams ---------------------------------------------------------
 
 
-def fast_import_stream(commits: int, *, seed: int = 1, files: int = 12, branch: str = "refs/heads/main",
-                       start_time: int = 1_600_000_000, merges: bool = True, tags: bool = True) -> bytes:
+def fast_import_stream(
+    commits: int,
+    *,
+    seed: int = 1,
+    files: int = 12,
+    branch: str = "refs/heads/main",
+    start_time: int = 1_600_000_000,
+    merges: bool = True,
+    tags: bool = True,
+) -> bytes:
     """A deterministic fast-import stream: a history with edits (so deltas
     form), a side branch merged back, annotated tags, odd timezones, an
     executable, a symlink, tree-order traps and a large file."""
@@ -102,7 +116,9 @@ def fast_import_stream(commits: int, *, seed: int = 1, files: int = 12, branch: 
             # a side-branch commit off this one, merged three commits later
             mark += 1
             out.append(f"commit refs/heads/side\nmark :{mark}\n")
-            out.append(f"author S Ide <side@example.com> {t + 30} +0200\ncommitter S Ide <side@example.com> {t + 30} +0200\n")
+            out.append(
+                f"author S Ide <side@example.com> {t + 30} +0200\ncommitter S Ide <side@example.com> {t + 30} +0200\n"
+            )
             m2 = f"side work at {n}\n"
             out.append(f"data {len(m2)}\n{m2}from :{mark - 1}\n")
             out.append(f"M 100644 inline side/s{n}.txt\ndata 5\nside\n\n")
@@ -110,7 +126,9 @@ def fast_import_stream(commits: int, *, seed: int = 1, files: int = 12, branch: 
             side_from = n
             out.append(f"reset {branch}\nfrom :{mark - 1}\n\n")
         if tags and n % 25 == 3:
-            out.append(f"tag v{n}\nfrom :{last['main']}\ntagger T Agger <tag@example.com> {t} +0000\ndata 8\nrelease\n\n")
+            out.append(
+                f"tag v{n}\nfrom :{last['main']}\ntagger T Agger <tag@example.com> {t} +0000\ndata 8\nrelease\n\n"
+            )
     return "".join(out).encode()
 
 
@@ -223,10 +241,10 @@ def add_loose(repo: Path, count: int, seed: int = 5) -> list[str]:
 
 
 HIGH_BIT_PATHS = (
-    "é",                      # 2 bytes: only a tail
-    "café/naïve.txt",         # high bytes in blocks and tails, nested
-    "日本/語/ファイル.txt",      # 3-byte characters
-    "ÿÿÿÿ/x",                 # a whole block of high bytes
+    "é",  # 2 bytes: only a tail
+    "café/naïve.txt",  # high bytes in blocks and tails, nested
+    "日本/語/ファイル.txt",  # 3-byte characters
+    "ÿÿÿÿ/x",  # a whole block of high bytes
     "dir/ü",
 )
 
@@ -265,11 +283,23 @@ def graph_extras_stream(start_time: int = 1_700_000_000, *, octopus_only: bool =
         tip = f":{commit('refs/heads/main', msg, frm=tip, **kw)}"
 
     for width in (3, 4):
-        sides = [commit(f"refs/heads/oct{width}-{k}", f"octopus side {k}", when=t + k, frm=tip,
-                        files=[(f"oct{width}/side{k}.txt", f"side {k}\n")]) for k in range(width)]
+        sides = [
+            commit(
+                f"refs/heads/oct{width}-{k}",
+                f"octopus side {k}",
+                when=t + k,
+                frm=tip,
+                files=[(f"oct{width}/side{k}.txt", f"side {k}\n")],
+            )
+            for k in range(width)
+        ]
         t += 10
-        on_main(f"octopus of {width + 1}", when=t, merges=sides,
-                files=[(f"oct{width}/side{k}.txt", f"side {k}\n") for k in range(width)])
+        on_main(
+            f"octopus of {width + 1}",
+            when=t,
+            merges=sides,
+            files=[(f"oct{width}/side{k}.txt", f"side {k}\n") for k in range(width)],
+        )
         t += 10
     if octopus_only:
         return b"".join(out)
@@ -302,9 +332,12 @@ def _append_commits(repo: Path, n: int, start: int, *, tag: str) -> None:
     for k in range(n):
         msg = f"{tag} {k}\n"
         body = f"{tag} {k}\n"
-        out.append(f"commit refs/heads/main\ncommitter C O Mitter <c@example.com> {start + 60 * k} +0000\n"
-                   f"data {len(msg)}\n{msg}" + ("from refs/heads/main^0\n" if k == 0 else "") +
-                   f"M 100644 inline {tag}/d{k % 3}/f{k}.txt\ndata {len(body)}\n{body}\n")
+        out.append(
+            f"commit refs/heads/main\ncommitter C O Mitter <c@example.com> {start + 60 * k} +0000\n"
+            f"data {len(msg)}\n{msg}"
+            + ("from refs/heads/main^0\n" if k == 0 else "")
+            + f"M 100644 inline {tag}/d{k % 3}/f{k}.txt\ndata {len(body)}\n{body}\n"
+        )
     git("fast-import", "--quiet", cwd=repo, input="".join(out))
 
 
@@ -378,8 +411,9 @@ def first_parent_changes(repo: Path, commits: list[tuple[str, str | None]]) -> d
     by git diff-tree, without rename detection: what git hashes into a
     commit's changed-path Bloom filter."""
     lines = "".join(f"{c} {p or ''}".rstrip() + "\n" for c, p in commits)
-    out = git("diff-tree", "--stdin", "-r", "-z", "--name-only", "--no-renames", "--root", "--always",
-              cwd=repo, input=lines)
+    out = git(
+        "diff-tree", "--stdin", "-r", "-z", "--name-only", "--no-renames", "--root", "--always", cwd=repo, input=lines
+    )
     order = [c.encode() for c, _ in commits]
     result: dict[str, list[bytes]] = {}
     k = 0
@@ -589,8 +623,16 @@ def build_refs_repo(root: Path, object_format: str = "sha1") -> Path:
     git("checkout", "-q", "main", cwd=main)
     clock[0] += 3600
     stamp = f"{clock[0]} +0200"
-    git("merge", "-q", "--no-ff", "-m", "c4 merge side", "side", cwd=main,
-        env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
+    git(
+        "merge",
+        "-q",
+        "--no-ff",
+        "-m",
+        "c4 merge side",
+        "side",
+        cwd=main,
+        env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp},
+    )
     c4 = git_text("rev-parse", "HEAD", cwd=main).strip()
     write("dir/b.txt", "beta 2\n")
     git("add", "-A", cwd=main)
@@ -603,8 +645,17 @@ def build_refs_repo(root: Path, object_format: str = "sha1") -> Path:
     git("checkout", "-q", "main", cwd=main)
     clock[0] += 3600
     stamp = f"{clock[0]} +0200"
-    git("merge", "-q", "--no-ff", "-m", "c6 octopus", "o1", "o2", cwd=main,
-        env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
+    git(
+        "merge",
+        "-q",
+        "--no-ff",
+        "-m",
+        "c6 octopus",
+        "o1",
+        "o2",
+        cwd=main,
+        env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp},
+    )
     fake = "5" * (40 if object_format == "sha1" else 64)
     git("update-index", "--add", "--cacheinfo", f"160000,{fake},mod/ule", cwd=main)
     commit("-m", "c7 gitlink")
@@ -619,10 +670,16 @@ def build_refs_repo(root: Path, object_format: str = "sha1") -> Path:
     git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main", cwd=main)
     git("symbolic-ref", "refs/heads/alias", "refs/heads/main", cwd=main)
     # Name clashes for the dwim order: refs/X, tags, heads, remotes.
-    for ref, rev in [("refs/x1", "main~1"), ("refs/tags/x1", c1), ("refs/heads/x1", c2),
-                     ("refs/tags/x2", c1), ("refs/heads/x2", c2),
-                     ("refs/heads/x3", c1), ("refs/remotes/x3", c2),
-                     ("refs/remotes/x4", c1)]:
+    for ref, rev in [
+        ("refs/x1", "main~1"),
+        ("refs/tags/x1", c1),
+        ("refs/heads/x1", c2),
+        ("refs/tags/x2", c1),
+        ("refs/heads/x2", c2),
+        ("refs/heads/x3", c1),
+        ("refs/remotes/x3", c2),
+        ("refs/remotes/x4", c1),
+    ]:
         git("update-ref", ref, rev, cwd=main)
     git("branch", c1[:8], c5, cwd=main)  # a branch that looks like an abbreviation
     git("branch", c2, c5, cwd=main)  # a branch named with a full id
@@ -671,8 +728,18 @@ class HistoryBuilder:
             self._out.append(b"blob\nmark :%d\ndata %d\n%s\n" % (m, len(content), content))
         return m
 
-    def commit(self, parents: list[int], files: dict, when: int, msg: str | None = None, *, tz: str = "+0000",
-               author_when: int | None = None, author_tz: str | None = None, author: str | None = None) -> int:
+    def commit(
+        self,
+        parents: list[int],
+        files: dict,
+        when: int,
+        msg: str | None = None,
+        *,
+        tz: str = "+0000",
+        author_when: int | None = None,
+        author_tz: str | None = None,
+        author: str | None = None,
+    ) -> int:
         lines = []
         for path in sorted(files):
             v = files[path]
@@ -684,9 +751,11 @@ class HistoryBuilder:
         mark = self._next()
         msg = msg if msg is not None else f"commit {mark}\n"
         mb = msg.encode()
-        head = (f"reset refs/builder/tmp\ncommit refs/builder/tmp\nmark :{mark}\n"
-                f"author {author or self.AUTHOR} {author_when if author_when is not None else when} {author_tz or tz}\n"
-                f"committer {self.COMMITTER} {when} {tz}\n").encode()
+        head = (
+            f"reset refs/builder/tmp\ncommit refs/builder/tmp\nmark :{mark}\n"
+            f"author {author or self.AUTHOR} {author_when if author_when is not None else when} {author_tz or tz}\n"
+            f"committer {self.COMMITTER} {when} {tz}\n"
+        ).encode()
         body = b"data %d\n%s\n" % (len(mb), mb)
         rel = b"".join((b"from :%d\n" if i == 0 else b"merge :%d\n") % p for i, p in enumerate(parents))
         self._out.append(head + body + rel + b"deleteall\n" + b"".join(lines) + b"\n")
@@ -694,8 +763,9 @@ class HistoryBuilder:
         self.when[mark] = when
         return mark
 
-    def derive(self, parents: int | list[int], when: int, changes: dict | None = None, msg: str | None = None,
-               **kw) -> int:
+    def derive(
+        self, parents: int | list[int], when: int, changes: dict | None = None, msg: str | None = None, **kw
+    ) -> int:
         """A commit whose tree is the first parent's with ``changes``
         applied (a value of None deletes the path)."""
         parents = [parents] if isinstance(parents, int) else parents
@@ -712,8 +782,10 @@ class HistoryBuilder:
 
     def tag(self, name: str, mark: int, when: int, message: str = "tag\n") -> None:
         mb = message.encode()
-        self._out.append(f"tag {name}\nfrom :{mark}\ntagger T Agger <tag@example.com> {when} +0000\n".encode()
-                         + b"data %d\n%s\n" % (len(mb), mb))
+        self._out.append(
+            f"tag {name}\nfrom :{mark}\ntagger T Agger <tag@example.com> {when} +0000\n".encode()
+            + b"data %d\n%s\n" % (len(mb), mb)
+        )
 
     def stream(self) -> bytes:
         return b"".join(self._out)
@@ -737,9 +809,18 @@ def scenario_history() -> HistoryBuilder:
     exactly equal dates, a second root, and annotated tags (one of a tag)."""
     h = HistoryBuilder()
     T = 1_600_000_000
-    base = {"README": "readme 0\n", "dir/a.txt": "a0\n", "dir/sub/b.txt": "b0\n", "old.txt": "old\n",
-            "gone.txt": "gone 0\n", "lib/x.c": "x0\n", "thing": "thing file\n", "link": ("120000", "README"),
-            "sub": ("160000", GITLINK), "run.sh": "#!/bin/sh\n"}
+    base = {
+        "README": "readme 0\n",
+        "dir/a.txt": "a0\n",
+        "dir/sub/b.txt": "b0\n",
+        "old.txt": "old\n",
+        "gone.txt": "gone 0\n",
+        "lib/x.c": "x0\n",
+        "thing": "thing file\n",
+        "link": ("120000", "README"),
+        "sub": ("160000", GITLINK),
+        "run.sh": "#!/bin/sh\n",
+    }
     c1 = h.commit([], base, T, "root\n")
     c2 = h.derive(c1, T + 60, {"dir/a.txt": "a1\n"}, "edit a\n", tz="+0530", author_tz="-0700")
     c3 = h.derive(c2, T + 120, {"old.txt": None, "new.txt": "old\n"}, "rename old.txt to new.txt\n")
@@ -759,8 +840,12 @@ def scenario_history() -> HistoryBuilder:
     x2 = h.derive([x1, y1], T + 560, {"lib/x.c": "x-y\n"}, "x2: merge y1\n")
     y2 = h.derive([y1, x1], T + 560, {"README": "readme y\n"}, "y2: merge x1\n")
     m2 = h.derive([x2, y2], T + 620, {"README": "readme xy\n"}, "merge criss-cross\n")
-    c9 = h.derive(m2, T + 680, {"thing": None, "thing/inner": "inner\n", "sub": "gitlink now a file\n"},
-                  "thing becomes a directory\n")
+    c9 = h.derive(
+        m2,
+        T + 680,
+        {"thing": None, "thing/inner": "inner\n", "sub": "gitlink now a file\n"},
+        "thing becomes a directory\n",
+    )
     # merge that brings nothing under dir/ from the side (TREESAME to the first parent there)
     t1 = h.derive(c9, T + 700, {"lib/x.c": "x-t\n"}, "t1\n")
     m3 = h.derive([c9, t1], T + 720, {"lib/x.c": "x-t\n"}, "merge t1\n")
@@ -787,9 +872,37 @@ def scenario_history() -> HistoryBuilder:
     h.ref("refs/tags/light", s1)
     h.tag("v1", c5, T + 310)
     h.tag("v2", c9, T + 690)
-    h.marks = dict(c1=c1, c2=c2, c3=c3, c4=c4, c5=c5, c6=c6, c7=c7, c8=c8, c9=c9, c10=c10, s1=s1, s2=s2,
-                   s3=s3, m1=m1, m2=m2, m3=m3, m4=m4, x1=x1, x2=x2, y1=y1, y2=y2, t1=t1, b1=b1, b2=b2,
-                   b3=b3, old1=old1, old2=old2, r1=r1, r2=r2)
+    h.marks = dict(
+        c1=c1,
+        c2=c2,
+        c3=c3,
+        c4=c4,
+        c5=c5,
+        c6=c6,
+        c7=c7,
+        c8=c8,
+        c9=c9,
+        c10=c10,
+        s1=s1,
+        s2=s2,
+        s3=s3,
+        m1=m1,
+        m2=m2,
+        m3=m3,
+        m4=m4,
+        x1=x1,
+        x2=x2,
+        y1=y1,
+        y2=y2,
+        t1=t1,
+        b1=b1,
+        b2=b2,
+        b3=b3,
+        old1=old1,
+        old2=old2,
+        r1=r1,
+        r2=r2,
+    )
     return h
 
 
@@ -798,8 +911,7 @@ def build_scenario_repo(root: Path) -> Path:
     scenario_history().write(repo)
     # a tag of a tag, for peeling
     v1 = git_text("rev-parse", "refs/tags/v1", cwd=repo).strip()
-    obj = (f"object {v1}\ntype tag\ntag v1-again\ntagger T Agger <tag@example.com> 1600000999 +0000\n\n"
-           "a tag of a tag\n")
+    obj = f"object {v1}\ntype tag\ntag v1-again\ntagger T Agger <tag@example.com> 1600000999 +0000\n\na tag of a tag\n"
     oid = git_text("hash-object", "-t", "tag", "-w", "--stdin", cwd=repo, input=obj).strip()
     git("update-ref", "refs/tags/v1-again", oid, cwd=repo)
     return repo
@@ -888,43 +1000,64 @@ def build_random_history_repo(root: Path, commits: int = 3000, seed: int = 7) ->
 
 ODD_COMMITS = [
     # (headers after tree/parent, message) — each becomes one commit of a chain
-    (b"author Jos\xe9 M\xfcller <jose@example.com> 1600000000 +0100\n"
-     b"committer C O Mitter <committer@example.com> 1600000000 +0100\nencoding ISO-8859-1\n",
-     b"caf\xe9 in latin-1\n\nna\xefve body\n"),
-    (b"author A U Thor <author@example.com> 1600000100 +0590\n"
-     b"committer C O Mitter <committer@example.com> 1600000100 -0730\n"
-     b"x-custom first line\n continued\n  indented more\n"
-     b"gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n",
-     b"signed, with an unknown header\n"),
-    (b"author A U Thor <author@example.com> 1600000200 +1400\n"
-     b"committer C O Mitter <committer@example.com> 1600000200 -1200\n",
-     b"\n\n  leading blank lines and\ttabs  \n\xe6\x97\xa5\xe6\x9c\xac\tafter wide chars\nab\tc\td\n"
-     b"   \n\n\nparagraph   \n\tindented by tab\n\n\n"),
-    (b"author Two Authors <one@example.com> 1600000300 +0000\n"
-     b"author Second Author <two@example.com> 1600000301 +0200\n"
-     b"committer C O Mitter <committer@example.com> 1600000300 +0000\n",
-     b"subject split\nover two lines\n\nbody para 1\n\nbody para 2\n\n"),
-    (b"author <noname@example.com> 1600000400 +0000\n"
-     b"committer NoSpace<committer@example.com> 1600000400 +0000\n",
-     b"no trailing newline"),
-    (b"author Broken Ident <broken 1600000500 +0000\n"
-     b"committer C O Mitter <committer@example.com> 1600000500 +0000\n",
-     b"author line without a closing >\n"),
-    (b"author No Zone <nozone@example.com> 1600000600\n"
-     b"committer C O Mitter <committer@example.com> 1600000600 +0000\nencoding bogus-encoding\n",
-     b"time without a zone; unknown encoding \xff\n"),
-    (b"author A U Thor <author@example.com> 1600000700 +0000\n"
-     b"committer C O Mitter <committer@example.com> 1600000700 +0000\n",
-     b""),
-    (b"author A U Thor <author@example.com> 1600000800 +0000\n"
-     b"committer C O Mitter <committer@example.com> 1600000800 +0000\nencoding UTF-8\n",
-     b"windows\r\nline endings\r\n\r\nbody\r\n"),
-    (b"author A U Thor <author@example.com> 1600000900 +0000\n"
-     b"committer C O Mitter <committer@example.com> 1600000900 +0000\n",
-     b"nul in the body\n\nbefore\0after\n"),
-    (b"author A U Thor <author@example.com> 1600001000 +0000\n"
-     b"committer C O Mitter <committer@example.com> 1600001000 +0000\n",
-     b"percent %s and %n in a message\n\n\t\n   \n"),
+    (
+        b"author Jos\xe9 M\xfcller <jose@example.com> 1600000000 +0100\n"
+        b"committer C O Mitter <committer@example.com> 1600000000 +0100\nencoding ISO-8859-1\n",
+        b"caf\xe9 in latin-1\n\nna\xefve body\n",
+    ),
+    (
+        b"author A U Thor <author@example.com> 1600000100 +0590\n"
+        b"committer C O Mitter <committer@example.com> 1600000100 -0730\n"
+        b"x-custom first line\n continued\n  indented more\n"
+        b"gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n",
+        b"signed, with an unknown header\n",
+    ),
+    (
+        b"author A U Thor <author@example.com> 1600000200 +1400\n"
+        b"committer C O Mitter <committer@example.com> 1600000200 -1200\n",
+        b"\n\n  leading blank lines and\ttabs  \n\xe6\x97\xa5\xe6\x9c\xac\tafter wide chars\nab\tc\td\n"
+        b"   \n\n\nparagraph   \n\tindented by tab\n\n\n",
+    ),
+    (
+        b"author Two Authors <one@example.com> 1600000300 +0000\n"
+        b"author Second Author <two@example.com> 1600000301 +0200\n"
+        b"committer C O Mitter <committer@example.com> 1600000300 +0000\n",
+        b"subject split\nover two lines\n\nbody para 1\n\nbody para 2\n\n",
+    ),
+    (
+        b"author <noname@example.com> 1600000400 +0000\ncommitter NoSpace<committer@example.com> 1600000400 +0000\n",
+        b"no trailing newline",
+    ),
+    (
+        b"author Broken Ident <broken 1600000500 +0000\n"
+        b"committer C O Mitter <committer@example.com> 1600000500 +0000\n",
+        b"author line without a closing >\n",
+    ),
+    (
+        b"author No Zone <nozone@example.com> 1600000600\n"
+        b"committer C O Mitter <committer@example.com> 1600000600 +0000\nencoding bogus-encoding\n",
+        b"time without a zone; unknown encoding \xff\n",
+    ),
+    (
+        b"author A U Thor <author@example.com> 1600000700 +0000\n"
+        b"committer C O Mitter <committer@example.com> 1600000700 +0000\n",
+        b"",
+    ),
+    (
+        b"author A U Thor <author@example.com> 1600000800 +0000\n"
+        b"committer C O Mitter <committer@example.com> 1600000800 +0000\nencoding UTF-8\n",
+        b"windows\r\nline endings\r\n\r\nbody\r\n",
+    ),
+    (
+        b"author A U Thor <author@example.com> 1600000900 +0000\n"
+        b"committer C O Mitter <committer@example.com> 1600000900 +0000\n",
+        b"nul in the body\n\nbefore\0after\n",
+    ),
+    (
+        b"author A U Thor <author@example.com> 1600001000 +0000\n"
+        b"committer C O Mitter <committer@example.com> 1600001000 +0000\n",
+        b"percent %s and %n in a message\n\n\t\n   \n",
+    ),
 ]
 
 
@@ -948,13 +1081,33 @@ def build_odd_commits_repo(root: Path) -> Path:
             raw += b"\n" + message
         parent = git_text("hash-object", "--literally", "-t", "commit", "-w", "--stdin", cwd=repo, input=raw).strip()
     git("update-ref", "refs/heads/odd", parent, cwd=repo)
-    side = git_text("hash-object", "--literally", "-t", "commit", "-w", "--stdin", cwd=repo, input=(
-        f"tree {tree2}\nauthor S Ide <side@example.com> 1600002000 +0000\n"
-        "committer S Ide <side@example.com> 1600002000 +0000\n\nside root\n")).strip()
-    merge = git_text("hash-object", "--literally", "-t", "commit", "-w", "--stdin", cwd=repo, input=(
-        f"tree {tree2}\nparent {parent}\nparent {side}\n"
-        "author M Erge <merge@example.com> 1600003000 +0000\n"
-        "committer M Erge <merge@example.com> 1600003000 +0000\n\nmerge odd and side\n")).strip()
+    side = git_text(
+        "hash-object",
+        "--literally",
+        "-t",
+        "commit",
+        "-w",
+        "--stdin",
+        cwd=repo,
+        input=(
+            f"tree {tree2}\nauthor S Ide <side@example.com> 1600002000 +0000\n"
+            "committer S Ide <side@example.com> 1600002000 +0000\n\nside root\n"
+        ),
+    ).strip()
+    merge = git_text(
+        "hash-object",
+        "--literally",
+        "-t",
+        "commit",
+        "-w",
+        "--stdin",
+        cwd=repo,
+        input=(
+            f"tree {tree2}\nparent {parent}\nparent {side}\n"
+            "author M Erge <merge@example.com> 1600003000 +0000\n"
+            "committer M Erge <merge@example.com> 1600003000 +0000\n\nmerge odd and side\n"
+        ),
+    ).strip()
     git("update-ref", "refs/heads/odd-merge", merge, cwd=repo)
     git("symbolic-ref", "HEAD", "refs/heads/odd", cwd=repo)
     return repo
@@ -1007,9 +1160,15 @@ def build_fsck_base(root: Path, object_format: str = "sha1") -> Path:
     repo = init_bare(root / f"fsck-base-{object_format}.git", object_format)
     import_history(repo, 24, seed=21)
     git("repack", "-a", "-d", "-q", "--depth=20", cwd=repo)
-    git("fast-import", "--quiet", cwd=repo, input=(
-        "commit refs/heads/loose\ncommitter C O Mitter <committer@example.com> 1700000000 +0000\n"
-        "data 6\nloose\nfrom refs/heads/main^0\nM 100644 inline loose/file.txt\ndata 17\nloose file body.\n\n"))
+    git(
+        "fast-import",
+        "--quiet",
+        cwd=repo,
+        input=(
+            "commit refs/heads/loose\ncommitter C O Mitter <committer@example.com> 1700000000 +0000\n"
+            "data 6\nloose\nfrom refs/heads/main^0\nM 100644 inline loose/file.txt\ndata 17\nloose file body.\n\n"
+        ),
+    )
     return repo
 
 
@@ -1051,9 +1210,17 @@ def verify_pack_rows(pack: Path) -> list[dict]:
         parts = line.split()
         if len(parts) < 5 or len(parts[0]) not in (40, 64) or parts[1] not in ("commit", "tree", "blob", "tag"):
             continue
-        rows.append({"oid": parts[0], "type": parts[1], "size": int(parts[2]), "packed": int(parts[3]),
-                     "offset": int(parts[4]), "depth": int(parts[5]) if len(parts) > 5 else 0,
-                     "base": parts[6] if len(parts) > 6 else None})
+        rows.append(
+            {
+                "oid": parts[0],
+                "type": parts[1],
+                "size": int(parts[2]),
+                "packed": int(parts[3]),
+                "offset": int(parts[4]),
+                "depth": int(parts[5]) if len(parts) > 5 else 0,
+                "base": parts[6] if len(parts) > 6 else None,
+            }
+        )
     return rows
 
 
@@ -1078,7 +1245,7 @@ def rehash_pack(pack: Path, object_format: str = "sha1") -> None:
     pack.write_bytes(body + trailer)
     idx = pack.with_suffix(".idx")
     data = idx.read_bytes()
-    content = data[:-2 * rawsz] + trailer
+    content = data[: -2 * rawsz] + trailer
     os.chmod(idx, 0o644)
     idx.write_bytes(content + hashlib.new(name, content).digest())
 
@@ -1100,8 +1267,13 @@ def pack_entry_header(type_num: int, size: int) -> bytes:
     return bytes(out)
 
 
-def write_raw_pack(repo: Path, entries: list[tuple[bytes, int, bytes, bytes | None]], *,
-                   object_format: str = "sha1", declared_sizes: dict | None = None) -> tuple[Path, Path]:
+def write_raw_pack(
+    repo: Path,
+    entries: list[tuple[bytes, int, bytes, bytes | None]],
+    *,
+    object_format: str = "sha1",
+    declared_sizes: dict | None = None,
+) -> tuple[Path, Path]:
     """A pack (and v2 .idx) from raw entries ``(id, type number, payload,
     REF_DELTA base id or None)``; payloads are deflated here.  The ids are
     taken as given: this writes packs git would refuse to (delta loops)."""
@@ -1139,6 +1311,5 @@ def write_raw_pack(repo: Path, entries: list[tuple[bytes, int, bytes, bytes | No
 
 def git_fsck(repo: Path, *args) -> tuple[int, str]:
     """git fsck --full's exit status and its output (stdout then stderr)."""
-    p = subprocess.run(["git", "fsck", "--full", "--no-progress", *args], cwd=repo, capture_output=True,
-                       env=git_env())
+    p = subprocess.run(["git", "fsck", "--full", "--no-progress", *args], cwd=repo, capture_output=True, env=git_env())
     return p.returncode, (p.stdout + p.stderr).decode(errors="replace")

@@ -26,8 +26,22 @@ def test_tiny_run_of_every_scenario(tmp_path):
     # One run, every check: pytest-xdist may send tests of one module to
     # different workers, and a shared fixture would then run twice.
     p = subprocess.run(
-        [sys.executable, "-m", "packscope.inspector.cli", "bench", "--tiny", "--json", "-q", "--work-dir", str(tmp_path)],
-        capture_output=True, text=True, cwd=ROOT, timeout=300, env=repos.git_env(),
+        [
+            sys.executable,
+            "-m",
+            "packscope.inspector.cli",
+            "bench",
+            "--tiny",
+            "--json",
+            "-q",
+            "--work-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        env=repos.git_env(),
     )
     assert p.returncode == 0, p.stderr[-3000:]
     doc = json.loads(p.stdout)
@@ -75,8 +89,12 @@ def check_every_scenario_ran_or_says_why_not(tiny_doc):
 def check_packscope_and_git_always_produce_numbers(tiny_doc):
     by = {sc["scenario"]: sc for sc in tiny_doc["scenarios"]}
     systems = {s["system"]: s for c in by["exists-mixed"]["cases"] for s in c["systems"]}
-    for name in ("packscope cat-file --batch-check", "git cat-file --batch-check",
-                 "packscope ObjectStore.contains", "packscope ObjectStore.object_info"):
+    for name in (
+        "packscope cat-file --batch-check",
+        "git cat-file --batch-check",
+        "packscope ObjectStore.contains",
+        "packscope ObjectStore.object_info",
+    ):
         assert systems[name]["samples"], name
     read = {s["system"]: s for c in by["read-random"]["cases"] for s in c["systems"]}
     assert read["packscope cat-file --batch"]["samples"] and read["git cat-file --batch"]["samples"]
@@ -93,8 +111,9 @@ def check_optional_peers_are_measured_or_named_as_missing(tiny_doc):
             installed = True
         except ImportError:
             installed = False
-        rows = [s for sc in tiny_doc["scenarios"] for c in sc["cases"] for s in c["systems"]
-                if s["system"].startswith(lib)]
+        rows = [
+            s for sc in tiny_doc["scenarios"] for c in sc["cases"] for s in c["systems"] if s["system"].startswith(lib)
+        ]
         assert rows, lib
         for s in rows:
             if installed and "no header-only" not in s["system"]:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import struct
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from packscope.core.history.bloom import (
     SEED1,
@@ -49,7 +50,7 @@ def _ref_murmur3(data: bytes, seed: int, signed: bool) -> int:
     for start in range(0, whole, 4):
         if signed:
             k = 0
-            for shift, b in zip((0, 8, 16, 24), data[start:start + 4]):
+            for shift, b in zip((0, 8, 16, 24), data[start : start + 4]):
                 k |= (char(b) << shift) & mask
         else:
             (k,) = struct.unpack_from("<I", data, start)
@@ -147,8 +148,10 @@ def test_filter_sets_bit_i_as_byte_i_div_8_bit_i_mod_8():
     assert data == bytes(expected)
 
 
-@given(st.lists(st.text(alphabet="ab/é日", min_size=1, max_size=12), min_size=1, max_size=30),
-       st.sampled_from([V1, V2, BloomSettings(2, 3, 6)]))
+@given(
+    st.lists(st.text(alphabet="ab/é日", min_size=1, max_size=12), min_size=1, max_size=30),
+    st.sampled_from([V1, V2, BloomSettings(2, 3, 6)]),
+)
 @settings(max_examples=150, deadline=None)
 def test_every_added_path_and_directory_is_maybe_contained(paths, bloom_settings):
     raw = [p.strip("/").encode() for p in paths if p.strip("/") and "//" not in p]
@@ -190,7 +193,8 @@ def _graph_and_changes(repo, fmt):
     g = CommitGraph.open(str(repo / "objects"), fmt)
     records = list(g)
     changes = repos.first_parent_changes(
-        repo, [(r.oid.hex(), r.parents[0].hex() if r.parents else None) for r in records])
+        repo, [(r.oid.hex(), r.parents[0].hex() if r.parents else None) for r in records]
+    )
     return g, records, changes
 
 

@@ -15,8 +15,19 @@ from tests.cli import packscope
 from tests.repos import git, git_env, git_text
 
 FULL = "%(objectname) %(objecttype) %(objectsize) %(objectsize:disk) %(deltabase)"
-REPOS = ["packed_repo", "sha256_repo", "idxv1_repo", "idx64_repo", "many_packs_repo", "ref_delta_repo",
-         "thin_completed_repo", "deep_chain_repo", "big_copies_repo", "loose_repo", "midx_repo"]
+REPOS = [
+    "packed_repo",
+    "sha256_repo",
+    "idxv1_repo",
+    "idx64_repo",
+    "many_packs_repo",
+    "ref_delta_repo",
+    "thin_completed_repo",
+    "deep_chain_repo",
+    "big_copies_repo",
+    "loose_repo",
+    "midx_repo",
+]
 
 
 @pytest.mark.parametrize("fixture", REPOS)
@@ -27,8 +38,19 @@ def test_batch_check_of_all_objects_equals_git(fixture, request):
     assert got == want
 
 
-@pytest.mark.parametrize("fixture", ["packed_repo", "sha256_repo", "ref_delta_repo", "thin_completed_repo",
-                                     "deep_chain_repo", "big_copies_repo", "loose_repo", "midx_repo"])
+@pytest.mark.parametrize(
+    "fixture",
+    [
+        "packed_repo",
+        "sha256_repo",
+        "ref_delta_repo",
+        "thin_completed_repo",
+        "deep_chain_repo",
+        "big_copies_repo",
+        "loose_repo",
+        "midx_repo",
+    ],
+)
 def test_batch_contents_of_all_objects_equal_git(fixture, request):
     repo = request.getfixturevalue(fixture)
     want = git("cat-file", "--batch-all-objects", "--batch", cwd=repo)
@@ -99,15 +121,20 @@ def test_rest_atom_keeps_the_rest_of_the_line(packed_repo):
     stdin = f"{head} some text here\n{head[:10]} more\n"
     fmt = "%(objectname) %(objecttype) [%(rest)]"
     assert packscope("-C", packed_repo, "cat-file", f"--batch-check={fmt}", input=stdin).stdout == git(
-        "cat-file", f"--batch-check={fmt}", cwd=packed_repo, input=stdin)
+        "cat-file", f"--batch-check={fmt}", cwd=packed_repo, input=stdin
+    )
 
 
 def test_a_batch_answers_each_line_before_the_next_arrives(packed_repo):
     # A script that writes one id and waits for its answer must get it at
     # once (git flushes per object too); stdin stays open throughout.
     ids = git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=packed_repo).split()[:3]
-    p = subprocess.Popen([sys.executable, "-m", "packscope.inspector.cli", "-C", str(packed_repo), "cat-file", "--batch-check"],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=git_env())
+    p = subprocess.Popen(
+        [sys.executable, "-m", "packscope.inspector.cli", "-C", str(packed_repo), "cat-file", "--batch-check"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=git_env(),
+    )
     try:
         for text in ids + ["0" * 39 + "1"]:
             p.stdin.write(text.encode() + b"\n")
@@ -128,8 +155,12 @@ def test_batch_output_is_the_same_when_python_runs_unbuffered(packed_repo):
         env = {k: v for k, v in git_env().items() if k != "PYTHONUNBUFFERED"}
         if unbuffered:
             env["PYTHONUNBUFFERED"] = "1"
-        got = subprocess.run([sys.executable, "-m", "packscope.inspector.cli", "-C", str(packed_repo), "cat-file", "--batch"],
-                             input=stdin.encode(), capture_output=True, env=env).stdout
+        got = subprocess.run(
+            [sys.executable, "-m", "packscope.inspector.cli", "-C", str(packed_repo), "cat-file", "--batch"],
+            input=stdin.encode(),
+            capture_output=True,
+            env=env,
+        ).stdout
         assert got == git("cat-file", "--batch", cwd=packed_repo, input=stdin)
 
 

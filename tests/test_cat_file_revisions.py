@@ -19,26 +19,107 @@ from tests.repos import git, git_text, refs_worktree
 # are filled with ids of the repository at hand.
 MIX = [
     # full and abbreviated ids
-    "<c1>", "<c1_7>", "<c5_12>", "<c5_10_upper>", "<v1_9>", "<absent>", "<absent_9>", "<null>",
+    "<c1>",
+    "<c1_7>",
+    "<c5_12>",
+    "<c5_10_upper>",
+    "<v1_9>",
+    "<absent>",
+    "<absent_9>",
+    "<null>",
     # ref names in dwim order: X, refs/X, refs/tags/X, refs/heads/X, refs/remotes/X, refs/remotes/X/HEAD
-    "HEAD", "@", "main", "heads/main", "refs/heads/main", "alias", "side", "loose-only", "light", "v1", "v1-outer",
-    "v2", "tags/v2", "x1", "x2", "x3", "x4", "refs/x1", "origin", "origin/main", "remotes/x3", "ORIG_HEAD",
-    "bisect/main-bisect", "<c1_8>", "<c2>", "worktrees/<wt>/HEAD", "main-worktree/HEAD",
+    "HEAD",
+    "@",
+    "main",
+    "heads/main",
+    "refs/heads/main",
+    "alias",
+    "side",
+    "loose-only",
+    "light",
+    "v1",
+    "v1-outer",
+    "v2",
+    "tags/v2",
+    "x1",
+    "x2",
+    "x3",
+    "x4",
+    "refs/x1",
+    "origin",
+    "origin/main",
+    "remotes/x3",
+    "ORIG_HEAD",
+    "bisect/main-bisect",
+    "<c1_8>",
+    "<c2>",
+    "worktrees/<wt>/HEAD",
+    "main-worktree/HEAD",
     # peeling
-    "HEAD^{tree}", "HEAD^{commit}", "HEAD^{}", "HEAD^{object}", "v1^{}", "v1-outer^{}", "v1-outer^{tag}",
-    "v1-outer^{commit}", "v1^{tree}", "tree-tag^{}", "tree-tag^{tree}", "blob-tag^{}", "blob-tag^{blob}",
-    "<c5_7>^{tree}", "HEAD^{tree}^{}",
+    "HEAD^{tree}",
+    "HEAD^{commit}",
+    "HEAD^{}",
+    "HEAD^{object}",
+    "v1^{}",
+    "v1-outer^{}",
+    "v1-outer^{tag}",
+    "v1-outer^{commit}",
+    "v1^{tree}",
+    "tree-tag^{}",
+    "tree-tag^{tree}",
+    "blob-tag^{}",
+    "blob-tag^{blob}",
+    "<c5_7>^{tree}",
+    "HEAD^{tree}^{}",
     # ancestry
-    "HEAD~", "HEAD~0", "HEAD~1", "HEAD~3", "HEAD^", "HEAD^0", "HEAD^2", "HEAD~1^3", "HEAD~3^2~1", "@~2",
-    "v1-outer~1", "v1-outer^2", "<c5_7>~1", "x1~1",
+    "HEAD~",
+    "HEAD~0",
+    "HEAD~1",
+    "HEAD~3",
+    "HEAD^",
+    "HEAD^0",
+    "HEAD^2",
+    "HEAD~1^3",
+    "HEAD~3^2~1",
+    "@~2",
+    "v1-outer~1",
+    "v1-outer^2",
+    "<c5_7>~1",
+    "x1~1",
     # paths
-    "HEAD:", "HEAD:a.txt", "HEAD:dir", "HEAD:dir/", "HEAD:dir/sub/c.txt", "HEAD:sp ace.txt", "HEAD:uni-\u00e9.txt",
-    "v1:dir/b.txt", "tree-tag:dir/sub", "HEAD~3^2:side.txt", "HEAD^{tree}:dir", "<c5_7>:dir", "HEAD:mod/ule",
+    "HEAD:",
+    "HEAD:a.txt",
+    "HEAD:dir",
+    "HEAD:dir/",
+    "HEAD:dir/sub/c.txt",
+    "HEAD:sp ace.txt",
+    "HEAD:uni-\u00e9.txt",
+    "v1:dir/b.txt",
+    "tree-tag:dir/sub",
+    "HEAD~3^2:side.txt",
+    "HEAD^{tree}:dir",
+    "<c5_7>:dir",
+    "HEAD:mod/ule",
     # describe output
     "v1-2-g<c5_7>",
     # refused or unknown: git prints "missing" for each
-    "main..side", "main...side", "^main", "HEAD^!", "HEAD^@", "HEAD^-", "HEAD~99", "HEAD^4", "v1^{blob}",
-    "blob-tag^{commit}", "tree-tag~1", "HEAD:nope", "HEAD:a.txt/", "nope", "refs/heads/", "HEAD^{foo}", "HEAD~1x",
+    "main..side",
+    "main...side",
+    "^main",
+    "HEAD^!",
+    "HEAD^@",
+    "HEAD^-",
+    "HEAD~99",
+    "HEAD^4",
+    "v1^{blob}",
+    "blob-tag^{commit}",
+    "tree-tag~1",
+    "HEAD:nope",
+    "HEAD:a.txt/",
+    "nope",
+    "refs/heads/",
+    "HEAD^{foo}",
+    "HEAD~1x",
     "abc",
 ]
 
@@ -50,9 +131,20 @@ def placeholders(path) -> dict[str, str]:
     c1, c2, c5, v1 = rp("main~5"), rp("main~4"), rp("main~2"), rp("refs/tags/v1")
     hexsz = len(c1)
     absent = ("deadbeef" * 8)[:hexsz]
-    return {"<c1>": c1, "<c1_7>": c1[:7], "<c1_8>": c1[:8], "<c2>": c2, "<c5_7>": c5[:7], "<c5_12>": c5[:12],
-            "<c5_10_upper>": c5[:10].upper(), "<v1_9>": v1[:9], "<absent>": absent, "<absent_9>": absent[:9],
-            "<null>": "0" * hexsz, "<wt>": refs_worktree(path).name}
+    return {
+        "<c1>": c1,
+        "<c1_7>": c1[:7],
+        "<c1_8>": c1[:8],
+        "<c2>": c2,
+        "<c5_7>": c5[:7],
+        "<c5_12>": c5[:12],
+        "<c5_10_upper>": c5[:10].upper(),
+        "<v1_9>": v1[:9],
+        "<absent>": absent,
+        "<absent_9>": absent[:9],
+        "<null>": "0" * hexsz,
+        "<wt>": refs_worktree(path).name,
+    }
 
 
 def fill(rev: str, values: dict[str, str]) -> str:
@@ -80,24 +172,61 @@ def test_batch_check_of_every_revision_form_equals_git(refs_repo, fmt):
 
 
 def test_batch_contents_of_revisions_equal_git(refs_repo):
-    revs = ["HEAD", "v1", "v1-outer^{}", "HEAD^{tree}", "HEAD:a.txt", "tree-tag^{}", "blob-tag^{}", "HEAD~3^2",
-            "<c5_7>:dir", "nope", "main..side"]
+    revs = [
+        "HEAD",
+        "v1",
+        "v1-outer^{}",
+        "HEAD^{tree}",
+        "HEAD:a.txt",
+        "tree-tag^{}",
+        "blob-tag^{}",
+        "HEAD~3^2",
+        "<c5_7>:dir",
+        "nope",
+        "main..side",
+    ]
     stdin = batch_input(refs_repo, revs)
     assert packscope("-C", refs_repo, "cat-file", "--batch", input=stdin).stdout == git(
-        "cat-file", "--batch", cwd=refs_repo, input=stdin)
+        "cat-file", "--batch", cwd=refs_repo, input=stdin
+    )
 
 
 def test_batch_check_from_a_linked_worktree_uses_its_own_head_and_refs(refs_repo):
     wt = refs_worktree(refs_repo)
-    revs = ["HEAD", "HEAD~1", "HEAD:a.txt", "bisect/bad", "refs/bisect/bad", "worktree/mine", "main-worktree/HEAD",
-            "main-worktree/HEAD~1", "bisect/main-bisect", "feature", "main"]
+    revs = [
+        "HEAD",
+        "HEAD~1",
+        "HEAD:a.txt",
+        "bisect/bad",
+        "refs/bisect/bad",
+        "worktree/mine",
+        "main-worktree/HEAD",
+        "main-worktree/HEAD~1",
+        "bisect/main-bisect",
+        "feature",
+        "main",
+    ]
     stdin = "".join(r + "\n" for r in revs)
     assert packscope("-C", wt, "cat-file", "--batch-check", input=stdin).stdout == git(
-        "cat-file", "--batch-check", cwd=wt, input=stdin)
+        "cat-file", "--batch-check", cwd=wt, input=stdin
+    )
 
 
-@pytest.mark.parametrize("rev", ["HEAD", "v1-outer", "v1-outer^{}", "HEAD^{tree}", "HEAD:dir/sub/c.txt",
-                                 "<c5_7>~1", "tree-tag", "x3", "HEAD~3^2:side.txt", "<c1_8>"])
+@pytest.mark.parametrize(
+    "rev",
+    [
+        "HEAD",
+        "v1-outer",
+        "v1-outer^{}",
+        "HEAD^{tree}",
+        "HEAD:dir/sub/c.txt",
+        "<c5_7>~1",
+        "tree-tag",
+        "x3",
+        "HEAD~3^2:side.txt",
+        "<c1_8>",
+    ],
+)
 def test_single_object_modes_accept_revisions(refs_repo, rev):
     rev = fill(rev, placeholders(refs_repo))
     for mode in ("-t", "-s", "-p"):
@@ -105,16 +234,19 @@ def test_single_object_modes_accept_revisions(refs_repo, rev):
     assert packscope("-C", refs_repo, "cat-file", "-e", rev).returncode == 0
 
 
-@pytest.mark.parametrize("rev, says", [
-    ("nope", "unknown revision 'nope'"),
-    ("HEAD~99", "history ends after"),
-    ("v1^{blob}", "expected blob type"),
-    ("HEAD:nope", "path 'nope' does not exist in 'HEAD'"),
-    ("main..side", "ranges"),
-    ("^main", "range"),
-    ("HEAD@{1}", "reflog"),
-    ("<absent>", "is not in the object store"),
-])
+@pytest.mark.parametrize(
+    "rev, says",
+    [
+        ("nope", "unknown revision 'nope'"),
+        ("HEAD~99", "history ends after"),
+        ("v1^{blob}", "expected blob type"),
+        ("HEAD:nope", "path 'nope' does not exist in 'HEAD'"),
+        ("main..side", "ranges"),
+        ("^main", "range"),
+        ("HEAD@{1}", "reflog"),
+        ("<absent>", "is not in the object store"),
+    ],
+)
 def test_bad_revisions_are_clear_errors(refs_repo, rev, says):
     rev = fill(rev, placeholders(refs_repo))
     p = packscope("-C", refs_repo, "cat-file", "-t", rev, check=False)
@@ -176,8 +308,12 @@ def test_bad_refs_are_listed_by_info_never_fatal(bad_refs_repo):
     assert p.returncode == 0 and b"Traceback" not in p.stderr
     info = json.loads(p.stdout)
     kinds = {(pb["area"], pb["kind"]) for pb in info["problems"]}
-    assert {("refs", "ref-unparseable"), ("refs", "ref-dangling"), ("refs", "ref-loop"),
-            ("refs", "ref-bad-name")} <= kinds
+    assert {
+        ("refs", "ref-unparseable"),
+        ("refs", "ref-dangling"),
+        ("refs", "ref-loop"),
+        ("refs", "ref-bad-name"),
+    } <= kinds
     listed = git_text("for-each-ref", "--format=%(refname)", cwd=bad_refs_repo).split()
     assert info["refs"]["total"] == len(listed) == 4  # good, main, packed-one, and the symref to main
     # A bad packed-refs line (git dies on it) is one more problem; the other refs still count.
@@ -185,7 +321,9 @@ def test_bad_refs_are_listed_by_info_never_fatal(bad_refs_repo):
     packed.write_text(packed.read_text() + "this line is garbage\n")
     info = json.loads(packscope("-C", bad_refs_repo, "info", "--json").stdout)
     assert info["refs"]["total"] == len(listed)
-    assert any(pb["kind"] == "ref-unparseable" and pb["path"] == str(packed) and pb["offset"] is not None
-               for pb in info["problems"])
+    assert any(
+        pb["kind"] == "ref-unparseable" and pb["path"] == str(packed) and pb["offset"] is not None
+        for pb in info["problems"]
+    )
     people = packscope("-C", bad_refs_repo, "info")
     assert people.returncode == 0 and b"problems" in people.stdout and b"Traceback" not in people.stderr

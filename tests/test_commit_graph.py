@@ -9,8 +9,8 @@ import struct
 
 import pytest
 
-from packscope.core.history.commit_graph import CommitGraph
 from packscope.core.errors import BadCommitGraphError, PackscopeError
+from packscope.core.history.commit_graph import CommitGraph
 from packscope.core.oid import SHA1, SHA256
 from tests import repos
 from tests.object_source import core_store
@@ -239,12 +239,15 @@ def test_fanout_total_disagreeing_with_the_chunks_is_a_size_error(graph_repo, tm
     _expect(objects, "chunk-size")
 
 
-@pytest.mark.parametrize("offset,data,kind", [
-    (0, b"XGPH", "signature"),
-    (4, b"\x02", "version"),
-    (5, b"\x02", "hash-version"),
-    (6, b"\x20", "commit-graph"),  # more chunks than the table holds
-])
+@pytest.mark.parametrize(
+    "offset,data,kind",
+    [
+        (0, b"XGPH", "signature"),
+        (4, b"\x02", "version"),
+        (5, b"\x02", "hash-version"),
+        (6, b"\x20", "commit-graph"),  # more chunks than the table holds
+    ],
+)
 def test_bad_header_fields_are_typed_errors(graph_repo, tmp_path, offset, data, kind):
     objects = _copy_objects_info(graph_repo, tmp_path)
     _patch(objects / "info" / "commit-graph", offset, data)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from packscope.core.history.commit_reader import CommitHeaderReader
-from packscope.core.store.odb import ObjectStore
 from packscope.core.objects import commit_header_fast
 from packscope.core.repo.repository import Repository
+from packscope.core.store.odb import ObjectStore
 from packscope.core.trace import Recorder
 from tests.object_source import core_store
 from tests.repos import git_text
@@ -37,9 +37,21 @@ def check(store, repo) -> int:
     return answered
 
 
-@pytest.mark.parametrize("fixture", ["packed_repo", "sha256_repo", "idxv1_repo", "idx64_repo", "ref_delta_repo",
-                                     "deep_chain_repo", "many_packs_repo", "midx_repo", "scenario_repo",
-                                     "odd_commits_repo"])
+@pytest.mark.parametrize(
+    "fixture",
+    [
+        "packed_repo",
+        "sha256_repo",
+        "idxv1_repo",
+        "idx64_repo",
+        "ref_delta_repo",
+        "deep_chain_repo",
+        "many_packs_repo",
+        "midx_repo",
+        "scenario_repo",
+        "odd_commits_repo",
+    ],
+)
 def test_answers_equal_the_stores_for_every_commit(request, fixture):
     repo = request.getfixturevalue(fixture)
     store = core_store(repo)

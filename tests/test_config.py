@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from packscope.core.repo.config import MAX_INCLUDE_DEPTH, Config, parse_bool, parse_int
 from packscope.core.errors import ConfigError
+from packscope.core.repo.config import MAX_INCLUDE_DEPTH, Config, parse_bool, parse_int
 from tests.repos import git_env
 
 
@@ -55,7 +55,7 @@ SYNTAX_CASES = [
     b'[a]\nk = "a\\tb"  c\t\td  # comment\n',  # quotes, inner whitespace, comment
     b"[a]\nk = a\\\n  b\n",  # continuation line
     b'[a]\nk = "a ; b" ; c\n',
-    b"[a]\nk = x\\ny\\bz\\\\w\\\"\n",  # escapes \n \b \\ \"
+    b'[a]\nk = x\\ny\\bz\\\\w\\"\n',  # escapes \n \b \\ \"
     b'[a]\nk =v"  "w\n',
     b'[a]\nk=""x  \n',
     b"; comment\n# comment\n[a]\n  ; indented comment\nk=v # trailing\n",
@@ -104,10 +104,38 @@ def test_parses_every_syntax_feature_as_git_does(tmp_path, text):
     assert our_list(path) == git_list(path)
 
 
-_pieces = st.sampled_from([
-    "[a]", "[B]", '[c "Sub"]', '[c "s\\"q"]', "[d.E]", "[", "]", '"', "\\", "\\\n", "\\t", "\\q",
-    "k", "Key", "k-2", "x_y", "=", " = ", " ", "\t", "\n", "\r\n", "#", ";", "v", "val ue", "1k", "\xe9",
-])
+_pieces = st.sampled_from(
+    [
+        "[a]",
+        "[B]",
+        '[c "Sub"]',
+        '[c "s\\"q"]',
+        "[d.E]",
+        "[",
+        "]",
+        '"',
+        "\\",
+        "\\\n",
+        "\\t",
+        "\\q",
+        "k",
+        "Key",
+        "k-2",
+        "x_y",
+        "=",
+        " = ",
+        " ",
+        "\t",
+        "\n",
+        "\r\n",
+        "#",
+        ";",
+        "v",
+        "val ue",
+        "1k",
+        "\xe9",
+    ]
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -165,15 +193,17 @@ def test_subsections_lists_names_in_order(cfg):
 
 @pytest.mark.parametrize("key", ["bare", "empty", "yes", "off", "two"])
 def test_booleans_match_git(cfg, key):
-    out = subprocess.run(["git", "config", "-f", cfg.files[0], "--bool", f"flags.{key}"],
-                         capture_output=True, env=git_env(), text=True).stdout.strip()
+    out = subprocess.run(
+        ["git", "config", "-f", cfg.files[0], "--bool", f"flags.{key}"], capture_output=True, env=git_env(), text=True
+    ).stdout.strip()
     assert cfg.get_bool("flags", key) is (out == "true")
 
 
 @pytest.mark.parametrize("key", ["k", "m", "g", "neg", "oct"])
 def test_integers_match_git(cfg, key):
-    out = subprocess.run(["git", "config", "-f", cfg.files[0], "--int", f"sizes.{key}"],
-                         capture_output=True, env=git_env(), text=True).stdout.strip()
+    out = subprocess.run(
+        ["git", "config", "-f", cfg.files[0], "--int", f"sizes.{key}"], capture_output=True, env=git_env(), text=True
+    ).stdout.strip()
     assert cfg.get_int("sizes", key) == int(out)
     assert cfg.get_int("core", "num") == 16
 

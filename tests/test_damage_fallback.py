@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from packscope.core.errors import PackscopeError
-from packscope.core.store.odb import ObjectStore
 from packscope.core.oid import SHA1
+from packscope.core.store.odb import ObjectStore
 from tests import repos
 from tests.cli import packscope
 from tests.repos import git, git_text

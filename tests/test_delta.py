@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from packscope.core.store.delta import COPY_ZERO_SIZE, apply_delta, delta_ops, delta_sizes
 from packscope.core.errors import DeltaError, LimitExceededError
+from packscope.core.store.delta import COPY_ZERO_SIZE, apply_delta, delta_ops, delta_sizes
 
 # --- an encoder and a reference decoder, written as plainly as possible ------
 
@@ -47,6 +47,7 @@ def insert_op(data: bytes) -> bytes:
 
 def reference_apply(base: bytes, delta: bytes) -> bytes:
     """Decode one byte at a time; ValueError for anything invalid."""
+
     def read_varint(pos):
         value = shift = 0
         while True:
@@ -186,7 +187,7 @@ def test_copy_offset_uses_all_four_bytes():
     base = bytes(range(256)) * 300
     # 0x9F: four offset bytes (0x00010101 needs three; the fourth is spelled as zero), one size byte
     delta = varint(len(base)) + varint(3) + bytes([0x9F, 0x01, 0x01, 0x01, 0x00, 0x03])
-    assert apply_delta(base, delta) == base[0x10101 : 0x10104]
+    assert apply_delta(base, delta) == base[0x10101:0x10104]
 
 
 def test_base_of_the_wrong_size_is_rejected():

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import packscope.core.store.delta
-from packscope.core.store.delta import COPY_ZERO_SIZE, DEFAULT_MAX_RESULT, _apply_delta_checked, apply_delta
 from packscope.core.errors import DeltaError, LimitExceededError
+from packscope.core.store.delta import COPY_ZERO_SIZE, DEFAULT_MAX_RESULT, _apply_delta_checked, apply_delta
 from tests.test_delta import BIG_BASE, base_and_delta, copy_op, insert_op, varint
 
 # Random bytes, so that an offset off by any amount shows; long enough for
@@ -79,8 +79,17 @@ def test_every_copy_opcode_decodes_like_the_checked_version(op):
     cases = [[0] * 7]  # every present byte spelled as zero: offset 0, size 0x10000
     for _ in range(6):
         # bytes in order offset 0-3 then size 0-2; offset byte 3 is 0 or 1, size byte 2 is 0 or 1
-        cases.append([rng.randrange(256), rng.randrange(256), rng.randrange(256), rng.randrange(2),
-                      rng.randrange(256), rng.randrange(256), rng.randrange(2)])
+        cases.append(
+            [
+                rng.randrange(256),
+                rng.randrange(256),
+                rng.randrange(256),
+                rng.randrange(2),
+                rng.randrange(256),
+                rng.randrange(256),
+                rng.randrange(2),
+            ]
+        )
     for values in cases:
         offset, size_field = fields_for(op, values)
         if offset >> 24:  # keep offset + size inside HUGE_BASE

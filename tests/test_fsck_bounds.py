@@ -14,8 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from packscope.core.store.alternates import MAX_DEPTH, resolve_alternates
-from packscope.core.store.delta import apply_delta
 from packscope.core.errors import (
     BadPackIndexError,
     BadRefError,
@@ -24,13 +22,15 @@ from packscope.core.errors import (
     LimitExceededError,
     PackscopeError,
 )
-from packscope.core.store.loose import read_loose, read_loose_header
-from packscope.core.store.odb import ObjectStore
 from packscope.core.oid import SHA1
-from packscope.core.store.pack import Pack
-from packscope.core.store.pack_index import PackIndex
 from packscope.core.repo.refs import MAX_SYMREF_READS, RefStore
 from packscope.core.repo.repository import Repository
+from packscope.core.store.alternates import MAX_DEPTH, resolve_alternates
+from packscope.core.store.delta import apply_delta
+from packscope.core.store.loose import read_loose, read_loose_header
+from packscope.core.store.odb import ObjectStore
+from packscope.core.store.pack import Pack
+from packscope.core.store.pack_index import PackIndex
 from tests import repos
 from tests.repos import git_text
 
@@ -61,6 +61,7 @@ def delta(base_size: int, result: bytes, declared: int | None = None) -> bytes:
             n >>= 7
             if not n:
                 return bytes(out)
+
     return varint(base_size) + varint(len(result) if declared is None else declared) + bytes([len(result)]) + result
 
 
@@ -211,13 +212,15 @@ def test_multi_pack_index_and_commit_graph_counts_are_checked_against_chunk_size
     repo = repos.copy_repo(fsck_base, tmp_path / "r.git")
     repos.git("multi-pack-index", "write", cwd=repo)
     repos.git("commit-graph", "write", "--reachable", cwd=repo)
-    for path, fanout_signature in ((repo / "objects" / "pack" / "multi-pack-index", b"OIDF"),
-                                   (repo / "objects" / "info" / "commit-graph", b"OIDF")):
+    for path, fanout_signature in (
+        (repo / "objects" / "pack" / "multi-pack-index", b"OIDF"),
+        (repo / "objects" / "info" / "commit-graph", b"OIDF"),
+    ):
         data = bytearray(path.read_bytes())
         # the chunk table: 4-byte id, 8-byte offset per entry; patch the fanout's last count
         at = data.index(fanout_signature)
-        offset = struct.unpack(">Q", data[at + 4:at + 12])[0]
-        data[offset + 1020:offset + 1024] = struct.pack(">I", 1 << 30)
+        offset = struct.unpack(">Q", data[at + 4 : at + 12])[0]
+        data[offset + 1020 : offset + 1024] = struct.pack(">I", 1 << 30)
         path.write_bytes(bytes(data))
     bounded(lambda: MultiPackIndex(str(repo / "objects" / "pack" / "multi-pack-index"), SHA1).open())
     bounded(lambda: CommitGraph.open(str(repo / "objects"), SHA1))

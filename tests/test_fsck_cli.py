@@ -21,14 +21,35 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def packscope(repo, *args, input=None):
-    return subprocess.run([sys.executable, "-m", "packscope.inspector.cli", "-C", str(repo), *args], capture_output=True,
-                          cwd=ROOT, input=input, env=git_env())
+    return subprocess.run(
+        [sys.executable, "-m", "packscope.inspector.cli", "-C", str(repo), *args],
+        capture_output=True,
+        cwd=ROOT,
+        input=input,
+        env=git_env(),
+    )
 
 
-HEALTHY = ["packed_repo", "sha256_repo", "idxv1_repo", "idx64_repo", "many_packs_repo", "midx_repo",
-           "repack_midx_repo", "midx_chain_repo", "graph_repo", "split_graph_repo", "mixed_generation_repo",
-           "ref_delta_repo", "thin_completed_repo", "loose_repo", "loose_sha256_repo", "rev_repo", "fsck_base",
-           "fsck_worktree"]
+HEALTHY = [
+    "packed_repo",
+    "sha256_repo",
+    "idxv1_repo",
+    "idx64_repo",
+    "many_packs_repo",
+    "midx_repo",
+    "repack_midx_repo",
+    "midx_chain_repo",
+    "graph_repo",
+    "split_graph_repo",
+    "mixed_generation_repo",
+    "ref_delta_repo",
+    "thin_completed_repo",
+    "loose_repo",
+    "loose_sha256_repo",
+    "rev_repo",
+    "fsck_base",
+    "fsck_worktree",
+]
 
 
 @pytest.mark.parametrize("name", HEALTHY)
@@ -74,8 +95,20 @@ def test_json_lines_one_finding_each_then_a_summary(crc_damaged):
     assert p.returncode == summary["exit"] == 6
     first = lines[0]
     assert first["kind"] == "pack-crc" and first["oid"] == bad and first["exit_bit"] == 4
-    assert set(first) >= {"kind", "severity", "message", "path", "offset", "pack", "idx", "oid", "elsewhere",
-                          "remedy", "msg_id", "area"}
+    assert set(first) >= {
+        "kind",
+        "severity",
+        "message",
+        "path",
+        "offset",
+        "pack",
+        "idx",
+        "oid",
+        "elsewhere",
+        "remedy",
+        "msg_id",
+        "area",
+    }
     assert summary["errors"] == sum(1 for f in lines[:-1] if f["severity"] == "error")
 
 
@@ -119,7 +152,9 @@ def test_progress_reports_each_phase_and_its_totals(fsck_base):
     phases = [p for p, _, _ in calls]
     assert phases.index("packs") < phases.index("loose objects") < phases.index("connectivity")
     packs = [(d, t) for p, d, t in calls if p == "packs"]
-    assert packs[0][0] == 0 and packs[-1][0] == packs[-1][1] == len(repos.verify_pack_rows(repos.the_pack(fsck_base)[0]))
+    assert packs[0][0] == 0 and packs[-1][0] == packs[-1][1] == len(
+        repos.verify_pack_rows(repos.the_pack(fsck_base)[0])
+    )
 
 
 def test_cancel_stops_the_run_with_a_typed_error(many_packs_repo):
@@ -173,7 +208,7 @@ def test_batch_contents_report_the_damaged_object_and_give_all_others(crc_damage
             pos = eol + 1
             continue
         size = int(head[2])
-        answered[head[0]] = (head[1], out[eol + 1:eol + 1 + size])
+        answered[head[0]] = (head[1], out[eol + 1 : eol + 1 + size])
         pos = eol + 1 + size + 1
     assert bad in missing
     # the others are exactly git's answers from before the damage (deltas on

@@ -35,8 +35,13 @@ def reachable_whole_blob(repo: Path, delta_base: bool = True) -> dict:
     for line in git_text("rev-list", "--objects", "--all", cwd=repo).splitlines():
         oid = line.split()[0]
         row = rows.get(oid)
-        if (row and row["type"] == "blob" and row["depth"] == 0 and 100 < row["packed"] < 5000
-                and (oid in bases) == delta_base):
+        if (
+            row
+            and row["type"] == "blob"
+            and row["depth"] == 0
+            and 100 < row["packed"] < 5000
+            and (oid in bases) == delta_base
+        ):
             return row
     raise AssertionError("no suitable blob")
 
@@ -279,8 +284,9 @@ def commit_on_branch(repo: Path, branch: str, body: bytes) -> str:
 def test_tree_with_zero_padded_mode_is_a_warning(base, run_fsck):
     blob, _ = loose_blob(base)
     tree = repos.hash_literally(base, "tree", b"0100644 file\0" + bytes.fromhex(blob))
-    commit_on_branch(base, "padded", b"tree %s\nauthor A <a@b> 1 +0000\ncommitter C <c@d> 1 +0000\n\nm\n"
-                     % tree.encode())
+    commit_on_branch(
+        base, "padded", b"tree %s\nauthor A <a@b> 1 +0000\ncommitter C <c@d> 1 +0000\n\nm\n" % tree.encode()
+    )
     status, findings = run_fsck(base)
     git_status, git_out = git_fsck(base)
     assert status == git_status == 0
@@ -291,8 +297,9 @@ def test_tree_with_zero_padded_mode_is_a_warning(base, run_fsck):
 
 def test_commit_with_a_bad_email_is_an_error_with_gits_message_id(base, run_fsck):
     tree = git_text("rev-parse", "main^{tree}", cwd=base).strip()
-    oid = commit_on_branch(base, "bademail", b"tree %s\nauthor A <a@b 1 +0000\ncommitter C <c@d> 1 +0000\n\nm\n"
-                           % tree.encode())
+    oid = commit_on_branch(
+        base, "bademail", b"tree %s\nauthor A <a@b 1 +0000\ncommitter C <c@d> 1 +0000\n\nm\n" % tree.encode()
+    )
     status, findings = run_fsck(base)
     git_status, git_out = git_fsck(base)
     assert status == git_status == 1
@@ -304,8 +311,9 @@ def test_commit_with_a_bad_email_is_an_error_with_gits_message_id(base, run_fsck
 def test_tree_entry_naming_a_tree_as_a_blob_is_a_wrong_type(base, run_fsck):
     subtree = git_text("rev-parse", "main:dir0", cwd=base).strip()
     tree = repos.hash_literally(base, "tree", b"100644 notablob\0" + bytes.fromhex(subtree))
-    commit_on_branch(base, "wrongtype", b"tree %s\nauthor A <a@b> 1 +0000\ncommitter C <c@d> 1 +0000\n\nm\n"
-                     % tree.encode())
+    commit_on_branch(
+        base, "wrongtype", b"tree %s\nauthor A <a@b> 1 +0000\ncommitter C <c@d> 1 +0000\n\nm\n" % tree.encode()
+    )
     status, findings = run_fsck(base)
     assert status & 2 and git_fsck(base)[0] & 2
     f = one(findings, "wrong-type")
@@ -323,6 +331,7 @@ def _delta(base_size: int, result: bytes) -> bytes:
             n >>= 7
             if not n:
                 return bytes(out)
+
     return varint(base_size) + varint(len(result)) + bytes([len(result)]) + result
 
 
@@ -495,14 +504,14 @@ def test_index_ids_out_of_order_are_reported_and_entries_still_read(base, run_fs
 
     _, idx = repos.the_pack(base)
     data = bytearray(idx.read_bytes())
-    n = struct.unpack(">I", data[8 + 1020:8 + 1024])[0]
+    n = struct.unpack(">I", data[8 + 1020 : 8 + 1024])[0]
     names_at, crcs_at = 8 + 1024, 8 + 1024 + 20 * n
     offs_at = crcs_at + 4 * n
-    names = [bytes(data[names_at + 20 * i:names_at + 20 * i + 20]) for i in range(n)]
+    names = [bytes(data[names_at + 20 * i : names_at + 20 * i + 20]) for i in range(n)]
     i = next(i for i in range(n - 1) if names[i][0] == names[i + 1][0])
     for at, width in ((names_at, 20), (crcs_at, 4), (offs_at, 4)):  # swap entries i and i+1 whole
         a, b = at + width * i, at + width * (i + 1)
-        data[a:a + width], data[b:b + width] = data[b:b + width], data[a:a + width]
+        data[a : a + width], data[b : b + width] = data[b : b + width], data[a : a + width]
     data[-20:] = hashlib.sha1(bytes(data[:-20])).digest()
     os.chmod(idx, 0o644)
     idx.write_bytes(bytes(data))

@@ -30,8 +30,12 @@ def cases():
 
 
 def packscope(repo: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "packscope.inspector.cli", "-C", str(repo), *args], capture_output=True,
-                          cwd=Path(__file__).resolve().parents[1], env=git_env())
+    return subprocess.run(
+        [sys.executable, "-m", "packscope.inspector.cli", "-C", str(repo), *args],
+        capture_output=True,
+        cwd=Path(__file__).resolve().parents[1],
+        env=git_env(),
+    )
 
 
 @pytest.mark.skipif(not MANIFEST.is_file(), reason=f"no prebuilt corrupt fixtures at {CORRUPT}")
@@ -75,8 +79,9 @@ def test_corrupt_fixture_damage_stays_local_to_cat_file(case):
         # where the bytes allow, and every id still gets exactly one answer.
         assert len(lines) == len({line.split()[0] for line in lines})
         return
-    git = subprocess.run(["git", "cat-file", "--batch-check", "--batch-all-objects"], cwd=repo,
-                         capture_output=True, env=git_env())
+    git = subprocess.run(
+        ["git", "cat-file", "--batch-check", "--batch-all-objects"], cwd=repo, capture_output=True, env=git_env()
+    )
     assert lines == git.stdout.decode().splitlines()
 
 

@@ -9,8 +9,8 @@ import struct
 import pytest
 
 from packscope.core.errors import RepositoryError
-from packscope.core.repo.index_file import IndexFile, index_objects
 from packscope.core.oid import SHA1
+from packscope.core.repo.index_file import IndexFile, index_objects
 from tests import repos
 from tests.repos import git, git_text
 
@@ -136,15 +136,21 @@ def damaged(copy, edit) -> bytes:
     return str(path)
 
 
-@pytest.mark.parametrize("edit,kind", [
-    (lambda d: d.__delitem__(slice(30, None)), "index-truncated"),
-    (lambda d: d.__setitem__(slice(0, 4), b"XIRC"), "index-signature"),
-    (lambda d: d.__setitem__(slice(4, 8), struct.pack(">I", 9)), "index-version"),
-    (lambda d: d.__setitem__(slice(8, 12), struct.pack(">I", 10 ** 9)), "index-count"),
-    (lambda d: d.__delitem__(slice(200, -20)), ("index-count", "index-truncated")),
-    (lambda d: d.__setitem__(slice(8, 12), struct.pack(">I", struct.unpack(">I", d[8:12])[0] + 3)),
-     ("index-truncated", "index-entry")),
-], ids=["truncated", "signature", "version", "count beyond size", "entries cut", "count too high"])
+@pytest.mark.parametrize(
+    "edit,kind",
+    [
+        (lambda d: d.__delitem__(slice(30, None)), "index-truncated"),
+        (lambda d: d.__setitem__(slice(0, 4), b"XIRC"), "index-signature"),
+        (lambda d: d.__setitem__(slice(4, 8), struct.pack(">I", 9)), "index-version"),
+        (lambda d: d.__setitem__(slice(8, 12), struct.pack(">I", 10**9)), "index-count"),
+        (lambda d: d.__delitem__(slice(200, -20)), ("index-count", "index-truncated")),
+        (
+            lambda d: d.__setitem__(slice(8, 12), struct.pack(">I", struct.unpack(">I", d[8:12])[0] + 3)),
+            ("index-truncated", "index-entry"),
+        ),
+    ],
+    ids=["truncated", "signature", "version", "count beyond size", "entries cut", "count too high"],
+)
 def test_damaged_index_raises_a_typed_error_with_its_offset(copy, edit, kind):
     path = damaged(copy, edit)
     with pytest.raises(RepositoryError) as info:
@@ -176,6 +182,7 @@ def test_unknown_required_extension_is_a_problem_not_a_failure(copy):
         body = d[:-20]
         body += b"zzzz" + struct.pack(">I", 3) + b"abc"
         d[:] = body + bytes(20)
+
     count = len(ls_files(copy))
     path = damaged(copy, add_extension)
     index = IndexFile.open(path, SHA1)

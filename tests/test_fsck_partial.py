@@ -85,8 +85,11 @@ def git_missing(output: str) -> set[str]:
 
 
 def our_missing(findings) -> set[str]:
-    return {f.oid for f in findings if f.severity == "error"
-            and (f.kind == "missing" or f.details.get("object") == "missing")}
+    return {
+        f.oid
+        for f in findings
+        if f.severity == "error" and (f.kind == "missing" or f.details.get("object") == "missing")
+    }
 
 
 def dangling(findings) -> list[str]:
@@ -195,8 +198,9 @@ def test_summary_counts_promised_objects_the_walk_reaches(clone):
     repo, _ = clone
     local2, tree2, blob2 = _local_commit(repo, "main", "second.txt", "another local file\n", "local 2")
     git("update-ref", "refs/heads/main", local2, cwd=repo)
-    top_blobs = {line.split()[2] for line in git_text("ls-tree", tree2, cwd=repo).splitlines()
-                 if line.split()[1] == "blob"}
+    top_blobs = {
+        line.split()[2] for line in git_text("ls-tree", tree2, cwd=repo).splitlines() if line.split()[1] == "blob"
+    }
     promised = top_blobs - {blob2}
     assert promised
     p = packscope("-C", repo, "fsck", "--json", "--no-progress", check=False)
@@ -242,8 +246,9 @@ def _no_listing(monkeypatch):
     monkeypatch.setattr(PromisorSet, "build", refuse)
 
 
-def test_absent_special_blobs_named_by_promisor_trees_are_promised_without_listing(special_partial, tmp_path,
-                                                                                   run_fsck, monkeypatch):
+def test_absent_special_blobs_named_by_promisor_trees_are_promised_without_listing(
+    special_partial, tmp_path, run_fsck, monkeypatch
+):
     """The walk stops at the refs' promisor commits and the .gitmodules /
     .gitattributes blobs are named by trees of the promisor pack: nothing
     needs the promised set, which on a large clone takes minutes to list —
@@ -263,7 +268,9 @@ def test_absent_local_gitmodules_blob_is_missing_as_git_says(special_partial, tm
     repo = repos.copy_repo(special_partial, tmp_path / "clone.git")
     body = GITMODULES + '[submodule "other"]\n\tpath = other\n\turl = https://example.com/other.git\n'
     blob = git_text("hash-object", "-w", "--stdin", cwd=repo, input=body).strip()
-    entries = [line for line in git_text("ls-tree", "main", cwd=repo).splitlines() if not line.endswith("\t.gitmodules")]
+    entries = [
+        line for line in git_text("ls-tree", "main", cwd=repo).splitlines() if not line.endswith("\t.gitmodules")
+    ]
     tree = _mktree(repo, [*entries, f"100644 blob {blob}\t.gitmodules"])
     commit = git_text("commit-tree", tree, "-p", "main", "-m", "local", cwd=repo).strip()
     git("update-ref", "refs/heads/main", commit, cwd=repo)
@@ -291,9 +298,9 @@ def test_tree_ids_fast_path_agrees_with_the_careful_loop():
     assert promisor._tree_entry_ids(good, 20) == [a, b, c]
     assert promisor._tree_entry_ids(b"", 20) == []
     for bad, expected in [
-        (good + b"100644 \0" + a, [a, b, c]),        # an empty name: the rest cannot be located
-        (b"10x644 a\0" + a + good, []),               # a bad mode first
-        (good[:-5], [a, b]),                          # a truncated id
+        (good + b"100644 \0" + a, [a, b, c]),  # an empty name: the rest cannot be located
+        (b"10x644 a\0" + a + good, []),  # a bad mode first
+        (good[:-5], [a, b]),  # a truncated id
         (b"100644 a\0" + a + b"no-mode\0" + b, [a]),  # no space before the name
     ]:
         assert not promisor._TREE_WHOLE[20].fullmatch(bad)

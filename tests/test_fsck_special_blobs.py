@@ -26,21 +26,45 @@ def ids(problems):
     return [p[0] for p in problems]
 
 
-@pytest.mark.parametrize("name, ok", [
-    ("lib", True), ("a/b", True), ("..x", True), ("x..", True), ("a/..b", True),
-    ("", False), ("..", False), ("../x", False), ("a/../b", False), ("a/..", False), ("a\\..\\b", False),
-])
+@pytest.mark.parametrize(
+    "name, ok",
+    [
+        ("lib", True),
+        ("a/b", True),
+        ("..x", True),
+        ("x..", True),
+        ("a/..b", True),
+        ("", False),
+        ("..", False),
+        ("../x", False),
+        ("a/../b", False),
+        ("a/..", False),
+        ("a\\..\\b", False),
+    ],
+)
 def test_submodule_names_that_could_escape_git_modules_are_refused(name, ok):
     assert submodule_name_ok(name) is ok
 
 
-@pytest.mark.parametrize("url, ok", [
-    ("https://example.com/x.git", True), ("git@example.com:x.git", True), ("../sibling.git", True),
-    ("./x", True), ("git://example.com/x", True), ("http::https://example.com/x", True),
-    ("-upload-pack=evil", False), ("../x%0aevil", False), ("git://host/x%0A", False),
-    ("../../../:example.com/x", False), ("../../..//example.com/x", False), ("../../a/example.com", True),
-    ("https:///example.com/x", False), ("http::https:///x", False),
-])
+@pytest.mark.parametrize(
+    "url, ok",
+    [
+        ("https://example.com/x.git", True),
+        ("git@example.com:x.git", True),
+        ("../sibling.git", True),
+        ("./x", True),
+        ("git://example.com/x", True),
+        ("http::https://example.com/x", True),
+        ("-upload-pack=evil", False),
+        ("../x%0aevil", False),
+        ("git://host/x%0A", False),
+        ("../../../:example.com/x", False),
+        ("../../..//example.com/x", False),
+        ("../../a/example.com", True),
+        ("https:///example.com/x", False),
+        ("http::https:///x", False),
+    ],
+)
 def test_submodule_urls_follow_gits_rules(url, ok):
     assert submodule_url_ok(url) is ok
 
@@ -55,10 +79,16 @@ def test_gitmodules_content_checks_name_url_path_update():
 \tupdate = !rm -rf /
 """
     # git checks the name at each of the section's keys, then the key itself.
-    assert ids(check_gitmodules(text)) == ["gitmodulesName", "gitmodulesPath", "gitmodulesName", "gitmodulesUrl",
-                                           "gitmodulesName", "gitmodulesUpdate"]
-    assert check_gitmodules(b"[submodule \"a\"]\n\tpath = a\n") == []
-    assert ids(check_gitmodules(b"[submodule \"a\"\n")) == ["gitmodulesParse"]
+    assert ids(check_gitmodules(text)) == [
+        "gitmodulesName",
+        "gitmodulesPath",
+        "gitmodulesName",
+        "gitmodulesUrl",
+        "gitmodulesName",
+        "gitmodulesUpdate",
+    ]
+    assert check_gitmodules(b'[submodule "a"]\n\tpath = a\n') == []
+    assert ids(check_gitmodules(b'[submodule "a"\n')) == ["gitmodulesParse"]
 
 
 def test_gitattributes_lines_of_2048_bytes_or_more_are_refused():
@@ -71,15 +101,18 @@ def test_gitattributes_lines_of_2048_bytes_or_more_are_refused():
 def test_collected_blobs_are_read_at_the_end_missing_promised_and_non_blobs():
     blobs = SpecialBlobs()
     a, b, c, d = (bytes([n]) * 20 for n in (1, 2, 3, 4))
-    tree = b"".join(b"%s %s\0%s" % (mode, name, oid) for mode, name, oid in [
-        (b"100644", b".GitModules", a),       # case folded
-        (b"100644", b".gitattributes", b),
-        (b"40000", b".gitattributes ", c),     # NTFS drops the trailing space; a tree here
-        (b"120000", b".gitmodules", d),        # a symbolic link: the tree's problem, not a blob to check
-    ])
+    tree = b"".join(
+        b"%s %s\0%s" % (mode, name, oid)
+        for mode, name, oid in [
+            (b"100644", b".GitModules", a),  # case folded
+            (b"100644", b".gitattributes", b),
+            (b"40000", b".gitattributes ", c),  # NTFS drops the trailing space; a tree here
+            (b"120000", b".gitmodules", d),  # a symbolic link: the tree's problem, not a blob to check
+        ]
+    )
     blobs.add_tree(tree, 20)
     assert blobs.found == {a: ".gitmodules", b: ".gitattributes", c: ".gitattributes"}
-    store = {a: ("blob", b"[submodule \"x\"]\n\tupdate = !boom\n"), c: ("tree", b"")}
+    store = {a: ("blob", b'[submodule "x"]\n\tupdate = !boom\n'), c: ("tree", b"")}
 
     def read(oid):
         if oid not in store:
@@ -125,8 +158,10 @@ def _special_repo(root: Path) -> Path:
         return repos.git_text(*args, cwd=repo, input="".join(f"{line}\n" for line in lines)).strip()
 
     readme = blob(b"read me\n")
-    trees = [tree([f"100644 blob {blob(text)}\t.gitmodules", f"100644 blob {readme}\tREADME"])
-             for text in GITMODULES_CASES.values()]
+    trees = [
+        tree([f"100644 blob {blob(text)}\t.gitmodules", f"100644 blob {readme}\tREADME"])
+        for text in GITMODULES_CASES.values()
+    ]
     long_lines = blob(b"*.c diff\n" + b"x" * 3000 + b"\n")
     trees.append(tree([f"100644 blob {long_lines}\t.gitattributes"]))
     trees.append(tree([f"040000 tree {trees[0]}\t.gitmodules"]))  # not a blob
@@ -146,11 +181,21 @@ def test_special_blob_findings_are_the_ones_git_fsck_reports(tmp_path):
     git = subprocess.run(["git", "fsck", "--no-dangling"], cwd=repo, capture_output=True, env=repos.git_env())
     text = (git.stdout + git.stderr).decode()
     special = set(SEVERITIES)
-    theirs = {(oid, msg_id) for oid, msg_id in re.findall(r"(?:error|warning) in \w+ ([0-9a-f]+): (\w+)", text)
-              if msg_id in special}
-    assert {m for _, m in theirs} >= {"gitmodulesUrl", "gitmodulesPath", "gitmodulesUpdate", "gitmodulesName",
-                                       "gitmodulesParse", "gitattributesLineLength", "gitmodulesBlob",
-                                       "gitattributesMissing"}, text
+    theirs = {
+        (oid, msg_id)
+        for oid, msg_id in re.findall(r"(?:error|warning) in \w+ ([0-9a-f]+): (\w+)", text)
+        if msg_id in special
+    }
+    assert {m for _, m in theirs} >= {
+        "gitmodulesUrl",
+        "gitmodulesPath",
+        "gitmodulesUpdate",
+        "gitmodulesName",
+        "gitmodulesParse",
+        "gitattributesLineLength",
+        "gitmodulesBlob",
+        "gitattributesMissing",
+    }, text
     p = packscope("-C", repo, "fsck", "--json", "--no-progress", "--no-dangling", check=False)
     findings = [json.loads(line) for line in p.stdout.decode().splitlines()]
     ours = {(f["oid"], f["msg_id"]) for f in findings if f.get("msg_id") in special}

@@ -24,8 +24,12 @@ T = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # the empty tree
 P = "ab" * 20
 
 
-def commit(author=b"A U Thor <a@example.com> 1600000000 +0000", committer=b"C O <c@example.com> 1600000000 +0000",
-           head=b"tree " + T.encode() + b"\n", message=b"\nmessage\n") -> bytes:
+def commit(
+    author=b"A U Thor <a@example.com> 1600000000 +0000",
+    committer=b"C O <c@example.com> 1600000000 +0000",
+    head=b"tree " + T.encode() + b"\n",
+    message=b"\nmessage\n",
+) -> bytes:
     out = head
     if author is not None:
         out += b"author " + author + b"\n"
@@ -34,8 +38,13 @@ def commit(author=b"A U Thor <a@example.com> 1600000000 +0000", committer=b"C O 
     return out + message
 
 
-def tag(obj=b"object " + P.encode() + b"\n", typ=b"type commit\n", name=b"tag v1\n",
-        tagger=b"tagger T <t@example.com> 1600000000 +0000\n", message=b"\nmessage\n") -> bytes:
+def tag(
+    obj=b"object " + P.encode() + b"\n",
+    typ=b"type commit\n",
+    name=b"tag v1\n",
+    tagger=b"tagger T <t@example.com> 1600000000 +0000\n",
+    message=b"\nmessage\n",
+) -> bytes:
     return obj + typ + name + tagger + message
 
 
@@ -205,8 +214,8 @@ def test_messages_name_the_offset_of_the_problem():
 
 def test_real_history_is_clean(packed_repo):
     out = git_text("cat-file", "--batch-all-objects", "--batch-check", cwd=packed_repo)
-    from packscope.core.store.odb import ObjectStore
     from packscope.core.repo.repository import Repository
+    from packscope.core.store.odb import ObjectStore
 
     repo = Repository.open(packed_repo)
     store = ObjectStore(str(repo.objects_dir), repo.object_format)

@@ -23,12 +23,12 @@ from hypothesis import strategies as st
 import packscope.core.store.loose
 import packscope.core.store.pack
 import packscope.core.store.pack_index
-from packscope.core.store.delta import apply_delta, delta_ops
 from packscope.core.errors import PackscopeError
 from packscope.core.fsck.syntax import check_object, check_tree, check_tree_closely
-from packscope.core.repo.index_file import IndexFile, index_objects
 from packscope.core.objects import commit_header_fast, parse_commit, parse_tag, tree_items
 from packscope.core.oid import SHA1, parse_prefix
+from packscope.core.repo.index_file import IndexFile, index_objects
+from packscope.core.store.delta import apply_delta, delta_ops
 from packscope.core.store.pack import Pack
 from packscope.core.store.pack_index import PackIndex
 from tests import repos
@@ -39,8 +39,14 @@ SCALE = float(os.environ.get("PACKSCOPE_FUZZ_SCALE", "1"))
 
 
 def fuzz(examples: int):
-    return settings(max_examples=max(1, int(examples * SCALE)), deadline=1000, derandomize=True, database=None,
-                    suppress_health_check=list(HealthCheck), print_blob=True)
+    return settings(
+        max_examples=max(1, int(examples * SCALE)),
+        deadline=1000,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        print_blob=True,
+    )
 
 
 BOUNDARY = [0, 1, 2, 0x7F, 0x80, 0xFF, 0xFFFF, 0x7FFFFFFF, 0x80000000, 0x80000001, 0xFFFFFFFE, 0xFFFFFFFF]
@@ -48,13 +54,17 @@ BOUNDARY = [0, 1, 2, 0x7F, 0x80, 0xFF, 0xFFFF, 0x7FFFFFFF, 0x80000000, 0x8000000
 
 def mutations():
     position = st.integers(min_value=0, max_value=1 << 20)
-    return st.lists(st.one_of(
-        st.tuples(st.just("flip"), position, st.integers(1, 255)),
-        st.tuples(st.just("set32"), position, st.sampled_from(BOUNDARY) | st.integers(0, 0xFFFFFFFF)),
-        st.tuples(st.just("truncate"), position, st.just(0)),
-        st.tuples(st.just("insert"), position, st.binary(min_size=1, max_size=8)),
-        st.tuples(st.just("delete"), position, st.integers(1, 64)),
-    ), min_size=1, max_size=4)
+    return st.lists(
+        st.one_of(
+            st.tuples(st.just("flip"), position, st.integers(1, 255)),
+            st.tuples(st.just("set32"), position, st.sampled_from(BOUNDARY) | st.integers(0, 0xFFFFFFFF)),
+            st.tuples(st.just("truncate"), position, st.just(0)),
+            st.tuples(st.just("insert"), position, st.binary(min_size=1, max_size=8)),
+            st.tuples(st.just("delete"), position, st.integers(1, 64)),
+        ),
+        min_size=1,
+        max_size=4,
+    )
 
 
 def mutate(data: bytes, muts, focus: int | None = None) -> bytes:
@@ -69,13 +79,13 @@ def mutate(data: bytes, muts, focus: int | None = None) -> bytes:
         if kind == "flip":
             out[pos] ^= arg
         elif kind == "set32":
-            out[pos:pos + 4] = struct.pack(">I", arg)
+            out[pos : pos + 4] = struct.pack(">I", arg)
         elif kind == "truncate":
             del out[pos:]
         elif kind == "insert":
             out[pos:pos] = arg
         else:
-            del out[pos:pos + arg]
+            del out[pos : pos + arg]
     return bytes(out)
 
 
@@ -98,8 +108,10 @@ def sample(tmp_path_factory):
         name = f"f{n % 3}.txt"
         text[name] = text[name].replace(f"line {n}", f"edited {n}")
         body = text[name].encode()
-        stream.append(b"commit refs/heads/main\ncommitter C <c@e> %d +0000\ndata 2\nc\n"
-                      b"M 100644 inline %s\ndata %d\n%s\n" % (1_600_000_000 + n, name.encode(), len(body), body))
+        stream.append(
+            b"commit refs/heads/main\ncommitter C <c@e> %d +0000\ndata 2\nc\n"
+            b"M 100644 inline %s\ndata %d\n%s\n" % (1_600_000_000 + n, name.encode(), len(body), body)
+        )
     git("fast-import", "--quiet", cwd=repo, input=b"".join(stream))
     git("tag", "-a", "-m", "t", "v1", "main", cwd=repo)
     loose = {oid: path.read_bytes() for oid, path in repos.loose_files(repo).items()}
@@ -108,8 +120,10 @@ def sample(tmp_path_factory):
         git("-c", f"repack.useDeltaBaseOffset={flag}", "repack", "-a", "-d", "-f", "-q", "--depth=10", cwd=repo)
         pack, idx = repos.the_pack(repo)
         packs[kind] = (pack.read_bytes(), idx.read_bytes())
-    oids = sorted(bytes.fromhex(o) for o in git_text("cat-file", "--batch-all-objects",
-                                                     "--batch-check=%(objectname)", cwd=repo).split())
+    oids = sorted(
+        bytes.fromhex(o)
+        for o in git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=repo).split()
+    )
     bodies = repos.batch_contents(repo)
     return {"packs": packs, "loose": loose, "oids": oids, "bodies": bodies, "path": root / "pack-fuzz.pack"}
 
@@ -193,7 +207,9 @@ def test_mutated_loose_object_yields_only_packscope_errors(sample, monkeypatch, 
         data = zlib.compress(mutate(zlib.decompress(data), muts, focus=32))
     else:
         data = mutate(data, muts, focus=16)
-    monkeypatch.setattr(packscope.core.store.loose, "_read_file", lambda path, oid, limit=-1: data if limit < 0 else data[:limit])
+    monkeypatch.setattr(
+        packscope.core.store.loose, "_read_file", lambda path, oid, limit=-1: data if limit < 0 else data[:limit]
+    )
     only_our_errors(lambda: packscope.core.store.loose.read_loose("x", SHA1, bytes.fromhex(oid), verify=True))
     only_our_errors(lambda: packscope.core.store.loose.read_loose_header("x"))
 

@@ -42,13 +42,34 @@ def build_variant(src, dst, variant: str):
         # (without), then the rest with only 3 filters computed
         commits = git_text("rev-list", "--all", "--topo-order", "--reverse", cwd=repo).split()
         third = len(commits) // 3
-        git("commit-graph", "write", "--stdin-commits", "--split=no-merge", "--changed-paths", cwd=repo,
-            input="\n".join(commits[:third]) + "\n")
+        git(
+            "commit-graph",
+            "write",
+            "--stdin-commits",
+            "--split=no-merge",
+            "--changed-paths",
+            cwd=repo,
+            input="\n".join(commits[:third]) + "\n",
+        )
         if variant == "chain":
-            git("commit-graph", "write", "--stdin-commits", "--split=no-merge", "--no-changed-paths", cwd=repo,
-                input="\n".join(commits[:2 * third]) + "\n")
-            git("commit-graph", "write", "--reachable", "--split=no-merge", "--changed-paths",
-                "--max-new-filters=3", cwd=repo)
+            git(
+                "commit-graph",
+                "write",
+                "--stdin-commits",
+                "--split=no-merge",
+                "--no-changed-paths",
+                cwd=repo,
+                input="\n".join(commits[: 2 * third]) + "\n",
+            )
+            git(
+                "commit-graph",
+                "write",
+                "--reachable",
+                "--split=no-merge",
+                "--changed-paths",
+                "--max-new-filters=3",
+                cwd=repo,
+            )
     else:
         raise ValueError(variant)
     return repo
@@ -69,7 +90,7 @@ def big_variant(request, random_history_repo, tmp_path_factory):
     return request.param, repo
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _resolve(repo: str, revs: tuple) -> tuple:
     out = []
     for r in revs:
@@ -78,8 +99,10 @@ def _resolve(repo: str, revs: tuple) -> tuple:
             out.append(bytes.fromhex(git_text("rev-parse", "HEAD", cwd=repo).strip()))
         elif ".." in r:
             a, b = r.split("..")
-            out += [Excluded(bytes.fromhex(git_text("rev-parse", a, cwd=repo).strip())),
-                    bytes.fromhex(git_text("rev-parse", b, cwd=repo).strip())]
+            out += [
+                Excluded(bytes.fromhex(git_text("rev-parse", a, cwd=repo).strip())),
+                bytes.fromhex(git_text("rev-parse", b, cwd=repo).strip()),
+            ]
         else:
             out.append(bytes.fromhex(git_text("rev-parse", r, cwd=repo).strip()))
     return tuple(out)
@@ -98,13 +121,23 @@ def problems_walking(repo, cases, *, no_graph=False) -> list[str]:
         out = []
         for revs, order, first_parent, paths in cases:
             want = git_log(repo, revs, order, first_parent, paths, no_graph=no_graph)
-            got = [c.oid.hex() for c in walk(store, _resolve(str(repo), tuple(revs)), order=order,
-                                             first_parent=first_parent, paths=paths,
-                                             **source.walk_options(paths))]
+            got = [
+                c.oid.hex()
+                for c in walk(
+                    store,
+                    _resolve(str(repo), tuple(revs)),
+                    order=order,
+                    first_parent=first_parent,
+                    paths=paths,
+                    **source.walk_options(paths),
+                )
+            ]
             if got != want:
                 at = next(i for i, (a, b) in enumerate(itertools.zip_longest(want, got)) if a != b)
-                out.append(f"{revs} {order} fp={first_parent} {paths}: git {len(want)}, ours {len(got)}, "
-                           f"first difference at {at}")
+                out.append(
+                    f"{revs} {order} fp={first_parent} {paths}: git {len(want)}, ours {len(got)}, "
+                    f"first difference at {at}"
+                )
         return out
     finally:
         source.close()
@@ -116,17 +149,25 @@ SCENARIO_PATHS = [None, ["dir"], ["lib/x.c"], ["README"], ["gone.txt"], ["thing/
 
 def test_scenario_walks_equal_gits_in_every_graph_state(scenario_variant):
     variant, repo = scenario_variant
-    cases = [(revs, order, fp, paths)
-             for revs in (["--all"], ["main"], ["b3", "b1", "b2"], ["main..b1"], ["x", "y"])
-             for order in ORDERS for fp in (False, True) for paths in SCENARIO_PATHS]
+    cases = [
+        (revs, order, fp, paths)
+        for revs in (["--all"], ["main"], ["b3", "b1", "b2"], ["main..b1"], ["x", "y"])
+        for order in ORDERS
+        for fp in (False, True)
+        for paths in SCENARIO_PATHS
+    ]
     assert problems_walking(repo, cases) == []
 
 
 def test_generated_history_walks_equal_gits_in_every_graph_state(big_variant):
     variant, repo = big_variant
-    cases = [(revs, order, fp, paths)
-             for revs in (["--all"], ["mid..main"])
-             for order in ORDERS for fp in (False, True) for paths in (None, ["d0"], ["d1/e1", "top.txt"])]
+    cases = [
+        (revs, order, fp, paths)
+        for revs in (["--all"], ["mid..main"])
+        for order in ORDERS
+        for fp in (False, True)
+        for paths in (None, ["d0"], ["d1/e1", "top.txt"])
+    ]
     assert problems_walking(repo, cases) == []
 
 
@@ -170,8 +211,10 @@ def test_bloom_filters_spare_tree_reads_and_change_nothing(random_history_repo, 
             return result
 
         starts = _resolve(str(repo), ("main",))
-        got = [c.oid.hex() for c in walk(store, starts, paths=["d0"], commit_info=source.commit_info,
-                                         first_parent_unchanged=counting)]
+        got = [
+            c.oid.hex()
+            for c in walk(store, starts, paths=["d0"], commit_info=source.commit_info, first_parent_unchanged=counting)
+        ]
         assert got == git_log(repo, ["main"], "default", paths=["d0"])
         assert any(calls) and not all(calls)
         assert source.first_parent_unchanged(["."]) is None  # everything: no filter can say "unchanged"
@@ -188,8 +231,12 @@ def test_git_would_not_use_the_graph_so_neither_do_we(scenario_repo, tmp_path):
     source = WalkSource.open(Repository.open(repo), core_store(repo))
     assert source.graph is None and source.reasons == ["core.commitGraph is false"]
     git("config", "--unset", "core.commitGraph", cwd=repo)
-    git("update-ref", "refs/replace/" + git_text("rev-parse", "b1", cwd=repo).strip(),
-        git_text("rev-parse", "b2", cwd=repo).strip(), cwd=repo)
+    git(
+        "update-ref",
+        "refs/replace/" + git_text("rev-parse", "b1", cwd=repo).strip(),
+        git_text("rev-parse", "b2", cwd=repo).strip(),
+        cwd=repo,
+    )
     source = WalkSource.open(Repository.open(repo), core_store(repo))
     assert source.graph is None and source.reasons == ["refs/replace/ refs exist"]
 
@@ -199,10 +246,12 @@ def _corrupt_parent_position(repo):
     path = repo / "objects" / "info" / "commit-graph"
     data = bytearray(path.read_bytes())
     nchunks = data[6]
-    table = {bytes(data[8 + 12 * k:12 + 12 * k]): int.from_bytes(data[12 + 12 * k:20 + 12 * k], "big")
-             for k in range(nchunks)}
+    table = {
+        bytes(data[8 + 12 * k : 12 + 12 * k]): int.from_bytes(data[12 + 12 * k : 20 + 12 * k], "big")
+        for k in range(nchunks)
+    }
     cdat = table[b"CDAT"]
-    data[cdat + 20:cdat + 24] = (0x0FFFFFFF).to_bytes(4, "big")
+    data[cdat + 20 : cdat + 24] = (0x0FFFFFFF).to_bytes(4, "big")
     path.write_bytes(bytes(data))
 
 

@@ -9,9 +9,15 @@ import itertools
 import pytest
 
 from packscope.core.errors import MissingObjectError
+from packscope.core.history.log_format import (
+    SortedAbbreviator,
+    UserFormat,
+    default_abbrev_len,
+    format_date,
+    render_log,
+    subject_and_body,
+)
 from packscope.core.history.walk import Excluded, WalkedCommit, walk
-from packscope.core.history.log_format import (SortedAbbreviator, UserFormat, default_abbrev_len, format_date, render_log,
-                             subject_and_body)
 from packscope.core.objects import commit_header_fast, parse_commit
 from packscope.core.oid import SHA1
 from tests import repos
@@ -30,7 +36,7 @@ def resolve(repo, revs) -> list[bytes]:
     return list(_resolve(str(repo), tuple(revs)))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _resolve(repo, revs) -> tuple[bytes, ...]:
 
     def one(r):
@@ -54,8 +60,13 @@ def _resolve(repo, revs) -> tuple[bytes, ...]:
 
 
 def git_args(revs, order="default", first_parent=False, max_count=None, paths=None) -> list[str]:
-    return (ORDERS[order] + (["--first-parent"] if first_parent else [])
-            + ([f"-n{max_count}"] if max_count is not None else []) + list(revs) + (["--", *paths] if paths else []))
+    return (
+        ORDERS[order]
+        + (["--first-parent"] if first_parent else [])
+        + ([f"-n{max_count}"] if max_count is not None else [])
+        + list(revs)
+        + (["--", *paths] if paths else [])
+    )
 
 
 def git_log(repo, revs, **kw) -> list[str]:
@@ -107,10 +118,35 @@ def big(random_history_repo):
 
 # --- every order and option against git, on the hand-made history --------------------
 
-SCENARIO_REVS = [["--all"], ["main"], ["b1", "b2", "b3"], ["b3", "b1", "b2"], ["main..b1"], ["main", "^b3"],
-                 ["--all", "^main"], ["v1..main"], ["v1-again"], ["skew"], ["x", "y"], ["old..main"]]
-SCENARIO_PATHS = [None, ["dir"], ["lib/x.c"], ["README"], ["gone.txt"], ["new.txt"], ["old.txt"], ["thing"],
-                  ["dir/sub", "lib"], ["sub"], ["link"], ["thing/inner"], ["nowhere"]]
+SCENARIO_REVS = [
+    ["--all"],
+    ["main"],
+    ["b1", "b2", "b3"],
+    ["b3", "b1", "b2"],
+    ["main..b1"],
+    ["main", "^b3"],
+    ["--all", "^main"],
+    ["v1..main"],
+    ["v1-again"],
+    ["skew"],
+    ["x", "y"],
+    ["old..main"],
+]
+SCENARIO_PATHS = [
+    None,
+    ["dir"],
+    ["lib/x.c"],
+    ["README"],
+    ["gone.txt"],
+    ["new.txt"],
+    ["old.txt"],
+    ["thing"],
+    ["dir/sub", "lib"],
+    ["sub"],
+    ["link"],
+    ["thing/inner"],
+    ["nowhere"],
+]
 FIRST_PARENT_PATHS = [None, ["dir"], ["lib/x.c"], ["README"]]
 
 
@@ -149,7 +185,10 @@ def test_tips_with_equal_dates_come_out_in_argument_order(scenario):
 
 def test_a_merge_treesame_to_its_side_follows_only_that_side(scenario):
     repo, src = scenario
-    got = [git_text("log", "-1", "--format=%s", h, cwd=repo).strip() for h in our_log(src, repo, ["main"], paths=["lib/x.c"])]
+    got = [
+        git_text("log", "-1", "--format=%s", h, cwd=repo).strip()
+        for h in our_log(src, repo, ["main"], paths=["lib/x.c"])
+    ]
     assert "side: x1" in got and "merge side" not in got
     assert our_log(src, repo, ["main"], paths=["lib/x.c"]) == git_log(repo, ["main"], paths=["lib/x.c"])
 
@@ -189,8 +228,7 @@ BIG_REVS = [["--all"], ["mid..main"], ["quarter..mid"], ["^mid", "--all"]]
 @pytest.mark.parametrize("revs", BIG_REVS, ids=" ".join)
 def test_walk_lists_what_git_log_lists_on_a_generated_history(big, revs, order):
     repo, src = big
-    cases = [dict(first_parent=False), dict(first_parent=True), dict(paths=["d0"]),
-             dict(paths=["d1/e1", "top.txt"])]
+    cases = [dict(first_parent=False), dict(first_parent=True), dict(paths=["d0"]), dict(paths=["d1/e1", "top.txt"])]
     problems = [compare(src, repo, revs, order=order, **kw) for kw in cases]
     assert [p for p in problems if p] == []
 
@@ -221,19 +259,33 @@ def test_a_changed_path_hint_only_skips_work(big):
     want = git_log(repo, ["main"], paths=["d0"])
     # "unknown" for every commit: the walk compares trees itself
     calls = []
-    got = [c.oid.hex() for c in walk(src, resolve(repo, ["main"]), paths=["d0"],
-                                     first_parent_unchanged=lambda o: calls.append(o) or False)]
+    got = [
+        c.oid.hex()
+        for c in walk(
+            src, resolve(repo, ["main"]), paths=["d0"], first_parent_unchanged=lambda o: calls.append(o) or False
+        )
+    ]
     assert got == want and calls
     # a truthful hint (what a Bloom filter proves): d0 unchanged against the first parent
     lines = [line.split()[:2] for line in git_text("rev-list", "--parents", "main", cwd=repo).splitlines()]
-    out = git_text("diff-tree", "--stdin", "-r", "--name-only", "--", "d0", cwd=repo,
-                   input="".join(f"{c} {p}\n" for c, p in (x for x in lines if len(x) == 2)))
+    out = git_text(
+        "diff-tree",
+        "--stdin",
+        "-r",
+        "--name-only",
+        "--",
+        "d0",
+        cwd=repo,
+        input="".join(f"{c} {p}\n" for c, p in (x for x in lines if len(x) == 2)),
+    )
     changed = {line for line in out.splitlines() if len(line) == 40 and not line.startswith("d0/")}
     unchanged = {bytes.fromhex(x[0]) for x in lines if len(x) == 2 and x[0] not in changed}
     assert unchanged and changed
     hinted, plain = CountingStore(src), CountingStore(src)
-    got = [c.oid.hex() for c in walk(hinted, resolve(repo, ["main"]), paths=["d0"],
-                                     first_parent_unchanged=unchanged.__contains__)]
+    got = [
+        c.oid.hex()
+        for c in walk(hinted, resolve(repo, ["main"]), paths=["d0"], first_parent_unchanged=unchanged.__contains__)
+    ]
     assert got == want
     assert [c.oid.hex() for c in walk(plain, resolve(repo, ["main"]), paths=["d0"])] == want
     assert len(hinted.reads) < len(plain.reads)  # fewer trees read
@@ -307,8 +359,10 @@ def test_unknown_order_is_refused(scenario):
 def abbreviator(repo) -> SortedAbbreviator:
     """git's %h for this repository: auto length from the packed-object
     count, lengthened until unique among all objects."""
-    oids = sorted(bytes.fromhex(x) for x in git_text(
-        "cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=repo).split())
+    oids = sorted(
+        bytes.fromhex(x)
+        for x in git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=repo).split()
+    )
     stats = dict(line.split(": ") for line in git_text("count-objects", "-v", cwd=repo).splitlines())
     return SortedAbbreviator(oids, default_abbrev_len(int(stats["in-pack"])))
 
@@ -321,8 +375,9 @@ ALL_ATOMS = "%H %h %T %t [%P] [%p] %an <%ae> %at %cn <%ce> %ct%n[%s]%n[%b]%%"
 MORE_ATOMS = "%ad|%cd|%ai|%ci|%aI|%cI|%as|%al|%aN|%cE|%e|%x41%x00|%+b|%-b|% s|[%B]|%z"
 
 
-@pytest.mark.parametrize("revs,paths", [(["--all"], None), (["main"], ["dir"]), (["b1..main"], None)],
-                         ids=["all", "main-dir", "range"])
+@pytest.mark.parametrize(
+    "revs,paths", [(["--all"], None), (["main"], ["dir"]), (["b1..main"], None)], ids=["all", "main-dir", "range"]
+)
 def test_default_log_output_is_byte_identical(scenario, revs, paths):
     repo, src = scenario
     want = git("log", *revs, *(["--", *paths] if paths else []), cwd=repo)
@@ -365,8 +420,10 @@ def test_medium_format_shows_a_merge_line_and_the_authors_zone():
 
 
 def test_subject_joins_the_first_paragraph_and_body_follows_the_blank_lines():
-    assert subject_and_body(b"\n \nline one  \nline two\n\n\n  body\n\nmore\n") == (b"line one line two",
-                                                                                   b"  body\n\nmore\n")
+    assert subject_and_body(b"\n \nline one  \nline two\n\n\n  body\n\nmore\n") == (
+        b"line one line two",
+        b"  body\n\nmore\n",
+    )
     assert subject_and_body(b"only") == (b"only", b"")
 
 

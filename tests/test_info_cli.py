@@ -13,10 +13,32 @@ import pytest
 from tests.cli import packscope
 from tests.repos import git, git_env, git_text, pack_files, refs_worktree, show_index
 
-TOP_KEYS = {"schema", "object_format", "repository", "packs", "loose", "multi_pack_index", "commit_graph",
-            "alternates", "promisor", "refs", "worktrees", "problems"}
-PACK_KEYS = {"name", "objects", "pack_bytes", "index_bytes", "index_version", "keep", "promisor", "bitmap", "rev",
-             "in_midx"}
+TOP_KEYS = {
+    "schema",
+    "object_format",
+    "repository",
+    "packs",
+    "loose",
+    "multi_pack_index",
+    "commit_graph",
+    "alternates",
+    "promisor",
+    "refs",
+    "worktrees",
+    "problems",
+}
+PACK_KEYS = {
+    "name",
+    "objects",
+    "pack_bytes",
+    "index_bytes",
+    "index_version",
+    "keep",
+    "promisor",
+    "bitmap",
+    "rev",
+    "in_midx",
+}
 PROBLEM_KEYS = {"area", "severity", "kind", "message", "path", "offset", "oid", "remedy"}
 
 
@@ -45,8 +67,19 @@ def namespaces(names: list[str]) -> dict[str, int]:
     return dict(Counter(ns(n) for n in names))
 
 
-@pytest.mark.parametrize("fixture", ["packed_repo", "sha256_repo", "many_packs_repo", "loose_repo", "midx_repo",
-                                     "idxv1_repo", "rev_repo", "repack_midx_repo"])
+@pytest.mark.parametrize(
+    "fixture",
+    [
+        "packed_repo",
+        "sha256_repo",
+        "many_packs_repo",
+        "loose_repo",
+        "midx_repo",
+        "idxv1_repo",
+        "rev_repo",
+        "repack_midx_repo",
+    ],
+)
 def test_counts_agree_with_git_count_objects(fixture, request):
     check_counts(request.getfixturevalue(fixture))
 
@@ -83,8 +116,9 @@ def check_counts(repo):
 
 def test_loose_objects_are_summarised_per_subdirectory(loose_repo):
     doc = info(loose_repo)["loose"]
-    per = Counter(p.name for p in (loose_repo / "objects").iterdir()
-                  if len(p.name) == 2 and p.is_dir() for _ in p.iterdir())
+    per = Counter(
+        p.name for p in (loose_repo / "objects").iterdir() if len(p.name) == 2 and p.is_dir() for _ in p.iterdir()
+    )
     counts = [per.get(f"{i:02x}", 0) for i in range(256)]
     assert doc["objects"] == sum(counts)
     assert doc["subdirectories_used"] == sum(1 for c in counts if c)
@@ -132,8 +166,7 @@ def test_multi_pack_index_chain(midx_chain_repo):
     assert m["used_by_store"]  # the store reads chains too
 
 
-def test_commit_graph_single_chain_and_generations(graph_repo, split_graph_repo, mixed_generation_repo,
-                                                    packed_repo):
+def test_commit_graph_single_chain_and_generations(graph_repo, split_graph_repo, mixed_generation_repo, packed_repo):
     g = info(graph_repo)["commit_graph"]
     commits = len(git_text("rev-list", "--all", cwd=graph_repo).split())
     assert g["present"] and g["kind"] == "single" and g["layers"] == 1 and g["commits"] == commits
@@ -145,8 +178,16 @@ def test_commit_graph_single_chain_and_generations(graph_repo, split_graph_repo,
     assert s["bloom_layers"] == 2
     assert not info(mixed_generation_repo)["commit_graph"]["generation_data"]
     assert info(packed_repo)["commit_graph"] == {
-        "present": False, "kind": None, "path": None, "layers": 0, "commits": 0, "bloom_filters": False,
-        "bloom_layers": 0, "bloom_settings": None, "generation_data": False}
+        "present": False,
+        "kind": None,
+        "path": None,
+        "layers": 0,
+        "commits": 0,
+        "bloom_filters": False,
+        "bloom_layers": 0,
+        "bloom_settings": None,
+        "generation_data": False,
+    }
 
 
 def test_refs_head_and_worktrees_agree_with_git(refs_repo):
@@ -155,11 +196,17 @@ def test_refs_head_and_worktrees_agree_with_git(refs_repo):
     names = git_text("for-each-ref", "--format=%(refname)", cwd=refs_repo).split()
     assert refs["total"] == len(names)
     assert refs["namespaces"] == dict(sorted(namespaces(names).items()))
-    symbolic = [n for n in git_text("for-each-ref", "--format=%(refname) %(symref)", cwd=refs_repo).splitlines()
-                if n.split(" ")[1:] != [""]]
+    symbolic = [
+        n
+        for n in git_text("for-each-ref", "--format=%(refname) %(symref)", cwd=refs_repo).splitlines()
+        if n.split(" ")[1:] != [""]
+    ]
     assert refs["symbolic"] == len(symbolic)
-    packed_names = {line.split(" ")[1] for line in (refs_repo / ".git" / "packed-refs").read_text().splitlines()
-                    if line[:1] not in ("#", "^")}
+    packed_names = {
+        line.split(" ")[1]
+        for line in (refs_repo / ".git" / "packed-refs").read_text().splitlines()
+        if line[:1] not in ("#", "^")
+    }
     assert refs["loose"] + refs["packed"] == refs["total"]
     assert refs["packed"] == len(packed_names & set(names) - {n for n in names if (refs_repo / ".git" / n).exists()})
     assert refs["packed_refs"]["present"] and "peeled" in refs["packed_refs"]["traits"]
@@ -208,8 +255,12 @@ def test_alternates_from_the_file_and_the_environment(packed_repo, many_packs_re
     git("init", "-q", "--bare", repo)
     (repo / "objects" / "info" / "alternates").write_text(str(packed_repo / "objects") + "\n")
     env = git_env({"GIT_ALTERNATE_OBJECT_DIRECTORIES": str(many_packs_repo / "objects")})
-    p = subprocess.run([sys.executable, "-m", "packscope.inspector.cli", "-C", str(repo), "info", "--json"],
-                       capture_output=True, env=env, check=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "packscope.inspector.cli", "-C", str(repo), "info", "--json"],
+        capture_output=True,
+        env=env,
+        check=True,
+    )
     doc = json.loads(p.stdout)
     want = subprocess.run(["git", "count-objects", "-v"], cwd=repo, capture_output=True, env=env, check=True)
     alternates = [line.split(": ", 1)[1] for line in want.stdout.decode().splitlines() if line.startswith("alternate:")]
@@ -222,8 +273,12 @@ def test_alternates_from_the_file_and_the_environment(packed_repo, many_packs_re
     assert doc["packs"]["count"] == 0  # count-objects counts local packs only
     # The environment's alternate is read by the store (Repository.env_alternates).
     head = git_text("rev-parse", "main", cwd=many_packs_repo).strip()
-    p = subprocess.run([sys.executable, "-m", "packscope.inspector.cli", "-C", str(repo), "cat-file", "-t", head],
-                       capture_output=True, env=env, check=False)
+    p = subprocess.run(
+        [sys.executable, "-m", "packscope.inspector.cli", "-C", str(repo), "cat-file", "-t", head],
+        capture_output=True,
+        env=env,
+        check=False,
+    )
     assert p.stdout == b"commit\n"
 
 

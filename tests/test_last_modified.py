@@ -30,8 +30,16 @@ def git_answers(repo, rev: str, directory: str) -> dict[bytes, str]:
     out = {}
     for name in listing.split(b"\0")[:-1]:
         path = (directory.encode() + b"/" if directory else b"") + name
-        out[name] = git_text("--literal-pathspecs", "log", "-1", "--format=%H", rev, "--",
-                             path.decode("utf-8", "surrogateescape"), cwd=repo).strip()
+        out[name] = git_text(
+            "--literal-pathspecs",
+            "log",
+            "-1",
+            "--format=%H",
+            rev,
+            "--",
+            path.decode("utf-8", "surrogateescape"),
+            cwd=repo,
+        ).strip()
     return out
 
 
@@ -51,10 +59,13 @@ def mismatches(repo, revs, dirs=None) -> list[str]:
     try:
         out = []
         for rev in revs:
-            for d in (dirs if dirs is not None else directories(repo, rev)):
+            for d in dirs if dirs is not None else directories(repo, rev):
                 want, got = git_answers(repo, rev, d), our_answers(store, source, repo, rev, d)
-                out += [f"{rev}:{d}/{n.decode()}: git {want[n] or '-'}, ours {got.get(n) or '-'}"
-                        for n in want if got.get(n) != want[n]]
+                out += [
+                    f"{rev}:{d}/{n.decode()}: git {want[n] or '-'}, ours {got.get(n) or '-'}"
+                    for n in want
+                    if got.get(n) != want[n]
+                ]
         return out
     finally:
         source.close()
@@ -162,10 +173,20 @@ def git_lines(repo, rev: str, directory: str) -> str:
     return "".join(f"{c}\t{quoted[n]}\n" for n, c in want.items() if c)
 
 
-@pytest.mark.parametrize("args,rev,directory", [((), "HEAD", ""), (("b1",), "b1", ""), (("dir",), "HEAD", "dir"),
-                                                 (("v1", "dir/sub"), "v1", "dir/sub"), (("main", "--", "lib"), "main", "lib")])
+@pytest.mark.parametrize(
+    "args,rev,directory",
+    [
+        ((), "HEAD", ""),
+        (("b1",), "b1", ""),
+        (("dir",), "HEAD", "dir"),
+        (("v1", "dir/sub"), "v1", "dir/sub"),
+        (("main", "--", "lib"), "main", "lib"),
+    ],
+)
 def test_the_command_prints_gits_answers_in_tree_order(scenario_repo, args, rev, directory):
-    assert packscope("last-modified", *args, cwd=scenario_repo).stdout.decode() == git_lines(scenario_repo, rev, directory)
+    assert packscope("last-modified", *args, cwd=scenario_repo).stdout.decode() == git_lines(
+        scenario_repo, rev, directory
+    )
 
 
 def test_the_command_quotes_paths_as_git_and_reads_a_chain(split_graph_repo, graph_repo):
@@ -174,7 +195,9 @@ def test_the_command_quotes_paths_as_git_and_reads_a_chain(split_graph_repo, gra
     # names with bytes above 0x7f, in a directory so named: C-quoted, as git prints them
     out = packscope("last-modified", "HEAD", "caf\u00e9", cwd=graph_repo).stdout.decode()
     assert out == git_lines(graph_repo, "HEAD", "caf\u00e9") and '"caf\\303\\251/na\\303\\257ve.txt"' in out
-    assert packscope("last-modified", "HEAD", "dir", cwd=graph_repo).stdout.decode() == git_lines(graph_repo, "HEAD", "dir")
+    assert packscope("last-modified", "HEAD", "dir", cwd=graph_repo).stdout.decode() == git_lines(
+        graph_repo, "HEAD", "dir"
+    )
 
 
 def test_directories_are_relative_to_where_you_stand(scenario_repo, tmp_path):
@@ -182,7 +205,9 @@ def test_directories_are_relative_to_where_you_stand(scenario_repo, tmp_path):
     git("clone", "-q", str(scenario_repo), str(work))
     got = packscope("last-modified", ".", cwd=work / "dir").stdout.decode()
     assert got == git_lines(work, "HEAD", "dir")
-    assert packscope("last-modified", "HEAD", "sub", cwd=work / "dir").stdout.decode() == git_lines(work, "HEAD", "dir/sub")
+    assert packscope("last-modified", "HEAD", "sub", cwd=work / "dir").stdout.decode() == git_lines(
+        work, "HEAD", "dir/sub"
+    )
 
 
 def test_the_command_refuses_a_file_and_too_many_arguments(scenario_repo):

@@ -25,9 +25,26 @@ def same_as_git(repo, *args, cwd=None) -> None:
 
 
 SCENARIO_ARGS = [
-    [], ["--all"], ["main"], ["b3", "b1", "b2"], ["main..b1"], ["b1..main"], ["main", "^b3"], ["^b3", "main"],
-    ["--all", "^main"], ["^main", "--all"], ["v1..main"], ["v1-again"], ["skew"], ["old.."], ["..b2"],
-    ["-n", "3"], ["-n3", "--all"], ["-5", "--all"], ["--max-count=0", "--all"], ["--max-count", "7", "main"],
+    [],
+    ["--all"],
+    ["main"],
+    ["b3", "b1", "b2"],
+    ["main..b1"],
+    ["b1..main"],
+    ["main", "^b3"],
+    ["^b3", "main"],
+    ["--all", "^main"],
+    ["^main", "--all"],
+    ["v1..main"],
+    ["v1-again"],
+    ["skew"],
+    ["old.."],
+    ["..b2"],
+    ["-n", "3"],
+    ["-n3", "--all"],
+    ["-5", "--all"],
+    ["--max-count=0", "--all"],
+    ["--max-count", "7", "main"],
     ["-n", "-1", "main"],
 ]
 
@@ -38,8 +55,9 @@ def test_revisions_counts_and_orders_as_git(scenario_repo, order):
         same_as_git(scenario_repo, *order, "--format=%H %P", *args)
 
 
-@pytest.mark.parametrize("paths", [["dir"], ["lib/x.c"], ["README", "thing"], ["gone.txt"], ["thing/inner"], ["."],
-                                   ["nowhere"]])
+@pytest.mark.parametrize(
+    "paths", [["dir"], ["lib/x.c"], ["README", "thing"], ["gone.txt"], ["thing/inner"], ["."], ["nowhere"]]
+)
 def test_paths_first_parent_and_orders_as_git(scenario_repo, paths):
     for order in ([], ["--date-order"], ["--topo-order"]):
         for extra in ([], ["--first-parent"]):
@@ -65,9 +83,20 @@ def test_the_default_format_is_gits_medium(scenario_repo, odd_commits_repo, sha2
     same_as_git(sha256_repo, "--all")
 
 
-@pytest.mark.parametrize("fmt", [ALL_ATOMS, "%ad|%cd|%ai|%ci|%aI|%cI|%as|%al|%aN|%cE|%e|%x41|%+b|%-b|% s|[%B]",
-                                 "format:%h %s", "tformat:%H", "%s%n", "--pretty=medium", "no placeholders %", "",
-                                 "--pretty="])
+@pytest.mark.parametrize(
+    "fmt",
+    [
+        ALL_ATOMS,
+        "%ad|%cd|%ai|%ci|%aI|%cI|%as|%al|%aN|%cE|%e|%x41|%+b|%-b|% s|[%B]",
+        "format:%h %s",
+        "tformat:%H",
+        "%s%n",
+        "--pretty=medium",
+        "no placeholders %",
+        "",
+        "--pretty=",
+    ],
+)
 def test_user_formats_are_byte_identical(scenario_repo, odd_commits_repo, fmt):
     option = fmt if fmt.startswith("--") else f"--format={fmt}"
     for repo in (scenario_repo, odd_commits_repo):
@@ -119,8 +148,13 @@ def test_paths_without_dashes_and_from_a_subdirectory(scenario_repo, tmp_path):
 
 
 def test_errors_are_reported_like_git(scenario_repo, tmp_path):
-    for args, status in ((["no-such-rev"], 128), (["main...b1"], 128), (["--bogus"], 129), (["-n"], 129),
-                         (["--format=%Cred%h"], 128)):
+    for args, status in (
+        (["no-such-rev"], 128),
+        (["main...b1"], 128),
+        (["--bogus"], 129),
+        (["-n"], 129),
+        (["--format=%Cred%h"], 128),
+    ):
         p = packscope("log", *args, cwd=scenario_repo, check=False)
         assert p.returncode == status and p.stdout == b"", args
         assert p.stderr
@@ -132,8 +166,13 @@ def test_errors_are_reported_like_git(scenario_repo, tmp_path):
 
 
 def test_a_closed_pipe_ends_quietly(random_history_repo):
-    p = subprocess.Popen([sys.executable, "-m", "packscope.inspector.cli", "log", "--all"], cwd=random_history_repo,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_env())
+    p = subprocess.Popen(
+        [sys.executable, "-m", "packscope.inspector.cli", "log", "--all"],
+        cwd=random_history_repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=git_env(),
+    )
     first = p.stdout.readline()
     p.stdout.close()  # like `| head -1`
     err = p.stderr.read()

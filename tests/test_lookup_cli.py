@@ -56,7 +56,9 @@ def test_stdin_summary_totals_and_policies(many_packs_repo, tmp_path):
     stdin = ids + absent
     totals = {}
     for policy in ("git", "gated"):
-        p = packscope("-C", many_packs_repo, "lookup", "--stdin", "--summary", "--json", "--policy", policy, input=stdin)
+        p = packscope(
+            "-C", many_packs_repo, "lookup", "--stdin", "--summary", "--json", "--policy", policy, input=stdin
+        )
         totals[policy] = json.loads(p.stdout)
     n_ids = len(ids.splitlines())
     for t in totals.values():

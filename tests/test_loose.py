@@ -10,8 +10,8 @@ import zlib
 import pytest
 
 from packscope.core.errors import CorruptObjectError, LimitExceededError, MissingObjectError
-from packscope.core.store.loose import LOOSE_REMEDY, LooseCache, loose_path, read_loose, read_loose_header
 from packscope.core.oid import FORMATS, SHA1, parse_prefix
+from packscope.core.store.loose import LOOSE_REMEDY, LooseCache, loose_path, read_loose, read_loose_header
 from packscope.core.trace import LooseCacheFilled, LooseCacheFlushed, Recorder, Tracer
 from tests import repos
 
@@ -251,12 +251,12 @@ def test_temp_files_and_odd_names_are_ignored(loose_repo, loose_ids, tmp_path):
 
 
 def test_count_in_a_subdirectory_matches_its_entries_for_both_strategies(loose_repo):
-    from packscope.core.store.loose import LooseCache
     from packscope.core.oid import SHA1
+    from packscope.core.store.loose import LooseCache
 
     for strategy in ("per-subdir", "global-resort"):
         cache = LooseCache(str(loose_repo / "objects"), SHA1, strategy=strategy)
-        assert cache.count_in(0x3a) is None  # not read yet, and asking does not read it
+        assert cache.count_in(0x3A) is None  # not read yet, and asking does not read it
         for sub in range(256):
             cache.fill(sub)
         for sub in range(256):

@@ -12,8 +12,8 @@ import struct
 import pytest
 
 from packscope.core.errors import BadMultiPackIndexError
-from packscope.core.store.midx import MultiPackIndex
 from packscope.core.oid import SHA1, SHA256, parse_prefix
+from packscope.core.store.midx import MultiPackIndex
 from packscope.core.store.search import ALGORITHMS
 from tests import repos
 
@@ -117,7 +117,9 @@ def test_traced_search_finds_what_the_untraced_one_finds(midx_repo, algorithm):
         assert path.found == i == path.insert_at
         assert path.bucket == m.bucket(oid[0])
         assert path.probes and path.probes[-1].mi == i and path.probes[-1].cmp == 0
-        assert set(path.pages) <= {m.page_of(j) for j in range(*path.bucket)} | {m.page_of(min(path.bucket[1], m.num_objects - 1))}
+        assert set(path.pages) <= {m.page_of(j) for j in range(*path.bucket)} | {
+            m.page_of(min(path.bucket[1], m.num_objects - 1))
+        }
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
@@ -252,9 +254,12 @@ def _make_midx(entries, pack_names, large=None) -> bytes:
     for oid, _, _ in entries:
         for b in range(oid[0], 256):
             fan[b] += 1
-    chunks = [(b"PNAM", pnam), (b"OIDF", struct.pack(">256I", *fan)),
-              (b"OIDL", b"".join(o for o, _, _ in entries)),
-              (b"OOFF", b"".join(struct.pack(">II", p, w) for _, p, w in entries))]
+    chunks = [
+        (b"PNAM", pnam),
+        (b"OIDF", struct.pack(">256I", *fan)),
+        (b"OIDL", b"".join(o for o, _, _ in entries)),
+        (b"OOFF", b"".join(struct.pack(">II", p, w) for _, p, w in entries)),
+    ]
     if large is not None:
         chunks.append((b"LOFF", b"".join(struct.pack(">Q", x) for x in large)))
     header = b"MIDX" + bytes([1, 1, len(chunks), 0]) + struct.pack(">I", len(pack_names))
@@ -273,9 +278,13 @@ OIDS = [bytes([b]) * 20 for b in (0x10, 0x20, 0x30)]
 
 def test_top_bit_indexes_the_large_offset_chunk_when_it_exists(tmp_path):
     path = tmp_path / "multi-pack-index"
-    path.write_bytes(_make_midx(
-        [(OIDS[0], 0, 12), (OIDS[1], 1, 0x80000001), (OIDS[2], 1, 0x80000000)],
-        ["pack-a.idx", "pack-b.idx"], large=[2**32 + 7, 2**40]))
+    path.write_bytes(
+        _make_midx(
+            [(OIDS[0], 0, 12), (OIDS[1], 1, 0x80000001), (OIDS[2], 1, 0x80000000)],
+            ["pack-a.idx", "pack-b.idx"],
+            large=[2**32 + 7, 2**40],
+        )
+    )
     m = MultiPackIndex(str(path), SHA1)
     m.verify_checksum()
     assert [m.entry_at(i) for i in range(3)] == [(0, 12), (1, 2**40), (1, 2**32 + 7)]
@@ -352,13 +361,16 @@ def test_a_flipped_fanout_byte_is_a_fanout_error(midx_copy, midx_repo):
     assert oidf + 4 * 0x30 <= e.offset <= oidf + 4 * 0x31
 
 
-@pytest.mark.parametrize("offset,data,kind", [
-    (0, b"MIDY", "midx-signature"),
-    (4, b"\x07", "midx-version"),
-    (5, b"\x02", "midx-hash-version"),
-    (8, struct.pack(">I", 9), "midx-pack-names"),  # one pack more than PNAM lists
-    (12, b"XNAM", "midx-missing-chunk"),  # PNAM renamed
-])
+@pytest.mark.parametrize(
+    "offset,data,kind",
+    [
+        (0, b"MIDY", "midx-signature"),
+        (4, b"\x07", "midx-version"),
+        (5, b"\x02", "midx-hash-version"),
+        (8, struct.pack(">I", 9), "midx-pack-names"),  # one pack more than PNAM lists
+        (12, b"XNAM", "midx-missing-chunk"),  # PNAM renamed
+    ],
+)
 def test_bad_header_fields_are_typed_errors(midx_copy, offset, data, kind):
     _patch(midx_copy, offset, data)
     e = _open_error(midx_copy)

@@ -6,8 +6,20 @@ from __future__ import annotations
 import pytest
 
 from packscope.core.errors import CorruptObjectError
-from packscope.core.objects import (Commit, Ident, commit_header_fast, canonical_mode, iter_tree, mode_display, mode_type,
-                          parse_commit, parse_ident, parse_tag, tree_sort_key, tz_minutes)
+from packscope.core.objects import (
+    Commit,
+    Ident,
+    canonical_mode,
+    commit_header_fast,
+    iter_tree,
+    mode_display,
+    mode_type,
+    parse_commit,
+    parse_ident,
+    parse_tag,
+    tree_sort_key,
+    tz_minutes,
+)
 from packscope.core.oid import SHA1, SHA256
 from tests import repos
 from tests.object_source import core_store
@@ -57,18 +69,21 @@ def test_full_parse_matches_git_fields(scenario_repo):
         src.close()
 
 
-@pytest.mark.parametrize("raw,expected_time", [
-    (b"author A <a@x> 5 +0000\ncommitter C <c@x> 1234 +0000\n\nm\n", 1234),
-    (b"author A <a@x> 5 +0000\ncommitter C <c@x>\t  77 -0100\n\nm\n", 77),
-    (b"author A <a@x> 5 +0000\ncommitter C <c@x> 1234 +0000\n", 0),  # nothing after the committer line
-    (b"encoding UTF-8\nauthor A <a@x> 5 +0000\ncommitter C <c@x> 9 +0000\n\nm\n", 0),  # author not next
-    (b"author A <a@x> 5 +0000\nencoding x\ncommitter C <c@x> 9 +0000\n\nm\n", 0),  # committer not next
-    (b"author A <a@x> 5 +0000\ncommitter C <c@x> 12abc +0000\n\nm\n", 12),
-    (b"author A <a@x> 5 +0000\ncommitter C <c@x> 1234\n\nm\n", 1234),  # no zone: still a date
-    (b"author A <a@x> 5 +0000\ncommitter C <c@x> x> 55 +0000\n\nm\n", 0),  # the *first* '>' counts
-    (b"author A <a@x> 5 +0000\ncommitter C no email 66\nx <y> 88 +0000\n\nm\n", 88),  # '>' on a later line
-    (b"author A <a@x> 5 +0000\ncommitter C <c@x> 99999999999999999999999 +0000\n\nm\n", (1 << 64) - 1),
-])
+@pytest.mark.parametrize(
+    "raw,expected_time",
+    [
+        (b"author A <a@x> 5 +0000\ncommitter C <c@x> 1234 +0000\n\nm\n", 1234),
+        (b"author A <a@x> 5 +0000\ncommitter C <c@x>\t  77 -0100\n\nm\n", 77),
+        (b"author A <a@x> 5 +0000\ncommitter C <c@x> 1234 +0000\n", 0),  # nothing after the committer line
+        (b"encoding UTF-8\nauthor A <a@x> 5 +0000\ncommitter C <c@x> 9 +0000\n\nm\n", 0),  # author not next
+        (b"author A <a@x> 5 +0000\nencoding x\ncommitter C <c@x> 9 +0000\n\nm\n", 0),  # committer not next
+        (b"author A <a@x> 5 +0000\ncommitter C <c@x> 12abc +0000\n\nm\n", 12),
+        (b"author A <a@x> 5 +0000\ncommitter C <c@x> 1234\n\nm\n", 1234),  # no zone: still a date
+        (b"author A <a@x> 5 +0000\ncommitter C <c@x> x> 55 +0000\n\nm\n", 0),  # the *first* '>' counts
+        (b"author A <a@x> 5 +0000\ncommitter C no email 66\nx <y> 88 +0000\n\nm\n", 88),  # '>' on a later line
+        (b"author A <a@x> 5 +0000\ncommitter C <c@x> 99999999999999999999999 +0000\n\nm\n", (1 << 64) - 1),
+    ],
+)
 def test_commit_date_follows_git_on_odd_headers(tmp_path, raw, expected_time):
     repo = repos.init_bare(tmp_path / "dates.git")
     body = b"tree " + TREE + b"\n" + raw
@@ -79,14 +94,17 @@ def test_commit_date_follows_git_on_odd_headers(tmp_path, raw, expected_time):
     assert commit_header_fast(body, SHA1) == (bytes.fromhex(TREE.decode()), (), expected_time)
 
 
-@pytest.mark.parametrize("raw", [
-    b"",
-    b"tre 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n",
-    b"tree 4b825dc642cb6eb9a060e54bf8d69288fbee490\n\n",
-    b"tree 4b825dc642cb6eb9a060e54bf8d69288fbee49zz\n\n",
-    b"tree " + TREE + b"\nparent 1234\nauthor A <a@x> 1 +0000\n",
-    b"tree " + TREE + b"\nparent " + b"g" * 40 + b"\nauthor A <a@x> 1 +0000\n",
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"",
+        b"tre 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n",
+        b"tree 4b825dc642cb6eb9a060e54bf8d69288fbee490\n\n",
+        b"tree 4b825dc642cb6eb9a060e54bf8d69288fbee49zz\n\n",
+        b"tree " + TREE + b"\nparent 1234\nauthor A <a@x> 1 +0000\n",
+        b"tree " + TREE + b"\nparent " + b"g" * 40 + b"\nauthor A <a@x> 1 +0000\n",
+    ],
+)
 def test_commits_without_a_usable_tree_or_parents_cannot_be_walked(raw):
     with pytest.raises(CorruptObjectError) as e:
         commit_header_fast(raw, SHA1, oid=b"\1" * 20)
@@ -96,19 +114,20 @@ def test_commits_without_a_usable_tree_or_parents_cannot_be_walked(raw):
 def test_a_commit_without_a_tree_is_unusable_but_other_faults_are_problems():
     with pytest.raises(CorruptObjectError):
         parse_commit(b"author A <a@x> 1 +0000\n\nm\n", SHA1, oid=b"\2" * 20)
-    c = parse_commit(b"tree " + TREE + b"\nparent nothex\nauthor Broken <x 1 +0000\n"
-                     b"committer C <c@x> 5\n\nmsg\n", SHA1)
+    c = parse_commit(b"tree " + TREE + b"\nparent nothex\nauthor Broken <x 1 +0000\ncommitter C <c@x> 5\n\nmsg\n", SHA1)
     assert c.parents == () and c.author is None and c.committer == Ident(b"C", b"c@x", 0, "+0000", 0, False)
     assert [f for f, _ in c.problems] == ["parent", "author", "committer"]
     assert c.message == b"msg\n"
 
 
 def test_unknown_and_multi_line_headers_are_kept_in_order():
-    raw = (b"tree " + TREE + b"\nparent " + b"a" * 40 + b"\nparent " + b"b" * 40 + b"\n"
-           b"author A U Thor <a@x> 1600000000 +0530\ncommitter C <c@x> 1600000001 -0000\n"
-           b"encoding ISO-8859-1\nmergetag object " + b"c" * 40 + b"\n type commit\n tag v1\n \n sig\n"
-           b"gpgsig -----BEGIN PGP SIGNATURE-----\n \n abc\n -----END PGP SIGNATURE-----\n"
-           b"x-unknown one\n two\n\nsubject\n\nbody\n")
+    raw = (
+        b"tree " + TREE + b"\nparent " + b"a" * 40 + b"\nparent " + b"b" * 40 + b"\n"
+        b"author A U Thor <a@x> 1600000000 +0530\ncommitter C <c@x> 1600000001 -0000\n"
+        b"encoding ISO-8859-1\nmergetag object " + b"c" * 40 + b"\n type commit\n tag v1\n \n sig\n"
+        b"gpgsig -----BEGIN PGP SIGNATURE-----\n \n abc\n -----END PGP SIGNATURE-----\n"
+        b"x-unknown one\n two\n\nsubject\n\nbody\n"
+    )
     c = parse_commit(raw, SHA1)
     assert c.parents == (b"\xaa" * 20, b"\xbb" * 20)
     assert c.author == Ident(b"A U Thor", b"a@x", 1600000000, "+0530", 330)
@@ -122,8 +141,9 @@ def test_unknown_and_multi_line_headers_are_kept_in_order():
 
 
 def test_a_late_parent_line_is_a_header_not_a_parent_as_in_git():
-    c = parse_commit(b"tree " + TREE + b"\nauthor A <a@x> 1 +0000\ncommitter C <c@x> 1 +0000\nparent "
-                     + b"a" * 40 + b"\n\nm\n", SHA1)
+    c = parse_commit(
+        b"tree " + TREE + b"\nauthor A <a@x> 1 +0000\ncommitter C <c@x> 1 +0000\nparent " + b"a" * 40 + b"\n\nm\n", SHA1
+    )
     assert c.parents == () and c.extra_headers == ((b"parent", b"a" * 40),) and c.problems
 
 
@@ -149,13 +169,16 @@ def test_odd_commits_parse_with_problems_reported(odd_commits_repo):
         src.close()
 
 
-@pytest.mark.parametrize("text,name,email,time,tz", [
-    (b"A U Thor <a@x> 1 +0100", b"A U Thor", b"a@x", 1, "+0100"),
-    (b"  Spaced   <a@x>   7   -0230  ", b"  Spaced", b"a@x", 7, "-0230"),
-    (b"<a@x> 1 +0000", b"", b"a@x", 1, "+0000"),
-    (b"Two <a@x> <b@y> 9 +0000", b"Two", b"a@x", 9, "+0000"),  # date read after the last '>'
-    (b"Odd <a@x> 9 +05300", b"Odd", b"a@x", 9, "+05300"),
-])
+@pytest.mark.parametrize(
+    "text,name,email,time,tz",
+    [
+        (b"A U Thor <a@x> 1 +0100", b"A U Thor", b"a@x", 1, "+0100"),
+        (b"  Spaced   <a@x>   7   -0230  ", b"  Spaced", b"a@x", 7, "-0230"),
+        (b"<a@x> 1 +0000", b"", b"a@x", 1, "+0000"),
+        (b"Two <a@x> <b@y> 9 +0000", b"Two", b"a@x", 9, "+0000"),  # date read after the last '>'
+        (b"Odd <a@x> 9 +05300", b"Odd", b"a@x", 9, "+05300"),
+    ],
+)
 def test_idents_split_like_git(text, name, email, time, tz):
     ident, _ = parse_ident(text)
     assert (ident.name, ident.email, ident.time, ident.tz) == (name, email, time, tz)
@@ -189,8 +212,11 @@ def test_tag_faults_are_reported_and_a_tag_without_object_is_unusable():
     t = parse_tag(b"object " + b"a" * 40 + b"\ntype gizmo\n\nold style tag\n", SHA1)
     assert t.tagger is None and t.tag == b"" and t.message == b"old style tag\n"
     assert {f for f, _ in t.problems} == {"type", "tag"}
-    signed = parse_tag(b"object " + b"a" * 40 + b"\ntype commit\ntag v\ntagger T <t@x> 1 +0000\n\nmsg\n"
-                       b"-----BEGIN PGP SIGNATURE-----\nsig\n-----END PGP SIGNATURE-----\n", SHA1)
+    signed = parse_tag(
+        b"object " + b"a" * 40 + b"\ntype commit\ntag v\ntagger T <t@x> 1 +0000\n\nmsg\n"
+        b"-----BEGIN PGP SIGNATURE-----\nsig\n-----END PGP SIGNATURE-----\n",
+        SHA1,
+    )
     assert signed.message.startswith(b"msg\n-----BEGIN") and signed.problems == ()
     with pytest.raises(CorruptObjectError):
         parse_tag(b"type commit\ntag v\n\n", SHA1)
@@ -204,15 +230,21 @@ def test_tree_entries_match_ls_tree(request, which, fmt):
     repo = request.getfixturevalue(which)
     src = core_store(repo)
     try:
-        trees = [line.split()[0] for line in git_text(
-            "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)", cwd=repo).splitlines()
-            if line.endswith(" tree")]
+        trees = [
+            line.split()[0]
+            for line in git_text(
+                "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)", cwd=repo
+            ).splitlines()
+            if line.endswith(" tree")
+        ]
         assert trees
         for t in trees[:40]:
             want = git("ls-tree", "-z", t, cwd=repo).split(b"\0")[:-1]
             typ, data = src.read(bytes.fromhex(t))
-            got = [b"%s %s %s\t%s" % (mode_display(e.mode).encode(), e.type.encode(), e.oid.hex().encode(), e.name)
-                   for e in iter_tree(data, fmt)]
+            got = [
+                b"%s %s %s\t%s" % (mode_display(e.mode).encode(), e.type.encode(), e.oid.hex().encode(), e.name)
+                for e in iter_tree(data, fmt)
+            ]
             assert got == want
     finally:
         src.close()
@@ -221,8 +253,9 @@ def test_tree_entries_match_ls_tree(request, which, fmt):
 def test_non_canonical_modes_display_as_git_shows_them(tmp_path):
     repo = repos.init_bare(tmp_path / "modes.git")
     blob = bytes.fromhex(git_text("hash-object", "-w", "--stdin", cwd=repo, input="x").strip())
-    raw = (b"100664 a\0" + blob + b"100775 b\0" + blob + b"40000 d\0" + bytes.fromhex(TREE.decode())
-           + b"120777 l\0" + blob)
+    raw = (
+        b"100664 a\0" + blob + b"100775 b\0" + blob + b"40000 d\0" + bytes.fromhex(TREE.decode()) + b"120777 l\0" + blob
+    )
     oid = git_text("hash-object", "--literally", "-t", "tree", "-w", "--stdin", cwd=repo, input=raw).strip()
     git("mktree", cwd=repo, input="")
     want = [line.split()[0] for line in git_text("ls-tree", oid, cwd=repo).splitlines()]
@@ -233,21 +266,29 @@ def test_non_canonical_modes_display_as_git_shows_them(tmp_path):
 
 def test_mode_helpers():
     assert [mode_type(m) for m in (0o100644, 0o100755, 0o120000, 0o40000, 0o160000)] == [
-        "blob", "blob", "blob", "tree", "commit"]
+        "blob",
+        "blob",
+        "blob",
+        "tree",
+        "commit",
+    ]
     assert canonical_mode(0o100600) == 0o100644 and canonical_mode(0o100700) == 0o100755
     assert canonical_mode(0o170000) == 0o160000
     assert tree_sort_key(b"foo", 0o40000) == b"foo/" and tree_sort_key(b"foo", 0o100644) == b"foo"
 
 
-@pytest.mark.parametrize("raw", [
-    b"100644 a\0" + b"\1" * 19,  # truncated id
-    b"100644a\0" + b"\1" * 20,  # no space
-    b"10064x a\0" + b"\1" * 20,  # not octal
-    b"+10064 a\0" + b"\1" * 20,
-    b"100644 \0" + b"\1" * 20,  # empty name
-    b"100644 a" + b"\1" * 20,  # no NUL
-    b" a\0" + b"\1" * 20,  # no mode
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"100644 a\0" + b"\1" * 19,  # truncated id
+        b"100644a\0" + b"\1" * 20,  # no space
+        b"10064x a\0" + b"\1" * 20,  # not octal
+        b"+10064 a\0" + b"\1" * 20,
+        b"100644 \0" + b"\1" * 20,  # empty name
+        b"100644 a" + b"\1" * 20,  # no NUL
+        b" a\0" + b"\1" * 20,  # no mode
+    ],
+)
 def test_malformed_trees_raise_with_the_oid(raw):
     with pytest.raises(CorruptObjectError) as e:
         list(iter_tree(b"100644 ok\0" + b"\2" * 20 + raw, SHA1, oid=b"\3" * 20))

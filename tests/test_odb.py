@@ -12,8 +12,8 @@ import pytest
 
 from packscope.core import trace
 from packscope.core.errors import MissingObjectError
-from packscope.core.store.odb import ObjectStore
 from packscope.core.oid import SHA1
+from packscope.core.store.odb import ObjectStore
 from tests import repos
 from tests.cli import packscope
 from tests.repos import age_directories, git, git_text
@@ -108,8 +108,10 @@ def test_a_loose_object_written_after_a_miss_is_found(scratch, tmp_path):
 
 
 def test_each_loose_subdirectory_fills_once(loose_repo):
-    ids = [bytes.fromhex(x) for x in git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)",
-                                                cwd=loose_repo).split()]
+    ids = [
+        bytes.fromhex(x)
+        for x in git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=loose_repo).split()
+    ]
     for strategy in ("per-subdir", "global-resort"):
         store, rec = traced_store(loose_repo, loose_strategy=strategy)
         absent = absent_ids(300)
@@ -158,8 +160,10 @@ def test_switching_policy_at_run_time_changes_rescans(scratch):
 def test_objects_outside_the_multi_pack_index_are_found(midx_repo):
     store, rec = traced_store(midx_repo)
     assert store.midxs, "the fixture has a multi-pack-index"
-    ids = [bytes.fromhex(x) for x in git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)",
-                                                cwd=midx_repo).split()]
+    ids = [
+        bytes.fromhex(x)
+        for x in git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=midx_repo).split()
+    ]
     sources = {store.locate(oid).source for oid in ids}
     assert "midx" in sources
     assert all(store.locate(oid) is not None for oid in ids)
@@ -231,8 +235,10 @@ print("done", flush=True)
 def test_a_concurrent_repack_never_causes_a_false_missing(tmp_path, packed_repo):
     repo = tmp_path / "busy.git"
     shutil.copytree(packed_repo, repo)
-    ids = [bytes.fromhex(x) for x in git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)",
-                                                cwd=repo).split()]
+    ids = [
+        bytes.fromhex(x)
+        for x in git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=repo).split()
+    ]
     # Start with every object loose, so they move loose -> pack -> pack.
     for pack in repos.pack_files(repo):
         data = pack.read_bytes()
@@ -242,8 +248,12 @@ def test_a_concurrent_repack_never_causes_a_false_missing(tmp_path, packed_repo)
     # A tiny open-file budget: mappings are dropped and reopened all the
     # time, so packs deleted by the repack are really gone for the store.
     store = ObjectStore(str(repo / "objects"), SHA1, policy="gated", open_files_limit=2)
-    proc = subprocess.Popen([sys.executable, "-c", REPACKER, str(repo), "50"], env=repos.git_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", REPACKER, str(repo), "50"],
+        env=repos.git_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     lookups = 0
     missing = []
     while proc.poll() is None or lookups < 10_000:
@@ -281,8 +291,10 @@ def test_an_incremental_multi_pack_index_chain_is_used(midx_chain_repo):
 
 
 def _ids_of(repo: Path) -> list[bytes]:
-    return [bytes.fromhex(x) for x in git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)",
-                                                cwd=repo).split()]
+    return [
+        bytes.fromhex(x)
+        for x in git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=repo).split()
+    ]
 
 
 @pytest.mark.parametrize("quick", [False, True])
@@ -294,8 +306,9 @@ def test_a_batch_finds_each_id_where_one_by_one_lookups_do(scratch, tmp_path, qu
     batch = ObjectStore(str(scratch / "objects"), SHA1, quick=quick)
     expected = [one_by_one.locate(oid) for oid in ids]
     got = batch.locate_many(ids)
-    assert [(e.source, e.where, e.offset) if e else None for e in expected] == \
-        [(g.source, g.where, g.offset) if g else None for g in got]
+    assert [(e.source, e.where, e.offset) if e else None for e in expected] == [
+        (g.source, g.where, g.offset) if g else None for g in got
+    ]
     assert {g.source for g in got if g} == {"pack", "loose"}
     assert batch.counters.lookups == len(ids)
     assert batch.counters.misses == sum(e is None for e in expected) == 201

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from packscope.core.store.cache import DeltaBaseCache, OpenFiles
 from packscope.core.oid import SHA1
+from packscope.core.store.cache import DeltaBaseCache, OpenFiles
 from packscope.core.store.pack import Pack
 from packscope.core.store.pack_index import PackIndex
 from tests import repos

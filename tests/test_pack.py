@@ -10,17 +10,25 @@ import zlib
 
 import pytest
 
-from packscope.core.store.cache import DeltaBaseCache
 from packscope.core.errors import BadPackError, CorruptObjectError, DeltaError, LimitExceededError, MissingObjectError
 from packscope.core.oid import FORMATS, SHA1, SHA256
+from packscope.core.store.cache import DeltaBaseCache
 from packscope.core.store.pack import OBJ_BLOB, OBJ_OFS_DELTA, OBJ_REF_DELTA, Pack
-from packscope.core.store.pack_order import pack_order as _pack_order, read_rev as _read_rev
+from packscope.core.store.pack_order import pack_order as _pack_order
+from packscope.core.store.pack_order import read_rev as _read_rev
 from packscope.core.trace import DeltaBaseCacheEvent, Recorder, Tracer
 from tests import repos
 
 ORACLE_REPOS = [
-    "packed_repo", "sha256_repo", "idxv1_repo", "idx64_repo", "ref_delta_repo",
-    "thin_completed_repo", "big_copies_repo", "rev_repo", "many_packs_repo",
+    "packed_repo",
+    "sha256_repo",
+    "idxv1_repo",
+    "idx64_repo",
+    "ref_delta_repo",
+    "thin_completed_repo",
+    "big_copies_repo",
+    "rev_repo",
+    "many_packs_repo",
 ]
 
 
@@ -102,8 +110,9 @@ def test_big_copies_use_the_64_kib_zero_size_encoding(big_copies_repo):
         h = pack.entry_header(offset)
         if h.is_delta:
             delta = pack._inflate(offset, h.data_offset, h.size)
-            found |= any(op.kind == "copy" and op.size == COPY_ZERO_SIZE and not delta[op.at] & 0x70
-                         for op in delta_ops(delta))
+            found |= any(
+                op.kind == "copy" and op.size == COPY_ZERO_SIZE and not delta[op.at] & 0x70 for op in delta_ops(delta)
+            )
     assert found
 
 

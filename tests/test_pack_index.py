@@ -98,6 +98,7 @@ def test_checksums_are_read_and_verified(packed_repo):
 
 def test_crc32s_match_git_verify_pack(packed_repo):
     import zlib
+
     path = indexes(packed_repo)[0]
     idx = PackIndex(path, SHA1).open()
     pack = path.with_suffix(".pack").read_bytes()
@@ -105,7 +106,7 @@ def test_crc32s_match_git_verify_pack(packed_repo):
     nxt = {offsets[k]: offsets[k + 1] for k in range(len(offsets) - 1)}
     for i in range(idx.num_objects):
         off = idx.offset_at(i)
-        assert idx.crc_at(i) == zlib.crc32(pack[off:nxt[off]])
+        assert idx.crc_at(i) == zlib.crc32(pack[off : nxt[off]])
 
 
 # --- damaged index files -----------------------------------------------------------
@@ -133,7 +134,7 @@ def damaged(packed_repo, tmp_path):
         (lambda d: d[:-7], "idx-truncated"),
         (lambda d: d + b"\0" * 3, "idx-size"),
         (lambda d: d[:4] + struct.pack(">I", 3) + d[8:], "idx-version"),
-        (lambda d: d[:8 + 4 * 100] + struct.pack(">I", 0xFFFF) + d[8 + 4 * 101:], "idx-fanout"),
+        (lambda d: d[: 8 + 4 * 100] + struct.pack(">I", 0xFFFF) + d[8 + 4 * 101 :], "idx-fanout"),
     ],
     ids=["empty", "short", "trailer-cut", "extra-bytes", "version", "fanout"],
 )
@@ -150,6 +151,7 @@ def test_flipped_checksum_byte_is_found_on_verification(damaged):
     def flip(d):
         d[-1] ^= 0xFF
         return d
+
     idx = PackIndex(damaged(flip), SHA1).open()
     with pytest.raises(BadPackIndexError) as e:
         idx.verify_checksum()

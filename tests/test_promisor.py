@@ -10,8 +10,8 @@ import subprocess
 import pytest
 
 from packscope.core.errors import CancelledError, MissingObjectError, PromisedObjectError
-from packscope.core.store.promisor import PromisorSet, is_partial_clone, referenced_ids
 from packscope.core.repo.session import open_session
+from packscope.core.store.promisor import PromisorSet, is_partial_clone, referenced_ids
 from tests.cli import packscope
 from tests.repos import git, git_env, git_text, pack_files
 
@@ -187,22 +187,38 @@ def test_cat_file_prints_missing_for_promised_objects(partial):
     blob = min(missing_in_clone(clone))
     present = [git_text("rev-parse", r, cwd=clone).strip() for r in ("HEAD", "HEAD^{tree}", "HEAD:f3.txt")]
     # (A blob a tag points at is sent even with blob:none: only blobs of trees are left out.)
-    ordinary = ["HEAD", "HEAD^{tree}", "v1", "v1^{}", "HEAD:dir", "HEAD:f3.txt", "blob-tag^{}", "HEAD~2:f0.txt",
-                "ef" * (len(blob) // 2), "nope"]
+    ordinary = [
+        "HEAD",
+        "HEAD^{tree}",
+        "v1",
+        "v1^{}",
+        "HEAD:dir",
+        "HEAD:f3.txt",
+        "blob-tag^{}",
+        "HEAD~2:f0.txt",
+        "ef" * (len(blob) // 2),
+        "nope",
+    ]
     promised = [blob, "HEAD~1:dir/g.txt", "HEAD:f1.txt", "HEAD~3:f2.txt"]
     stdin = "".join(r + "\n" for r in ordinary + promised)
     p = packscope("-C", clone, "cat-file", "--batch-check", input=stdin)
     got = p.stdout.decode().splitlines()
     # Objects the clone has, and plain misses: exactly git's lines.
     want = git("cat-file", "--batch-check", cwd=clone, input="".join(r + "\n" for r in ordinary)).decode().splitlines()
-    assert got[:len(ordinary)] == want
+    assert got[: len(ordinary)] == want
     assert {line.split()[0] for line in want[:3]} <= set(present) | {git_text("rev-parse", "v1", cwd=clone).strip()}
     # Promised objects: "missing", as git reports an object it may not fetch.
-    assert got[len(ordinary):] == [f"{r} missing" for r in promised]
+    assert got[len(ordinary) :] == [f"{r} missing" for r in promised]
     assert b"never fetches" in p.stderr and b"Traceback" not in p.stderr
     for r in promised:
-        g = subprocess.run(["git", "cat-file", "--batch-check"], cwd=clone, input=(r + "\n").encode(),
-                           capture_output=True, env=git_env(), check=False)
+        g = subprocess.run(
+            ["git", "cat-file", "--batch-check"],
+            cwd=clone,
+            input=(r + "\n").encode(),
+            capture_output=True,
+            env=git_env(),
+            check=False,
+        )
         # git 2.39 dies ("could not fetch … from promisor remote"); either way it has no such object.
         assert g.stdout in (b"", f"{r} missing\n".encode()), r
         assert g.stdout or b"could not fetch" in g.stderr

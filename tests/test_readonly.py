@@ -34,12 +34,21 @@ from tests.repos import git, git_env, git_text
 ROOT = Path(__file__).resolve().parents[1]
 
 INVOCATIONS = {
-    "lookup": [["lookup", "HEAD", "main~1", "{blob}"], ["lookup", "--json", "--algorithm", "all", "{blob}"],
-               ["lookup", "--policy", "git", "ffffffffffffffffffffffffffffffffffffffff"]],
-    "cat-file": [["cat-file", "-t", "HEAD"], ["cat-file", "-s", "{blob}"], ["cat-file", "-e", "{blob}"],
-                 ["cat-file", "-p", "HEAD^{{tree}}"], ["cat-file", "-p", "{tag}"],
-                 ["cat-file", "--batch-check", "--batch-all-objects"], ["cat-file", "--batch", "--batch-all-objects"],
-                 ["cat-file", "--batch-check=%(objectname) %(objectsize:disk) %(deltabase)", "--batch-all-objects"]],
+    "lookup": [
+        ["lookup", "HEAD", "main~1", "{blob}"],
+        ["lookup", "--json", "--algorithm", "all", "{blob}"],
+        ["lookup", "--policy", "git", "ffffffffffffffffffffffffffffffffffffffff"],
+    ],
+    "cat-file": [
+        ["cat-file", "-t", "HEAD"],
+        ["cat-file", "-s", "{blob}"],
+        ["cat-file", "-e", "{blob}"],
+        ["cat-file", "-p", "HEAD^{{tree}}"],
+        ["cat-file", "-p", "{tag}"],
+        ["cat-file", "--batch-check", "--batch-all-objects"],
+        ["cat-file", "--batch", "--batch-all-objects"],
+        ["cat-file", "--batch-check=%(objectname) %(objectsize:disk) %(deltabase)", "--batch-all-objects"],
+    ],
     "info": [["info"]],
     "log": [["log"], ["log", "-n", "3"]],
     "last-modified": [["last-modified"]],
@@ -50,7 +59,7 @@ INVOCATIONS = {
 
 TIMED = {"lookup", "bench"}  # their output holds timings: compare exit status only
 
-AUDIT_RUNNER = r'''
+AUDIT_RUNNER = r"""
 import json, mmap, os, sys
 repo, report, argv = os.path.realpath(sys.argv[1]), sys.argv[2], sys.argv[3:]
 WRITE = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
@@ -94,7 +103,7 @@ atexit.register(lambda: open(report, "w").write(json.dumps(seen)))
 sys.addaudithook(hook)
 from packscope.inspector.cli import main
 sys.exit(main(argv))
-'''
+"""
 
 
 def snapshot(root: Path) -> dict:
@@ -156,8 +165,13 @@ def expand(args, repo: Path) -> list[str]:
 
 def run_audited(repo: Path, args: list[str], tmp_path: Path) -> tuple[subprocess.CompletedProcess, list]:
     report = tmp_path / f"audit-{os.getpid()}-{len(list(tmp_path.iterdir()))}.json"
-    p = subprocess.run([sys.executable, "-c", AUDIT_RUNNER, str(repo), str(report), "-C", str(repo), *args],
-                       capture_output=True, cwd=ROOT, env={**git_env(), "HOME": str(tmp_path)}, timeout=300)
+    p = subprocess.run(
+        [sys.executable, "-c", AUDIT_RUNNER, str(repo), str(report), "-C", str(repo), *args],
+        capture_output=True,
+        cwd=ROOT,
+        env={**git_env(), "HOME": str(tmp_path)},
+        timeout=300,
+    )
     return p, json.loads(report.read_text()) if report.exists() else None
 
 
@@ -199,11 +213,17 @@ def test_command_changes_nothing_and_writes_nowhere_in_the_repository(readonly_r
 def test_audit_hook_catches_a_write(readonly_repo, tmp_path):
     """The detector works: a deliberate write inside the repository is seen."""
     repo = repos.copy_repo(readonly_repo, tmp_path / "repo")
-    runner = AUDIT_RUNNER.replace("from packscope.inspector.cli import main",
-                                  "open(os.path.join(repo, 'config'), 'a').close()\nfrom packscope.inspector.cli import main")
+    runner = AUDIT_RUNNER.replace(
+        "from packscope.inspector.cli import main",
+        "open(os.path.join(repo, 'config'), 'a').close()\nfrom packscope.inspector.cli import main",
+    )
     report = tmp_path / "audit.json"
-    subprocess.run([sys.executable, "-c", runner, str(repo), str(report), "-C", str(repo), "cat-file", "-t", "HEAD"],
-                   capture_output=True, cwd=ROOT, env=git_env())
+    subprocess.run(
+        [sys.executable, "-c", runner, str(repo), str(report), "-C", str(repo), "cat-file", "-t", "HEAD"],
+        capture_output=True,
+        cwd=ROOT,
+        env=git_env(),
+    )
     (event,) = json.loads(report.read_text())
     assert event[0] == "open" and event[1].endswith("config")
 

@@ -208,8 +208,26 @@ def test_missing_ref_resolves_to_ref_not_found(small):
 # --- dwim ---------------------------------------------------------------------------------
 
 
-DWIM_NAMES = ["HEAD", "main", "heads/main", "refs/heads/main", "x1", "x2", "x3", "x4", "origin", "origin/main",
-              "tags/v1", "v1", "light", "alias", "ORIG_HEAD", "bisect/main-bisect", "nope", "remotes/x3"]
+DWIM_NAMES = [
+    "HEAD",
+    "main",
+    "heads/main",
+    "refs/heads/main",
+    "x1",
+    "x2",
+    "x3",
+    "x4",
+    "origin",
+    "origin/main",
+    "tags/v1",
+    "v1",
+    "light",
+    "alias",
+    "ORIG_HEAD",
+    "bisect/main-bisect",
+    "nope",
+    "remotes/x3",
+]
 
 
 @pytest.mark.parametrize("name", DWIM_NAMES)
@@ -222,11 +240,22 @@ def test_dwim_picks_the_ref_git_picks(refs_repo, name):
     assert ours == rev_parse(refs_repo, name)
 
 
-@pytest.mark.parametrize("name, full", [
-    ("x1", "refs/x1"), ("x2", "refs/tags/x2"), ("x3", "refs/heads/x3"), ("x4", "refs/remotes/x4"),
-    ("origin", "refs/remotes/origin/HEAD"), ("main", "refs/heads/main"), ("HEAD", "HEAD"),
-    ("heads/main", "refs/heads/main"), ("nope", None), ("", None), ("a..b", None),
-])
+@pytest.mark.parametrize(
+    "name, full",
+    [
+        ("x1", "refs/x1"),
+        ("x2", "refs/tags/x2"),
+        ("x3", "refs/heads/x3"),
+        ("x4", "refs/remotes/x4"),
+        ("origin", "refs/remotes/origin/HEAD"),
+        ("main", "refs/heads/main"),
+        ("HEAD", "HEAD"),
+        ("heads/main", "refs/heads/main"),
+        ("nope", None),
+        ("", None),
+        ("a..b", None),
+    ],
+)
 def test_dwim_rule_order(refs_repo, name, full):
     assert store_for(refs_repo).dwim(name) == full
 
@@ -250,14 +279,17 @@ def test_per_worktree_refs_live_in_each_worktrees_git_dir(refs_repo):
     assert wt_store.resolve("refs/heads/main") == main_store.resolve("refs/heads/main")  # shared
 
 
-@pytest.mark.parametrize("where, name", [
-    ("wt", "main-worktree/HEAD"),
-    ("main", "worktrees/{wt}/HEAD"),
-    ("wt", "worktrees/{wt}/HEAD"),
-    ("main", "main-worktree/HEAD"),
-    ("wt", "main-worktree/refs/bisect/main-bisect"),
-    ("main", "worktrees/{wt}/refs/bisect/bad"),
-])
+@pytest.mark.parametrize(
+    "where, name",
+    [
+        ("wt", "main-worktree/HEAD"),
+        ("main", "worktrees/{wt}/HEAD"),
+        ("wt", "worktrees/{wt}/HEAD"),
+        ("main", "main-worktree/HEAD"),
+        ("wt", "main-worktree/refs/bisect/main-bisect"),
+        ("main", "worktrees/{wt}/refs/bisect/bad"),
+    ],
+)
 def test_cross_worktree_ref_forms_match_git(refs_repo, where, name):
     wt = refs_worktree(refs_repo)
     cwd = wt if where == "wt" else refs_repo
@@ -287,13 +319,16 @@ def test_bad_packed_refs_line_is_recorded_and_the_others_still_read(small):
     assert [n for n, _ in ours_resolved(store)] == ["refs/heads/main", "refs/heads/other", "refs/tags/v1"]
 
 
-@pytest.mark.parametrize("garbage, why", [
-    (b"^" + b"0" * 40 + b"\n", "peeled line without a ref"),
-    (b"zz" + b"0" * 38 + b" refs/heads/bad\n", "hex digits"),
-    (b"0" * 40 + b" refs/heads/a..b\n", "invalid ref name"),
-    (b"0" * 40 + b"\trefs/heads/tab\n", "hex digits"),
-    (b"0" * 40 + b" refs/heads/trailing", "unterminated"),
-])
+@pytest.mark.parametrize(
+    "garbage, why",
+    [
+        (b"^" + b"0" * 40 + b"\n", "peeled line without a ref"),
+        (b"zz" + b"0" * 38 + b" refs/heads/bad\n", "hex digits"),
+        (b"0" * 40 + b" refs/heads/a..b\n", "invalid ref name"),
+        (b"0" * 40 + b"\trefs/heads/tab\n", "hex digits"),
+        (b"0" * 40 + b" refs/heads/trailing", "unterminated"),
+    ],
+)
 def test_packed_refs_parser_reports_each_kind_of_bad_line(garbage, why):
     header, good = b"# pack-refs with: peeled \n", b"1" * 40 + b" refs/heads/good\n"
     # A peeled line right after "good" would be good's; put the orphan first.
@@ -370,12 +405,38 @@ def test_packed_refs_are_reread_when_the_file_changes(small):
 # --- ref name rules --------------------------------------------------------------------------------
 
 
-REFNAMES = ["refs/heads/main", "main", "HEAD", "refs/heads/a..b", "refs/heads/.hidden", "refs/heads/x.lock",
-            "refs/heads/x.lock/y", "refs/heads/a b", "refs/heads/a~b", "refs/heads/a^b", "refs/heads/a:b",
-            "refs/heads/a?b", "refs/heads/a*b", "refs/heads/a[b", "refs/heads/a\\b", "refs/heads/a@{b",
-            "@", "refs/heads/@", "refs/heads/a/", "/refs/heads/a", "refs//heads/a", "refs/heads/a.",
-            "refs/heads/a{b}", "refs/heads/\u00e9", "refs/heads/a\x7fb", "refs/heads/a\tb", "refs/heads/-x",
-            "refs/heads/a.b", "a", "refs/heads/a@b"]
+REFNAMES = [
+    "refs/heads/main",
+    "main",
+    "HEAD",
+    "refs/heads/a..b",
+    "refs/heads/.hidden",
+    "refs/heads/x.lock",
+    "refs/heads/x.lock/y",
+    "refs/heads/a b",
+    "refs/heads/a~b",
+    "refs/heads/a^b",
+    "refs/heads/a:b",
+    "refs/heads/a?b",
+    "refs/heads/a*b",
+    "refs/heads/a[b",
+    "refs/heads/a\\b",
+    "refs/heads/a@{b",
+    "@",
+    "refs/heads/@",
+    "refs/heads/a/",
+    "/refs/heads/a",
+    "refs//heads/a",
+    "refs/heads/a.",
+    "refs/heads/a{b}",
+    "refs/heads/\u00e9",
+    "refs/heads/a\x7fb",
+    "refs/heads/a\tb",
+    "refs/heads/-x",
+    "refs/heads/a.b",
+    "a",
+    "refs/heads/a@b",
+]
 
 
 @pytest.mark.parametrize("name", REFNAMES)

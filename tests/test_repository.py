@@ -15,6 +15,7 @@ from tests.repos import git, git_text
 
 def git_view(cwd: Path, env: dict | None = None) -> dict:
     """What git says about the repository seen from ``cwd``."""
+
     def ask(*args):
         return git_text("rev-parse", *args, cwd=cwd, env=env, check=False).strip()
 
@@ -29,8 +30,13 @@ def git_view(cwd: Path, env: dict | None = None) -> dict:
 
 
 def our_view(repo: Repository) -> dict:
-    return {"git_dir": repo.git_dir, "common_dir": repo.common_dir, "work_tree": repo.work_tree,
-            "bare": repo.bare, "format": repo.object_format.name}
+    return {
+        "git_dir": repo.git_dir,
+        "common_dir": repo.common_dir,
+        "work_tree": repo.work_tree,
+        "bare": repo.bare,
+        "format": repo.object_format.name,
+    }
 
 
 @pytest.fixture
@@ -156,8 +162,10 @@ def test_git_dir_that_is_not_a_repository_is_refused(tmp_path):
 
 
 def test_object_directory_and_alternates_from_the_environment(work, tmp_path):
-    env = {"GIT_OBJECT_DIRECTORY": str(tmp_path / "objs"),
-           "GIT_ALTERNATE_OBJECT_DIRECTORIES": f"{tmp_path}/alt1:rel:\"{tmp_path}/with\\\"quote:colon\""}
+    env = {
+        "GIT_OBJECT_DIRECTORY": str(tmp_path / "objs"),
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES": f'{tmp_path}/alt1:rel:"{tmp_path}/with\\"quote:colon"',
+    }
     (tmp_path / "objs").mkdir()
     repo = Repository.discover(work, env=env)
     assert repo.objects_dir == tmp_path / "objs"
@@ -198,16 +206,19 @@ def test_a_dot_git_with_an_invalid_head_is_skipped(tmp_path, ceiling):
     assert our_view(repo) == git_view(inner)
 
 
-@pytest.mark.parametrize("head, ok", [
-    ("ref: refs/heads/main\n", True),
-    ("ref:refs/heads/x", True),
-    ("ref: \t refs/heads/x  \n", True),
-    ("ref: HEADX\n", False),
-    ("0123456789012345678901234567890123456789\n", True),
-    ("012345678901234567890123456789012345678\n", False),
-    ("0" * 64 + "\n", True),
-    ("", False),
-])
+@pytest.mark.parametrize(
+    "head, ok",
+    [
+        ("ref: refs/heads/main\n", True),
+        ("ref:refs/heads/x", True),
+        ("ref: \t refs/heads/x  \n", True),
+        ("ref: HEADX\n", False),
+        ("0123456789012345678901234567890123456789\n", True),
+        ("012345678901234567890123456789012345678\n", False),
+        ("0" * 64 + "\n", True),
+        ("", False),
+    ],
+)
 def test_head_is_validated_like_git(tmp_path, ceiling, head, ok):
     w = tmp_path / "w"
     git("init", "-q", w)
@@ -307,14 +318,19 @@ def _git_accepts(r: Path) -> bool:
     return git("rev-parse", "--git-dir", cwd=r, check=False) != b""
 
 
-@pytest.mark.parametrize("settings, refused", [
-    ([("core.repositoryformatversion", "1"), ("extensions.frobnicate", "x"), ("extensions.zap", "1")],
-     "frobnicate, zap"),
-    ([("core.repositoryformatversion", "2")], "version 2"),
-    ([("extensions.objectFormat", "sha256")], "v1-only extension found: objectformat"),
-    ([("core.repositoryformatversion", "1"), ("extensions.objectFormat", "sha512")], "sha512"),
-    ([("core.repositoryformatversion", "1"), ("extensions.objectFormat", "SHA256")], "SHA256"),
-])
+@pytest.mark.parametrize(
+    "settings, refused",
+    [
+        (
+            [("core.repositoryformatversion", "1"), ("extensions.frobnicate", "x"), ("extensions.zap", "1")],
+            "frobnicate, zap",
+        ),
+        ([("core.repositoryformatversion", "2")], "version 2"),
+        ([("extensions.objectFormat", "sha256")], "v1-only extension found: objectformat"),
+        ([("core.repositoryformatversion", "1"), ("extensions.objectFormat", "sha512")], "sha512"),
+        ([("core.repositoryformatversion", "1"), ("extensions.objectFormat", "SHA256")], "SHA256"),
+    ],
+)
 def test_unsupported_formats_and_unknown_extensions_are_refused_by_name(tmp_path, settings, refused):
     r = _bare_with(tmp_path, *settings)
     with pytest.raises(UnsupportedRepositoryError) as e:
@@ -324,14 +340,22 @@ def test_unsupported_formats_and_unknown_extensions_are_refused_by_name(tmp_path
     assert not _git_accepts(r)
 
 
-@pytest.mark.parametrize("settings", [
-    [("extensions.frobnicate", "x")],  # version 0 ignores unknown extensions
-    [("core.repositoryformatversion", "1"), ("extensions.noop", "true"), ("extensions.preciousObjects", "true"),
-     ("extensions.partialClone", "origin"), ("extensions.worktreeConfig", "true")],
-    [("core.repositoryformatversion", "1"), ("extensions.noop-v1", "true")],
-    [("extensions.preciousObjects", "true")],
-    [("core.repositoryformatversion", "-1")],
-])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        [("extensions.frobnicate", "x")],  # version 0 ignores unknown extensions
+        [
+            ("core.repositoryformatversion", "1"),
+            ("extensions.noop", "true"),
+            ("extensions.preciousObjects", "true"),
+            ("extensions.partialClone", "origin"),
+            ("extensions.worktreeConfig", "true"),
+        ],
+        [("core.repositoryformatversion", "1"), ("extensions.noop-v1", "true")],
+        [("extensions.preciousObjects", "true")],
+        [("core.repositoryformatversion", "-1")],
+    ],
+)
 def test_known_extensions_are_accepted(tmp_path, settings):
     r = _bare_with(tmp_path, *settings)
     Repository.open(r)
@@ -354,9 +378,15 @@ def test_unparseable_format_version_is_a_config_error(tmp_path):
 
 
 def test_promisor_remotes_come_from_partial_clone_and_promisor_settings(tmp_path):
-    r = _bare_with(tmp_path, ("core.repositoryformatversion", "1"), ("extensions.partialClone", "origin"),
-                   ("remote.origin.url", "x"), ("remote.origin.promisor", "true"),
-                   ("remote.other.url", "y"), ("remote.other.promisor", "true"),
-                   ("remote.plain.url", "z"))
+    r = _bare_with(
+        tmp_path,
+        ("core.repositoryformatversion", "1"),
+        ("extensions.partialClone", "origin"),
+        ("remote.origin.url", "x"),
+        ("remote.origin.promisor", "true"),
+        ("remote.other.url", "y"),
+        ("remote.other.promisor", "true"),
+        ("remote.plain.url", "z"),
+    )
     assert Repository.open(r).promisor_remotes() == ["origin", "other"]
     assert Repository.open(_bare_with(tmp_path / "x", ("remote.a.url", "u"))).promisor_remotes() == []

@@ -10,8 +10,13 @@ import hashlib
 
 import pytest
 
-from packscope.core.errors import (AmbiguousObjectError, BadRevisionError, LookupFailedError, MissingObjectError,
-                         PackscopeError)
+from packscope.core.errors import (
+    AmbiguousObjectError,
+    BadRevisionError,
+    LookupFailedError,
+    MissingObjectError,
+    PackscopeError,
+)
 from packscope.core.repo.refs import RefStore
 from packscope.core.repo.repository import Repository
 from packscope.core.repo.revision import Step, resolve_revision, split_revision
@@ -43,12 +48,20 @@ def ctx(refs_repo):
 
 def names(path) -> dict[str, str]:
     """Placeholders for revisions that depend on the repository's ids."""
+
     def rp(rev):
         return git_text("rev-parse", rev, cwd=path).strip()
 
     c1, c2, c5, v1 = rp("main~5"), rp("main~4"), rp("main~2"), rp("refs/tags/v1")
-    return {"<c1_8>": c1[:8], "<c2_full>": c2, "<c5_7>": c5[:7], "<c5_12>": c5[:12],
-            "<c5_10_upper>": c5[:10].upper(), "<v1_9>": v1[:9], "<wt>": refs_worktree(path).name}
+    return {
+        "<c1_8>": c1[:8],
+        "<c2_full>": c2,
+        "<c5_7>": c5[:7],
+        "<c5_12>": c5[:12],
+        "<c5_10_upper>": c5[:10].upper(),
+        "<v1_9>": v1[:9],
+        "<wt>": refs_worktree(path).name,
+    }
 
 
 def fill(rev: str, path) -> str:
@@ -58,29 +71,120 @@ def fill(rev: str, path) -> str:
 
 
 GOOD = [
-    "HEAD", "@", "main", "refs/heads/main", "heads/main", "alias", "side", "loose-only", "light",
-    "v1", "v1-outer", "v2", "v1^{}", "v1-outer^{}", "v1-outer^{tag}", "v1^{tag}", "v1-outer^{commit}",
-    "v1^0", "v1-outer~1", "v1-outer^2", "v1-outer^2~1", "tree-tag", "tree-tag^{}", "tree-tag^{tree}",
-    "tree-tag^{object}", "blob-tag^{}", "blob-tag^{blob}",
-    "HEAD~", "HEAD^", "HEAD^^", "HEAD~3^2~1", "HEAD~1^3", "HEAD~1^3~1", "HEAD^1^2", "HEAD~0", "HEAD^0",
-    "HEAD~01", "HEAD~2~2", "@~2", "@^{tree}", "HEAD^{tree}", "HEAD^{commit}", "HEAD^{object}", "HEAD^{}",
-    "HEAD^{tree}^{}", "HEAD^{commit}^{tree}", "HEAD^{commit}~1^{tree}",
-    "HEAD:", "HEAD:a.txt", "HEAD:dir", "HEAD:dir/", "HEAD:dir/sub/c.txt", "HEAD:sp ace.txt", "HEAD:uni-\u00e9.txt",
-    "v1:dir/b.txt", "v1-outer:a.txt", "tree-tag:dir/sub", "tree-tag:", "HEAD~3^2:side.txt", "HEAD^{tree}:dir",
-    "HEAD:./a.txt", "HEAD^{tree}:",
-    "x1", "x2", "x3", "x4", "origin", "origin/main", "remotes/x3", "ORIG_HEAD", "bisect/main-bisect",
-    "main-worktree/HEAD", "worktrees/<wt>/HEAD",
+    "HEAD",
+    "@",
+    "main",
+    "refs/heads/main",
+    "heads/main",
+    "alias",
+    "side",
+    "loose-only",
+    "light",
+    "v1",
+    "v1-outer",
+    "v2",
+    "v1^{}",
+    "v1-outer^{}",
+    "v1-outer^{tag}",
+    "v1^{tag}",
+    "v1-outer^{commit}",
+    "v1^0",
+    "v1-outer~1",
+    "v1-outer^2",
+    "v1-outer^2~1",
+    "tree-tag",
+    "tree-tag^{}",
+    "tree-tag^{tree}",
+    "tree-tag^{object}",
+    "blob-tag^{}",
+    "blob-tag^{blob}",
+    "HEAD~",
+    "HEAD^",
+    "HEAD^^",
+    "HEAD~3^2~1",
+    "HEAD~1^3",
+    "HEAD~1^3~1",
+    "HEAD^1^2",
+    "HEAD~0",
+    "HEAD^0",
+    "HEAD~01",
+    "HEAD~2~2",
+    "@~2",
+    "@^{tree}",
+    "HEAD^{tree}",
+    "HEAD^{commit}",
+    "HEAD^{object}",
+    "HEAD^{}",
+    "HEAD^{tree}^{}",
+    "HEAD^{commit}^{tree}",
+    "HEAD^{commit}~1^{tree}",
+    "HEAD:",
+    "HEAD:a.txt",
+    "HEAD:dir",
+    "HEAD:dir/",
+    "HEAD:dir/sub/c.txt",
+    "HEAD:sp ace.txt",
+    "HEAD:uni-\u00e9.txt",
+    "v1:dir/b.txt",
+    "v1-outer:a.txt",
+    "tree-tag:dir/sub",
+    "tree-tag:",
+    "HEAD~3^2:side.txt",
+    "HEAD^{tree}:dir",
+    "HEAD:./a.txt",
+    "HEAD^{tree}:",
+    "x1",
+    "x2",
+    "x3",
+    "x4",
+    "origin",
+    "origin/main",
+    "remotes/x3",
+    "ORIG_HEAD",
+    "bisect/main-bisect",
+    "main-worktree/HEAD",
+    "worktrees/<wt>/HEAD",
     "<c2_full>",  # a full id wins over the branch of that name
     "<c1_8>",  # a branch named like an abbreviation wins over the abbreviation
-    "<c5_7>", "<c5_12>^{tree}", "<c5_10_upper>", "<v1_9>", "<v1_9>^{}", "<c5_7>~1", "<c5_7>:dir",
+    "<c5_7>",
+    "<c5_12>^{tree}",
+    "<c5_10_upper>",
+    "<v1_9>",
+    "<v1_9>^{}",
+    "<c5_7>~1",
+    "<c5_7>:dir",
     "v1-2-g<c5_7>",  # git describe output
 ]
 
 BAD = [
-    "nope", "HEAD~99", "HEAD^4", "HEAD~1^4", "v1^{blob}", "blob-tag^{commit}", "tree-tag~1", "tree-tag^0",
-    "HEAD:nope", "HEAD:a.txt/", "HEAD:dir//sub", "HEAD:/a.txt", "HEAD:dir/.", "HEAD:dir/../a.txt",
-    "HEAD^{tree}~0", "HEAD^{tree}^", "HEAD^{tag}", "HEAD~1x", "HEAD^{}x", "HEAD^{foo}", "HEAD^{commit",
-    "HEAD~+1", "HEAD:a.txt:b", "abc", "0000000", "dangling-nothing", "refs/heads/", "",
+    "nope",
+    "HEAD~99",
+    "HEAD^4",
+    "HEAD~1^4",
+    "v1^{blob}",
+    "blob-tag^{commit}",
+    "tree-tag~1",
+    "tree-tag^0",
+    "HEAD:nope",
+    "HEAD:a.txt/",
+    "HEAD:dir//sub",
+    "HEAD:/a.txt",
+    "HEAD:dir/.",
+    "HEAD:dir/../a.txt",
+    "HEAD^{tree}~0",
+    "HEAD^{tree}^",
+    "HEAD^{tag}",
+    "HEAD~1x",
+    "HEAD^{}x",
+    "HEAD^{foo}",
+    "HEAD^{commit",
+    "HEAD~+1",
+    "HEAD:a.txt:b",
+    "abc",
+    "0000000",
+    "dangling-nothing",
+    "refs/heads/",
+    "",
 ]
 
 
@@ -141,12 +245,23 @@ def test_absent_full_id_is_missing_when_verified(ctx):
         ctx.resolve(absent + "~1")
 
 
-@pytest.mark.parametrize("rev, why", [
-    ("HEAD@{0}", "reflog"), ("@{-1}", "reflog"), ("main@{upstream}", "reflog"),
-    ("HEAD^{/c1}", "message search"), (":a.txt", "index"), (":/c1", "index"),
-    ("HEAD^!", "range"), ("HEAD^@", "range"), ("HEAD^-", "range"), ("main..side", "range"),
-    ("main...side", "range"), ("^main", "range"),
-])
+@pytest.mark.parametrize(
+    "rev, why",
+    [
+        ("HEAD@{0}", "reflog"),
+        ("@{-1}", "reflog"),
+        ("main@{upstream}", "reflog"),
+        ("HEAD^{/c1}", "message search"),
+        (":a.txt", "index"),
+        (":/c1", "index"),
+        ("HEAD^!", "range"),
+        ("HEAD^@", "range"),
+        ("HEAD^-", "range"),
+        ("main..side", "range"),
+        ("main...side", "range"),
+        ("^main", "range"),
+    ],
+)
 def test_unsupported_syntax_says_so(ctx, rev, why):
     with pytest.raises(BadRevisionError) as e:
         ctx.resolve(rev)
@@ -219,8 +334,9 @@ def _write_blob_with_prefix(repo, fmt, prefix: str) -> str:
 def _write_commit_with_prefix(repo, fmt, prefix: str, tree: str) -> str:
     i = 0
     while True:
-        data = (f"tree {tree}\nauthor A <a@x> 1600000000 +0000\ncommitter A <a@x> 1600000000 +0000\n\n"
-                f"twin {i}\n").encode()
+        data = (
+            f"tree {tree}\nauthor A <a@x> 1600000000 +0000\ncommitter A <a@x> 1600000000 +0000\n\ntwin {i}\n"
+        ).encode()
         h = hashlib.new(fmt.hashname, b"commit %d\0" % len(data) + data).hexdigest()
         if h.startswith(prefix):
             assert git_text("hash-object", "-t", "commit", "-w", "--stdin", cwd=repo, input=data).strip() == h
@@ -234,8 +350,14 @@ def amb(tmp_path, request):
     git("init", "-q", "-b", "main", f"--object-format={request.param}", r)
     (r / "f").write_text("f\n")
     git("add", "f", cwd=r)
-    git("commit", "-q", "-m", "first subject", cwd=r,
-        env={"GIT_AUTHOR_DATE": "1600000000 +0000", "GIT_COMMITTER_DATE": "1600000000 +0000"})
+    git(
+        "commit",
+        "-q",
+        "-m",
+        "first subject",
+        cwd=r,
+        env={"GIT_AUTHOR_DATE": "1600000000 +0000", "GIT_COMMITTER_DATE": "1600000000 +0000"},
+    )
     git("tag", "-a", "-m", "tagged", "t1", cwd=r, env={"GIT_COMMITTER_DATE": "1600000000 +0000"})
     c = Ctx(r)
     commit, tag = c.git("HEAD"), c.git("t1")

@@ -6,7 +6,8 @@ import bisect
 import os
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from packscope.core.store.search import ALGORITHMS, Steps, search_function, traced_search
 

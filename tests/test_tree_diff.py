@@ -29,8 +29,17 @@ def tree_of(repo, rev) -> str:
 
 
 def git_name_status(repo, a, b, paths=None, recursive=True) -> list[tuple[str, bytes]]:
-    out = git("diff-tree", *(["-r"] if recursive else []), "--name-status", "--no-renames", "-z", a, b,
-              *(["--", *paths] if paths else []), cwd=repo)
+    out = git(
+        "diff-tree",
+        *(["-r"] if recursive else []),
+        "--name-status",
+        "--no-renames",
+        "-z",
+        a,
+        b,
+        *(["--", *paths] if paths else []),
+        cwd=repo,
+    )
     parts = out.split(b"\0")[:-1]
     return [(parts[i].decode(), parts[i + 1]) for i in range(0, len(parts), 2)]
 
@@ -57,8 +66,19 @@ def scenario(scenario_repo):
     src.close()
 
 
-SCENARIO_PATHS = [["dir"], ["lib/x.c"], ["README"], ["gone.txt", "new.txt"], ["thing"], ["thing/inner"],
-                  ["sub", "link"], ["dir/sub/b.txt"], ["nowhere"], ["dir/a.txt/deeper"], ["."]]
+SCENARIO_PATHS = [
+    ["dir"],
+    ["lib/x.c"],
+    ["README"],
+    ["gone.txt", "new.txt"],
+    ["thing"],
+    ["thing/inner"],
+    ["sub", "link"],
+    ["dir/sub/b.txt"],
+    ["nowhere"],
+    ["dir/a.txt/deeper"],
+    ["."],
+]
 
 
 def test_name_status_matches_git_for_every_commit_and_parent(scenario):
@@ -150,8 +170,7 @@ def test_paths_changed_agrees_with_git_on_a_generated_history(random_history_rep
     repo = random_history_repo
     src = core_store(repo)
     try:
-        trees = dict(line.split() for line in git_text(
-            "log", "--all", "--format=%H %T", cwd=repo).splitlines())
+        trees = dict(line.split() for line in git_text("log", "--all", "--format=%H %T", cwd=repo).splitlines())
         pairs = [(trees[p], trees[c]) for p, c in random.Random(3).sample(commit_pairs(repo), 150)]
         pairs += [(a, b) for (a, _), (_, b) in zip(pairs[:50], pairs[50:100])]  # unrelated trees too
         for paths in (["d0"], ["d1/e1", "top.txt"], ["d2/e0/f8.txt"], ["d3/e2"]):

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from packscope.core.errors import CorruptObjectError
-from packscope.core.oid import SHA1
 from packscope.core.history.tree_diff import PathLimiter
 from packscope.core.history.tree_entries import EntryPathLimiter, TreeEntries, token
+from packscope.core.oid import SHA1
 from tests import repos
 from tests.object_source import core_store
 from tests.repos import git, git_text
@@ -21,6 +21,7 @@ def raw_tree(entries) -> bytes:
 def source(trees: dict):
     def read(oid):
         return "tree", trees[oid]
+
     return read
 
 
@@ -55,8 +56,19 @@ def test_a_damaged_tree_is_reported():
 
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-PATHS = [["dir"], ["lib/x.c"], ["README"], ["gone.txt", "new.txt"], ["thing"], ["thing/inner"], ["dir/sub", "lib"],
-         ["link"], ["sub"], ["."], ["nowhere/deeper"]]
+PATHS = [
+    ["dir"],
+    ["lib/x.c"],
+    ["README"],
+    ["gone.txt", "new.txt"],
+    ["thing"],
+    ["thing/inner"],
+    ["dir/sub", "lib"],
+    ["link"],
+    ["sub"],
+    ["."],
+    ["nowhere/deeper"],
+]
 
 
 @pytest.mark.parametrize("paths", PATHS, ids=" ".join)
@@ -82,8 +94,13 @@ def test_mode_spellings_and_empty_directories_are_no_change(tmp_path):
     repo = build_spellings_repo(tmp_path)
     store = core_store(repo)
     trees = [bytes.fromhex(x) for x in git_text("log", "--format=%T", "main", cwd=repo).split()][::-1]
-    for paths, want in ((["f"], [False, False]), (["d"], [False, False]), (["e"], [False, False]),
-                        (["keep"], [False, True]), (["."], [False, True])):
+    for paths, want in (
+        (["f"], [False, False]),
+        (["d"], [False, False]),
+        (["e"], [False, False]),
+        (["keep"], [False, True]),
+        (["."], [False, True]),
+    ):
         limiter = EntryPathLimiter(store.read, store.fmt, paths)
         assert [limiter.changed(a, b) for a, b in zip(trees, trees[1:])] == want, paths
         assert [PathLimiter(store, paths).changed(a, b) for a, b in zip(trees, trees[1:])] == want, paths

@@ -48,10 +48,16 @@ async def test_healthy_repository_has_no_errors(base_repo):
         assert "done" in plain(screen.query_one("#health-title"), width=300)
 
 
-@pytest.mark.parametrize("name, kind_part", [
-    ("truncated-pack", "pack"), ("flipped-byte", ""), ("garbage-loose", "loose"),
-    ("broken-ref", "ref"), ("idx-without-pack", "orphan"),
-])
+@pytest.mark.parametrize(
+    "name, kind_part",
+    [
+        ("truncated-pack", "pack"),
+        ("flipped-byte", ""),
+        ("garbage-loose", "loose"),
+        ("broken-ref", "ref"),
+        ("idx-without-pack", "orphan"),
+    ],
+)
 @pytest.mark.asyncio
 async def test_problems_grouped_with_details(corrupt, name, kind_part):
     repo = corrupt[name]
@@ -65,7 +71,11 @@ async def test_problems_grouped_with_details(corrupt, name, kind_part):
         rows = list_text(lst)
         # groups, worst first, with counts
         first_group = next(g for g in screen.ordered_groups())
-        assert rows[0].startswith(("▾", "▸")) and first_group.kind in rows[0] and f"×{len(first_group.findings)}" in rows[0]
+        assert (
+            rows[0].startswith(("▾", "▸"))
+            and first_group.kind in rows[0]
+            and f"×{len(first_group.findings)}" in rows[0]
+        )
         # Enter on a finding: location, elsewhere, remedy
         row = next(i for i, (k, _v) in enumerate(screen.rows) if k == "finding")
         lst.move_to(row)
@@ -117,10 +127,22 @@ async def test_escape_cancels_a_running_check(base_repo, monkeypatch):
         real(self)
 
     monkeypatch.setattr(ff.Ticker, "_report", slow)
-    monkeypatch.setattr(ff.Ticker, "__init__", lambda self, progress=None, cancel=None, every=1:
-                        (setattr(self, "progress", progress), setattr(self, "cancel", cancel),
-                         setattr(self, "every", 1), setattr(self, "phase", ""), setattr(self, "total", 0),
-                         setattr(self, "done", 0), setattr(self, "_next", 1)) and None)
+    monkeypatch.setattr(
+        ff.Ticker,
+        "__init__",
+        lambda self, progress=None, cancel=None, every=1: (
+            (
+                setattr(self, "progress", progress),
+                setattr(self, "cancel", cancel),
+                setattr(self, "every", 1),
+                setattr(self, "phase", ""),
+                setattr(self, "total", 0),
+                setattr(self, "done", 0),
+                setattr(self, "_next", 1),
+            )
+            and None
+        ),
+    )
     app = make_app(base_repo)
     async with app.run_test(size=SIZE) as pilot:
         await started(app, pilot)
@@ -156,8 +178,10 @@ async def test_a_ui_session_leaves_every_file_unchanged(corrupt, base_repo):
         async with app.run_test(size=SIZE) as pilot:
             await started(app, pilot)
             await pilot.press("7")
-            await until(pilot, lambda: app.screen.history is not None and app.screen.history.done
-                        or app.screen.history.loaded > 0)
+            await until(
+                pilot,
+                lambda: (app.screen.history is not None and app.screen.history.done) or app.screen.history.loaded > 0,
+            )
             await pilot.press("G", "enter")
             await until(pilot, lambda: getattr(app.screen, "last_done", False), timeout=10)
             await pilot.press("escape", "8")

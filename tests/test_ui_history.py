@@ -36,8 +36,9 @@ async def open_history(app, pilot):
     await pilot.press("7")
     screen = app.screen
     assert isinstance(screen, HistoryScreen)
-    await until(pilot, lambda: screen.history is not None and screen.history.loaded > 0
-                and screen.history.decor, timeout=10)
+    await until(
+        pilot, lambda: screen.history is not None and screen.history.loaded > 0 and screen.history.decor, timeout=10
+    )
     await pilot.pause()
     return screen
 
@@ -187,8 +188,11 @@ async def test_commit_screen_parents_idents_tree_and_last_commits(history_repo):
         # Enter on a directory opens its tree (with its own last commits) ...
         lst.move_to(next(i for i, r in enumerate(rows) if "dir1/" in r))
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, CommitScreen) and app.screen.path == b"dir1/"
-                    and app.screen.last_done, timeout=10)
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, CommitScreen) and app.screen.path == b"dir1/" and app.screen.last_done,
+            timeout=10,
+        )
         sub = app.screen
         sub_rows = list_text(sub.query_one(VirtualList))
         assert any("sub/" in r for r in sub_rows)

@@ -23,8 +23,11 @@ async def _lab(app, pilot) -> LabScreen:
 
 def _outside_midx_id(repo, app) -> str:
     covered = set(app.core.store.midxs[0].pack_names)
-    outside = [sorted(repos.show_index(p.with_suffix(".idx"))) for p in repos.pack_files(repo)
-               if p.with_suffix(".idx").name not in covered]
+    outside = [
+        sorted(repos.show_index(p.with_suffix(".idx")))
+        for p in repos.pack_files(repo)
+        if p.with_suffix(".idx").name not in covered
+    ]
     ids = max(outside, key=len)
     return ids[len(ids) // 2]
 
@@ -67,8 +70,11 @@ async def test_drawn_probes_are_cores_trace(ui_repo):
                     assert view.paths[a] is s.paths[a]
                     for k, p in enumerate(s.paths[a].probes):
                         assert f"#{k + 1} {lab.probe_label(p)}" in drawn
-                    verdict = f"found at {s.paths[a].found}" if s.paths[a].found is not None else \
-                        f"would be at {s.paths[a].insert_at}"
+                    verdict = (
+                        f"found at {s.paths[a].found}"
+                        if s.paths[a].found is not None
+                        else f"would be at {s.paths[a].insert_at}"
+                    )
                     assert verdict in drawn
             stages = plain(screen.query_one("#lab-stages"))
             assert ("found in pack" if text != absent else "missing") in stages

@@ -188,8 +188,9 @@ async def test_outside_changes_are_noticed(ui_repo_copy):
         assert await eventually(lambda: logged(lambda e: "rescan (outside-change)" in e.text.plain))
         # The new loose object is found, and its subdirectory was reported
         # (by the same poll as the pack, or a later one).
-        assert await eventually(lambda: logged(lambda e: e.kind == "outside"
-                                               and f"loose {new_loose[:2]}/" in e.text.plain))
+        assert await eventually(
+            lambda: logged(lambda e: e.kind == "outside" and f"loose {new_loose[:2]}/" in e.text.plain)
+        )
         assert app.core.store.locate(bytes.fromhex(new_loose)) is not None
         # The packs screen follows.
         assert await eventually(lambda: app.screen.query_one(DataTable).row_count == on_disk)

@@ -17,9 +17,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.asyncio
 async def test_first_paint_comes_before_the_store_opens(ui_repo, monkeypatch):
-    import packscope.inspector.core_access as ca
-
     import threading
+
+    import packscope.inspector.core_access as ca
 
     real_open = ca.CoreAccess.open
     gate = threading.Event()
@@ -166,8 +166,18 @@ async def test_help_lists_every_binding_with_its_id(ui_repo):
 
         assert isinstance(app.screen, HelpScreen)
         text = plain(app.screen.query_one("#help-keys"))
-        for bid in ("screen.overview", "screen.packs", "screen.loose", "screen.object", "app.help",
-                    "app.toggle-log", "app.toggle-rates", "app.quit", "nav.copy-id", "nav.refresh"):
+        for bid in (
+            "screen.overview",
+            "screen.packs",
+            "screen.loose",
+            "screen.object",
+            "app.help",
+            "app.toggle-log",
+            "app.toggle-rates",
+            "app.quit",
+            "nav.copy-id",
+            "nav.refresh",
+        ):
             assert bid in text
         assert "multi-pack-index" in plain(app.screen.query_one("#help-text"))
         await pilot.press("escape")

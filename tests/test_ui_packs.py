@@ -40,7 +40,9 @@ async def test_packs_table_matches_the_pack_directory(ui_repo):
         assert table.row_count == len(packs)
         counts = {p.stem: len(repos.show_index(p.with_suffix(".idx"))) for p in packs}
         midx_names = set(repos.git_text("multi-pack-index", "verify", cwd=ui_repo, check=False) and [])
-        rows = [[plain(c) if not isinstance(c, str) else c for c in table.get_row_at(i)] for i in range(table.row_count)]
+        rows = [
+            [plain(c) if not isinstance(c, str) else c for c in table.get_row_at(i)] for i in range(table.row_count)
+        ]
         by_name = {r[1]: r for r in rows}
         assert set(by_name) == set(counts)
         for name, r in by_name.items():
@@ -68,8 +70,12 @@ async def test_mru_rank_follows_a_hit(ui_repo):
         oid = next(iter(repos.show_index(pack)))
         with app.core.lock:
             app.core.store.locate(bytes.fromhex(oid))
-        await until(pilot, lambda: any(r[0] == "0" and plain(r[1]) == second
-                                       for r in (table.get_row_at(i) for i in range(table.row_count))))
+        await until(
+            pilot,
+            lambda: any(
+                r[0] == "0" and plain(r[1]) == second for r in (table.get_row_at(i) for i in range(table.row_count))
+            ),
+        )
         assert any("MRU" in e.text.plain and second[:18] in e.text.plain for e in app.logbook.entries)
 
 
@@ -135,6 +141,7 @@ async def test_list_keys_search_and_order(packed_repo):
         # Search by id prefix, then n / N.
         rows = list_text(lst)
         target = rows[n // 2].split()[1]
+
         async def search(query: str) -> None:
             from textual.widgets import Input
 

@@ -63,8 +63,11 @@ async def _quiet(app, pilot) -> None:
         await pilot.press("e")
     if app.show_rates:
         await pilot.press("s")
-    await until(pilot, lambda: getattr(app.screen, "facts", None) is None
-                or app.screen.facts.loose_on_disk is not None, timeout=10)
+    await until(
+        pilot,
+        lambda: getattr(app.screen, "facts", None) is None or app.screen.facts.loose_on_disk is not None,
+        timeout=10,
+    )
     await pilot.pause(0.2)
 
 

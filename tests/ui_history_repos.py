@@ -27,8 +27,18 @@ BIDI_BRANCH = "evil\u202ebranch"
 BIDI_PATH = "docs/\u202etxt.exe"
 
 
-def _commit(out: list, branch: str, n: int, msg: str, files: dict, *, author="A U Thor <author@example.com>",
-            merge: str | None = None, from_: str | None = None, tz="+0200") -> None:
+def _commit(
+    out: list,
+    branch: str,
+    n: int,
+    msg: str,
+    files: dict,
+    *,
+    author="A U Thor <author@example.com>",
+    merge: str | None = None,
+    from_: str | None = None,
+    tz="+0200",
+) -> None:
     t = 1_600_000_000 + n * 3600
     out.append(f"commit {branch}\nmark :{n + 1}\n")
     out.append(f"author {author} {t} {tz}\ncommitter C O Mitter <committer@example.com> {t} -0500\n")
@@ -58,8 +68,15 @@ def build_history_repo(root: Path, name: str = "history.git") -> Path:
         if n == 10:
             out.append("reset refs/heads/side\nfrom :11\n\n")
     # a side branch merged back
-    _commit(out, "refs/heads/side", 40, "side work\n", {"side.txt": "side\n"}, from_=":11",
-            author="S Ide <side@example.com>")
+    _commit(
+        out,
+        "refs/heads/side",
+        40,
+        "side work\n",
+        {"side.txt": "side\n"},
+        from_=":11",
+        author="S Ide <side@example.com>",
+    )
     _commit(out, "refs/heads/main", 41, "Merge side\n", {}, merge=":41", from_=":40")
     _commit(out, "refs/heads/main", 42, HOSTILE_SUBJECT + "\n\nthe body\n", {"dir2/hostile.txt": "h\n"})
     out.append("tag v1.0\nfrom :20\ntagger T Agger <tag@example.com> 1600100000 +0000\ndata 8\nrelease\n\n")
@@ -68,14 +85,20 @@ def build_history_repo(root: Path, name: str = "history.git") -> Path:
     # Bytes that fast-import would not take: written literally on top.
     head = git_text("rev-parse", "main", cwd=repo).strip()
     tree = git_text("rev-parse", "main^{tree}", cwd=repo).strip()
-    latin = (f"tree {tree}\nparent {head}\n".encode()
-             + b"author Ren\xe9 Lat <rene@example.com> 1600200000 +0100\n"
-             + b"committer Ren\xe9 Lat <rene@example.com> 1600200000 +0100\n"
-             + b"encoding ISO-8859-1\n\n" + LATIN1_SUBJECT.encode("latin-1") + b"\n")
+    latin = (
+        f"tree {tree}\nparent {head}\n".encode()
+        + b"author Ren\xe9 Lat <rene@example.com> 1600200000 +0100\n"
+        + b"committer Ren\xe9 Lat <rene@example.com> 1600200000 +0100\n"
+        + b"encoding ISO-8859-1\n\n"
+        + LATIN1_SUBJECT.encode("latin-1")
+        + b"\n"
+    )
     c1 = git_text("hash-object", "--literally", "-t", "commit", "-w", "--stdin", cwd=repo, input=latin).strip()
-    bad = (f"tree {tree}\nparent {c1}\n".encode()
-           + b"author Bad \xff\xfe Name <bad@example.com> 1600300000 -0330\n"
-           + b"committer Bad \xff\xfe Name <bad@example.com> 1600300000 -0330\n\ninvalid \xc3\x28 utf-8\n")
+    bad = (
+        f"tree {tree}\nparent {c1}\n".encode()
+        + b"author Bad \xff\xfe Name <bad@example.com> 1600300000 -0330\n"
+        + b"committer Bad \xff\xfe Name <bad@example.com> 1600300000 -0330\n\ninvalid \xc3\x28 utf-8\n"
+    )
     c2 = git_text("hash-object", "--literally", "-t", "commit", "-w", "--stdin", cwd=repo, input=bad).strip()
     git("update-ref", "refs/heads/main", c2, cwd=repo)
     git("update-ref", f"refs/heads/{BIDI_BRANCH}", "main~3", cwd=repo)
@@ -95,8 +118,8 @@ def build_long_history(root: Path, commits: int, name: str | None = None) -> Pat
         body = f"{n}\n"
         parts.append(
             f"commit refs/heads/main\nmark :{n + 1}\ncommitter L Ong <long@example.com> {t} +0000\n"
-            f"data {len(msg)}\n{msg}" + (f"from :{n}\n" if n else "")
-            + f"M 100644 inline f\ndata {len(body)}\n{body}\n")
+            f"data {len(msg)}\n{msg}" + (f"from :{n}\n" if n else "") + f"M 100644 inline f\ndata {len(body)}\n{body}\n"
+        )
     git("fast-import", "--quiet", "--depth=50", cwd=repo, input="".join(parts).encode())
     git("commit-graph", "write", "--reachable", cwd=repo)
     return repo

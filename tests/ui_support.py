@@ -64,4 +64,4 @@ async def started(app, pilot) -> None:
     await settle(app, pilot)
 
 
-__all__ = ["SIZE", "plain", "list_text", "settle", "until", "make_app", "started", "asyncio"]
+__all__ = ["SIZE", "asyncio", "list_text", "make_app", "plain", "settle", "started", "until"]

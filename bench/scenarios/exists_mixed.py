@@ -56,23 +56,39 @@ def cases_for(ctx, source: inp.Input, n: int, n_inproc: int) -> list[Case]:
             absent = inp.absent_ids(rnd, count, table.rawsz, table)
             ids = present + absent
             rnd.shuffle(ids)
-            return {"hex": inp.write_ids(ctx, ids, hex_lines=True), "raw": inp.write_ids(ctx, ids, hex_lines=False),
-                    "present": len(present), "absent": len(absent)}
+            return {
+                "hex": inp.write_ids(ctx, ids, hex_lines=True),
+                "raw": inp.write_ids(ctx, ids, hex_lines=False),
+                "present": len(present),
+                "absent": len(absent),
+            }
+
         return inputs
 
     inputs, inputs_inproc = make_inputs(n), make_inputs(n_inproc)
-    workload = {"present": min(n, len(table)), "absent": n, "objects_in_repo": len(table),
-                **inp.describe(repo)}
+    workload = {"present": min(n, len(table)), "absent": n, "objects_in_repo": len(table), **inp.describe(repo)}
     workload_inproc = {**workload, "present": min(n_inproc, len(table)), "absent": n_inproc}
     out = []
 
-    proc = Case(f"{source.label} · whole process", source.label, workload,
-                targets=[Target(PS_PROC, GIT_PROC, 0.5, "exists-mixed ≤ 0.5× git (start-up included)")])
+    proc = Case(
+        f"{source.label} · whole process",
+        source.label,
+        workload,
+        targets=[Target(PS_PROC, GIT_PROC, 0.5, "exists-mixed ≤ 0.5× git (start-up included)")],
+    )
     runs = [
-        ProcessRun(Series(PS_PROC, "packscope"), lambda i: packscope_cmd(repo, "cat-file", "--batch-check"),
-                   lambda i: i["hex"], lambda p, i: checked(batch_check_counts(p), i)),
-        ProcessRun(Series(GIT_PROC), lambda i: git_cmd(repo, "cat-file", "--batch-check"),
-                   lambda i: i["hex"], lambda p, i: checked(batch_check_counts(p), i)),
+        ProcessRun(
+            Series(PS_PROC, "packscope"),
+            lambda i: packscope_cmd(repo, "cat-file", "--batch-check"),
+            lambda i: i["hex"],
+            lambda p, i: checked(batch_check_counts(p), i),
+        ),
+        ProcessRun(
+            Series(GIT_PROC),
+            lambda i: git_cmd(repo, "cat-file", "--batch-check"),
+            lambda i: i["hex"],
+            lambda p, i: checked(batch_check_counts(p), i),
+        ),
     ]
     out.append(repeat(proc, runs, inputs, ctx))
 
@@ -81,11 +97,21 @@ def cases_for(ctx, source: inp.Input, n: int, n_inproc: int) -> list[Case]:
         ("info", "object_info", {"dulwich": None, "pygit2": "pygit2 Odb.read_header"}),
     ):
         case = Case(f"{source.label} · in-process {title}", source.label, workload_inproc)
-        runs = [api_run(Series(f"packscope ObjectStore.{title}", "packscope", "in-process"), "packscope", op, repo,
-                        table.rawsz)]
+        runs = [
+            api_run(
+                Series(f"packscope ObjectStore.{title}", "packscope", "in-process"), "packscope", op, repo, table.rawsz
+            )
+        ]
         if op == "contains":  # the batch form too: one call for all ids
-            runs.append(api_run(Series("packscope ObjectStore.locate_many", "packscope", "in-process"), "packscope",
-                                "contains_batch", repo, table.rawsz))
+            runs.append(
+                api_run(
+                    Series("packscope ObjectStore.locate_many", "packscope", "in-process"),
+                    "packscope",
+                    "contains_batch",
+                    repo,
+                    table.rawsz,
+                )
+            )
         for lib, label in peers.items():
             s = Series(label or f"{lib} (no header-only lookup)", "peer", "in-process")
             why = unavailable_reason(lib)
@@ -99,6 +125,9 @@ def cases_for(ctx, source: inp.Input, n: int, n_inproc: int) -> list[Case]:
 
 
 def api_run(series: Series, system: str, op: str, repo: str, rawsz: int) -> WorkerRun:
-    return WorkerRun(series, "packscope.bench.inproc:api",
-                     lambda i: {"system": system, "op": op, "repo": repo, "ids": i["raw"], "rawsz": rawsz},
-                     check=lambda r, i: {"found": r["answer"], "correct": r["answer"] == i["present"]})
+    return WorkerRun(
+        series,
+        "packscope.bench.inproc:api",
+        lambda i: {"system": system, "op": op, "repo": repo, "ids": i["raw"], "rawsz": rawsz},
+        check=lambda r, i: {"found": r["answer"], "correct": r["answer"] == i["present"]},
+    )

@@ -45,7 +45,7 @@ def write_idx_v2(path: Path, n: int, seed: int = 1, rawsz: int = 20) -> None:
     zero, no large offsets), checksummed like git's."""
     rnd = random.Random(seed)
     blob = rnd.randbytes(rawsz * n)
-    names = sorted(blob[i:i + rawsz] for i in range(0, len(blob), rawsz))
+    names = sorted(blob[i : i + rawsz] for i in range(0, len(blob), rawsz))
     counts = [0] * 256
     for name in names:
         counts[name[0]] += 1
@@ -56,8 +56,17 @@ def write_idx_v2(path: Path, n: int, seed: int = 1, rawsz: int = 20) -> None:
     offsets = array("I", range(12, 12 + 64 * n, 64))
     if struct.pack("=I", 1) != struct.pack(">I", 1):
         offsets.byteswap()  # .idx integers are big-endian
-    body = b"".join((b"\377tOc", struct.pack(">I", 2), struct.pack(">256I", *fanout), b"".join(names),
-                     bytes(4 * n), offsets.tobytes(), rnd.randbytes(rawsz)))
+    body = b"".join(
+        (
+            b"\377tOc",
+            struct.pack(">I", 2),
+            struct.pack(">256I", *fanout),
+            b"".join(names),
+            bytes(4 * n),
+            offsets.tobytes(),
+            rnd.randbytes(rawsz),
+        )
+    )
     digest = hashlib.sha1(body).digest() if rawsz == 20 else hashlib.sha256(body).digest()
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     tmp.write_bytes(body + digest)
@@ -84,12 +93,25 @@ def idx_names(path: Path, rawsz: int = 20) -> list[bytes]:
 
 
 def run(ctx) -> ScenarioResult:
-    res = ScenarioResult(NAME, TITLE, columns=[
-        ("warm_us", "warm µs"), ("minflt", "minor faults (cold)"), ("probes", "probes/lookup"),
-        ("pages", "pages/lookup"), ("distinct_pages", "distinct pages (all)")])
+    res = ScenarioResult(
+        NAME,
+        TITLE,
+        columns=[
+            ("warm_us", "warm µs"),
+            ("minflt", "minor faults (cold)"),
+            ("probes", "probes/lookup"),
+            ("pages", "pages/lookup"),
+            ("distinct_pages", "distinct pages (all)"),
+        ],
+    )
     k = ctx.size(20_000, 400)
-    sources = [("synthetic 1M-entry .idx" if not ctx.tiny else "synthetic 20k-entry .idx",
-                synthetic_idx(ctx, ctx.size(1_000_000, 20_000)), 20)]
+    sources = [
+        (
+            "synthetic 1M-entry .idx" if not ctx.tiny else "synthetic 20k-entry .idx",
+            synthetic_idx(ctx, ctx.size(1_000_000, 20_000)),
+            20,
+        )
+    ]
     real = inp.real_history(ctx)
     idxs = sorted((real.path / "objects" / "pack").glob("*.idx"), key=lambda p: p.stat().st_size)
     if idxs:
@@ -111,15 +133,26 @@ def run(ctx) -> ScenarioResult:
             rnd.shuffle(ids)
             return {"raw": inp.write_ids(ctx, ids, hex_lines=False), "present": min(k // 2, len(names))}
 
-        case = Case(label, label, {"entries": len(names), "lookups": k, "present": min(k // 2, len(names)),
-                                   "idx_bytes": path.stat().st_size},
-                    extra_ratios=[("interpolation", "binary"), ("hedged", "binary"), (COLUMN, "binary")])
-        runs = [WorkerRun(Series(alg, "packscope", "in-process", unit="µs/lookup"),
-                          "packscope.bench.scenarios.idx_search:probe",
-                          lambda i, alg=alg, path=path, rawsz=rawsz: {"idx": str(path), "algorithm": alg,
-                                                                      "ids": i["raw"], "rawsz": rawsz},
-                          check=lambda r, i: {"found": r["found"], "correct": r["found"] == i["present"]})
-                for alg in (*ALGORITHMS, COLUMN)]
+        case = Case(
+            label,
+            label,
+            {"entries": len(names), "lookups": k, "present": min(k // 2, len(names)), "idx_bytes": path.stat().st_size},
+            extra_ratios=[("interpolation", "binary"), ("hedged", "binary"), (COLUMN, "binary")],
+        )
+        runs = [
+            WorkerRun(
+                Series(alg, "packscope", "in-process", unit="µs/lookup"),
+                "packscope.bench.scenarios.idx_search:probe",
+                lambda i, alg=alg, path=path, rawsz=rawsz: {
+                    "idx": str(path),
+                    "algorithm": alg,
+                    "ids": i["raw"],
+                    "rawsz": rawsz,
+                },
+                check=lambda r, i: {"found": r["found"], "correct": r["found"] == i["present"]},
+            )
+            for alg in (*ALGORITHMS, COLUMN)
+        ]
         res.cases.append(repeat(case, runs, inputs, ctx))
     return res
 
@@ -157,8 +190,16 @@ def probe(idx: str, algorithm: str, ids: str, rawsz: int = 20) -> dict:
     if column:  # no probe-by-probe path: bisect runs in C over the column
         index.close()
         n = max(1, len(oids))
-        return {"seconds": cold / n * 1e6, "warm_us": warm / n * 1e6, "minflt": faults, "found": found,
-                "probes": None, "pages": None, "distinct_pages": None, "lookups": len(oids)}
+        return {
+            "seconds": cold / n * 1e6,
+            "warm_us": warm / n * 1e6,
+            "minflt": faults,
+            "found": found,
+            "probes": None,
+            "pages": None,
+            "distinct_pages": None,
+            "lookups": len(oids),
+        }
     probes = pages = 0
     touched: set[int] = set()
     for oid in oids:
@@ -168,5 +209,13 @@ def probe(idx: str, algorithm: str, ids: str, rawsz: int = 20) -> dict:
         touched.update(path.pages)
     index.close()
     n = max(1, len(oids))
-    return {"seconds": cold / n * 1e6, "warm_us": warm / n * 1e6, "minflt": faults, "found": found,
-            "probes": probes / n, "pages": pages / n, "distinct_pages": len(touched), "lookups": len(oids)}
+    return {
+        "seconds": cold / n * 1e6,
+        "warm_us": warm / n * 1e6,
+        "minflt": faults,
+        "found": found,
+        "probes": probes / n,
+        "pages": pages / n,
+        "distinct_pages": len(touched),
+        "lookups": len(oids),
+    }

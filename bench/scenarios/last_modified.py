@@ -56,14 +56,29 @@ def run(ctx) -> ScenarioResult:
     case = Case(f"{source.label} · root directory", source.label, {"entries": len(entries)})
     runs = []
     if command_available():
-        runs.append(ProcessRun(Series("packscope last-modified", "packscope", "job"),
-                               lambda i: packscope_cmd(repo, "last-modified"), verify=lambda p, i: line_count(p)))
-    runs.append(WorkerRun(Series("packscope core.history.last_modified (in-process)", "packscope", "job"),
-                          "packscope.bench.scenarios.last_modified:packscope_last_modified", lambda i: {"repo": repo},
-                          check=lambda r, i: {"entries": r["entries"], "digest": r["digest"]}))
-    runs.append(WorkerRun(Series(GIT_LOOP, "peer", "job"), "packscope.bench.scenarios.last_modified:git_per_entry",
-                          lambda i: {"repo": repo, "entries": entries},
-                          check=lambda r, i: {"entries": r["entries"], "digest": r["digest"]}))
+        runs.append(
+            ProcessRun(
+                Series("packscope last-modified", "packscope", "job"),
+                lambda i: packscope_cmd(repo, "last-modified"),
+                verify=lambda p, i: line_count(p),
+            )
+        )
+    runs.append(
+        WorkerRun(
+            Series("packscope core.history.last_modified (in-process)", "packscope", "job"),
+            "packscope.bench.scenarios.last_modified:packscope_last_modified",
+            lambda i: {"repo": repo},
+            check=lambda r, i: {"entries": r["entries"], "digest": r["digest"]},
+        )
+    )
+    runs.append(
+        WorkerRun(
+            Series(GIT_LOOP, "peer", "job"),
+            "packscope.bench.scenarios.last_modified:git_per_entry",
+            lambda i: {"repo": repo, "entries": entries},
+            check=lambda r, i: {"entries": r["entries"], "digest": r["digest"]},
+        )
+    )
     repeat(case, runs, lambda rep: {}, ctx)
     git_digest = case.series[-1].info.get("digest")
     for s in case.series:
@@ -92,8 +107,12 @@ def git_per_entry(repo: str, entries: list[str]) -> dict:
     t0 = time.perf_counter()
     answers = {}
     for name in entries:
-        out = subprocess.run(["git", "-C", repo, "--literal-pathspecs", "log", "-1", "--format=%H", "--", name],
-                             capture_output=True, env=env, check=True).stdout
+        out = subprocess.run(
+            ["git", "-C", repo, "--literal-pathspecs", "log", "-1", "--format=%H", "--", name],
+            capture_output=True,
+            env=env,
+            check=True,
+        ).stdout
         answers[name] = out.strip().decode()
     return {"seconds": time.perf_counter() - t0, "entries": len(answers), "digest": _digest(answers)}
 
@@ -112,8 +131,10 @@ def packscope_last_modified(repo: str) -> dict:
     except ImportError:
         pass
     head = session.refs.resolve("HEAD")
-    answers = {name.decode("utf-8", "surrogateescape"): (oid.hex() if oid else "")
-               for name, oid in last_modified(session.store, head, b"", source=walk_source)}
+    answers = {
+        name.decode("utf-8", "surrogateescape"): (oid.hex() if oid else "")
+        for name, oid in last_modified(session.store, head, b"", source=walk_source)
+    }
     seconds = time.perf_counter() - t0
     if walk_source is not None:
         walk_source.close()

@@ -31,8 +31,10 @@ STAT_SAMPLE = 2000
 def run(ctx) -> ScenarioResult:
     res = ScenarioResult(NAME, TITLE, layout="matrix")
     ns = ctx.size((1, 10, 100, 250, 500, 1000), (1, 2))
-    res.notes.append("each cell: quick-check + abbreviate every loose object once, in a fresh process "
-                     "(cache fills included); ~ marks an extrapolated total (stat abbreviations sampled)")
+    res.notes.append(
+        "each cell: quick-check + abbreviate every loose object once, in a fresh process "
+        "(cache fills included); ~ marks an extrapolated total (stat abbreviations sampled)"
+    )
     built = []
     for n in ns:
         repo = str(inp.loose_repo(ctx, n, smaller=built))
@@ -45,14 +47,25 @@ def run(ctx) -> ScenarioResult:
             rnd.shuffle(ids)  # a fresh order: which subdirectory fills first differs per repetition
             return {"raw": inp.write_ids(ctx, ids, hex_lines=False), "n": len(ids)}
 
-        case = Case(f"256×{n}", f"{256 * n} loose objects", {"loose_objects": len(table)},
-                    extra_ratios=[("global-resort", "per-subdir"), ("stat", "per-subdir")])
-        runs = [WorkerRun(Series(m, "packscope", "in-process"), "packscope.bench.scenarios.loose_sweep:sweep",
-                          lambda i, m=m, repo=repo: {"repo": repo, "method": m, "ids": i["raw"],
-                                                     "stat_sample": STAT_SAMPLE},
-                          check=lambda r, i: {"found": r["found"], "correct": r["found"] == i["n"],
-                                              **({"mark": "~"} if r.get("extrapolated") else {})})
-                for m in METHODS]
+        case = Case(
+            f"256×{n}",
+            f"{256 * n} loose objects",
+            {"loose_objects": len(table)},
+            extra_ratios=[("global-resort", "per-subdir"), ("stat", "per-subdir")],
+        )
+        runs = [
+            WorkerRun(
+                Series(m, "packscope", "in-process"),
+                "packscope.bench.scenarios.loose_sweep:sweep",
+                lambda i, m=m, repo=repo: {"repo": repo, "method": m, "ids": i["raw"], "stat_sample": STAT_SAMPLE},
+                check=lambda r, i: {
+                    "found": r["found"],
+                    "correct": r["found"] == i["n"],
+                    **({"mark": "~"} if r.get("extrapolated") else {}),
+                },
+            )
+            for m in METHODS
+        ]
         res.cases.append(repeat(case, runs, inputs, ctx))
     return res
 
@@ -73,11 +86,12 @@ def abbreviate(oid: bytes, fmt, matches) -> str:
 
 def sweep(repo: str, method: str, ids: str, stat_sample: int = STAT_SAMPLE) -> dict:
     from packscope.bench.inproc import read_ids
-    from packscope.core.store.loose import LooseCache
     from packscope.core.repo.session import open_session
+    from packscope.core.store.loose import LooseCache
 
-    session = open_session(repo, quick=method != "stat",
-                           loose_strategy="global-resort" if method == "global-resort" else "per-subdir")
+    session = open_session(
+        repo, quick=method != "stat", loose_strategy="global-resort" if method == "global-resort" else "per-subdir"
+    )
     store = session.store
     fmt = store.fmt
     oids = read_ids(ids, fmt.rawsz)
@@ -116,5 +130,11 @@ def sweep(repo: str, method: str, ids: str, stat_sample: int = STAT_SAMPLE) -> d
         c0 -= abbrev_cpu * (scale - 1)  # the CPU time is extrapolated the same way
     cpu = time.process_time() - c0
     session.close()
-    return {"seconds": seconds, "cpu_seconds": cpu, "found": found, "objects": len(oids), "extrapolated": extrapolated,
-            "us_per_object": seconds / max(1, len(oids)) * 1e6}
+    return {
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        "found": found,
+        "objects": len(oids),
+        "extrapolated": extrapolated,
+        "us_per_object": seconds / max(1, len(oids)) * 1e6,
+    }

@@ -31,9 +31,13 @@ def run(ctx) -> ScenarioResult:
     n = min(ctx.size(20_000, 200), len(table))
 
     counts = table.counts()
-    workload = {"objects": n, "objects_in_repo": len(table),
-                "delta_share_in_repo": round(counts["deltas"] / max(1, len(table)), 3),
-                "delta_share_in_samples": [], **inp.describe(repo)}
+    workload = {
+        "objects": n,
+        "objects_in_repo": len(table),
+        "delta_share_in_repo": round(counts["deltas"] / max(1, len(table)), 3),
+        "delta_share_in_samples": [],
+        **inp.describe(repo),
+    }
 
     def inputs(rep: int) -> dict:
         rnd = inp.rng_for(ctx, NAME, source.label, rep)
@@ -41,35 +45,64 @@ def run(ctx) -> ScenarioResult:
         ids = [table.ids[i] for i in picks]
         if len(workload["delta_share_in_samples"]) <= rep:  # both cases draw the same ids per repetition
             workload["delta_share_in_samples"].append(round(sum(table.deltas[i] for i in picks) / max(1, n), 3))
-        return {"hex": inp.write_ids(ctx, ids, hex_lines=True), "raw": inp.write_ids(ctx, ids, hex_lines=False),
-                "present": len(ids), "absent": 0}
+        return {
+            "hex": inp.write_ids(ctx, ids, hex_lines=True),
+            "raw": inp.write_ids(ctx, ids, hex_lines=False),
+            "present": len(ids),
+            "absent": 0,
+        }
 
     def check(counts: dict, i: dict) -> dict:
         counts["correct"] = counts["found"] == i["present"] and counts["missing"] == 0
         return counts
 
-    proc = Case(f"{source.label} · whole process", source.label, workload,
-                targets=[Target(PS_PROC, GIT_PROC, 1.0, "read-random ≤ 1.0× git (start-up included)")])
+    proc = Case(
+        f"{source.label} · whole process",
+        source.label,
+        workload,
+        targets=[Target(PS_PROC, GIT_PROC, 1.0, "read-random ≤ 1.0× git (start-up included)")],
+    )
     runs = [
-        ProcessRun(Series(PS_PROC, "packscope"), lambda i: packscope_cmd(repo, "cat-file", "--batch"),
-                   lambda i: i["hex"], lambda p, i: check(batch_counts(p), i)),
-        ProcessRun(Series(GIT_PROC), lambda i: git_cmd(repo, "cat-file", "--batch"),
-                   lambda i: i["hex"], lambda p, i: check(batch_counts(p), i)),
+        ProcessRun(
+            Series(PS_PROC, "packscope"),
+            lambda i: packscope_cmd(repo, "cat-file", "--batch"),
+            lambda i: i["hex"],
+            lambda p, i: check(batch_counts(p), i),
+        ),
+        ProcessRun(
+            Series(GIT_PROC),
+            lambda i: git_cmd(repo, "cat-file", "--batch"),
+            lambda i: i["hex"],
+            lambda p, i: check(batch_counts(p), i),
+        ),
     ]
     res.cases.append(repeat(proc, runs, inputs, ctx))
 
     case = Case(f"{source.label} · in-process read", source.label, workload)
     runs = []
-    for system, label in (("packscope", "packscope ObjectStore.read"), ("dulwich", "dulwich get_raw"),
-                          ("pygit2", "pygit2 Odb.read")):
+    for system, label in (
+        ("packscope", "packscope ObjectStore.read"),
+        ("dulwich", "dulwich get_raw"),
+        ("pygit2", "pygit2 Odb.read"),
+    ):
         s = Series(label, "packscope" if system == "packscope" else "peer", "in-process")
         why = None if system == "packscope" else unavailable_reason(system)
         if why:
             s.skip(why)
-        runs.append(WorkerRun(s, "packscope.bench.inproc:api",
-                              lambda i, system=system: {"system": system, "op": "read", "repo": repo,
-                                                        "ids": i["raw"], "rawsz": table.rawsz},
-                              check=lambda r, i: {"objects": r["items"], "content_bytes": r["answer"]}))
+        runs.append(
+            WorkerRun(
+                s,
+                "packscope.bench.inproc:api",
+                lambda i, system=system: {
+                    "system": system,
+                    "op": "read",
+                    "repo": repo,
+                    "ids": i["raw"],
+                    "rawsz": table.rawsz,
+                },
+                check=lambda r, i: {"objects": r["items"], "content_bytes": r["answer"]},
+            )
+        )
     res.cases.append(repeat(case, runs, inputs, ctx))
     # The same bytes from every system, or the comparison means nothing.
     sizes = {s.system: s.info.get("content_bytes") for c in res.cases for s in c.series if s.samples}

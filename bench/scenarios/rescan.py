@@ -21,8 +21,11 @@ from packscope.bench.verify import batch_check_counts
 
 NAME = "rescan"
 TITLE = "Misses with many packs (p5551): policy git vs gated vs quick"
-POLICIES = (("policy git", {"policy": "git"}), ("policy gated", {"policy": "gated"}),
-            ("quick", {"policy": "gated", "quick": True}))
+POLICIES = (
+    ("policy git", {"policy": "git"}),
+    ("policy gated", {"policy": "gated"}),
+    ("quick", {"policy": "gated", "quick": True}),
+)
 GATED_TARGET = 1.25
 
 
@@ -30,9 +33,11 @@ def run(ctx) -> ScenarioResult:
     res = ScenarioResult(NAME, TITLE, layout="matrix")
     k = ctx.size(1000, 20)
     base = ctx.size(200, 40)  # tiny: the same repository as exists-mixed's (built once)
-    res.notes.append(f"K = {k} absent ids per repetition; each P-pack repository holds a {base}-commit history "
-                     "in its first pack and one commit per further pack")
-    res.notes.append(f"target: policy gated ≤ {GATED_TARGET}× quick (\"gated approaches quick\")")
+    res.notes.append(
+        f"K = {k} absent ids per repetition; each P-pack repository holds a {base}-commit history "
+        "in its first pack and one commit per further pack"
+    )
+    res.notes.append(f'target: policy gated ≤ {GATED_TARGET}× quick ("gated approaches quick")')
     for packs in ctx.size((1, 10, 100, 1000), (20,)):
         repo = str(inp.many_packs(ctx, packs, base))
         table = inp.object_table(ctx, repo)
@@ -41,39 +46,80 @@ def run(ctx) -> ScenarioResult:
         def inputs(rep: int, packs=packs, table=table) -> dict:
             rnd = inp.rng_for(ctx, NAME, packs, rep)
             ids = inp.absent_ids(rnd, k, table.rawsz, table)
-            return {"hex": inp.write_ids(ctx, ids, hex_lines=True), "raw": inp.write_ids(ctx, ids, hex_lines=False),
-                    "present": 0, "absent": len(ids)}
+            return {
+                "hex": inp.write_ids(ctx, ids, hex_lines=True),
+                "raw": inp.write_ids(ctx, ids, hex_lines=False),
+                "present": 0,
+                "absent": len(ids),
+            }
 
-        case = Case(f"P = {packs}", f"{packs} packs", {"absent_lookups": k, **inp.describe(repo)},
-                    targets=[Target("policy gated", "quick", GATED_TARGET, f"gated ≤ {GATED_TARGET}× quick")],
-                    extra_ratios=[("policy git", "quick"), ("policy gated", "quick"),
-                                  ("policy gated, batch", "quick")])
+        case = Case(
+            f"P = {packs}",
+            f"{packs} packs",
+            {"absent_lookups": k, **inp.describe(repo)},
+            targets=[Target("policy gated", "quick", GATED_TARGET, f"gated ≤ {GATED_TARGET}× quick")],
+            extra_ratios=[("policy git", "quick"), ("policy gated", "quick"), ("policy gated, batch", "quick")],
+        )
         runs = []
         for label, options in POLICIES:
-            runs.append(WorkerRun(Series(label, "packscope", "in-process"), "packscope.bench.inproc:api",
-                                  lambda i, o=options, repo=repo: {"system": "packscope", "op": "contains",
-                                                                   "repo": repo, "ids": i["raw"], "options": o},
-                                  check=lambda r, i: {"found": r["answer"], "correct": r["answer"] == 0,
-                                                      "rescans": r.get("store_counters", {}).get("rescans")}))
+            runs.append(
+                WorkerRun(
+                    Series(label, "packscope", "in-process"),
+                    "packscope.bench.inproc:api",
+                    lambda i, o=options, repo=repo: {
+                        "system": "packscope",
+                        "op": "contains",
+                        "repo": repo,
+                        "ids": i["raw"],
+                        "options": o,
+                    },
+                    check=lambda r, i: {
+                        "found": r["answer"],
+                        "correct": r["answer"] == 0,
+                        "rescans": r.get("store_counters", {}).get("rescans"),
+                    },
+                )
+            )
         # The batch API (what `cat-file --batch-check` uses) under gated:
         # one pack-directory check per batch instead of one per miss.
-        runs.append(WorkerRun(Series("policy gated, batch", "packscope", "in-process"), "packscope.bench.inproc:api",
-                              lambda i, repo=repo: {"system": "packscope", "op": "contains_batch", "repo": repo,
-                                                    "ids": i["raw"], "options": {"policy": "gated"}},
-                              check=lambda r, i: {"found": r["answer"], "correct": r["answer"] == 0,
-                                                  "rescans": r.get("store_counters", {}).get("rescans")}))
+        runs.append(
+            WorkerRun(
+                Series("policy gated, batch", "packscope", "in-process"),
+                "packscope.bench.inproc:api",
+                lambda i, repo=repo: {
+                    "system": "packscope",
+                    "op": "contains_batch",
+                    "repo": repo,
+                    "ids": i["raw"],
+                    "options": {"policy": "gated"},
+                },
+                check=lambda r, i: {
+                    "found": r["answer"],
+                    "correct": r["answer"] == 0,
+                    "rescans": r.get("store_counters", {}).get("rescans"),
+                },
+            )
+        )
         for lib, label in (("dulwich", "dulwich"), ("pygit2", "pygit2")):
             s = Series(label, "peer", "in-process")
             why = unavailable_reason(lib)
             if why:
                 s.skip(why)
-            runs.append(WorkerRun(s, "packscope.bench.inproc:api",
-                                  lambda i, lib=lib, repo=repo: {"system": lib, "op": "contains", "repo": repo,
-                                                                 "ids": i["raw"]},
-                                  check=lambda r, i: {"found": r["answer"], "correct": r["answer"] == 0}))
-        runs.append(ProcessRun(Series("git cat-file --batch-check (process)", "peer", "process"),
-                               lambda i, repo=repo: git_cmd(repo, "cat-file", "--batch-check"), lambda i: i["hex"],
-                               lambda p, i: {**batch_check_counts(p),
-                                             "correct": batch_check_counts(p)["missing"] == i["absent"]}))
+            runs.append(
+                WorkerRun(
+                    s,
+                    "packscope.bench.inproc:api",
+                    lambda i, lib=lib, repo=repo: {"system": lib, "op": "contains", "repo": repo, "ids": i["raw"]},
+                    check=lambda r, i: {"found": r["answer"], "correct": r["answer"] == 0},
+                )
+            )
+        runs.append(
+            ProcessRun(
+                Series("git cat-file --batch-check (process)", "peer", "process"),
+                lambda i, repo=repo: git_cmd(repo, "cat-file", "--batch-check"),
+                lambda i: i["hex"],
+                lambda p, i: {**batch_check_counts(p), "correct": batch_check_counts(p)["missing"] == i["absent"]},
+            )
+        )
         res.cases.append(repeat(case, runs, inputs, ctx))
     return res

@@ -44,6 +44,7 @@ def run(ctx) -> ScenarioResult:
     if len(modes) < len(MODES):
         res.notes.append("packscope.inspector.events is not available: no UI adapter column")
     for op, label, n in (("contains", "lookups (half absent)", n_lookups), ("read", "reads", n_reads)):
+
         def inputs(rep: int, op=op, n=n) -> dict:
             rnd = inp.rng_for(ctx, NAME, op, rep)
             ids = inp.sample_present(table, rnd, n if op == "read" else n // 2)
@@ -52,13 +53,21 @@ def run(ctx) -> ScenarioResult:
                 rnd.shuffle(ids)
             return {"raw": inp.write_ids(ctx, ids, hex_lines=False)}
 
-        case = Case(f"{source.label} · {n} {label}", source.label, {"items": n, "op": op},
-                    extra_ratios=[(m, "off") for m in modes[1:]])
-        runs = [WorkerRun(Series(m, "packscope", "in-process"), "packscope.bench.scenarios.tracing_overhead:traced",
-                          lambda i, m=m, op=op: {"repo": repo, "mode": m, "op": op, "ids": i["raw"],
-                                                 "rawsz": table.rawsz},
-                          check=lambda r, i: {"events": r.get("events")})
-                for m in modes]
+        case = Case(
+            f"{source.label} · {n} {label}",
+            source.label,
+            {"items": n, "op": op},
+            extra_ratios=[(m, "off") for m in modes[1:]],
+        )
+        runs = [
+            WorkerRun(
+                Series(m, "packscope", "in-process"),
+                "packscope.bench.scenarios.tracing_overhead:traced",
+                lambda i, m=m, op=op: {"repo": repo, "mode": m, "op": op, "ids": i["raw"], "rawsz": table.rawsz},
+                check=lambda r, i: {"events": r.get("events")},
+            )
+            for m in modes
+        ]
         res.cases.append(repeat(case, runs, inputs, ctx))
     return res
 

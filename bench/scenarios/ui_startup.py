@@ -40,22 +40,31 @@ def run(ctx) -> ScenarioResult:
     if why:
         return ScenarioResult(NAME, TITLE, available=False, reason=why)
     history = history_screen_available()
-    res = ScenarioResult(NAME, TITLE, columns=[("core_ready_seconds", "core ready"),
-                                               ("history_seconds", "all history scrolled"),
-                                               ("history_rows", "rows"),
-                                               ("rss_after_history_bytes", "RSS after"),
-                                               ("max_rss_bytes", "peak RSS")])
+    res = ScenarioResult(
+        NAME,
+        TITLE,
+        columns=[
+            ("core_ready_seconds", "core ready"),
+            ("history_seconds", "all history scrolled"),
+            ("history_rows", "rows"),
+            ("rss_after_history_bytes", "RSS after"),
+            ("max_rss_bytes", "peak RSS"),
+        ],
+    )
     if not history:
         res.notes.append("RSS after scrolling all history: not available (no History screen yet)")
     # Tiny runs (CI) paint once: the point there is that the code still runs.
-    for source in ((inp.real_history(ctx),) if ctx.tiny else (inp.thousand_packs(ctx), inp.real_history(ctx))):
+    for source in (inp.real_history(ctx),) if ctx.tiny else (inp.thousand_packs(ctx), inp.real_history(ctx)):
         repo = str(source.path)
         inp.warm(ctx, repo)
         case = Case(f"{source.label}", source.label, inp.describe(repo))
-        runs = [WorkerRun(Series("packscope UI first paint", "packscope", "in-process"),
-                          "packscope.bench.scenarios.ui_startup:first_paint",
-                          lambda i, repo=repo: {"repo": repo, "spawned_at": time.time(),
-                                                "scroll_history": history})]
+        runs = [
+            WorkerRun(
+                Series("packscope UI first paint", "packscope", "in-process"),
+                "packscope.bench.scenarios.ui_startup:first_paint",
+                lambda i, repo=repo: {"repo": repo, "spawned_at": time.time(), "scroll_history": history},
+            )
+        ]
         res.cases.append(repeat(case, runs, lambda rep: {}, ctx))
     return res
 
@@ -90,12 +99,16 @@ async def scroll_all_history(app, pilot, timeout: float) -> dict:
     while not screen.history.done and loop.time() < end:
         await pilot.pause(0.05)
     await pilot.pause()
-    return {"history_seconds": time.perf_counter() - t0 if screen.history.done else None,
-            "history_rows": screen.history.loaded, "rss_after_history_bytes": rss_bytes()}
+    return {
+        "history_seconds": time.perf_counter() - t0 if screen.history.done else None,
+        "history_rows": screen.history.loaded,
+        "rss_after_history_bytes": rss_bytes(),
+    }
 
 
-def first_paint(repo: str, spawned_at: float, size=(120, 36), scroll_history: bool = False,
-                timeout: float = 900.0) -> dict:
+def first_paint(
+    repo: str, spawned_at: float, size=(120, 36), scroll_history: bool = False, timeout: float = 900.0
+) -> dict:
     from packscope.inspector.app import PackscopeApp
 
     async def go() -> dict:

@@ -36,33 +36,49 @@ def run(ctx) -> ScenarioResult:
     repo = str(source.path)
     inp.warm(ctx, repo)
     has_log = log_command_available()
-    graph = (source.path / "objects" / "info" / "commit-graph").exists() or \
-        (source.path / "objects" / "info" / "commit-graphs").exists()
+    graph = (source.path / "objects" / "info" / "commit-graph").exists() or (
+        source.path / "objects" / "info" / "commit-graphs"
+    ).exists()
     workload = {**inp.describe(repo), "commit_graph": graph}
     case = Case(f"{source.label} · all commits", source.label, workload)
     git_series = Series(GIT_PROC)
     runs = [ProcessRun(git_series, lambda i: git_cmd(repo, "rev-list", "--all"), verify=lambda p, i: line_count(p))]
     if has_log:
         ps = Series(PS_PROC, "packscope")
-        runs.insert(0, ProcessRun(ps, lambda i: packscope_cmd(repo, "log", "--all", "--format=%H"),
-                                  verify=lambda p, i: line_count(p)))
+        runs.insert(
+            0,
+            ProcessRun(
+                ps, lambda i: packscope_cmd(repo, "log", "--all", "--format=%H"), verify=lambda p, i: line_count(p)
+            ),
+        )
         case.targets.append(Target(PS_PROC, GIT_PROC, 2.0, "walk ≤ 2× git rev-list --all"))
     else:
-        case.notes.append("`packscope log` is not available yet: packscope's row is packscope.core.history.walk.walk "
-                          "in-process (no start-up), compared with git's whole process")
-        case.targets.append(Target(PS_INPROC, GIT_PROC, 2.0,
-                                   "walk ≤ 2× git rev-list --all (packscope in-process: log not available)"))
-    for system, label in (("packscope", PS_INPROC), ("dulwich", "dulwich get_walker"),
-                          ("pygit2", "pygit2 Repository.walk")):
+        case.notes.append(
+            "`packscope log` is not available yet: packscope's row is packscope.core.history.walk.walk "
+            "in-process (no start-up), compared with git's whole process"
+        )
+        case.targets.append(
+            Target(PS_INPROC, GIT_PROC, 2.0, "walk ≤ 2× git rev-list --all (packscope in-process: log not available)")
+        )
+    for system, label in (
+        ("packscope", PS_INPROC),
+        ("dulwich", "dulwich get_walker"),
+        ("pygit2", "pygit2 Repository.walk"),
+    ):
         s = Series(label, "packscope" if system == "packscope" else "peer", "in-process")
         if system == "packscope" and not has_log:
             s.info["mark"] = "(in-process)"
         why = None if system == "packscope" else unavailable_reason(system)
         if why:
             s.skip(why)
-        runs.append(WorkerRun(s, "packscope.bench.inproc:api",
-                              lambda i, system=system: {"system": system, "op": "walk_all", "repo": repo},
-                              check=lambda r, i: {"commits": r["answer"]}))
+        runs.append(
+            WorkerRun(
+                s,
+                "packscope.bench.inproc:api",
+                lambda i, system=system: {"system": system, "op": "walk_all", "repo": repo},
+                check=lambda r, i: {"commits": r["answer"]},
+            )
+        )
     repeat(case, runs, lambda rep: {}, ctx)
     expected = git_series.info.get("lines")
     for s in case.series:

@@ -37,23 +37,22 @@ ERROR, WARNING, INFO = "error", "warning", "info"
 
 REMEDIES = {
     "missing": "Fetch it from a remote that has it (git fetch), or copy it from another clone "
-               "(git cat-file -p ID there, git hash-object -w here).",
+    "(git cat-file -p ID there, git hash-object -w here).",
     "unreadable": "Every stored copy is damaged: restore the object from another clone or a backup.",
     "unavailable": "Its only copy is in a pack fsck refused: restore that pack from a good copy, "
-                   "or fetch the objects again (git fetch) and repack.",
+    "or fetch the objects again (git fetch) and repack.",
     "wrong-type": "The object id names an object of another type: the referring object was built wrongly; "
-                  "rewrite the history that holds it, or restore both from a good clone.",
+    "rewrite the history that holds it, or restore both from a good clone.",
     "dangling": "Nothing needs it; git gc (git prune) removes it once it is old enough.",
     "promised": "A partial clone: git fetches it from the promisor remote when needed.",
     "syntax": "git keeps working with it, but other tools (and fetches with transfer.fsckObjects) may refuse it; "
-              "rewriting the history that holds it is the only fix.",
+    "rewriting the history that holds it is the only fix.",
     "special-blob": "Checking out a tree that names this blob .gitmodules or .gitattributes is unsafe or fails "
-                    "(git refuses such objects on fetch with transfer.fsckObjects); rewrite the history that "
-                    "holds it, or drop the refs that reach it.",
+    "(git refuses such objects on fetch with transfer.fsckObjects); rewrite the history that "
+    "holds it, or drop the refs that reach it.",
     "orphan": "git ignores it; delete it (or restore the missing half of the pair and run git index-pack).",
     "ref-target": "Point the ref at an existing commit (git update-ref NAME ID) or delete it (git update-ref -d NAME).",
-    "reflog": "Drop the bad entries: git reflog expire --expire-unreachable=now --all, "
-              "or delete the reflog file.",
+    "reflog": "Drop the bad entries: git reflog expire --expire-unreachable=now --all, or delete the reflog file.",
     "index": "Rebuild the index from HEAD: git read-tree HEAD (staged but uncommitted changes are lost).",
 }
 
@@ -88,18 +87,29 @@ class Finding:
 
     def to_dict(self) -> dict:
         d = {
-            "kind": self.kind, "severity": self.severity, "area": self.area, "exit_bit": self.exit_bit,
-            "message": self.message, "path": self.path, "offset": self.offset, "pack": self.pack,
-            "idx": self.idx, "oid": self.oid, "object_type": self.object_type,
-            "elsewhere": list(self.elsewhere), "remedy": self.remedy, "msg_id": self.msg_id,
+            "kind": self.kind,
+            "severity": self.severity,
+            "area": self.area,
+            "exit_bit": self.exit_bit,
+            "message": self.message,
+            "path": self.path,
+            "offset": self.offset,
+            "pack": self.pack,
+            "idx": self.idx,
+            "oid": self.oid,
+            "object_type": self.object_type,
+            "elsewhere": list(self.elsewhere),
+            "remedy": self.remedy,
+            "msg_id": self.msg_id,
         }
         if self.details:
             d["details"] = self.details
         return d
 
 
-def from_error(e: PackscopeError, area: str, exit_bit: int, *, severity: str = ERROR, message: str | None = None,
-               **fields) -> Finding:
+def from_error(
+    e: PackscopeError, area: str, exit_bit: int, *, severity: str = ERROR, message: str | None = None, **fields
+) -> Finding:
     """A finding for a core error, keeping its kind, location and remedy."""
     fields.setdefault("path", e.path)
     fields.setdefault("offset", e.offset)
@@ -146,8 +156,10 @@ class Ticker:
         if self.cancel is not None and self.cancel():
             from packscope.core.errors import CancelledError
 
-            raise CancelledError(f"fsck cancelled during {self.phase} ({self.done} of {self.total})",
-                                 remedy="Run fsck again to completion.")
+            raise CancelledError(
+                f"fsck cancelled during {self.phase} ({self.done} of {self.total})",
+                remedy="Run fsck again to completion.",
+            )
         if self.progress is not None:
             self.progress(self.done, self.total, self.phase)
 
@@ -169,5 +181,12 @@ class Limiter:
     def suppressed(self, area: str, exit_bit: int):
         for (where, kind), n in sorted(self.counts.items()):
             if n > self.limit:
-                yield Finding(f"{kind}", WARNING, f"{n - self.limit} more '{kind}' findings in this file not shown",
-                              area, 0, path=where, details={"suppressed": n - self.limit, "bit": exit_bit})
+                yield Finding(
+                    f"{kind}",
+                    WARNING,
+                    f"{n - self.limit} more '{kind}' findings in this file not shown",
+                    area,
+                    0,
+                    path=where,
+                    details={"suppressed": n - self.limit, "bit": exit_bit},
+                )

@@ -133,8 +133,11 @@ class ObjectTable:
         return out
 
     def rejected_copies(self, oid: bytes) -> list[str]:
-        return [describe((s, p)) for s, p in self.copies(oid, include_rejected=True)
-                if isinstance(s, PackSlot) and s.rejected]
+        return [
+            describe((s, p))
+            for s, p in self.copies(oid, include_rejected=True)
+            if isinstance(s, PackSlot) and s.rejected
+        ]
 
     def type_of(self, where, oid: bytes) -> str | None:
         """The type verification recorded for this copy, if any."""
@@ -161,8 +164,13 @@ class ObjectTable:
             index = slot.handle.index
             type_name, data = slot.handle.pack.read_at(index.offset_at(pos))
             if verify and self.fmt.hash_object(type_name, data) != oid:
-                raise CorruptObjectError("object does not hash to its name", path=slot.pack_path,
-                                         offset=index.offset_at(pos), oid=oid.hex(), kind="hash-mismatch")
+                raise CorruptObjectError(
+                    "object does not hash to its name",
+                    path=slot.pack_path,
+                    offset=index.offset_at(pos),
+                    oid=oid.hex(),
+                    kind="hash-mismatch",
+                )
             return type_name, data
         return read_loose(loose_path(slot.path, oid.hex()), self.fmt, oid, verify=verify)
 
@@ -182,8 +190,7 @@ class ObjectTable:
                     errors.append(e)
                     continue
                 except FileNotFoundError as e:  # removed under us
-                    errors.append(CorruptObjectError(f"vanished while reading: {e}", oid=oid.hex(),
-                                                     kind="vanished"))
+                    errors.append(CorruptObjectError(f"vanished while reading: {e}", oid=oid.hex(), kind="vanished"))
                     continue
                 return type_name, data, where
             if tried_all:

@@ -90,8 +90,12 @@ class Promised(PromisorSet):
     def __init__(self, table: ObjectTable, ticker: Ticker | None = None) -> None:
         slots = {s.handle.files.base: s for s in table.packs}
         # the build reports and honours cancel like every other fsck phase
-        super().__init__(table.store, skip=lambda h: bool(getattr(slots.get(h.files.base), "rejected", None)),
-                         progress=ticker.progress if ticker else None, cancel=ticker.cancel if ticker else None)
+        super().__init__(
+            table.store,
+            skip=lambda h: bool(getattr(slots.get(h.files.base), "rejected", None)),
+            progress=ticker.progress if ticker else None,
+            cancel=ticker.cancel if ticker else None,
+        )
         self.enabled = bool(getattr(table.store, "partial_clone", False))
 
     def __bool__(self) -> bool:
@@ -104,8 +108,17 @@ class Promised(PromisorSet):
 
 
 class Connectivity:
-    def __init__(self, table: ObjectTable, repo, refs, ticker: Ticker, *, full: bool, promised: Promised,
-                 limiter: Limiter | None = None) -> None:
+    def __init__(
+        self,
+        table: ObjectTable,
+        repo,
+        refs,
+        ticker: Ticker,
+        *,
+        full: bool,
+        promised: Promised,
+        limiter: Limiter | None = None,
+    ) -> None:
         self.table, self.repo, self.refs, self.ticker = table, repo, refs, ticker
         self.full = full
         self.promised = promised
@@ -142,9 +155,11 @@ class Connectivity:
             if self.promised(oid):
                 return "promised", "is missing but promised by a promisor remote", ("promised",)
             return "missing", "is missing", ()
-        described = tuple(describe(c) + (f" (refused pack: {c[0].rejected})"
-                                         if isinstance(c[0], PackSlot) and c[0].rejected else " (damaged)")
-                          for c in copies)
+        described = tuple(
+            describe(c)
+            + (f" (refused pack: {c[0].rejected})" if isinstance(c[0], PackSlot) and c[0].rejected else " (damaged)")
+            for c in copies
+        )
         if all(isinstance(c[0], PackSlot) and c[0].rejected for c in copies):
             return "unavailable", "is only in a pack fsck refused", described
         why = f": {errors[0].message}" if errors else ""
@@ -159,8 +174,9 @@ class Connectivity:
 
     # --- roots ----------------------------------------------------------------------------
 
-    def root(self, oid: bytes, label: str, role: str, *, expected: str | None = None, path=None,
-             offset=None) -> Finding | None:
+    def root(
+        self, oid: bytes, label: str, role: str, *, expected: str | None = None, path=None, offset=None
+    ) -> Finding | None:
         if oid == self.null or (oid in self.rooted and role != "branch"):
             return None
         self.roots += 1
@@ -173,9 +189,20 @@ class Connectivity:
             fkind, area, bit = ROLES[role]
             if not self.limiter.allow(path or label, fkind):
                 return None
-            return Finding(fkind, ERROR, f"{label}: points to {expected or 'object'} {oid.hex()}, which {why}",
-                           area, bit, path=path, offset=offset, oid=oid.hex(), object_type=expected,
-                           elsewhere=copies, remedy=_remedy(role, kind), details={"object": kind, "root": label})
+            return Finding(
+                fkind,
+                ERROR,
+                f"{label}: points to {expected or 'object'} {oid.hex()}, which {why}",
+                area,
+                bit,
+                path=path,
+                offset=offset,
+                oid=oid.hex(),
+                object_type=expected,
+                elsewhere=copies,
+                remedy=_remedy(role, kind),
+                details={"object": kind, "root": label},
+            )
         finding = None
         if role == "branch":
             try:
@@ -183,9 +210,17 @@ class Connectivity:
             except PackscopeError:
                 type_name = None
             if type_name is not None and type_name != "commit":
-                finding = Finding("ref-not-commit", ERROR, f"{label}: a branch must point at a commit, not a "
-                                  f"{type_name} ({oid.hex()})", "refs", ERROR_REFS, path=path, oid=oid.hex(),
-                                  object_type=type_name, remedy=REMEDIES["ref-target"])
+                finding = Finding(
+                    "ref-not-commit",
+                    ERROR,
+                    f"{label}: a branch must point at a commit, not a {type_name} ({oid.hex()})",
+                    "refs",
+                    ERROR_REFS,
+                    path=path,
+                    oid=oid.hex(),
+                    object_type=type_name,
+                    remedy=REMEDIES["ref-target"],
+                )
         self.rooted.add(oid)
         self.stack.append((oid, expected, label))
         return finding
@@ -202,15 +237,27 @@ class Connectivity:
                     raise BadRefError(f"{label} does not exist", kind="ref-not-found")
                 if head.symref is not None:
                     if not head.symref.startswith("refs/heads/"):
-                        yield Finding("head-strange", ERROR, f"{label} points to something strange ({head.symref})",
-                                      "refs", ERROR_REFS, path=path,
-                                      remedy=f"Point it at a branch: git symbolic-ref {label} refs/heads/BRANCH.")
+                        yield Finding(
+                            "head-strange",
+                            ERROR,
+                            f"{label} points to something strange ({head.symref})",
+                            "refs",
+                            ERROR_REFS,
+                            path=path,
+                            remedy=f"Point it at a branch: git symbolic-ref {label} refs/heads/BRANCH.",
+                        )
                         continue
                     target = refs.read(head.symref)
                     if target is None:
-                        yield Finding("head-unborn", INFO, f"{label} points to an unborn branch "
-                                      f"({head.symref[len('refs/heads/'):]})", "refs", 0, path=path,
-                                      remedy="Nothing to do: the first commit creates the branch.")
+                        yield Finding(
+                            "head-unborn",
+                            INFO,
+                            f"{label} points to an unborn branch ({head.symref[len('refs/heads/') :]})",
+                            "refs",
+                            0,
+                            path=path,
+                            remedy="Nothing to do: the first commit creates the branch.",
+                        )
                         continue
                 chain = refs.follow(name)
             except BadRefError as e:
@@ -218,8 +265,15 @@ class Connectivity:
                 continue
             oid = chain[-1].oid
             if head.symref is None and oid == self.null:
-                yield Finding("head-null", ERROR, f"{label}: detached HEAD points at nothing (the null id)", "refs",
-                              ERROR_REFS, path=path, remedy="Check out a branch or commit: git checkout BRANCH.")
+                yield Finding(
+                    "head-null",
+                    ERROR,
+                    f"{label}: detached HEAD points at nothing (the null id)",
+                    "refs",
+                    ERROR_REFS,
+                    path=path,
+                    remedy="Check out a branch or commit: git checkout BRANCH.",
+                )
                 continue
             f = self.root(oid, label, "branch", path=path)
             if f is not None:
@@ -241,8 +295,14 @@ class Connectivity:
             if f is not None:
                 yield f
         if not self.rooted:
-            yield Finding("no-refs", INFO, "No default references (every object is dangling)", "refs", 0,
-                          remedy="Nothing to check history from: create a branch, or fetch one.")
+            yield Finding(
+                "no-refs",
+                INFO,
+                "No default references (every object is dangling)",
+                "refs",
+                0,
+                remedy="Nothing to check history from: create a branch, or fetch one.",
+            )
         for e in refs.problems:
             # A loose file that is not a ref: git reads it as the null id and
             # reports a broken pointer (bit 2); a bad packed-refs line makes git die.
@@ -270,16 +330,26 @@ class Connectivity:
 
         common = str(self.repo.common_dir)
         paths = [("index", os.path.join(common, "index"), common)]
-        paths += [(f"worktrees/{wt.name}/index", os.path.join(str(wt.git_dir), "index"), str(wt.git_dir))
-                  for wt in self.repo.worktrees()]
+        paths += [
+            (f"worktrees/{wt.name}/index", os.path.join(str(wt.git_dir), "index"), str(wt.git_dir))
+            for wt in self.repo.worktrees()
+        ]
         for label, path, git_dir in paths:
             if not os.path.isfile(path):
                 continue
             try:
                 index = IndexFile.open(path, self.fmt)
                 if index.checksum_ok() is False:
-                    yield Finding("index-checksum", ERROR, f"{label}: checksum does not match its contents", "index",
-                                  ERROR_REACHABLE, path=path, offset=index.trailer_at, remedy=REMEDIES["index"])
+                    yield Finding(
+                        "index-checksum",
+                        ERROR,
+                        f"{label}: checksum does not match its contents",
+                        "index",
+                        ERROR_REACHABLE,
+                        path=path,
+                        offset=index.trailer_at,
+                        remedy=REMEDIES["index"],
+                    )
                 for ref in index_objects(index, git_dir):
                     role = "cache-tree" if ref.source == "cache-tree" else "index"
                     where = f"{label} {ref.source} {ref.path.decode('utf-8', 'replace')!r}"
@@ -368,8 +438,13 @@ class Connectivity:
                         stack.append((tag.object, tag.type if tag.type in VALID_TYPES else None, ("tag", oid)))
             except CorruptObjectError as e:
                 if not self.full:  # a full run reported it with git's message id already
-                    yield from_error(e, "objects", ERROR_OBJECT, object_type=type_name,
-                                     message=f"{type_name} cannot be parsed: {e.message}")
+                    yield from_error(
+                        e,
+                        "objects",
+                        ERROR_OBJECT,
+                        object_type=type_name,
+                        message=f"{type_name} cannot be parsed: {e.message}",
+                    )
 
     def _broken(self, oid: bytes, expected, referrer, errors=()) -> Finding | None:
         kind, why, copies = self.absence(oid, errors)
@@ -377,14 +452,31 @@ class Connectivity:
         if kind == "promised":
             return None
         what = expected or "object"
-        return Finding(kind, ERROR, f"{what} {oid.hex()} {why} (needed by {_who(referrer)})", "reachability",
-                       ERROR_REACHABLE, oid=oid.hex(), object_type=expected, elsewhere=copies, remedy=REMEDIES[kind],
-                       details={"referrer": _who(referrer)})
+        return Finding(
+            kind,
+            ERROR,
+            f"{what} {oid.hex()} {why} (needed by {_who(referrer)})",
+            "reachability",
+            ERROR_REACHABLE,
+            oid=oid.hex(),
+            object_type=expected,
+            elsewhere=copies,
+            remedy=REMEDIES[kind],
+            details={"referrer": _who(referrer)},
+        )
 
     def _wrong_type(self, oid: bytes, expected: str, actual: str, referrer) -> Finding:
-        return Finding("wrong-type", ERROR, f"{_who(referrer)} names {oid.hex()} as a {expected}, but it is a {actual}",
-                       "reachability", ERROR_REACHABLE, oid=oid.hex(), object_type=actual,
-                       remedy=REMEDIES["wrong-type"], details={"referrer": _who(referrer), "expected": expected})
+        return Finding(
+            "wrong-type",
+            ERROR,
+            f"{_who(referrer)} names {oid.hex()} as a {expected}, but it is a {actual}",
+            "reachability",
+            ERROR_REACHABLE,
+            oid=oid.hex(),
+            object_type=actual,
+            remedy=REMEDIES["wrong-type"],
+            details={"referrer": _who(referrer), "expected": expected},
+        )
 
     # --- dangling -------------------------------------------------------------------------------
 
@@ -460,8 +552,16 @@ class Connectivity:
             except PackscopeError:
                 type_name = None
             if type_name is not None:
-                yield Finding("dangling", INFO, f"dangling {type_name} {oid.hex()}", "dangling", 0, oid=oid.hex(),
-                              object_type=type_name, remedy=REMEDIES["dangling"])
+                yield Finding(
+                    "dangling",
+                    INFO,
+                    f"dangling {type_name} {oid.hex()}",
+                    "dangling",
+                    0,
+                    oid=oid.hex(),
+                    object_type=type_name,
+                    remedy=REMEDIES["dangling"],
+                )
         self.ticker.finish()
 
 

@@ -40,9 +40,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from packscope.core.repo.config import Config
 from packscope.core.errors import ConfigError, LookupFailedError, PackscopeError
 from packscope.core.fsck.syntax import HFS_IGNORED, is_special_name, tree_entries_fast
+from packscope.core.repo.config import Config
 
 GITMODULES = ".gitmodules"
 GITATTRIBUTES = ".gitattributes"
@@ -51,10 +51,17 @@ ATTRIBUTES_MAX_LINE = 2048
 MODULES_MAX_SIZE = 1 << 30  # git parses a blob it could load; beyond this we do not try
 
 SEVERITIES = {
-    "gitmodulesMissing": "error", "gitmodulesBlob": "error", "gitmodulesLarge": "error",
-    "gitmodulesParse": "info", "gitmodulesName": "error", "gitmodulesUrl": "error",
-    "gitmodulesPath": "error", "gitmodulesUpdate": "error",
-    "gitattributesMissing": "error", "gitattributesBlob": "error", "gitattributesLarge": "error",
+    "gitmodulesMissing": "error",
+    "gitmodulesBlob": "error",
+    "gitmodulesLarge": "error",
+    "gitmodulesParse": "info",
+    "gitmodulesName": "error",
+    "gitmodulesUrl": "error",
+    "gitmodulesPath": "error",
+    "gitmodulesUpdate": "error",
+    "gitattributesMissing": "error",
+    "gitattributesBlob": "error",
+    "gitattributesLarge": "error",
     "gitattributesLineLength": "error",
 }
 
@@ -111,8 +118,12 @@ class SpecialBlobs:
                     if promisor:
                         self.named_by_promisor.add(oid)
 
-    def finish(self, read: Callable[[bytes], tuple[str, bytes]], is_promised: Callable[[bytes], bool],
-               severities: dict[str, str] | None = None) -> list[SpecialProblem]:
+    def finish(
+        self,
+        read: Callable[[bytes], tuple[str, bytes]],
+        is_promised: Callable[[bytes], bool],
+        severities: dict[str, str] | None = None,
+    ) -> list[SpecialProblem]:
         """Read and check every collected blob; ``read`` is the store's."""
         out: list[SpecialProblem] = []
         for oid, which in sorted(self.found.items()):
@@ -220,7 +231,7 @@ def _curl_url(url: str) -> str | None:
     """The URL a curl-based transport would fetch, or None for others."""
     for helper in ("http::", "https::", "ftp::", "ftps::"):
         if url.startswith(helper):
-            return url[len(helper):]
+            return url[len(helper) :]
     if url.startswith(("http://", "https://", "ftp://", "ftps://")):
         return url
     return None
@@ -230,7 +241,7 @@ def _has_host(url: str) -> bool:
     scheme_end = url.find("://")
     if scheme_end <= 0:
         return False
-    rest = url[scheme_end + 3:]
+    rest = url[scheme_end + 3 :]
     authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
     host = authority.rsplit("@", 1)[-1]
     return bool(host)

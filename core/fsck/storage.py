@@ -50,31 +50,57 @@ from packscope.core.fsck.findings import (
 from packscope.core.fsck.objects import CORRUPT, TYPE_CODES, ObjectTable, PackSlot, Unreadable
 from packscope.core.fsck.syntax import check_object
 
-REPACK_REMEDY = ("A good copy exists elsewhere ({where}): git repack -a -d rewrites the packs from good copies; "
-                 "then delete the damaged pack if it remains.")
+REPACK_REMEDY = (
+    "A good copy exists elsewhere ({where}): git repack -a -d rewrites the packs from good copies; "
+    "then delete the damaged pack if it remains."
+)
 
 
 def _severity(msg_severity: str) -> str:
     return {"fatal": ERROR, "error": ERROR, "warning": WARNING}.get(msg_severity, INFO)
 
 
-def syntax_findings(type_name: str, data: bytes, oid: bytes, table: ObjectTable, *, path: str, offset=None,
-                    pack=None, idx=None, severities=None, promisor: bool = False) -> Iterator[Finding]:
+def syntax_findings(
+    type_name: str,
+    data: bytes,
+    oid: bytes,
+    table: ObjectTable,
+    *,
+    path: str,
+    offset=None,
+    pack=None,
+    idx=None,
+    severities=None,
+    promisor: bool = False,
+) -> Iterator[Finding]:
     if type_name == "tree":
         table.special_blobs.add_tree(data, table.fmt.rawsz, promisor)
     for p in check_object(type_name, data, table.fmt, severities):
         sev = _severity(p.severity)
-        yield Finding(p.msg_id, sev, f"{p.msg_id}: {p.message}", "objects", ERROR_OBJECT if sev == ERROR else 0,
-                      path=path, offset=offset, pack=pack, idx=idx, oid=oid.hex(), object_type=type_name,
-                      remedy=REMEDIES["syntax"], msg_id=p.msg_id,
-                      details={} if p.offset is None else {"content_offset": p.offset})
+        yield Finding(
+            p.msg_id,
+            sev,
+            f"{p.msg_id}: {p.message}",
+            "objects",
+            ERROR_OBJECT if sev == ERROR else 0,
+            path=path,
+            offset=offset,
+            pack=pack,
+            idx=idx,
+            oid=oid.hex(),
+            object_type=type_name,
+            remedy=REMEDIES["syntax"],
+            msg_id=p.msg_id,
+            details={} if p.offset is None else {"content_offset": p.offset},
+        )
 
 
 # --- packs --------------------------------------------------------------------------------
 
 
-def check_pack(table: ObjectTable, slot: PackSlot, ticker: Ticker, *, full: bool, limiter: Limiter,
-               promised=None, severities=None) -> Iterator[Finding]:
+def check_pack(
+    table: ObjectTable, slot: PackSlot, ticker: Ticker, *, full: bool, limiter: Limiter, promised=None, severities=None
+) -> Iterator[Finding]:
     pair = {"pack": slot.pack_path, "idx": slot.idx_path}
     idx = slot.handle.index
     try:
@@ -95,11 +121,29 @@ def check_pack(table: ObjectTable, slot: PackSlot, ticker: Ticker, *, full: bool
     if not full:
         return
     if idx.computed_checksum() != idx.idx_checksum:
-        yield Finding("idx-checksum", ERROR, "pack index checksum does not match its contents", "packs", ERROR_PACK,
-                      path=slot.idx_path, offset=idx.size - table.fmt.rawsz, remedy=_idx_remedy(slot), **pair)
+        yield Finding(
+            "idx-checksum",
+            ERROR,
+            "pack index checksum does not match its contents",
+            "packs",
+            ERROR_PACK,
+            path=slot.idx_path,
+            offset=idx.size - table.fmt.rawsz,
+            remedy=_idx_remedy(slot),
+            **pair,
+        )
     if pack.computed_checksum() != pack.checksum:
-        yield Finding("pack-checksum", ERROR, "pack checksum does not match its contents", "packs", ERROR_PACK,
-                      path=slot.pack_path, offset=pack.size - table.fmt.rawsz, remedy=REMEDIES["unreadable"], **pair)
+        yield Finding(
+            "pack-checksum",
+            ERROR,
+            "pack checksum does not match its contents",
+            "packs",
+            ERROR_PACK,
+            path=slot.pack_path,
+            offset=pack.size - table.fmt.rawsz,
+            remedy=REMEDIES["unreadable"],
+            **pair,
+        )
     yield from _check_idx_structure(slot, pack, limiter, pair)
     try:
         order = pack.pack_order()  # offsets, whatever the order of the ids
@@ -131,17 +175,30 @@ def _refuse(slot: PackSlot, pack, idx, pair) -> Finding:
     if beyond:
         slot.rejected = "it is truncated"
         kind = "pack-truncated"
-        message = (f"pack is truncated: {beyond} of its index's {idx.num_objects} entries start beyond its "
-                   f"{pack.size} bytes; fsck refuses the pack, as git does")
+        message = (
+            f"pack is truncated: {beyond} of its index's {idx.num_objects} entries start beyond its "
+            f"{pack.size} bytes; fsck refuses the pack, as git does"
+        )
     else:
         slot.rejected = "it does not match its index"
         kind = "pack-index-mismatch"
-        message = ("pack checksum differs from the one its index records (the pack does not match its index); "
-                   "fsck refuses the pack, as git does")
-    return Finding(kind, ERROR, message, "packs", ERROR_PACK, path=slot.pack_path, offset=end,
-                   remedy="Restore the pack and its .idx from a good copy as a pair, or regenerate the index "
-                          "(git index-pack) if the pack itself is sound; then refetch what is missing.",
-                   details={"unavailable_objects": idx.num_objects}, **pair)
+        message = (
+            "pack checksum differs from the one its index records (the pack does not match its index); "
+            "fsck refuses the pack, as git does"
+        )
+    return Finding(
+        kind,
+        ERROR,
+        message,
+        "packs",
+        ERROR_PACK,
+        path=slot.pack_path,
+        offset=end,
+        remedy="Restore the pack and its .idx from a good copy as a pair, or regenerate the index "
+        "(git index-pack) if the pack itself is sound; then refetch what is missing.",
+        details={"unavailable_objects": idx.num_objects},
+        **pair,
+    )
 
 
 def _idx_remedy(slot: PackSlot) -> str:
@@ -164,11 +221,29 @@ def _check_idx_structure(slot: PackSlot, pack, limiter: Limiter, pair) -> Iterat
             bucket += 1
             bucket_end = fan[bucket]
         if (prev is not None and name <= prev) and limiter.allow(slot.idx_path, "idx-order"):
-            yield Finding("idx-order", ERROR, f"index ids out of order at position {i}", "packs", ERROR_PACK,
-                          path=slot.idx_path, oid=name.hex(), remedy=_idx_remedy(slot), **pair)
+            yield Finding(
+                "idx-order",
+                ERROR,
+                f"index ids out of order at position {i}",
+                "packs",
+                ERROR_PACK,
+                path=slot.idx_path,
+                oid=name.hex(),
+                remedy=_idx_remedy(slot),
+                **pair,
+            )
         if name[0] != bucket and limiter.allow(slot.idx_path, "idx-fanout"):
-            yield Finding("idx-fanout", ERROR, f"id at position {i} lies outside its fanout bucket", "packs",
-                          ERROR_PACK, path=slot.idx_path, oid=name.hex(), remedy=_idx_remedy(slot), **pair)
+            yield Finding(
+                "idx-fanout",
+                ERROR,
+                f"id at position {i} lies outside its fanout bucket",
+                "packs",
+                ERROR_PACK,
+                path=slot.idx_path,
+                oid=name.hex(),
+                remedy=_idx_remedy(slot),
+                **pair,
+            )
         prev = name
 
 
@@ -192,8 +267,17 @@ def _check_entries(table, slot, pack, order, ticker, limiter, pair, promised, se
         offset = idx.offset_at(pos)
         if offset == prev_offset and limiter.allow(slot.idx_path, "idx-offset"):
             # one of the two cannot be what is stored there: the hash check below tells which
-            yield Finding("idx-offset", ERROR, f"index gives offset {offset} to two ids", "packs", ERROR_PACK,
-                          path=slot.idx_path, oid=oid.hex(), remedy=_idx_remedy(slot), **pair)
+            yield Finding(
+                "idx-offset",
+                ERROR,
+                f"index gives offset {offset} to two ids",
+                "packs",
+                ERROR_PACK,
+                path=slot.idx_path,
+                oid=oid.hex(),
+                remedy=_idx_remedy(slot),
+                **pair,
+            )
         prev_offset = offset
         problem = None
         try:
@@ -201,9 +285,17 @@ def _check_entries(table, slot, pack, order, ticker, limiter, pair, promised, se
         except PackscopeError as e:
             crc, problem = None, e
         if crc is False and limiter.allow(path, "pack-crc"):
-            yield _object_finding(table, slot, pos, oid, "pack-crc",
-                                  "entry's CRC32 does not match the index (the stored bytes changed)",
-                                  offset, pair, promised)
+            yield _object_finding(
+                table,
+                slot,
+                pos,
+                oid,
+                "pack-crc",
+                "entry's CRC32 does not match the index (the stored bytes changed)",
+                offset,
+                pair,
+                promised,
+            )
         if problem is None:
             try:
                 type_name, data = pack.read_at(offset, keep=offset in bases)
@@ -213,24 +305,53 @@ def _check_entries(table, slot, pack, order, ticker, limiter, pair, promised, se
             types[pos] = CORRUPT
             if limiter.allow(path, problem.kind):
                 if problem.offset is not None and problem.offset != offset:
-                    message = f"cannot rebuild the object: at offset {problem.offset} of its delta chain, {problem.message}"
+                    message = (
+                        f"cannot rebuild the object: at offset {problem.offset} of its delta chain, {problem.message}"
+                    )
                     kind = "delta-base-unreadable"
                 else:
                     message, kind = f"cannot read the object: {problem.message}", problem.kind
-                yield _object_finding(table, slot, pos, oid, kind, message, offset, pair, promised,
-                                      details={"error_offset": problem.offset, "error_kind": problem.kind})
+                yield _object_finding(
+                    table,
+                    slot,
+                    pos,
+                    oid,
+                    kind,
+                    message,
+                    offset,
+                    pair,
+                    promised,
+                    details={"error_offset": problem.offset, "error_kind": problem.kind},
+                )
             continue
         if hash_object(type_name, data) != oid:
             types[pos] = CORRUPT
             if limiter.allow(path, "hash-mismatch"):
-                yield _object_finding(table, slot, pos, oid, "hash-mismatch",
-                                      f"the {type_name} stored here hashes to "
-                                      f"{hash_object(type_name, data).hex()}, not to its name", offset, pair, promised)
+                yield _object_finding(
+                    table,
+                    slot,
+                    pos,
+                    oid,
+                    "hash-mismatch",
+                    f"the {type_name} stored here hashes to {hash_object(type_name, data).hex()}, not to its name",
+                    offset,
+                    pair,
+                    promised,
+                )
             continue
         types[pos] = TYPE_CODES[type_name]
         if type_name != "blob":
-            for f in syntax_findings(type_name, data, oid, table, path=path, offset=offset, severities=severities,
-                                     promisor=slot.promisor, **pair):
+            for f in syntax_findings(
+                type_name,
+                data,
+                oid,
+                table,
+                path=path,
+                offset=offset,
+                severities=severities,
+                promisor=slot.promisor,
+                **pair,
+            ):
                 if limiter.allow(path, f.kind):
                     yield f
 
@@ -238,15 +359,28 @@ def _check_entries(table, slot, pack, order, ticker, limiter, pair, promised, se
 def _object_finding(table, slot, pos, oid, kind, message, offset, pair, promised, details=None) -> Finding:
     elsewhere = table.elsewhere(oid, (slot, pos), promised)
     remedy = remedy_for_copies(elsewhere)
-    return Finding(kind, ERROR, message, "packs", ERROR_PACK, path=slot.pack_path, offset=offset, oid=oid.hex(),
-                   elsewhere=elsewhere, remedy=remedy, details=details or {}, **pair)
+    return Finding(
+        kind,
+        ERROR,
+        message,
+        "packs",
+        ERROR_PACK,
+        path=slot.pack_path,
+        offset=offset,
+        oid=oid.hex(),
+        elsewhere=elsewhere,
+        remedy=remedy,
+        details=details or {},
+        **pair,
+    )
 
 
 # --- loose objects -------------------------------------------------------------------------
 
 
-def check_loose(table: ObjectTable, ticker: Ticker, *, limiter: Limiter, promised=None,
-                severities=None) -> Iterator[Finding]:
+def check_loose(
+    table: ObjectTable, ticker: Ticker, *, limiter: Limiter, promised=None, severities=None
+) -> Iterator[Finding]:
     from packscope.core.store.loose import loose_path, read_loose
 
     for d in table.loose:
@@ -263,8 +397,9 @@ def check_loose(table: ObjectTable, ticker: Ticker, *, limiter: Limiter, promise
                     if limiter.allow(d.path, e.kind):
                         elsewhere = table.elsewhere(oid, (d, None), promised)
                         remedy = remedy_for_copies(elsewhere) if elsewhere else e.remedy
-                        yield from_error(e, "objects", ERROR_OBJECT, elsewhere=elsewhere, path=path, oid=oid.hex(),
-                                         remedy=remedy)
+                        yield from_error(
+                            e, "objects", ERROR_OBJECT, elsewhere=elsewhere, path=path, oid=oid.hex(), remedy=remedy
+                        )
                     continue
                 table.loose_types[oid] = TYPE_CODES[type_name]
                 if type_name != "blob":
@@ -281,9 +416,15 @@ def check_directories(store) -> Iterator[Finding]:
         for name in scan.orphans:
             path = os.path.join(scan.pack_dir, name)
             half = "index without its pack" if name.endswith(".idx") else "pack without its index"
-            yield Finding("orphan-idx" if name.endswith(".idx") else "orphan-pack", WARNING,
-                          f"{half}: git ignores it, and so do lookups", "packs", 0, path=path,
-                          remedy=REMEDIES["orphan"])
+            yield Finding(
+                "orphan-idx" if name.endswith(".idx") else "orphan-pack",
+                WARNING,
+                f"{half}: git ignores it, and so do lookups",
+                "packs",
+                0,
+                path=path,
+                remedy=REMEDIES["orphan"],
+            )
     for e in store.problems:
         if isinstance(e, RepositoryError) and e.kind.startswith("alternates"):
             yield from_error(e, "alternates", 0, severity=WARNING)
@@ -307,14 +448,28 @@ def check_midx(table: ObjectTable, store, ticker: Ticker, limiter: Limiter) -> I
         pack_dir = os.path.dirname(m.path) if not m.is_chain else os.path.dirname(os.path.dirname(m.path))
         for layer in layers:
             if layer.computed_checksum() != layer.checksum:
-                yield Finding("midx-checksum", ERROR, "multi-pack-index checksum does not match its contents", "midx",
-                              ERROR_MULTI_PACK_INDEX, path=layer.path, offset=layer.size - table.fmt.rawsz,
-                              remedy=BadMultiPackIndexError.default_remedy)
+                yield Finding(
+                    "midx-checksum",
+                    ERROR,
+                    "multi-pack-index checksum does not match its contents",
+                    "midx",
+                    ERROR_MULTI_PACK_INDEX,
+                    path=layer.path,
+                    offset=layer.size - table.fmt.rawsz,
+                    remedy=BadMultiPackIndexError.default_remedy,
+                )
         names = m.pack_names
         for name in names:
             if name not in slots and not os.path.exists(os.path.join(pack_dir, name)):
-                yield Finding("midx-pack-missing", ERROR, f"multi-pack-index names pack {name}, which is not there",
-                              "midx", ERROR_MULTI_PACK_INDEX, path=m.path, remedy=BadMultiPackIndexError.default_remedy)
+                yield Finding(
+                    "midx-pack-missing",
+                    ERROR,
+                    f"multi-pack-index names pack {name}, which is not there",
+                    "midx",
+                    ERROR_MULTI_PACK_INDEX,
+                    path=m.path,
+                    remedy=BadMultiPackIndexError.default_remedy,
+                )
         yield from _check_midx_objects(m, layers, names, slots, ticker, limiter)
         ticker.finish()
 
@@ -327,8 +482,16 @@ def _check_midx_objects(m, layers, names, slots, ticker, limiter) -> Iterator[Fi
             ticker.tick()
             name = layer.name_at(i)
             if prev is not None and name <= prev and limiter.allow(layer.path, "midx-order"):
-                yield Finding("midx-order", ERROR, f"ids out of order at position {i}", "midx", ERROR_MULTI_PACK_INDEX,
-                              path=layer.path, oid=name.hex(), remedy=remedy)
+                yield Finding(
+                    "midx-order",
+                    ERROR,
+                    f"ids out of order at position {i}",
+                    "midx",
+                    ERROR_MULTI_PACK_INDEX,
+                    path=layer.path,
+                    oid=name.hex(),
+                    remedy=remedy,
+                )
             prev = name
             try:
                 pack_id, offset = layer.entry_at(i)
@@ -346,11 +509,23 @@ def _check_midx_objects(m, layers, names, slots, ticker, limiter) -> Iterator[Fi
             except PackscopeError:
                 continue
             if actual != offset and limiter.allow(layer.path, "midx-offset"):
-                what = ("is not in that pack's index" if actual is None
-                        else f"is at offset {actual} there, the multi-pack-index says {offset}")
-                yield Finding("midx-offset", ERROR, f"object listed for {pack_name} {what}", "midx",
-                              ERROR_MULTI_PACK_INDEX, path=layer.path, oid=name.hex(), pack=slot.pack_path,
-                              idx=slot.idx_path, remedy=remedy)
+                what = (
+                    "is not in that pack's index"
+                    if actual is None
+                    else f"is at offset {actual} there, the multi-pack-index says {offset}"
+                )
+                yield Finding(
+                    "midx-offset",
+                    ERROR,
+                    f"object listed for {pack_name} {what}",
+                    "midx",
+                    ERROR_MULTI_PACK_INDEX,
+                    path=layer.path,
+                    oid=name.hex(),
+                    pack=slot.pack_path,
+                    idx=slot.idx_path,
+                    remedy=remedy,
+                )
 
 
 # --- commit-graph -----------------------------------------------------------------------------------
@@ -404,6 +579,7 @@ def check_special_blobs(table: ObjectTable, store, promised, severities=None) ->
             # named by a tree of a promisor pack: promised without listing the promised set
             return oid in named_by_promisor or promised.is_promised(oid)
     else:
+
         def is_promised(oid: bytes) -> bool:
             return False
 
@@ -421,6 +597,15 @@ def check_special_blobs(table: ObjectTable, store, promised, severities=None) ->
 
     for p in special.finish(read, is_promised, overrides):
         severity = _severity(overrides.get(p.msg_id) or SEVERITIES[p.msg_id])
-        yield Finding(p.msg_id, severity, f"{p.msg_id}: {p.message}", "objects",
-                      ERROR_OBJECT if severity == ERROR else 0, oid=p.oid.hex(), object_type=p.object_type,
-                      remedy=REMEDIES["special-blob"], msg_id=p.msg_id, details={"named": p.which})
+        yield Finding(
+            p.msg_id,
+            severity,
+            f"{p.msg_id}: {p.message}",
+            "objects",
+            ERROR_OBJECT if severity == ERROR else 0,
+            oid=p.oid.hex(),
+            object_type=p.object_type,
+            remedy=REMEDIES["special-blob"],
+            msg_id=p.msg_id,
+            details={"named": p.which},
+        )

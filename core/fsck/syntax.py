@@ -125,8 +125,9 @@ class _Report:
         return p.fails
 
 
-def check_object(type_name: str, data: bytes, fmt: ObjectFormat,
-                 severities: dict[str, str] | None = None) -> list[SyntaxProblem]:
+def check_object(
+    type_name: str, data: bytes, fmt: ObjectFormat, severities: dict[str, str] | None = None
+) -> list[SyntaxProblem]:
     """Problems of an object of type ``type_name`` (``severities`` may
     override the defaults, as git's ``fsck.<msg-id>`` settings do)."""
     if type_name == "commit":
@@ -323,8 +324,8 @@ def check_tag(data: bytes, fmt: ObjectFormat, severities: dict[str, str] | None 
     if eol < 0:
         report("missingType", "tag ends inside its 'type' line", pos)
         return report.problems
-    if data[pos + 5:eol] not in OBJECT_TYPES:
-        if report("badType", f"tag's type {data[pos + 5:eol][:20]!r} is not an object type", pos + 5):
+    if data[pos + 5 : eol] not in OBJECT_TYPES:
+        if report("badType", f"tag's type {data[pos + 5 : eol][:20]!r} is not an object type", pos + 5):
             return report.problems
     pos = eol + 1
     if not data.startswith(b"tag ", pos):
@@ -334,7 +335,7 @@ def check_tag(data: bytes, fmt: ObjectFormat, severities: dict[str, str] | None 
     if eol < 0:
         report("missingTag", "tag ends inside its 'tag' line", pos)
         return report.problems
-    name = data[pos + 4:eol].decode("utf-8", "surrogateescape")
+    name = data[pos + 4 : eol].decode("utf-8", "surrogateescape")
     if not check_refname("refs/tags/" + name):
         if report("badTagName", f"tag name {name[:60]!r} is not a valid ref name", pos + 4):
             return report.problems
@@ -355,8 +356,24 @@ def check_tag(data: bytes, fmt: ObjectFormat, severities: dict[str, str] | None 
 
 # Code points HFS+ ignores when comparing names (so ".g\u200cit" is ".git").
 _HFS_IGNORED = frozenset(
-    [0x200C, 0x200D, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E,
-     0x206A, 0x206B, 0x206C, 0x206D, 0x206E, 0x206F, 0xFEFF]
+    [
+        0x200C,
+        0x200D,
+        0x200E,
+        0x200F,
+        0x202A,
+        0x202B,
+        0x202C,
+        0x202D,
+        0x202E,
+        0x206A,
+        0x206B,
+        0x206C,
+        0x206D,
+        0x206E,
+        0x206F,
+        0xFEFF,
+    ]
 )
 
 
@@ -389,15 +406,18 @@ def _is_special(name: bytes, base: str) -> bool:
     return _folds_to(name, base, (short,))
 
 
-_MODE_TEXTS = {b"100644": 0o100644, b"100755": 0o100755, b"40000": 0o40000, b"120000": 0o120000,
-               b"160000": 0o160000}
+_MODE_TEXTS = {b"100644": 0o100644, b"100755": 0o100755, b"40000": 0o40000, b"120000": 0o120000, b"160000": 0o160000}
 
 
 _TREE_ENTRY = {n: re.compile(rb"([0-7]+) ([^\0]+)\0(.{%d})" % n, re.DOTALL) for n in (20, 32)}
 _DOTGIT_CANDIDATE = re.compile(rb"(?:^|\0)(?:\.|\xe2|\xef|[gG][iI][tT]~)")
 _CLEAN_MODES = frozenset((b"100644", b"100755", b"40000", b"120000", b"160000"))
-_SPECIALS = ((".gitmodules", "gitmodulesSymlink"), (".gitattributes", "gitattributesSymlink"),
-             (".gitignore", "gitignoreSymlink"), (".mailmap", "mailmapSymlink"))
+_SPECIALS = (
+    (".gitmodules", "gitmodulesSymlink"),
+    (".gitattributes", "gitattributesSymlink"),
+    (".gitignore", "gitignoreSymlink"),
+    (".mailmap", "mailmapSymlink"),
+)
 
 
 def _tree_is_clean(data: bytes, rawsz: int) -> bool:
@@ -468,8 +488,8 @@ def check_tree_closely(data: bytes, fmt: ObjectFormat, severities: dict[str, str
                 flags.setdefault("zeroPaddedFilemode", pos)
             if mode not in GOOD_MODES:
                 flags.setdefault("badFilemode", pos)
-        name = data[sp + 1:nul]
-        if data[nul + 1:nul + 1 + rawsz] == null:
+        name = data[sp + 1 : nul]
+        if data[nul + 1 : nul + 1 + rawsz] == null:
             flags.setdefault("nullSha1", pos)
         if b"/" in name:
             flags.setdefault("fullPathname", pos)
@@ -492,9 +512,22 @@ def check_tree_closely(data: bytes, fmt: ObjectFormat, severities: dict[str, str
                 flags.setdefault("treeNotSorted", pos)
             prev_key = key
         pos = nul + 1 + rawsz
-    for msg_id in ("nullSha1", "fullPathname", "emptyName", "hasDot", "hasDotdot", "hasDotgit",
-                   "zeroPaddedFilemode", "badFilemode", "gitmodulesSymlink", "gitattributesSymlink",
-                   "gitignoreSymlink", "mailmapSymlink", "duplicateEntries", "treeNotSorted"):
+    for msg_id in (
+        "nullSha1",
+        "fullPathname",
+        "emptyName",
+        "hasDot",
+        "hasDotdot",
+        "hasDotgit",
+        "zeroPaddedFilemode",
+        "badFilemode",
+        "gitmodulesSymlink",
+        "gitattributesSymlink",
+        "gitignoreSymlink",
+        "mailmapSymlink",
+        "duplicateEntries",
+        "treeNotSorted",
+    ):
         if msg_id in flags:
             report(msg_id, _TREE_TEXT[msg_id], flags[msg_id])
     return report.problems

@@ -51,9 +51,19 @@ Progress = Callable[[int, int, str], None]
 
 
 class Fsck:
-    def __init__(self, repo, store, refs=None, *, connectivity_only: bool = False, dangling: bool = True,
-                 progress: Progress | None = None, cancel: Callable[[], bool] | None = None,
-                 severities: dict[str, str] | None = None, limit_per_file: int = 100) -> None:
+    def __init__(
+        self,
+        repo,
+        store,
+        refs=None,
+        *,
+        connectivity_only: bool = False,
+        dangling: bool = True,
+        progress: Progress | None = None,
+        cancel: Callable[[], bool] | None = None,
+        severities: dict[str, str] | None = None,
+        limit_per_file: int = 100,
+    ) -> None:
         self.repo = repo
         self.store = store
         if refs is None:
@@ -97,8 +107,9 @@ class Fsck:
         total = sum(_count(s) for s in table.packs)
         ticker.start("packs", total)
         for slot in table.packs:
-            yield from check_pack(table, slot, ticker, full=self.full, limiter=limiter, promised=promised,
-                                  severities=self.severities)
+            yield from check_pack(
+                table, slot, ticker, full=self.full, limiter=limiter, promised=promised, severities=self.severities
+            )
         ticker.finish()
         self.objects_checked = ticker.done if self.full else 0
         if self.full:
@@ -126,10 +137,15 @@ class Fsck:
         yield from limiter.suppressed("objects", 0)
 
     def summary(self) -> dict:
-        return {"exit": self.exit_status, "errors": self.counts.get("error", 0),
-                "warnings": self.counts.get("warning", 0), "infos": self.counts.get("info", 0),
-                "objects_checked": self.objects_checked, "reachable": self.reachable,
-                **{kind: self.absent.get(kind, 0) for kind in ("missing", "promised", "unavailable", "unreadable")}}
+        return {
+            "exit": self.exit_status,
+            "errors": self.counts.get("error", 0),
+            "warnings": self.counts.get("warning", 0),
+            "infos": self.counts.get("info", 0),
+            "objects_checked": self.objects_checked,
+            "reachable": self.reachable,
+            **{kind: self.absent.get(kind, 0) for kind in ("missing", "promised", "unavailable", "unreadable")},
+        }
 
 
 def _count(slot) -> int:

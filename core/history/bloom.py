@@ -159,7 +159,7 @@ class BloomFilter:
 
     @property
     def state(self) -> str:
-        """"not-computed", "too-many-changes", "no-changes" or "normal"."""
+        """ "not-computed", "too-many-changes", "no-changes" or "normal"."""
         if not self.data:
             return "not-computed"
         if self.data == b"\xff":

@@ -29,13 +29,13 @@ import mmap
 import os
 import re
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
-from packscope.core.history.bloom import BloomFilter, BloomSettings
-from packscope.core.store.chunk_file import ChunkTable, read_chunk_table
 from packscope.core.errors import BadCommitGraphError, PackscopeError
+from packscope.core.history.bloom import BloomFilter, BloomSettings
 from packscope.core.oid import ObjectFormat
+from packscope.core.store.chunk_file import ChunkTable, read_chunk_table
 from packscope.core.store.search import binary_search
 
 SIGNATURE = b"CGPH"
@@ -82,8 +82,9 @@ class GraphLayer:
         self._map: mmap.mmap | None = None
         self._load()
 
-    def _error(self, message: str, offset: int | None = None, kind: str = "bad-commit-graph",
-               remedy: str | None = None) -> BadCommitGraphError:
+    def _error(
+        self, message: str, offset: int | None = None, kind: str = "bad-commit-graph", remedy: str | None = None
+    ) -> BadCommitGraphError:
         return BadCommitGraphError(message, path=self.path, offset=offset, kind=kind, remedy=remedy)
 
     def _load(self) -> None:
@@ -114,13 +115,22 @@ class GraphLayer:
         if hash_version != HASH_VERSIONS[self.fmt.name]:
             raise self._error(
                 f"hash version {hash_version} does not match the repository's {self.fmt.name} "
-                f"(expected {HASH_VERSIONS[self.fmt.name]})", 5, "commit-graph-hash-version",
+                f"(expected {HASH_VERSIONS[self.fmt.name]})",
+                5,
+                "commit-graph-hash-version",
             )
         self.num_base_graphs = nbase
         self._trailer_at = size - rawsz
         self._size = size
-        ch = read_chunk_table(m, HEADER_SIZE, nchunks, end=self._trailer_at, path=self.path,
-                              error_cls=BadCommitGraphError, kind="commit-graph")
+        ch = read_chunk_table(
+            m,
+            HEADER_SIZE,
+            nchunks,
+            end=self._trailer_at,
+            path=self.path,
+            error_cls=BadCommitGraphError,
+            kind="commit-graph",
+        )
         self.chunks: ChunkTable = ch
         oidf = ch.require(b"OIDF")
         ch.expect_size(b"OIDF", 1024, "a 256-entry fanout")
@@ -128,8 +138,11 @@ class GraphLayer:
         prev = 0
         for i, n in enumerate(fanout):
             if n < prev:
-                raise self._error(f"fanout table is not monotonic at byte 0x{i:02x} ({n} < {prev})",
-                                  oidf.offset + 4 * i, "commit-graph-fanout")
+                raise self._error(
+                    f"fanout table is not monotonic at byte 0x{i:02x} ({n} < {prev})",
+                    oidf.offset + 4 * i,
+                    "commit-graph-fanout",
+                )
             prev = n
         self.fanout = fanout
         nr = self.num_commits = fanout[255]
@@ -140,22 +153,28 @@ class GraphLayer:
         ch.expect_size(b"CDAT", nr * self._cdat_width, f"{nr} commits")
         edge = ch.get(b"EDGE")
         if edge is not None and edge.size % 4:
-            raise self._error(f"EDGE chunk size {edge.size} is not a multiple of 4", edge.offset, "commit-graph-chunk-size")
+            raise self._error(
+                f"EDGE chunk size {edge.size} is not a multiple of 4", edge.offset, "commit-graph-chunk-size"
+            )
         self._edge = edge
         gda2 = ch.expect_size(b"GDA2", nr * 4, f"{nr} generation offsets")
         self._gda2 = gda2.offset if gda2 is not None else None
         gdo2 = ch.get(b"GDO2")
         if gdo2 is not None and gdo2.size % 8:
-            raise self._error(f"GDO2 chunk size {gdo2.size} is not a multiple of 8", gdo2.offset, "commit-graph-chunk-size")
+            raise self._error(
+                f"GDO2 chunk size {gdo2.size} is not a multiple of 8", gdo2.offset, "commit-graph-chunk-size"
+            )
         self._gdo2 = gdo2
         base = ch.get(b"BASE")
         if nbase:
             if base is None:
-                raise self._error(f"header names {nbase} base graphs but there is no BASE chunk", 7,
-                                  "commit-graph-missing-chunk")
+                raise self._error(
+                    f"header names {nbase} base graphs but there is no BASE chunk", 7, "commit-graph-missing-chunk"
+                )
             ch.expect_size(b"BASE", nbase * rawsz, f"{nbase} base graph ids")
-            self.base_hashes = tuple(bytes(m[base.offset + k * rawsz: base.offset + (k + 1) * rawsz])
-                                     for k in range(nbase))
+            self.base_hashes = tuple(
+                bytes(m[base.offset + k * rawsz : base.offset + (k + 1) * rawsz]) for k in range(nbase)
+            )
         else:
             self.base_hashes = ()
         self._parse_bloom(m, ch, nr)
@@ -174,8 +193,9 @@ class GraphLayer:
             return
         ch.expect_size(b"BIDX", nr * 4, f"{nr} Bloom filter ends")
         if bdat.size < BLOOM_HEADER:
-            raise self._error(f"BDAT chunk is {bdat.size} bytes, shorter than its header", bdat.offset,
-                              "commit-graph-chunk-size")
+            raise self._error(
+                f"BDAT chunk is {bdat.size} bytes, shorter than its header", bdat.offset, "commit-graph-chunk-size"
+            )
         version, num_hashes, bits = _BDAT_HEADER.unpack_from(m, bdat.offset)
         if version not in BLOOM_VERSIONS:
             self.bloom_unusable = f"unsupported Bloom filter version {version}"
@@ -213,19 +233,24 @@ class GraphLayer:
 
     @property
     def checksum(self) -> bytes:
-        return self.map[self._trailer_at: self._size]
+        return self.map[self._trailer_at : self._size]
 
     def name_at(self, i: int) -> bytes:
         at = self._oidl + i * self.fmt.rawsz
-        return self.map[at: at + self.fmt.rawsz]
+        return self.map[at : at + self.fmt.rawsz]
 
     def find(self, oid: bytes) -> int:
         """Local position of ``oid`` or -1."""
         m, base, rawsz = self.map, self._oidl, self.fmt.rawsz
         b = oid[0]
         fan = self.fanout
-        pos = binary_search(lambda i: m[base + i * rawsz: base + i * rawsz + rawsz],
-                            fan[b - 1] if b else 0, fan[b], self.num_commits, oid)
+        pos = binary_search(
+            lambda i: m[base + i * rawsz : base + i * rawsz + rawsz],
+            fan[b - 1] if b else 0,
+            fan[b],
+            self.num_commits,
+            oid,
+        )
         return pos if pos >= 0 else -1
 
     def cdat(self, i: int) -> tuple[bytes, int, int, int, int]:
@@ -234,22 +259,26 @@ class GraphLayer:
         at = self._cdat + i * self._cdat_width
         rawsz = self.fmt.rawsz
         p1, p2, word, low = _CDAT_TAIL.unpack_from(m, at + rawsz)
-        return bytes(m[at: at + rawsz]), p1, p2, word >> 2, ((word & 3) << 32) | low
+        return bytes(m[at : at + rawsz]), p1, p2, word >> 2, ((word & 3) << 32) | low
 
     def edge_list(self, start: int, i: int) -> list[int]:
         """Parent positions from EDGE starting at ``start`` (for local commit ``i``)."""
         e = self._edge
         cdat_at = self._cdat + i * self._cdat_width + self.fmt.rawsz + 4
         if e is None:
-            raise self._error(f"commit {i} has an octopus parent list but there is no EDGE chunk", cdat_at,
-                              "commit-graph-edge")
+            raise self._error(
+                f"commit {i} has an octopus parent list but there is no EDGE chunk", cdat_at, "commit-graph-edge"
+            )
         count = e.size // 4
         out = []
         k = start
         while True:
             if k >= count:
-                raise self._error(f"commit {i}'s parent list runs past the EDGE chunk (entry {k} of {count})",
-                                  cdat_at, "commit-graph-edge")
+                raise self._error(
+                    f"commit {i}'s parent list runs past the EDGE chunk (entry {k} of {count})",
+                    cdat_at,
+                    "commit-graph-edge",
+                )
             v = _U32.unpack_from(self.map, e.offset + 4 * k)[0]
             out.append(v & ~EDGE_FLAG)
             if v & EDGE_FLAG:
@@ -264,8 +293,11 @@ class GraphLayer:
         k = v & ~OVERFLOW_FLAG
         g = self._gdo2
         if g is None or k >= g.size // 8:
-            raise self._error(f"generation offset of commit {i} points past the GDO2 overflow table",
-                              self._gda2 + 4 * i, "commit-graph-generation")
+            raise self._error(
+                f"generation offset of commit {i} points past the GDO2 overflow table",
+                self._gda2 + 4 * i,
+                "commit-graph-generation",
+            )
         return _U64.unpack_from(m, g.offset + 8 * k)[0]
 
     def bloom_bytes(self, i: int) -> bytes | None:
@@ -277,10 +309,13 @@ class GraphLayer:
         start = _U32.unpack_from(m, self._bidx + 4 * (i - 1))[0] if i else 0
         limit = self._bdat.size - BLOOM_HEADER
         if start > end or end > limit:
-            raise self._error(f"Bloom filter of commit {i} spans [{start}, {end}), outside BDAT's {limit} bytes",
-                              self._bidx + 4 * i, "commit-graph-bloom")
+            raise self._error(
+                f"Bloom filter of commit {i} spans [{start}, {end}), outside BDAT's {limit} bytes",
+                self._bidx + 4 * i,
+                "commit-graph-bloom",
+            )
         at = self._bdat.offset + BLOOM_HEADER
-        return bytes(m[at + start: at + end])
+        return bytes(m[at + start : at + end])
 
     def computed_checksum(self) -> bytes:
         h = self.fmt.new_hash()
@@ -304,7 +339,7 @@ class CommitGraph:
         return os.path.basename(self.path) == "commit-graph-chain"
 
     @classmethod
-    def open(cls, objects_dir: str, fmt: ObjectFormat) -> "CommitGraph | None":
+    def open(cls, objects_dir: str, fmt: ObjectFormat) -> CommitGraph | None:
         """The graph under ``objects_dir``, or None when there is none."""
         single = os.path.join(objects_dir, "info", "commit-graph")
         if os.path.isfile(single):
@@ -315,13 +350,14 @@ class CommitGraph:
         return cls._open_chain(chain, fmt)
 
     @classmethod
-    def _open_chain(cls, chain: str, fmt: ObjectFormat) -> "CommitGraph | None":
+    def _open_chain(cls, chain: str, fmt: ObjectFormat) -> CommitGraph | None:
         try:
             with open(chain, "rb") as f:
                 text = f.read()
         except OSError as e:
-            raise BadCommitGraphError(f"cannot read commit-graph chain: {e.strerror}", path=chain,
-                                      kind="commit-graph-unreadable") from e
+            raise BadCommitGraphError(
+                f"cannot read commit-graph chain: {e.strerror}", path=chain, kind="commit-graph-unreadable"
+            ) from e
         pattern = re.compile(rb"[0-9a-f]{%d}" % fmt.hexsz)
         layers: list[GraphLayer] = []
         hashes: list[bytes] = []
@@ -332,25 +368,34 @@ class CommitGraph:
                     at += 1
                     continue
                 if not pattern.fullmatch(line):
-                    raise BadCommitGraphError(f"chain line {line[:80]!r} is not a {fmt.name} hash", path=chain,
-                                              offset=at, kind="commit-graph-chain")
+                    raise BadCommitGraphError(
+                        f"chain line {line[:80]!r} is not a {fmt.name} hash",
+                        path=chain,
+                        offset=at,
+                        kind="commit-graph-chain",
+                    )
                 path = os.path.join(os.path.dirname(chain), f"graph-{line.decode()}.graph")
                 if not os.path.isfile(path):
                     raise BadCommitGraphError(
-                        f"chain names layer {line.decode()} but {os.path.basename(path)} is missing", path=chain,
-                        offset=at, kind="commit-graph-chain",
+                        f"chain names layer {line.decode()} but {os.path.basename(path)} is missing",
+                        path=chain,
+                        offset=at,
+                        kind="commit-graph-chain",
                         remedy="Rewrite the chain: git commit-graph write --reachable --split (or delete commit-graphs/).",
                     )
                 layer = GraphLayer(path, fmt, commit_base=base, index=len(layers))
                 layers.append(layer)
                 want = bytes.fromhex(line.decode())
                 if layer.checksum != want:
-                    raise layer._error("layer's checksum does not match its name in the chain",
-                                       layer._trailer_at, "commit-graph-chain")
+                    raise layer._error(
+                        "layer's checksum does not match its name in the chain", layer._trailer_at, "commit-graph-chain"
+                    )
                 if layer.num_base_graphs != len(hashes) or layer.base_hashes != tuple(hashes):
                     raise layer._error(
                         f"layer {len(hashes)} of the chain lists {layer.num_base_graphs} base graphs that do not "
-                        f"match the {len(hashes)} layers before it", 7, "commit-graph-chain",
+                        f"match the {len(hashes)} layers before it",
+                        7,
+                        "commit-graph-chain",
                     )
                 hashes.append(want)
                 base += layer.num_commits
@@ -412,7 +457,8 @@ class CommitGraph:
             if p >= limit:
                 raise layer._error(
                     f"commit {i} names parent position {p}, beyond the {limit} commits visible to this layer",
-                    layer._cdat + i * layer._cdat_width + layer.fmt.rawsz, "commit-graph-parent",
+                    layer._cdat + i * layer._cdat_width + layer.fmt.rawsz,
+                    "commit-graph-parent",
                 )
         return tuple(out)
 
@@ -471,20 +517,33 @@ class CommitGraph:
 
         for layer in self.layers:
             if layer.computed_checksum() != layer.checksum:
-                if add(layer._error("commit-graph checksum does not match its contents", layer._trailer_at,
-                                    "commit-graph-checksum")):
+                if add(
+                    layer._error(
+                        "commit-graph checksum does not match its contents", layer._trailer_at, "commit-graph-checksum"
+                    )
+                ):
                     return out
             prev = None
             for i in range(layer.num_commits):
                 name = layer.name_at(i)
                 if prev is not None and name <= prev:
-                    if add(layer._error(f"commit ids out of order at position {i}",
-                                        layer._oidl + i * layer.fmt.rawsz, "commit-graph-order")):
+                    if add(
+                        layer._error(
+                            f"commit ids out of order at position {i}",
+                            layer._oidl + i * layer.fmt.rawsz,
+                            "commit-graph-order",
+                        )
+                    ):
                         return out
                 b = name[0]
                 if not ((layer.fanout[b - 1] if b else 0) <= i < layer.fanout[b]):
-                    if add(layer._error(f"commit {name.hex()} at position {i} lies outside its fanout bucket",
-                                        layer._oidl + i * layer.fmt.rawsz, "commit-graph-fanout")):
+                    if add(
+                        layer._error(
+                            f"commit {name.hex()} at position {i} lies outside its fanout bucket",
+                            layer._oidl + i * layer.fmt.rawsz,
+                            "commit-graph-fanout",
+                        )
+                    ):
                         return out
                 prev = name
         for pos in range(self.num_commits):
@@ -499,9 +558,14 @@ class CommitGraph:
             for p in rec.parent_positions:
                 parent = self.commit_at(p)
                 if not rec.generation > parent.generation or not rec.topo_level > parent.topo_level:
-                    if add(self._at(pos, f"generation {rec.generation} (level {rec.topo_level}) is not above parent "
-                                         f"{parent.oid.hex()}'s {parent.generation} (level {parent.topo_level})",
-                                    "commit-graph-generation")):
+                    if add(
+                        self._at(
+                            pos,
+                            f"generation {rec.generation} (level {rec.topo_level}) is not above parent "
+                            f"{parent.oid.hex()}'s {parent.generation} (level {parent.topo_level})",
+                            "commit-graph-generation",
+                        )
+                    ):
                         return out
             if read_object is not None:
                 problem = _compare_with_object(rec, read_object)
@@ -518,8 +582,9 @@ class CommitGraph:
     def _at(self, pos: int, message: str, kind: str) -> BadCommitGraphError:
         layer = self.layer_of(pos)
         i = pos - layer.commit_base
-        return BadCommitGraphError(message, path=layer.path, offset=layer._cdat + i * layer._cdat_width,
-                                   oid=layer.name_at(i).hex(), kind=kind)
+        return BadCommitGraphError(
+            message, path=layer.path, offset=layer._cdat + i * layer._cdat_width, oid=layer.name_at(i).hex(), kind=kind
+        )
 
 
 def _compare_with_object(rec: CommitRecord, read_object: ReadObject) -> str | None:
@@ -549,8 +614,7 @@ def _compare_with_object(rec: CommitRecord, read_object: ReadObject) -> str | No
     if tree != rec.tree:
         return f"tree {rec.tree.hex()} in the graph, {tree.hex() if tree else None} in the commit"
     if tuple(parents) != rec.parents:
-        return (f"parents {[p.hex() for p in rec.parents]} in the graph, "
-                f"{[p.hex() for p in parents]} in the commit")
+        return f"parents {[p.hex() for p in rec.parents]} in the graph, {[p.hex() for p in parents]} in the commit"
     # The graph keeps only the low 34 bits of the time (git truncates).
     if time is not None and (time & ((1 << 34) - 1)) != rec.commit_time:
         return f"commit time {rec.commit_time} in the graph, {time} in the commit"

@@ -56,7 +56,7 @@ class _PackLookup:
     """One pack: its index (searched untraced), where its 4-byte offsets
     are, and the two mappings (re-fetched after the open-file LRU closes one)."""
 
-    __slots__ = ("handle", "index", "offsets_at", "idx_map", "pack_map", "find_position")
+    __slots__ = ("find_position", "handle", "idx_map", "index", "offsets_at", "pack_map")
 
     def __init__(self, handle, rawsz: int) -> None:
         self.handle = handle
@@ -142,7 +142,7 @@ class CommitHeaderReader:
                         raise IndexError  # no real size needs this: damage
                 n = size if size < self._prefix else self._prefix
                 # n output bytes never need more than about n + n/8 input bytes.
-                data = zlib_ng.decompressobj().decompress(m[at:at + n + (n >> 3) + 64], n)
+                data = zlib_ng.decompressobj().decompress(m[at : at + n + (n >> 3) + 64], n)
                 if len(data) < n:
                     found = None
                 elif n == size:
@@ -161,7 +161,11 @@ class CommitHeaderReader:
                             if len(ps) == one:
                                 return unhexlify(tree), (unhexlify(ps[7:-1]),), int(t)
                             if len(ps) == 2 * one:
-                                return unhexlify(tree), (unhexlify(ps[7:one - 1]), unhexlify(ps[one + 7:-1])), int(t)
+                                return (
+                                    unhexlify(tree),
+                                    (unhexlify(ps[7 : one - 1]), unhexlify(ps[one + 7 : -1])),
+                                    int(t),
+                                )
                         found = commit_header_fields(match, self.fmt.hexsz)
                 break
             else:

@@ -30,10 +30,11 @@ reads them), so ordering follows git's even for dates it truncates.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from packscope.core.history.commit_reader import CommitHeaderReader
 from packscope.core.errors import BadCommitGraphError, PackscopeError
+from packscope.core.history.commit_reader import CommitHeaderReader
 
 if TYPE_CHECKING:
     from packscope.core.history.commit_graph import CommitGraph
@@ -45,8 +46,14 @@ if TYPE_CHECKING:
 class WalkSource:
     """Commit data for walks: the commit-graph when usable, packs otherwise."""
 
-    def __init__(self, store, graph: CommitGraph | None = None, *, bloom: bool = True,
-                 problems: list[PackscopeError] | None = None) -> None:
+    def __init__(
+        self,
+        store,
+        graph: CommitGraph | None = None,
+        *,
+        bloom: bool = True,
+        problems: list[PackscopeError] | None = None,
+    ) -> None:
         self.store = store
         self.graph = graph
         self.bloom = bloom
@@ -65,7 +72,7 @@ class WalkSource:
     # --- opening ------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, repo, store, *, refs=None) -> "WalkSource":
+    def open(cls, repo, store, *, refs=None) -> WalkSource:
         """The repository's walk source; ``refs`` (a packscope.core.repo.refs.RefStore) lets
         replace refs be seen (without it, only the loose refs/replace/ directory is)."""
         reasons = _graph_unusable(repo, refs)
@@ -75,8 +82,10 @@ class WalkSource:
             # Like git: the first object directory (local, then alternates) that has one.
             for objects_dir in getattr(store, "object_dirs", None) or [store.objects_dir]:
                 info = os.path.join(str(objects_dir), "info")
-                if not (os.path.isfile(os.path.join(info, "commit-graph"))
-                        or os.path.isfile(os.path.join(info, "commit-graphs", "commit-graph-chain"))):
+                if not (
+                    os.path.isfile(os.path.join(info, "commit-graph"))
+                    or os.path.isfile(os.path.join(info, "commit-graphs", "commit-graph-chain"))
+                ):
                     continue
                 from packscope.core.history.commit_graph import CommitGraph
 
@@ -108,9 +117,11 @@ class WalkSource:
         """Keyword arguments for ``history.walk`` (commit_info, the Bloom
         hook for ``paths``, generation_numbers)."""
         # Without a graph the packs' reader is the hook itself (one call less per commit).
-        return {"commit_info": self.commit_info if self.graph is not None else self.reader,
-                "first_parent_unchanged": self.first_parent_unchanged(paths) if paths else None,
-                "generation_numbers": self.generation_numbers}
+        return {
+            "commit_info": self.commit_info if self.graph is not None else self.reader,
+            "first_parent_unchanged": self.first_parent_unchanged(paths) if paths else None,
+            "generation_numbers": self.generation_numbers,
+        }
 
     # --- commits --------------------------------------------------------------------------
 
@@ -226,8 +237,11 @@ def _graph_unusable(repo, refs) -> list[str]:
         reasons.append("objects/info/grafts exists")
     if os.path.exists(os.path.join(common, "shallow")):
         reasons.append("the repository is shallow")
-    if os.environ.get("GIT_NO_REPLACE_OBJECTS") is None and \
-            repo.config.get_bool("core", "usereplacerefs", default=True) is not False and _has_replace_refs(common, refs):
+    if (
+        os.environ.get("GIT_NO_REPLACE_OBJECTS") is None
+        and repo.config.get_bool("core", "usereplacerefs", default=True) is not False
+        and _has_replace_refs(common, refs)
+    ):
         reasons.append("refs/replace/ refs exist")
     return reasons
 

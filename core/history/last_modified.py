@@ -30,17 +30,17 @@ fill a listing while the walk runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from heapq import heappop, heappush
-from typing import Callable, Iterator
 
+from packscope.core.errors import BadRevisionError, CancelledError, CorruptObjectError
 from packscope.core.history.bloom import path_hashes, with_leading_dirs
 from packscope.core.history.commit_reader import CommitHeaderReader
-from packscope.core.errors import BadRevisionError, CancelledError, CorruptObjectError
-from packscope.core.objects import commit_header_fast, parse_tag, tree_items
 from packscope.core.history.topo_walk import GENERATION_INFINITY
 from packscope.core.history.tree_diff import normalize_paths
 from packscope.core.history.tree_entries import FAR, TreeEntries, token
+from packscope.core.objects import commit_header_fast, parse_tag, tree_items
 
 CHECK_EVERY = 64  # commits between two looks at ``cancelled`` (and progress reports)
 FEW = 8  # up to this many entries, look them up one by one rather than index the parent's tree
@@ -54,19 +54,25 @@ class Progress:
 
 
 class _Commit:
-    __slots__ = ("tree", "parents", "date", "generation", "dir_tree")
+    __slots__ = ("date", "dir_tree", "generation", "parents", "tree")
 
     def __init__(self, tree, parents, date, generation) -> None:
         self.tree = tree
         self.parents = parents
         self.date = date
         self.generation = generation
-        self.dir_tree: bytes | None | bool = False  # False: not looked up yet
+        self.dir_tree: bytes | bool | None = False  # False: not looked up yet
 
 
-def last_modified(store, rev: bytes, path: bytes | str = b"", *, source=None,
-                  progress: Callable[[Progress], None] | None = None,
-                  cancelled: Callable[[], bool] | None = None) -> Iterator[tuple[bytes, bytes | None]]:
+def last_modified(
+    store,
+    rev: bytes,
+    path: bytes | str = b"",
+    *,
+    source=None,
+    progress: Callable[[Progress], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Iterator[tuple[bytes, bytes | None]]:
     """``(entry name, commit id)`` for every entry of directory ``path`` (""
     for the top) of commit (or tag) ``rev``, as each answer is found (None
     at the end for an entry git's ``log -1`` would show nothing for).
@@ -115,8 +121,9 @@ class _LastModified:
                 if typ != "commit":
                     raise CorruptObjectError(f"expected a commit, found a {typ}", oid=oid.hex())
                 got = commit_header_fast(data, self.fmt, oid)
-            c = self.commits[oid] = _Commit(got[0], tuple(got[1]), got[2],
-                                            got[3] if len(got) > 3 else GENERATION_INFINITY)
+            c = self.commits[oid] = _Commit(
+                got[0], tuple(got[1]), got[2], got[3] if len(got) > 3 else GENERATION_INFINITY
+            )
         return c
 
     def peel(self, oid: bytes) -> bytes:
@@ -148,8 +155,10 @@ class _LastModified:
         tree = self.dir_tree(c)
         if tree is None:
             shown = b"/".join(parts).decode("utf-8", "replace")
-            raise BadRevisionError(f"{shown!r} is not a directory in {start.hex()}",
-                                   remedy="Name a directory of that revision (git ls-tree REV shows them).")
+            raise BadRevisionError(
+                f"{shown!r} is not a directory in {start.hex()}",
+                remedy="Name a directory of that revision (git ls-tree REV shows them).",
+            )
         typ, data = self.trees.read(tree)
         names: list[bytes] = []
         seen = set()
@@ -266,8 +275,9 @@ class _LastModified:
                 return []
         return undecided  # changed against every parent: shown, the answer
 
-    def split(self, oid: bytes, c: _Commit, here, parent: bytes, group: list[bytes],
-              first: bool) -> tuple[list[bytes], list[bytes]]:
+    def split(
+        self, oid: bytes, c: _Commit, here, parent: bytes, group: list[bytes], first: bool
+    ) -> tuple[list[bytes], list[bytes]]:
         """(entries unchanged against ``parent``, entries changed)."""
         there = self.dir_tree(self.commit(parent))
         if there == here:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import codecs
 import unicodedata
 from binascii import hexlify
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from packscope.core.history.abbrev import FALLBACK_ABBREV, SortedAbbreviator, StoreAbbreviator, default_abbrev_len
 from packscope.core.objects import Commit, Ident, parse_commit, parse_ident
@@ -31,8 +31,17 @@ from packscope.core.objects import Commit, Ident, parse_commit, parse_ident
 Abbrev = Callable[[bytes], str]
 
 # Abbreviations live in packscope.core.history.abbrev; these names stay importable from here.
-__all__ = ["FALLBACK_ABBREV", "SortedAbbreviator", "StoreAbbreviator", "default_abbrev_len", "UserFormat",
-           "format_medium", "format_date", "render_log", "subject_and_body"]
+__all__ = [
+    "FALLBACK_ABBREV",
+    "SortedAbbreviator",
+    "StoreAbbreviator",
+    "UserFormat",
+    "default_abbrev_len",
+    "format_date",
+    "format_medium",
+    "render_log",
+    "subject_and_body",
+]
 
 
 # --- dates -----------------------------------------------------------------------
@@ -162,7 +171,7 @@ def _display_width(segment: bytes) -> int:
     i = 0
     while i < len(text):
         ch = text[i]
-        if ch == "\x1b" and text[i + 1:i + 2] == "[":
+        if ch == "\x1b" and text[i + 1 : i + 2] == "[":
             j = i + 2
             while j < len(text) and text[j] in "0123456789;":
                 j += 1
@@ -262,12 +271,23 @@ class UserFormat:
         # so a log need not read its commits at all.
         self.needs_commit = any(kind == "atom" and value not in _WALK_ATOMS for kind, value, _ in self.ops)
 
-    def format(self, oid: bytes, commit: Commit | None, abbrev: Abbrev, parents: Iterable[bytes] | None = None,
-               tree: bytes | None = None) -> bytes:
+    def format(
+        self,
+        oid: bytes,
+        commit: Commit | None,
+        abbrev: Abbrev,
+        parents: Iterable[bytes] | None = None,
+        tree: bytes | None = None,
+    ) -> bytes:
         """One entry.  ``commit`` may be None when not :attr:`needs_commit`
         (then ``parents`` and ``tree`` must be given)."""
-        ctx = _Context(oid, commit, abbrev, commit.parents if parents is None else tuple(parents),
-                       commit.tree if tree is None else tree)
+        ctx = _Context(
+            oid,
+            commit,
+            abbrev,
+            commit.parents if parents is None else tuple(parents),
+            commit.tree if tree is None else tree,
+        )
         out = bytearray()
         for kind, value, magic in self.ops:
             if kind == "lit":
@@ -302,14 +322,16 @@ def _compile(spec: bytes) -> list[tuple[str, bytes | str, str]]:
             continue
         j = i + 1
         magic = ""
-        if j < n and spec[j:j + 1] in (b"+", b"-", b" "):
-            magic = spec[j:j + 1].decode()
+        if j < n and spec[j : j + 1] in (b"+", b"-", b" "):
+            magic = spec[j : j + 1].decode()
             j += 1
         atom = _atom_at(spec, j)
         if atom is None:
-            if j < n and (chr(spec[j]) in _GIT_KNOWS or (
-                    chr(spec[j]) in "ac" and j + 1 < n and chr(spec[j + 1]) in _PERSON_GIT_KNOWS)):
-                raise ValueError(f"format placeholder {spec[i:j + 3]!r} is not supported by packscope")
+            if j < n and (
+                chr(spec[j]) in _GIT_KNOWS
+                or (chr(spec[j]) in "ac" and j + 1 < n and chr(spec[j + 1]) in _PERSON_GIT_KNOWS)
+            ):
+                raise ValueError(f"format placeholder {spec[i : j + 3]!r} is not supported by packscope")
             lit.append(0x25)  # unknown to git too: printed as is
             i += 1
             continue
@@ -337,7 +359,7 @@ def _atom_at(spec: bytes, j: int) -> str | None:
     if c in ("a", "c") and j + 1 < len(spec) and chr(spec[j + 1]) in _PERSON:
         return c + chr(spec[j + 1])
     if c == "x":
-        h = spec[j + 1:j + 3]
+        h = spec[j + 1 : j + 3]
         if len(h) == 2 and all(ch in b"0123456789abcdefABCDEF" for ch in h):
             return "x" + h.decode()
         return None
@@ -350,7 +372,7 @@ _WALK_ATOMS = frozenset("HhTtPp")
 
 
 class _Context:
-    __slots__ = ("oid", "commit", "abbrev", "parents", "tree", "_msg")
+    __slots__ = ("_msg", "abbrev", "commit", "oid", "parents", "tree")
 
     def __init__(self, oid, commit, abbrev, parents, tree) -> None:
         self.oid = oid
@@ -432,8 +454,9 @@ def _last_ident(commit: Commit, which: bytes) -> Ident | None:
 # --- whole logs ------------------------------------------------------------------------
 
 
-def render_log(store, walked: Iterable, *, abbrev: Abbrev | None = None,
-               pretty: str | bytes | None = None) -> Iterator[bytes]:
+def render_log(
+    store, walked: Iterable, *, abbrev: Abbrev | None = None, pretty: str | bytes | None = None
+) -> Iterator[bytes]:
     """The bytes of ``git log`` for walked commits (anything with ``oid``,
     ``tree`` and ``parents``, e.g. history.WalkedCommit), one chunk per
     commit.  Commits are read only when the format shows more than ids.

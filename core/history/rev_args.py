@@ -40,8 +40,10 @@ def walk_starts(args, *, repo, refs, store, cwd_prefix: str = "") -> list[bytes]
         if arg is ALL:
             out += all_tips(repo, refs)
         elif "..." in arg:
-            raise BadRevisionError(f"{arg!r}: symmetric differences (A...B) are not supported",
-                                   remedy="List both sides with A..B and B..A.")
+            raise BadRevisionError(
+                f"{arg!r}: symmetric differences (A...B) are not supported",
+                remedy="List both sides with A..B and B..A.",
+            )
         elif ".." in arg and not arg.startswith("^"):
             a, _, b = arg.partition("..")
             out.append(Excluded(resolve(a or "HEAD")))
@@ -97,7 +99,9 @@ def _head(refs, resolve) -> bytes:
         except PackscopeError as e:
             if e.kind == "ref-dangling" and refs.read(head.symref) is None:
                 branch = head.symref.removeprefix("refs/heads/")
-                raise BadRevisionError(f"your current branch '{branch}' does not have any commits yet",
-                                       remedy="Commit something first, or name a revision.") from None
+                raise BadRevisionError(
+                    f"your current branch '{branch}' does not have any commits yet",
+                    remedy="Commit something first, or name a revision.",
+                ) from None
             raise
     return resolve("HEAD")

@@ -21,8 +21,8 @@ The walk's node objects come from packscope.core.history.walk (``flags``, ``pare
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from heapq import heappop, heappush
-from typing import Iterator
 
 GENERATION_INFINITY = (1 << 63) - 1  # git's GENERATION_NUMBER_INFINITY: not in the graph
 EXPLORED = 1 << 7  # git's TOPO_WALK_EXPLORED

@@ -17,8 +17,8 @@ itself and everything under ``P/``; ``""`` or ``"."`` matches everything.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator
 
 from packscope.core.errors import CorruptObjectError
 from packscope.core.objects import S_IFDIR, S_IFMT, canonical_mode, tree_items
@@ -102,9 +102,9 @@ def _interest(path: bytes, is_dir: bool, specs: tuple[bytes, ...]) -> int:
     that contains a spec, NONE otherwise."""
     some = False
     for s in specs:
-        if not s or path == s or (path.startswith(s) and path[len(s):len(s) + 1] == b"/"):
+        if not s or path == s or (path.startswith(s) and path[len(s) : len(s) + 1] == b"/"):
             return ALL
-        if is_dir and s.startswith(path) and s[len(path):len(path) + 1] == b"/":
+        if is_dir and s.startswith(path) and s[len(path) : len(path) + 1] == b"/":
             some = True
     return SOME if some else NONE
 
@@ -112,8 +112,15 @@ def _interest(path: bytes, is_dir: bool, specs: tuple[bytes, ...]) -> int:
 # --- the diff ---------------------------------------------------------------------
 
 
-def diff_trees(store, old_tree: bytes | None, new_tree: bytes | None, *, paths=None,
-               recursive: bool = True, reader: TreeReader | None = None) -> Iterator[TreeChange]:
+def diff_trees(
+    store,
+    old_tree: bytes | None,
+    new_tree: bytes | None,
+    *,
+    paths=None,
+    recursive: bool = True,
+    reader: TreeReader | None = None,
+) -> Iterator[TreeChange]:
     """Changes from ``old_tree`` to ``new_tree`` (None is the empty tree), in
     ``git diff-tree`` order.  Without ``recursive`` a changed directory is
     reported once (mode 040000), as ``git diff-tree`` without ``-r`` does."""
@@ -175,8 +182,9 @@ def _diff(reader: TreeReader, a: Items, b: Items, base: bytes, specs, recursive:
             yield from _one_side(reader, canonical_mode(mode), base + name, oid, side > 0, specs, recursive)
 
 
-def _one_side(reader: TreeReader, mode: int, path: bytes, oid: bytes, added: bool, specs,
-              recursive: bool) -> Iterator[TreeChange]:
+def _one_side(
+    reader: TreeReader, mode: int, path: bytes, oid: bytes, added: bool, specs, recursive: bool
+) -> Iterator[TreeChange]:
     is_dir = (mode & S_IFMT) == S_IFDIR
     if specs is not None:
         interest = _interest(path, is_dir, specs)
@@ -197,7 +205,7 @@ def _one_side(reader: TreeReader, mode: int, path: bytes, oid: bytes, added: boo
 
 
 class PathLimiter:
-    """"Did anything under ``paths`` change?" for pairs of trees."""
+    """ "Did anything under ``paths`` change?" for pairs of trees."""
 
     def __init__(self, store, paths, reader: TreeReader | None = None) -> None:
         self.reader = reader or TreeReader(store)

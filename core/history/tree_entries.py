@@ -103,8 +103,9 @@ class TreeEntries:
         found = self._entry.findall(data)
         # The entries tile the tree exactly iff their lengths add up (findall
         # never overlaps and parses each entry the only way it can be read).
-        if (len(found) * (2 + self.fmt.rawsz) + sum(map(len, map(_mode, found)))
-                + sum(map(len, map(_name, found)))) != len(data):
+        if (
+            len(found) * (2 + self.fmt.rawsz) + sum(map(len, map(_mode, found))) + sum(map(len, map(_name, found)))
+        ) != len(data):
             found = [(b"%o" % m, n, o) for m, n, o in tree_items(data, self.fmt, tree)]  # raises on damage
         # {name: (mode, name, id)}, built from the end so that a duplicated
         # name keeps its first entry, as git's lookups do.
@@ -161,7 +162,7 @@ class TreeEntries:
             if sp <= pos or nul < 0 or not data[pos:sp].isdigit():
                 return FAR  # odd bytes: indexing the tree checks it (and names the damage)
             if sp == at:
-                return data[pos:sp], name, data[nul + 1:nul + 1 + rawsz]
+                return data[pos:sp], name, data[nul + 1 : nul + 1 + rawsz]
             pos = nul + 1 + rawsz
             if pos > at:  # the bytes were inside an entry: look further on
                 at = find(needle, pos - 1)

@@ -39,13 +39,14 @@ GENERATION_NUMBER_INFINITY.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from heapq import heappop, heappush
 from itertools import islice
-from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
+from typing import NamedTuple
 
 from packscope.core.errors import CorruptObjectError, LookupFailedError
-from packscope.core.objects import commit_header_fast, parse_tag
 from packscope.core.history.topo_walk import GENERATION_INFINITY, incremental_topo_walk, sort_in_topological_order
+from packscope.core.objects import commit_header_fast, parse_tag
 
 # Object flags, named after git's: the semantics follow revision.c.
 SEEN = 1 << 0  # queued once; never queued again
@@ -82,7 +83,7 @@ _tuple_new = tuple.__new__  # WalkedCommit without the Python-level __new__ of n
 
 
 class _Node:
-    __slots__ = ("oid", "flags", "parents", "poids", "date", "tree", "generation")
+    __slots__ = ("date", "flags", "generation", "oid", "parents", "poids", "tree")
 
     def __init__(self, oid: bytes) -> None:
         self.oid = oid
@@ -96,11 +97,19 @@ class _Node:
         self.generation = 0
 
 
-def walk(store, starts: Iterable[bytes], *, exclude: Iterable[bytes] = (), order: str = "default",
-         first_parent: bool = False, max_count: int | None = None, paths=None,
-         commit_info: CommitInfo | None = None,
-         first_parent_unchanged: Callable[[bytes], bool] | None = None,
-         generation_numbers: bool = False) -> Iterator[WalkedCommit]:
+def walk(
+    store,
+    starts: Iterable[bytes],
+    *,
+    exclude: Iterable[bytes] = (),
+    order: str = "default",
+    first_parent: bool = False,
+    max_count: int | None = None,
+    paths=None,
+    commit_info: CommitInfo | None = None,
+    first_parent_unchanged: Callable[[bytes], bool] | None = None,
+    generation_numbers: bool = False,
+) -> Iterator[WalkedCommit]:
     """Commits as ``git log`` lists them.
 
     ``starts`` are commit (or tag) ids; an :class:`Excluded` item among them
@@ -464,4 +473,3 @@ class _RevWalk:
         if self.interesting_queued:
             return SLOP
         return slop - 1
-

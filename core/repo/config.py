@@ -39,9 +39,9 @@ so that nothing is lost.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from packscope.core.errors import ConfigError
 
@@ -278,10 +278,14 @@ class _Parser:
 class Config:
     """Parsed entries of one or more config files, in reading order."""
 
-    __slots__ = ("entries", "files", "ignored_includes", "_index")
+    __slots__ = ("_index", "entries", "files", "ignored_includes")
 
-    def __init__(self, entries: Iterable[ConfigEntry] = (), files: Iterable[str] = (),
-                 ignored_includes: Iterable[IgnoredInclude] = ()) -> None:
+    def __init__(
+        self,
+        entries: Iterable[ConfigEntry] = (),
+        files: Iterable[str] = (),
+        ignored_includes: Iterable[IgnoredInclude] = (),
+    ) -> None:
         self.entries: tuple[ConfigEntry, ...] = tuple(entries)
         self.files: tuple[str, ...] = tuple(files)  # every file actually read, includes too
         self.ignored_includes: tuple[IgnoredInclude, ...] = tuple(ignored_includes)
@@ -293,13 +297,14 @@ class Config:
     # --- construction -------------------------------------------------------
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike, *, includes: bool = True, missing_ok: bool = False) -> "Config":
+    def from_file(cls, path: str | os.PathLike, *, includes: bool = True, missing_ok: bool = False) -> Config:
         """Read one file (and, by default, what it includes)."""
         return cls.from_files([path], includes=includes, missing_ok=missing_ok)
 
     @classmethod
-    def from_files(cls, paths: Iterable[str | os.PathLike], *, includes: bool = True,
-                   missing_ok: bool = False) -> "Config":
+    def from_files(
+        cls, paths: Iterable[str | os.PathLike], *, includes: bool = True, missing_ok: bool = False
+    ) -> Config:
         """Read several files in order; later files win for :meth:`get`."""
         reader = _Reader(includes)
         for p in paths:
@@ -307,16 +312,17 @@ class Config:
         return cls(reader.entries, reader.files, reader.ignored)
 
     @classmethod
-    def from_bytes(cls, data: bytes, *, path: str | None = None, includes: bool = False) -> "Config":
+    def from_bytes(cls, data: bytes, *, path: str | None = None, includes: bool = False) -> Config:
         """Parse text held in memory.  Relative includes need ``path``."""
         reader = _Reader(includes and path is not None)
         reader.read_data(data, path, depth=0, chain=(path,) if path else ())
         return cls(reader.entries, reader.files, reader.ignored)
 
-    def merged(self, other: "Config") -> "Config":
+    def merged(self, other: Config) -> Config:
         """Self's entries followed by other's (other wins for get)."""
-        return Config(self.entries + other.entries, self.files + other.files,
-                      self.ignored_includes + other.ignored_includes)
+        return Config(
+            self.entries + other.entries, self.files + other.files, self.ignored_includes + other.ignored_includes
+        )
 
     # --- queries ------------------------------------------------------------
 
@@ -340,8 +346,9 @@ class Config:
     def get_all(self, section: str, key: str, subsection: str | None = None) -> list[str]:
         return ["" if e.value is None else e.value for e in self._found(section, key, subsection)]
 
-    def get_bool(self, section: str, key: str, subsection: str | None = None,
-                 default: bool | None = None) -> bool | None:
+    def get_bool(
+        self, section: str, key: str, subsection: str | None = None, default: bool | None = None
+    ) -> bool | None:
         """git's booleans: true/yes/on/1 (and a bare key), false/no/off/0 and
         the empty string; any other integer is true if non-zero."""
         e = self.entry(section, key, subsection)
@@ -349,8 +356,7 @@ class Config:
             return default
         return parse_bool(e.value, where=e)
 
-    def get_int(self, section: str, key: str, subsection: str | None = None,
-                default: int | None = None) -> int | None:
+    def get_int(self, section: str, key: str, subsection: str | None = None, default: int | None = None) -> int | None:
         """An integer with an optional k/m/g suffix (powers of 1024);
         ``0x`` hex and leading-zero octal are read as C's strtol does."""
         e = self.entry(section, key, subsection)
@@ -391,9 +397,11 @@ def _value_error(kind: str, value: str | None, where: ConfigEntry | None, why: s
     name = where.name if where else "value"
     loc = f" (line {where.line} of {where.path})" if where and where.path else ""
     extra = f": {why}" if why else ""
-    err = ConfigError(f"bad {kind} config value {value!r} for {name!r}{loc}{extra}",
-                      path=where.path if where else None,
-                      remedy=f"Set {name} to a valid {kind} (git config {name} VALUE).")
+    err = ConfigError(
+        f"bad {kind} config value {value!r} for {name!r}{loc}{extra}",
+        path=where.path if where else None,
+        remedy=f"Set {name} to a valid {kind} (git config {name} VALUE).",
+    )
     err.line = where.line if where else None
     return err
 
@@ -458,11 +466,17 @@ class _Reader:
         except FileNotFoundError:
             if missing_ok:
                 return
-            raise ConfigError(f"config file not found: {path}", path=path,
-                              remedy="Check the path, or that the repository is complete.") from None
+            raise ConfigError(
+                f"config file not found: {path}",
+                path=path,
+                remedy="Check the path, or that the repository is complete.",
+            ) from None
         except OSError as e:
-            raise ConfigError(f"cannot read config file {path}: {e.strerror}", path=path,
-                              remedy="Check the file's permissions (or that it is not a directory).") from None
+            raise ConfigError(
+                f"cannot read config file {path}: {e.strerror}",
+                path=path,
+                remedy="Check the file's permissions (or that it is not a directory).",
+            ) from None
         self.read_data(data, path, depth=depth, chain=chain + (path,))
 
     def read_data(self, data: bytes, path: str | None, *, depth: int, chain: tuple) -> None:
@@ -481,33 +495,47 @@ class _Reader:
 
     def _include(self, entry: ConfigEntry, depth: int, chain: tuple) -> None:
         if entry.value is None:
-            err = ConfigError(f"missing value for 'include.path' (line {entry.line} of {entry.path})",
-                              path=entry.path, remedy="Give include.path a file name, or remove the line.")
+            err = ConfigError(
+                f"missing value for 'include.path' (line {entry.line} of {entry.path})",
+                path=entry.path,
+                remedy="Give include.path a file name, or remove the line.",
+            )
             err.line = entry.line
             raise err
         target = os.path.expanduser(entry.value)
         if not os.path.isabs(target):
             if entry.path is None:
-                raise ConfigError("relative include.path in config that has no file of its own",
-                                  remedy="Use an absolute include.path.")
+                raise ConfigError(
+                    "relative include.path in config that has no file of its own",
+                    remedy="Use an absolute include.path.",
+                )
             target = os.path.join(os.path.dirname(entry.path), target)
         target = os.path.abspath(target)
         if target in chain:
             cycle = " -> ".join(chain + (target,))
-            err = ConfigError(f"include loop: {cycle} (line {entry.line} of {entry.path})", path=entry.path,
-                              remedy="Remove the include.path that points back at a file already being read.")
+            err = ConfigError(
+                f"include loop: {cycle} (line {entry.line} of {entry.path})",
+                path=entry.path,
+                remedy="Remove the include.path that points back at a file already being read.",
+            )
             err.line = entry.line
             raise err
         if depth + 1 > MAX_INCLUDE_DEPTH:
-            err = ConfigError(f"exceeded maximum include depth ({MAX_INCLUDE_DEPTH}) while including {target} "
-                              f"from {entry.path} (line {entry.line})", path=entry.path,
-                              remedy="Flatten the chain of include.path files.")
+            err = ConfigError(
+                f"exceeded maximum include depth ({MAX_INCLUDE_DEPTH}) while including {target} "
+                f"from {entry.path} (line {entry.line})",
+                path=entry.path,
+                remedy="Flatten the chain of include.path files.",
+            )
             err.line = entry.line
             raise err
         if os.path.isdir(target):
             # An empty path lands here too (it names the including file's directory); git refuses it.
-            err = ConfigError(f"include.path names a directory: {target} (line {entry.line} of {entry.path})",
-                              path=entry.path, remedy="Point include.path at a file.")
+            err = ConfigError(
+                f"include.path names a directory: {target} (line {entry.line} of {entry.path})",
+                path=entry.path,
+                remedy="Point include.path at a file.",
+            )
             err.line = entry.line
             raise err
         if not os.path.exists(target):

@@ -111,8 +111,12 @@ class IndexFile:
         self.trailer_at = len(data) - rawsz
         smallest = STAT_SIZE + rawsz + 2 + 2  # v4's smallest entry: one-byte varint, empty suffix's NUL
         if self.count * smallest > self.trailer_at - _HEADER.size:
-            raise _error(f"index claims {self.count} entries, more than its {len(data)} bytes can hold",
-                         self.path, 8, "index-count")
+            raise _error(
+                f"index claims {self.count} entries, more than its {len(data)} bytes can hold",
+                self.path,
+                8,
+                "index-count",
+            )
         self.extensions_at = self._walk_entries()
         self.extensions = self._read_extension_table()
         if b"link" in self.extensions:
@@ -126,8 +130,12 @@ class IndexFile:
             with open(path, "rb") as f:
                 size = os.fstat(f.fileno()).st_size
                 if size > MAX_INDEX_SIZE:
-                    raise _error(f"index file of {size} bytes is beyond the {MAX_INDEX_SIZE}-byte cap",
-                                 str(path), None, "index-too-large")
+                    raise _error(
+                        f"index file of {size} bytes is beyond the {MAX_INDEX_SIZE}-byte cap",
+                        str(path),
+                        None,
+                        "index-too-large",
+                    )
                 data = f.read(size + 1)
         except OSError as e:
             raise _error(f"cannot read index file: {e.strerror}", str(path), None, "index-unreadable") from e
@@ -138,7 +146,7 @@ class IndexFile:
     def checksum_ok(self) -> bool | None:
         """Whether the trailing hash matches; None when it is all zeros
         (``index.skipHash``: git then skips the check too)."""
-        stored = self.data[self.trailer_at:]
+        stored = self.data[self.trailer_at :]
         if stored == bytes(len(stored)):
             return None
         h = self.fmt.new_hash()
@@ -166,24 +174,30 @@ class IndexFile:
             if pos + fixed > end:
                 raise _error(f"index entry {k} runs past the end of the entries", self.path, start, "index-truncated")
             mode = _U32.unpack_from(data, pos + 24)[0]
-            oid = data[pos + STAT_SIZE:pos + STAT_SIZE + rawsz]
+            oid = data[pos + STAT_SIZE : pos + STAT_SIZE + rawsz]
             flags = _U16.unpack_from(data, pos + STAT_SIZE + rawsz)[0]
             pos += fixed
             ext = 0
             if flags & FLAG_EXTENDED:
                 if self.version < 3:
-                    raise _error(f"index entry {k} sets the extended flag in a version-2 index", self.path, start,
-                                 "index-entry")
+                    raise _error(
+                        f"index entry {k} sets the extended flag in a version-2 index", self.path, start, "index-entry"
+                    )
                 if pos + 2 > end:
-                    raise _error(f"index entry {k} runs past the end of the entries", self.path, start,
-                                 "index-truncated")
+                    raise _error(
+                        f"index entry {k} runs past the end of the entries", self.path, start, "index-truncated"
+                    )
                 ext = _U16.unpack_from(data, pos)[0]
                 pos += 2
             if v4:
                 strip, pos = _varint(data, pos, end, self.path, start)
                 if strip > len(prev):
-                    raise _error(f"index entry {k} drops {strip} bytes of a {len(prev)}-byte previous path",
-                                 self.path, start, "index-entry")
+                    raise _error(
+                        f"index entry {k} drops {strip} bytes of a {len(prev)}-byte previous path",
+                        self.path,
+                        start,
+                        "index-entry",
+                    )
                 nul = data.find(b"\0", pos, end)
                 if nul < 0:
                     raise _error(f"index entry {k}'s path is not terminated", self.path, start, "index-truncated")
@@ -197,19 +211,25 @@ class IndexFile:
                 # NUL padding to a multiple of 8 from the entry's start (1 to 8 NULs).
                 pos = start + ((nul - start + 8) & ~7)
                 if pos > end:
-                    raise _error(f"index entry {k}'s padding runs past the entries", self.path, start,
-                                 "index-truncated")
+                    raise _error(
+                        f"index entry {k}'s padding runs past the entries", self.path, start, "index-truncated"
+                    )
             stage = (flags >> FLAG_STAGE_SHIFT) & 3
             if record:
                 if (flags & NAME_MASK) != min(len(path), NAME_MASK):
-                    self._problem(f"index entry {k} records a path length of {flags & NAME_MASK}, its path has "
-                                  f"{len(path)} bytes", start, "index-entry")
+                    self._problem(
+                        f"index entry {k} records a path length of {flags & NAME_MASK}, its path has {len(path)} bytes",
+                        start,
+                        "index-entry",
+                    )
                 if k and (path < prev or (path == prev and stage <= last_stage)):
                     self._problem(f"index entries out of order at entry {k} ({path[:80]!r})", start, "index-order")
             last_stage = stage
             prev = path
-            yield IndexEntry(path, mode, oid, stage, bool(ext & EXT_INTENT_TO_ADD),
-                             bool(ext & EXT_SKIP_WORKTREE), start), pos
+            yield (
+                IndexEntry(path, mode, oid, stage, bool(ext & EXT_INTENT_TO_ADD), bool(ext & EXT_SKIP_WORKTREE), start),
+                pos,
+            )
 
     def entries(self) -> Iterator[IndexEntry]:
         for entry, _ in self._entries():
@@ -226,15 +246,17 @@ class IndexFile:
         out: dict[bytes, tuple[int, int]] = {}
         data, pos, end = self.data, self.extensions_at, self.trailer_at
         while pos + 8 <= end:
-            sig = bytes(data[pos:pos + 4])
+            sig = bytes(data[pos : pos + 4])
             size = _U32.unpack_from(data, pos + 4)[0]
             if pos + 8 + size > end:
-                self._problem(f"extension {sig!r} of {size} bytes runs past the end of the index", pos,
-                              "index-extension")
+                self._problem(
+                    f"extension {sig!r} of {size} bytes runs past the end of the index", pos, "index-extension"
+                )
                 return out
             if sig not in KNOWN_EXTENSIONS and not (65 <= sig[0] <= 90):
-                self._problem(f"index uses extension {sig!r}, which is required but unknown here", pos,
-                              "index-extension")
+                self._problem(
+                    f"index uses extension {sig!r}, which is required but unknown here", pos, "index-extension"
+                )
             out.setdefault(sig, (pos + 8, size))
             pos += 8 + size
         if pos != end:
@@ -255,7 +277,7 @@ class IndexFile:
             if lf < 0:
                 self._problem("cache-tree extension is malformed", pos, "index-cache-tree")
                 break
-            counts = data[nul + 1:lf].split(b" ")
+            counts = data[nul + 1 : lf].split(b" ")
             try:
                 entry_count, _subtrees = int(counts[0]), int(counts[1])
             except (ValueError, IndexError):
@@ -266,7 +288,7 @@ class IndexFile:
                 if pos + rawsz > end:
                     self._problem("cache-tree node's id runs past the extension", pos, "index-cache-tree")
                     break
-                out.append((name, data[pos:pos + rawsz], pos))
+                out.append((name, data[pos : pos + rawsz], pos))
                 pos += rawsz
         return out
 
@@ -299,7 +321,7 @@ class IndexFile:
                     if pos + rawsz > end:
                         self._problem("resolve-undo id runs past the extension", pos, "index-resolve-undo")
                         return out
-                    out.append((path, stage, data[pos:pos + rawsz], pos))
+                    out.append((path, stage, data[pos : pos + rawsz], pos))
                     pos += rawsz
         return out
 
@@ -314,7 +336,7 @@ class IndexFile:
         if size < rawsz:
             self._problem("split-index link extension is too short", pos, "index-link")
             return None
-        shared = self.data[pos:pos + rawsz]
+        shared = self.data[pos : pos + rawsz]
         if size == rawsz:
             return shared, None, None
         try:

@@ -88,8 +88,11 @@ def read_reflog(log: Reflog, fmt: ObjectFormat, problems: list[BadRefError] | No
         f = open(log.path, "rb")
     except OSError as e:
         if problems is not None:
-            problems.append(BadRefError(f"cannot read the reflog of {log.ref}: {e.strerror}", path=log.path,
-                                        kind="reflog-unreadable"))
+            problems.append(
+                BadRefError(
+                    f"cannot read the reflog of {log.ref}: {e.strerror}", path=log.path, kind="reflog-unreadable"
+                )
+            )
         return
     with f:
         offset = 0
@@ -101,15 +104,22 @@ def read_reflog(log: Reflog, fmt: ObjectFormat, problems: list[BadRefError] | No
             line_no += 1
             start = offset
             offset += len(line)
-            ok = (len(line) > 2 * hexsz + 2 and line[hexsz:hexsz + 1] == b" "
-                  and line[2 * hexsz + 1:2 * hexsz + 2] == b" ")
+            ok = (
+                len(line) > 2 * hexsz + 2
+                and line[hexsz : hexsz + 1] == b" "
+                and line[2 * hexsz + 1 : 2 * hexsz + 2] == b" "
+            )
             old_hex = line[:hexsz].decode("ascii", "replace")
-            new_hex = line[hexsz + 1:2 * hexsz + 1].decode("ascii", "replace")
+            new_hex = line[hexsz + 1 : 2 * hexsz + 1].decode("ascii", "replace")
             if ok and is_hex(old_hex) and is_hex(new_hex):
                 yield ReflogEntry(bytes.fromhex(old_hex), bytes.fromhex(new_hex), line_no, start)
             elif problems is not None and len(problems) < 1000:
-                err = BadRefError(f"reflog of {log.ref}, line {line_no}: not '<old id> <new id> <ident>'",
-                                  path=log.path, offset=start, kind="reflog-unparseable",
-                                  remedy="git skips such lines; delete the line or the reflog file to silence this.")
+                err = BadRefError(
+                    f"reflog of {log.ref}, line {line_no}: not '<old id> <new id> <ident>'",
+                    path=log.path,
+                    offset=start,
+                    kind="reflog-unparseable",
+                    remedy="git skips such lines; delete the line or the reflog file to silence this.",
+                )
                 err.line = line_no
                 problems.append(err)

@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from packscope.core.errors import BadRefError
 from packscope.core.oid import is_hex
@@ -124,9 +124,9 @@ class RefStore:
         None when ``name`` cannot be a ref."""
         base, rest = None, name
         if name.startswith("main-worktree/"):
-            base, rest = self.common_dir, name[len("main-worktree/"):]
+            base, rest = self.common_dir, name[len("main-worktree/") :]
         elif name.startswith("worktrees/"):
-            wt, _, rest = name[len("worktrees/"):].partition("/")
+            wt, _, rest = name[len("worktrees/") :].partition("/")
             if not wt or not check_refname(wt, allow_onelevel=True):
                 return None
             base = self.common_dir / "worktrees" / wt
@@ -159,8 +159,9 @@ class RefStore:
         (ref-unparseable) for a loose file that is not a ref."""
         loc = self._locate(name)
         if loc is None:
-            raise BadRefError(f"not a valid ref name: {name!r}", kind="ref-bad-name",
-                              remedy="See git check-ref-format for the rules.")
+            raise BadRefError(
+                f"not a valid ref name: {name!r}", kind="ref-bad-name", remedy="See git check-ref-format for the rules."
+            )
         path, packed_name = loc
         ref = self._read_loose(name, path)
         if ref is not None:
@@ -188,8 +189,9 @@ class RefStore:
         except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as e:
-            raise _problem(f"cannot read ref {name}: {e.strerror}", path=path, offset=None, line=None,
-                           kind="ref-unreadable") from None
+            raise _problem(
+                f"cannot read ref {name}: {e.strerror}", path=path, offset=None, line=None, kind="ref-unreadable"
+            ) from None
         return self._parse_loose(name, path, data)
 
     def _parse_loose(self, name: str, path: Path, data: bytes) -> Ref:
@@ -204,11 +206,10 @@ class RefStore:
         else:
             hexsz = self.fmt.hexsz
             head = text[:hexsz].decode("ascii", "replace")
-            if len(head) == hexsz and is_hex(head) and (len(text) == hexsz or text[hexsz:hexsz + 1].isspace()):
+            if len(head) == hexsz and is_hex(head) and (len(text) == hexsz or text[hexsz : hexsz + 1].isspace()):
                 return Ref(name, bytes.fromhex(head), None, None, "loose")
             why = f"expected a {self.fmt.name} id ({hexsz} hex digits) or 'ref: TARGET'"
-        raise _problem(f"loose ref {name} is unparseable: {why}", path=path, offset=0, line=1,
-                       kind="ref-unparseable")
+        raise _problem(f"loose ref {name} is unparseable: {why}", path=path, offset=0, line=1, kind="ref-unparseable")
 
     # --- packed-refs -------------------------------------------------------------------
 
@@ -226,11 +227,19 @@ class RefStore:
             data = self.packed_path.read_bytes()
         except OSError as e:
             self._packed, self._packed_key = {}, None
-            self._packed_problems = [_problem(f"cannot read packed-refs: {e.strerror}", path=self.packed_path,
-                                              offset=None, line=None, kind="ref-unreadable")]
+            self._packed_problems = [
+                _problem(
+                    f"cannot read packed-refs: {e.strerror}",
+                    path=self.packed_path,
+                    offset=None,
+                    line=None,
+                    kind="ref-unreadable",
+                )
+            ]
             return
         self._packed, self.packed_traits, self._packed_problems = parse_packed_refs(
-            data, self.fmt.hexsz, self.packed_path)
+            data, self.fmt.hexsz, self.packed_path
+        )
         self._packed_key = key
 
     def packed_refs(self) -> dict[str, Ref]:
@@ -249,14 +258,19 @@ class RefStore:
             ref = self.read(current)
             if ref is None:
                 if not chain:
-                    raise BadRefError(f"no such ref: {name}", kind="ref-not-found",
-                                      remedy="List refs with git for-each-ref (or packscope refs).")
+                    raise BadRefError(
+                        f"no such ref: {name}",
+                        kind="ref-not-found",
+                        remedy="List refs with git for-each-ref (or packscope refs).",
+                    )
                 hops = " -> ".join(r.name for r in chain) + f" -> {current}"
                 raise BadRefError(
                     f"dangling symbolic ref: {hops}, and {current} does not exist"
                     + (" (an unborn branch)" if name == "HEAD" and len(chain) == 1 else ""),
-                    path=str(self.ref_path(chain[-1].name)), kind="ref-dangling",
-                    remedy=f"Point {chain[-1].name} elsewhere (git symbolic-ref), or create {current}.")
+                    path=str(self.ref_path(chain[-1].name)),
+                    kind="ref-dangling",
+                    remedy=f"Point {chain[-1].name} elsewhere (git symbolic-ref), or create {current}.",
+                )
             chain.append(ref)
             if ref.symref is None:
                 return tuple(chain)
@@ -264,13 +278,19 @@ class RefStore:
             current = ref.symref
             if current in seen:
                 hops = " -> ".join(r.name for r in chain) + f" -> {current}"
-                raise BadRefError(f"symbolic ref loop: {hops}", path=str(self.ref_path(ref.name)),
-                                  kind="ref-loop",
-                                  remedy=f"Break the loop: git symbolic-ref {ref.name} refs/heads/BRANCH.")
+                raise BadRefError(
+                    f"symbolic ref loop: {hops}",
+                    path=str(self.ref_path(ref.name)),
+                    kind="ref-loop",
+                    remedy=f"Break the loop: git symbolic-ref {ref.name} refs/heads/BRANCH.",
+                )
         hops = " -> ".join(r.name for r in chain)
-        raise BadRefError(f"symbolic refs nested too deep (more than {MAX_SYMREF_READS - 1}): {hops} -> …",
-                          path=str(self.ref_path(chain[0].name)), kind="ref-too-deep",
-                          remedy="Point the symbolic ref at a branch directly.")
+        raise BadRefError(
+            f"symbolic refs nested too deep (more than {MAX_SYMREF_READS - 1}): {hops} -> …",
+            path=str(self.ref_path(chain[0].name)),
+            kind="ref-too-deep",
+            remedy="Point the symbolic ref at a branch directly.",
+        )
 
     def resolve(self, name: str) -> bytes:
         """The object id ``name`` finally names, following symbolic refs."""
@@ -321,8 +341,12 @@ class RefStore:
                     continue
                 if not check_refname(name):
                     self._loose_problems[name] = _problem(
-                        f"ignoring ref with broken name {name!r}", path=entry.path, offset=None, line=None,
-                        kind="ref-bad-name")
+                        f"ignoring ref with broken name {name!r}",
+                        path=entry.path,
+                        offset=None,
+                        line=None,
+                        kind="ref-bad-name",
+                    )
                     continue
                 try:
                     ref = self._read_loose(name, Path(entry.path))
@@ -378,14 +402,21 @@ def parse_packed_refs(data: bytes, hexsz: int, path) -> tuple[dict[str, Ref], fr
             line, pos = data[start:nl], nl + 1
 
         def bad(why: str) -> None:
-            problems.append(_problem(f"packed-refs line {line_no}: {why}: {line[:120]!r}", path=path,
-                                     offset=start, line=line_no, kind="ref-unparseable"))
+            problems.append(
+                _problem(
+                    f"packed-refs line {line_no}: {why}: {line[:120]!r}",
+                    path=path,
+                    offset=start,
+                    line=line_no,
+                    kind="ref-unparseable",
+                )
+            )
 
         if nl < 0:
             bad("unterminated last line")
             break
         if line_no == 1 and line.startswith(PACKED_HEADER):
-            traits = frozenset(line[len(PACKED_HEADER):].decode("ascii", "replace").split())
+            traits = frozenset(line[len(PACKED_HEADER) :].decode("ascii", "replace").split())
             continue
         if line.startswith(b"^"):
             peeled = line[1:].decode("ascii", "replace")
@@ -401,7 +432,7 @@ def parse_packed_refs(data: bytes, hexsz: int, path) -> tuple[dict[str, Ref], fr
                 r = refs[last]
                 refs[last] = Ref(r.name, r.oid, None, bytes.fromhex(peeled), "packed")
             continue
-        hexpart, sp, rawname = line[:hexsz].decode("ascii", "replace"), line[hexsz:hexsz + 1], line[hexsz + 1:]
+        hexpart, sp, rawname = line[:hexsz].decode("ascii", "replace"), line[hexsz : hexsz + 1], line[hexsz + 1 :]
         name = os.fsdecode(rawname)
         last, last_bad = None, True
         if len(hexpart) != hexsz or not is_hex(hexpart) or sp != b" ":

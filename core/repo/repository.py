@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
-from packscope.core.repo.config import Config, expand_path, parse_bool
 from packscope.core.errors import ConfigError, NotARepositoryError, UnsupportedRepositoryError
 from packscope.core.oid import FORMATS, ObjectFormat, is_hex
+from packscope.core.repo.config import Config, expand_path, parse_bool
 
 # Extensions git honours even in a version-0 repository.
 V0_EXTENSIONS = frozenset(("noop", "preciousobjects", "partialclone", "worktreeconfig"))
@@ -86,8 +86,7 @@ class Repository:
     # --- construction ----------------------------------------------------------
 
     @classmethod
-    def discover(cls, start: str | os.PathLike | None = None,
-                 env: Mapping[str, str] = os.environ) -> "Repository":
+    def discover(cls, start: str | os.PathLike | None = None, env: Mapping[str, str] = os.environ) -> Repository:
         """Find the repository the way ``git -C START`` would."""
         cwd = Path(os.path.abspath(os.fspath(start) if start is not None else os.getcwd()))
         if env.get("GIT_DIR"):
@@ -110,16 +109,16 @@ class Repository:
                 stop = f"stopped at GIT_CEILING_DIRECTORIES entry {ceiling}"
                 break
             if one_fs and parent.stat().st_dev != device:
-                stop = (f"stopped at filesystem boundary {d} "
-                        "(set GIT_DISCOVERY_ACROSS_FILESYSTEM=1 to cross it)")
+                stop = f"stopped at filesystem boundary {d} (set GIT_DISCOVERY_ACROSS_FILESYSTEM=1 to cross it)"
                 break
             d = parent
         raise NotARepositoryError(
             f"not a git repository (nor any parent directory): {cwd}; searched from {cwd} up to {d}, {stop}",
-            path=str(cwd))
+            path=str(cwd),
+        )
 
     @classmethod
-    def open(cls, path: str | os.PathLike, env: Mapping[str, str] | None = None) -> "Repository":
+    def open(cls, path: str | os.PathLike, env: Mapping[str, str] | None = None) -> Repository:
         """The repository at exactly ``path``: a work tree (holding ``.git``),
         a ``.git`` directory or gitfile, or a bare repository.  No walking up.
         ``env`` (default: none) may supply GIT_WORK_TREE, GIT_OBJECT_DIRECTORY,
@@ -135,8 +134,8 @@ class Repository:
         found = _probe(p, p, env)
         if found is None:
             raise NotARepositoryError(
-                f"not a git repository: {p} (no valid .git there, and it is not a git directory itself)",
-                path=str(p))
+                f"not a git repository: {p} (no valid .git there, and it is not a git directory itself)", path=str(p)
+            )
         return found
 
     # --- views -------------------------------------------------------------------
@@ -231,8 +230,8 @@ def _explicit(cwd: Path, env: Mapping[str, str]) -> Repository:
 def _require_git_dir(git_dir: Path, env: Mapping[str, str], what: str) -> None:
     if not is_git_directory(git_dir, env):
         raise NotARepositoryError(
-            f"not a git repository: {git_dir} ({what}); it needs a valid HEAD, objects/ and refs/",
-            path=str(git_dir))
+            f"not a git repository: {git_dir} ({what}); it needs a valid HEAD, objects/ and refs/", path=str(git_dir)
+        )
 
 
 def _read_gitfile(path: Path) -> Path:
@@ -244,9 +243,12 @@ def _read_gitfile(path: Path) -> Path:
     except OSError as e:
         raise NotARepositoryError(f"cannot read gitfile {path}: {e.strerror}", path=str(path)) from None
     if not data.startswith(b"gitdir: "):
-        raise NotARepositoryError(f"invalid gitfile format: {path} (expected 'gitdir: PATH')", path=str(path),
-                                  remedy="Repair the .git file, or remove it if the repository is gone.")
-    target = os.fsdecode(data[len(b"gitdir: "):].rstrip(b"\r\n"))
+        raise NotARepositoryError(
+            f"invalid gitfile format: {path} (expected 'gitdir: PATH')",
+            path=str(path),
+            remedy="Repair the .git file, or remove it if the repository is gone.",
+        )
+    target = os.fsdecode(data[len(b"gitdir: ") :].rstrip(b"\r\n"))
     if not target:
         raise NotARepositoryError(f"no path in gitfile: {path}", path=str(path))
     return Path(os.path.abspath(os.path.join(path.parent, target)))
@@ -257,7 +259,7 @@ def is_git_directory(d: Path, env: Mapping[str, str] | None = None) -> bool:
     common = _commondir_file(d) or d
     objects = (env or {}).get("GIT_OBJECT_DIRECTORY")
     objects_dir = Path(objects) if objects else common / "objects"
-    return (objects_dir.is_dir() and (common / "refs").is_dir() and valid_head(d / "HEAD"))
+    return objects_dir.is_dir() and (common / "refs").is_dir() and valid_head(d / "HEAD")
 
 
 def _commondir_file(d: Path) -> Path | None:
@@ -345,11 +347,22 @@ def _build(git_dir: Path, mode: str, container: Path | None, cwd: Path, env: Map
         objects_dir = Path(os.path.abspath(os.path.join(cwd, env["GIT_OBJECT_DIRECTORY"])))
     else:
         objects_dir = common / "objects"
-    alternates = tuple(Path(os.path.abspath(os.path.join(cwd, p)))
-                       for p in split_path_list(env.get("GIT_ALTERNATE_OBJECT_DIRECTORIES", "")))
-    return Repository(git_dir=git_dir, common_dir=common, work_tree=work_tree, bare=bare, config=config,
-                      object_format=object_format, objects_dir=objects_dir, env_alternates=alternates,
-                      format_version=version, extensions=extensions)
+    alternates = tuple(
+        Path(os.path.abspath(os.path.join(cwd, p)))
+        for p in split_path_list(env.get("GIT_ALTERNATE_OBJECT_DIRECTORIES", ""))
+    )
+    return Repository(
+        git_dir=git_dir,
+        common_dir=common,
+        work_tree=work_tree,
+        bare=bare,
+        config=config,
+        object_format=object_format,
+        objects_dir=objects_dir,
+        env_alternates=alternates,
+        format_version=version,
+        extensions=extensions,
+    )
 
 
 def _truthy_extension(config: Config, name: str) -> bool:
@@ -365,7 +378,8 @@ def check_format(config: Config, path: Path | None = None) -> tuple[int, tuple[t
     version = config.get_int("core", "repositoryformatversion", default=0)
     if version > 1:
         raise UnsupportedRepositoryError(
-            f"repository format version {version} is not supported (git understands 0 and 1)", path=where)
+            f"repository format version {version} is not supported (git understands 0 and 1)", path=where
+        )
     version = max(version, 0)  # git reads a negative version like an absent one
     extensions = tuple((e.key, e.value) for e in config.items("extensions"))
     names = list(dict.fromkeys(k for k, _ in extensions))
@@ -373,26 +387,33 @@ def check_format(config: Config, path: Path | None = None) -> tuple[int, tuple[t
         v1_only = [n for n in names if n in V1_EXTENSIONS]
         if v1_only:
             raise UnsupportedRepositoryError(
-                f"repository format version is 0, but v1-only extension found: {', '.join(v1_only)}", path=where,
-                remedy="Set core.repositoryformatversion = 1 if these extensions are intended.")
+                f"repository format version is 0, but v1-only extension found: {', '.join(v1_only)}",
+                path=where,
+                remedy="Set core.repositoryformatversion = 1 if these extensions are intended.",
+            )
         # git ignores unknown extensions in version 0 repositories.
         return 0, tuple((k, v) for k, v in extensions if k in V0_EXTENSIONS)
     unknown = [n for n in names if n not in KNOWN_EXTENSIONS]
     if unknown:
         raise UnsupportedRepositoryError(
-            f"unknown repository extension found: {', '.join(unknown)}", path=where,
-            remedy="Use a git that understands these extensions; packscope cannot read this repository safely.")
+            f"unknown repository extension found: {', '.join(unknown)}",
+            path=where,
+            remedy="Use a git that understands these extensions; packscope cannot read this repository safely.",
+        )
     last = dict(extensions)
     fmt = last.get("objectformat")
     if "objectformat" in last and fmt not in FORMATS:
         raise UnsupportedRepositoryError(
-            f"invalid value for extensions.objectformat: {fmt!r} (expected sha1 or sha256)", path=where)
+            f"invalid value for extensions.objectformat: {fmt!r} (expected sha1 or sha256)", path=where
+        )
     refs = last.get("refstorage")
     if "refstorage" in last and refs != "files":
         if refs == "reftable":
             raise UnsupportedRepositoryError(
-                "this repository stores refs in the reftable format, which packscope does not read", path=where,
-                remedy="Migrate it for reading with `git refs migrate --ref-format=files`, or use git.")
+                "this repository stores refs in the reftable format, which packscope does not read",
+                path=where,
+                remedy="Migrate it for reading with `git refs migrate --ref-format=files`, or use git.",
+            )
         raise UnsupportedRepositoryError(f"unknown refStorage format {refs!r}", path=where)
     return 1, extensions
 
@@ -424,5 +445,12 @@ def split_path_list(text: str) -> list[str]:
     return out
 
 
-__all__ = ["Repository", "Worktree", "is_git_directory", "valid_head", "check_format", "split_path_list",
-           "KNOWN_EXTENSIONS"]
+__all__ = [
+    "KNOWN_EXTENSIONS",
+    "Repository",
+    "Worktree",
+    "check_format",
+    "is_git_directory",
+    "split_path_list",
+    "valid_head",
+]

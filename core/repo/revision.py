@@ -36,8 +36,16 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from packscope.core.errors import (AmbiguousObjectError, BadObjectIdError, BadRefError, BadRevisionError, MissingObjectError,
-                         PackscopeError, PromisedObjectError, RepositoryError)
+from packscope.core.errors import (
+    AmbiguousObjectError,
+    BadObjectIdError,
+    BadRefError,
+    BadRevisionError,
+    MissingObjectError,
+    PackscopeError,
+    PromisedObjectError,
+    RepositoryError,
+)
 from packscope.core.objects import S_IFDIR, S_IFGITLINK, S_IFMT, commit_header_fast, parse_commit, parse_tag, tree_items
 from packscope.core.oid import MIN_ABBREV, ObjectFormat, Prefix, is_hex, parse_prefix
 from packscope.core.repo.refs import DWIM_RULES
@@ -75,16 +83,17 @@ class Step:
 NO_HINT, TREEISH, COMMITTISH, COMMIT_ONLY = 0, 1, 2, 3
 
 
-def resolve_revision(text: str, *, repo, refs, store: ObjectSource, verify: bool = True,
-                     cwd_prefix: str = "") -> bytes:
+def resolve_revision(text: str, *, repo, refs, store: ObjectSource, verify: bool = True, cwd_prefix: str = "") -> bytes:
     """The object id ``text`` names.  With ``verify`` (the default) the
     result must exist in the store, as ``git rev-parse REV^{object}`` asks;
     without it a full id is returned unchecked, like ``git rev-parse REV``.
     A gitlink reached by ``REV:path`` is never checked: it names a commit of
     another repository (a submodule)."""
     if repo is not None and repo.object_format != store.fmt:
-        raise RepositoryError(f"the object store reads {store.fmt.name} ids but the repository uses "
-                              f"{repo.object_format.name}", path=str(repo.git_dir))
+        raise RepositoryError(
+            f"the object store reads {store.fmt.name} ids but the repository uses {repo.object_format.name}",
+            path=str(repo.git_dir),
+        )
     return _Resolver(text, refs, store, cwd_prefix).run(verify)
 
 
@@ -96,7 +105,8 @@ def split_revision(text: str) -> tuple[str, tuple[Step, ...], str | None]:
     if text.startswith(":"):
         raise BadRevisionError(
             f"{text!r}: index paths (:path, :N:path) and :/text searches are not supported",
-            remedy="Name a commit or tree first, e.g. HEAD:path.")
+            remedy="Name a commit or tree first, e.g. HEAD:path.",
+        )
     if text.startswith("^"):
         raise BadRevisionError(f"{text!r}: a negative revision is a range, not one object")
     rev, path = _split_path(text)
@@ -111,8 +121,10 @@ def split_revision(text: str) -> tuple[str, tuple[Step, ...], str | None]:
     if not base:
         raise BadRevisionError(f"{text!r}: nothing before {rev[:1]!r}")
     if "@{" in base:
-        raise BadRevisionError(f"{text!r}: reflog forms (@{{…}}) are not supported",
-                               remedy="Resolve it with git: git rev-parse 'NAME@{…}'.")
+        raise BadRevisionError(
+            f"{text!r}: reflog forms (@{{…}}) are not supported",
+            remedy="Resolve it with git: git rev-parse 'NAME@{…}'.",
+        )
     return base, _parse_steps(text, rev[cut:]), path
 
 
@@ -125,7 +137,7 @@ def _split_path(text: str) -> tuple[str, str | None]:
         elif c == "}" and depth:
             depth -= 1
         elif c == ":" and not depth:
-            return text[:i], text[i + 1:]
+            return text[:i], text[i + 1 :]
     return text, None
 
 
@@ -138,12 +150,13 @@ def _parse_steps(text: str, s: str) -> tuple[Step, ...]:
             end = s.find("}", i)
             if end < 0:
                 raise BadRevisionError(f"{text!r}: unterminated ^{{…}}")
-            inner = s[i + 2:end]
+            inner = s[i + 2 : end]
             if inner.startswith("/"):
                 raise BadRevisionError(f"{text!r}: ^{{/text}} message searches are not supported")
             if inner not in _PEEL_TYPES:
-                raise BadRevisionError(f"{text!r}: ^{{{inner}}} is not an object type "
-                                       "(commit, tree, blob, tag, object, or empty)")
+                raise BadRevisionError(
+                    f"{text!r}: ^{{{inner}}} is not an object type (commit, tree, blob, tag, object, or empty)"
+                )
             steps.append(Step("peel", type=inner))
             i = end + 1
             continue
@@ -153,7 +166,7 @@ def _parse_steps(text: str, s: str) -> tuple[Step, ...]:
                 j += 1
             if c == "^" and j == i + 1 and j < len(s) and s[j] in "!@-":
                 raise BadRevisionError(f"{text!r}: ^{s[j]} is range notation, not one object")
-            n = int(s[i + 1:j]) if j > i + 1 else 1
+            n = int(s[i + 1 : j]) if j > i + 1 else 1
             steps.append(Step(c, n))
             i = j
             continue
@@ -222,8 +235,11 @@ class _Resolver:
         if type(e) is MissingObjectError:
             return MissingObjectError(f"{self.text}: object {oid.hex()} is missing", oid=oid.hex(), remedy=e.remedy)
         if type(e) is PromisedObjectError:
-            return PromisedObjectError(f"{self.text}: object {oid.hex()} is missing, but a promisor remote "
-                                       "promises it (partial clone)", oid=oid.hex(), remedy=e.remedy)
+            return PromisedObjectError(
+                f"{self.text}: object {oid.hex()} is missing, but a promisor remote promises it (partial clone)",
+                oid=oid.hex(),
+                remedy=e.remedy,
+            )
         return e
 
     def peel_to(self, oid: bytes, want: str, shown: str) -> bytes:
@@ -238,8 +254,10 @@ class _Resolver:
             elif typ == "commit" and want != "commit":
                 oid = commit_header_fast(self.read(oid)[1], self.fmt, oid)[0]
             else:
-                raise BadRevisionError(f"{shown}^{{{want}}}: expected {want} type, but the object "
-                                       f"dereferences to {typ} type", oid=oid.hex())
+                raise BadRevisionError(
+                    f"{shown}^{{{want}}}: expected {want} type, but the object dereferences to {typ} type",
+                    oid=oid.hex(),
+                )
         raise BadRevisionError(f"{shown}: more than {MAX_TAG_CHAIN} nested tags", oid=oid.hex())
 
     def commit(self, oid: bytes, shown: str) -> tuple[bytes, ...]:
@@ -264,16 +282,14 @@ class _Resolver:
                 return self.peel_to(oid, "commit", shown)
             parents = self.commit(oid, shown)
             if step.n > len(parents):
-                raise BadRevisionError(f"{shown}^{step.n}: the commit has {len(parents)} parent(s)",
-                                       oid=oid.hex())
+                raise BadRevisionError(f"{shown}^{step.n}: the commit has {len(parents)} parent(s)", oid=oid.hex())
             return parents[step.n - 1]
         if step.n == 0:
             return self.peel_to(oid, "commit", shown)
         for i in range(step.n):
             parents = self.commit(oid, shown)
             if not parents:
-                raise BadRevisionError(f"{shown}~{step.n}: history ends after {i} first-parent step(s)",
-                                       oid=oid.hex())
+                raise BadRevisionError(f"{shown}~{step.n}: history ends after {i} first-parent step(s)", oid=oid.hex())
             oid = parents[0]
         return oid
 
@@ -307,7 +323,8 @@ class _Resolver:
                 self.refs.follow(full)
             except BadRefError as e:
                 if e.kind in ("ref-dangling", "ref-loop", "ref-too-deep") or (
-                        e.kind == "ref-unparseable" and full.startswith("refs/")):
+                    e.kind == "ref-unparseable" and full.startswith("refs/")
+                ):
                     return f" ({e.message})"
         return ""
 
@@ -358,7 +375,8 @@ class _Resolver:
         return AmbiguousObjectError(
             f"short object id {prefix.hex} is ambiguous; the candidates are:\n" + "\n".join(lines),
             candidates=tuple((oid.hex(), typ, desc) for _, oid, typ, desc in rows),
-            remedy="Give more hex digits, or add ^{commit} / ^{tree} to say which type you mean.")
+            remedy="Give more hex digits, or add ^{commit} / ^{tree} to say which type you mean.",
+        )
 
     def _describe(self, oid: bytes, typ: str) -> str:
         """git's hint text: ``DATE - subject`` for commits, ``DATE - name`` for tags."""
@@ -404,8 +422,9 @@ class _Resolver:
         return current, (mode & S_IFMT) == S_IFGITLINK
 
     def _no_path(self, path: str, rev_text: str) -> BadRevisionError:
-        return BadRevisionError(f"path {path!r} does not exist in {rev_text!r}",
-                                remedy=f"List the tree: git ls-tree -r {rev_text}")
+        return BadRevisionError(
+            f"path {path!r} does not exist in {rev_text!r}", remedy=f"List the tree: git ls-tree -r {rev_text}"
+        )
 
 
 def _relative(prefix: str, path: str, text: str) -> str:

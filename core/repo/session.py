@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from packscope.core.repo.repository import Repository
 from packscope.core.store.odb import ObjectStore
 from packscope.core.store.promisor import is_partial_clone
-from packscope.core.repo.repository import Repository
 from packscope.core.trace import Tracer
 
 
@@ -40,8 +40,15 @@ class Session:
         self.store.close()
 
 
-def open_session(path: str | None = None, *, tracer: Tracer | None = None, policy: str = "gated",
-                 quick: bool = False, loose_strategy: str = "per-subdir", algorithm: str = "binary") -> Session:
+def open_session(
+    path: str | None = None,
+    *,
+    tracer: Tracer | None = None,
+    policy: str = "gated",
+    quick: bool = False,
+    loose_strategy: str = "per-subdir",
+    algorithm: str = "binary",
+) -> Session:
     if path is None:
         repo = Repository.discover()
     else:
@@ -50,8 +57,13 @@ def open_session(path: str | None = None, *, tracer: Tracer | None = None, polic
         name = "GIT_ALTERNATE_OBJECT_DIRECTORIES"
         repo = Repository.open(path, env={name: os.environ[name]} if os.environ.get(name) else None)
     store = ObjectStore(
-        repo.objects_dir, repo.object_format, tracer=tracer, policy=policy, quick=quick,
-        loose_strategy=loose_strategy, algorithm=algorithm,
+        repo.objects_dir,
+        repo.object_format,
+        tracer=tracer,
+        policy=policy,
+        quick=quick,
+        loose_strategy=loose_strategy,
+        algorithm=algorithm,
         env_alternates=[str(p) for p in repo.env_alternates] or None,
         partial_clone=is_partial_clone(repo),
     )
@@ -60,8 +72,19 @@ def open_session(path: str | None = None, *, tracer: Tracer | None = None, polic
 
 def add_store_options(parser) -> None:
     """The store settings every command that looks things up accepts."""
-    parser.add_argument("--policy", choices=("git", "gated"), default="gated",
-                        help="miss policy: git rescans the pack directory on every miss; gated only when it changed")
-    parser.add_argument("--quick", action="store_true", help="expect misses: never rescan, check loose objects through the cache")
-    parser.add_argument("--loose-cache", dest="loose_strategy", choices=("per-subdir", "global-resort"),
-                        default="per-subdir", help="loose name cache strategy")
+    parser.add_argument(
+        "--policy",
+        choices=("git", "gated"),
+        default="gated",
+        help="miss policy: git rescans the pack directory on every miss; gated only when it changed",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="expect misses: never rescan, check loose objects through the cache"
+    )
+    parser.add_argument(
+        "--loose-cache",
+        dest="loose_strategy",
+        choices=("per-subdir", "global-resort"),
+        default="per-subdir",
+        help="loose name cache strategy",
+    )

@@ -42,19 +42,34 @@ def resolve_alternates(objects_dir: str, env_dirs: list[str] | None = None) -> t
         path, depth = frontier.pop(0)
         real = os.path.realpath(path)
         if real in seen:
-            problems.append(RepositoryError(
-                "alternate object directory listed twice or loops back", path=path, kind="alternates-loop",
-                remedy="Remove the duplicate line from objects/info/alternates."))
+            problems.append(
+                RepositoryError(
+                    "alternate object directory listed twice or loops back",
+                    path=path,
+                    kind="alternates-loop",
+                    remedy="Remove the duplicate line from objects/info/alternates.",
+                )
+            )
             continue
         if depth > MAX_DEPTH:
-            problems.append(RepositoryError(
-                f"alternates nested deeper than {MAX_DEPTH}", path=path, kind="alternates-too-deep",
-                remedy="Point objects/info/alternates directly at the object directory you need."))
+            problems.append(
+                RepositoryError(
+                    f"alternates nested deeper than {MAX_DEPTH}",
+                    path=path,
+                    kind="alternates-too-deep",
+                    remedy="Point objects/info/alternates directly at the object directory you need.",
+                )
+            )
             continue
         if not os.path.isdir(path):
-            problems.append(RepositoryError(
-                "alternate object directory does not exist", path=path, kind="alternates-missing",
-                remedy="Fix or remove the line in objects/info/alternates."))
+            problems.append(
+                RepositoryError(
+                    "alternate object directory does not exist",
+                    path=path,
+                    kind="alternates-missing",
+                    remedy="Fix or remove the line in objects/info/alternates.",
+                )
+            )
             continue
         seen.add(real)
         result.append(path)

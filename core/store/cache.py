@@ -40,7 +40,7 @@ class DeltaBaseCacheStats:
 class DeltaBaseCache:
     """LRU of (type name, bytes) keyed by (pack name, offset), by byte budget."""
 
-    __slots__ = ("budget", "tracer", "_entries", "bytes", "hits", "misses", "fills", "evictions")
+    __slots__ = ("_entries", "budget", "bytes", "evictions", "fills", "hits", "misses", "tracer")
 
     def __init__(self, budget_bytes: int = DEFAULT_DELTA_BASE_BUDGET, tracer: Tracer | None = None) -> None:
         self.budget = budget_bytes
@@ -133,7 +133,7 @@ class OpenFiles:
     owner's ``close()`` is called.
     """
 
-    __slots__ = ("limit", "_owners", "opens", "evictions")
+    __slots__ = ("_owners", "evictions", "limit", "opens")
 
     def __init__(self, limit: int | None = None) -> None:
         self.limit = default_open_limit() if limit is None else max(1, int(limit))

@@ -16,8 +16,8 @@ BadMultiPackIndexError) so the user sees which file is at fault.
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from packscope.core.errors import PackscopeError
 
@@ -43,10 +43,17 @@ class Chunk:
 class ChunkTable:
     """The chunks of one file, in file order, found by id."""
 
-    __slots__ = ("chunks", "table_offset", "table_end", "_by_id", "_path", "_error_cls", "_kind")
+    __slots__ = ("_by_id", "_error_cls", "_kind", "_path", "chunks", "table_end", "table_offset")
 
-    def __init__(self, chunks: tuple[Chunk, ...], table_offset: int, table_end: int,
-                 path: str, error_cls: type[PackscopeError], kind: str) -> None:
+    def __init__(
+        self,
+        chunks: tuple[Chunk, ...],
+        table_offset: int,
+        table_end: int,
+        path: str,
+        error_cls: type[PackscopeError],
+        kind: str,
+    ) -> None:
         self.chunks = chunks
         self.table_offset = table_offset
         self.table_end = table_end
@@ -73,7 +80,9 @@ class ChunkTable:
         if c is None:
             raise self._error_cls(
                 f"required chunk {chunk_id.decode('latin-1')} is missing",
-                path=self._path, offset=self.table_offset, kind=f"{self._kind}-missing-chunk",
+                path=self._path,
+                offset=self.table_offset,
+                kind=f"{self._kind}-missing-chunk",
             )
         return c
 
@@ -83,7 +92,9 @@ class ChunkTable:
         if c is not None and c.size != size:
             raise self._error_cls(
                 f"chunk {c.name} is {c.size} bytes but {what} needs {size}",
-                path=self._path, offset=c.offset, kind=f"{self._kind}-chunk-size",
+                path=self._path,
+                offset=c.offset,
+                kind=f"{self._kind}-chunk-size",
             )
         return c
 
@@ -111,7 +122,8 @@ def read_chunk_table(
     if table_end > end:
         raise fail(
             f"file too short for its table of {count} chunks (needs {table_end} bytes before the checksum, has {end})",
-            min(len(data), table_end), "truncated",
+            min(len(data), table_end),
+            "truncated",
         )
     rows = [_ROW.unpack_from(data, table_offset + i * ROW_SIZE) for i in range(count + 1)]
     term_id, term_offset = rows[count]
@@ -134,19 +146,22 @@ def read_chunk_table(
         if off < prev:
             raise fail(
                 f"chunk {cid.decode('latin-1')} starts at {off}, before "
-                + ("the end of the chunk table" if i == 0 else "the previous chunk") + f" ({prev})",
+                + ("the end of the chunk table" if i == 0 else "the previous chunk")
+                + f" ({prev})",
                 at,
             )
         seen.add(cid)
         prev = off
         chunks.append(Chunk(cid, off, 0))
     if term_offset < prev:
-        raise fail(f"chunk table ends at {term_offset}, before the last chunk starts ({prev})",
-                   table_offset + count * ROW_SIZE)
+        raise fail(
+            f"chunk table ends at {term_offset}, before the last chunk starts ({prev})", table_offset + count * ROW_SIZE
+        )
     if term_offset > end:
         raise fail(
             f"chunks run to offset {term_offset}, past the trailing checksum at {end} (truncated file?)",
-            table_offset + count * ROW_SIZE, "truncated",
+            table_offset + count * ROW_SIZE,
+            "truncated",
         )
     sized = []
     for i, c in enumerate(chunks):

@@ -59,6 +59,7 @@ def read_around_damage(store, oid: bytes, loc: Location, damage: PackscopeError)
     finally:
         store.repairing.discard(key)
 
+
 def other_copy(store, oid: bytes, damaged_pack: str) -> tuple[str, bytes] | None:
     """(type, content) of ``oid`` from any pack but ``damaged_pack``, or
     a loose file; None when no readable copy exists."""

@@ -295,9 +295,7 @@ def _apply_delta_checked(base, delta, max_size: int) -> bytes:
             if shift > 63:
                 raise _error("delta result size varint is too long", "delta-truncated", 0)
         if base_size != len(base):
-            raise _error(
-                f"delta expects a base of {base_size} bytes, the base has {len(base)}", "delta-base-size", 0
-            )
+            raise _error(f"delta expects a base of {base_size} bytes, the base has {len(base)}", "delta-base-size", 0)
         if result_size > max_size:
             raise LimitExceededError(
                 f"delta declares a result of {result_size} bytes, above the cap of {max_size}",

@@ -109,12 +109,16 @@ def read_loose(
         if size > max_size:
             raise LimitExceededError(
                 f"loose object declares {size} bytes, above the cap of {max_size}",
-                path=path, oid=None if oid is None else oid.hex(), kind="object-too-large",
+                path=path,
+                oid=None if oid is None else oid.hex(),
+                kind="object-too-large",
             )
         if size > len(data) * MAX_DEFLATE_RATIO + 64:
             raise _corrupt(
                 f"loose object declares {size} bytes, more than its {len(data)} bytes can inflate to",
-                "loose-size", path, oid,
+                "loose-size",
+                path,
+                oid,
             )
         body = head[header_len:]
         if len(body) <= size and not d.eof:
@@ -158,8 +162,9 @@ class LooseCache:
     """Names of the loose objects of one objects directory, read lazily, one
     subdirectory at a time."""
 
-    def __init__(self, objects_dir: str, fmt: ObjectFormat, strategy: str = "per-subdir",
-                 tracer: Tracer | None = None) -> None:
+    def __init__(
+        self, objects_dir: str, fmt: ObjectFormat, strategy: str = "per-subdir", tracer: Tracer | None = None
+    ) -> None:
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown loose cache strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
         self.objects_dir = str(objects_dir)

@@ -30,10 +30,10 @@ import os
 import re
 import struct
 
-from packscope.core.store.chunk_file import ChunkTable, read_chunk_table
 from packscope.core.errors import BadMultiPackIndexError
-from packscope.core.store.mapped_file import MappedFile
 from packscope.core.oid import ObjectFormat, Prefix
+from packscope.core.store.chunk_file import ChunkTable, read_chunk_table
+from packscope.core.store.mapped_file import MappedFile
 from packscope.core.store.search import Steps, search_function, traced_search
 from packscope.core.trace import SearchPath
 
@@ -76,12 +76,14 @@ class MidxLayer(MappedFile):
 
     # --- opening ---------------------------------------------------------
 
-    def open(self) -> "MidxLayer":
+    def open(self) -> MidxLayer:
         if self._map is None:
             self._load()
         return self
 
-    def _error(self, message: str, offset: int | None = None, kind: str = "bad-multi-pack-index") -> BadMultiPackIndexError:
+    def _error(
+        self, message: str, offset: int | None = None, kind: str = "bad-multi-pack-index"
+    ) -> BadMultiPackIndexError:
         return BadMultiPackIndexError(message, path=self.path, offset=offset, kind=kind)
 
     def _load(self) -> None:
@@ -112,21 +114,27 @@ class MidxLayer(MappedFile):
         if hash_version != HASH_VERSIONS[self.fmt.name]:
             raise self._error(
                 f"hash version {hash_version} does not match the repository's {self.fmt.name} "
-                f"(expected {HASH_VERSIONS[self.fmt.name]})", 5, "midx-hash-version",
+                f"(expected {HASH_VERSIONS[self.fmt.name]})",
+                5,
+                "midx-hash-version",
             )
         self.version, self.num_base_files = version, nbase
         self.num_packs = _U32.unpack_from(m, 8)[0]
         trailer = size - rawsz
-        chunks = read_chunk_table(m, HEADER_SIZE, nchunks, end=trailer, path=self.path,
-                                  error_cls=BadMultiPackIndexError, kind="midx")
+        chunks = read_chunk_table(
+            m, HEADER_SIZE, nchunks, end=trailer, path=self.path, error_cls=BadMultiPackIndexError, kind="midx"
+        )
         oidf = chunks.require(b"OIDF")
         chunks.expect_size(b"OIDF", 1024, "a 256-entry fanout")
         fanout = _FANOUT.unpack_from(m, oidf.offset)
         prev = 0
         for i, n in enumerate(fanout):
             if n < prev:
-                raise self._error(f"fanout table is not monotonic at byte 0x{i:02x} ({n} < {prev})",
-                                  oidf.offset + 4 * i, "midx-fanout")
+                raise self._error(
+                    f"fanout table is not monotonic at byte 0x{i:02x} ({n} < {prev})",
+                    oidf.offset + 4 * i,
+                    "midx-fanout",
+                )
             prev = n
         nr = fanout[255]
         oidl = chunks.require(b"OIDL")
@@ -135,7 +143,9 @@ class MidxLayer(MappedFile):
         chunks.expect_size(b"OOFF", nr * 8, f"{nr} object offsets")
         loff = chunks.get(b"LOFF")
         if loff is not None and loff.size % 8:
-            raise self._error(f"large-offset chunk size {loff.size} is not a multiple of 8", loff.offset, "midx-chunk-size")
+            raise self._error(
+                f"large-offset chunk size {loff.size} is not a multiple of 8", loff.offset, "midx-chunk-size"
+            )
         pnam = chunks.require(b"PNAM")
         self.pack_names = self._parse_pack_names(m, pnam.offset, pnam.size)
         self.fanout, self.num_objects, self.chunks = fanout, nr, chunks
@@ -187,11 +197,11 @@ class MidxLayer(MappedFile):
     def name_accessor(self):
         m = self.map
         base, rawsz = self._names_at, self.fmt.rawsz
-        return lambda i: m[base + i * rawsz: base + i * rawsz + rawsz]
+        return lambda i: m[base + i * rawsz : base + i * rawsz + rawsz]
 
     def name_at(self, i: int) -> bytes:
         at = self._names_at + i * self.fmt.rawsz
-        return self.map[at: at + self.fmt.rawsz]
+        return self.map[at : at + self.fmt.rawsz]
 
     def page_of(self, i: int) -> int:
         return (self._names_at + i * self.fmt.rawsz) // PAGE_SIZE
@@ -208,14 +218,17 @@ class MidxLayer(MappedFile):
         if off & LARGE_OFFSET_FLAG and self._loff_at is not None:
             k = off & ~LARGE_OFFSET_FLAG
             if k >= self._nlarge:
-                raise self._error(f"offset of object {i} points past the large-offset table ({k} >= {self._nlarge})",
-                                  at + 4, "midx-large-offset")
+                raise self._error(
+                    f"offset of object {i} points past the large-offset table ({k} >= {self._nlarge})",
+                    at + 4,
+                    "midx-large-offset",
+                )
             off = _U64.unpack_from(m, self._loff_at + 8 * k)[0]
         return pack, off
 
     @property
     def checksum(self) -> bytes:
-        return self.map[self._trailer_at: self._size]
+        return self.map[self._trailer_at : self._size]
 
     def computed_checksum(self) -> bytes:
         h = self.fmt.new_hash()
@@ -224,7 +237,9 @@ class MidxLayer(MappedFile):
 
     def verify_checksum(self) -> None:
         if self.computed_checksum() != self.checksum:
-            raise self._error("multi-pack-index checksum does not match its contents", self._trailer_at, "midx-checksum")
+            raise self._error(
+                "multi-pack-index checksum does not match its contents", self._trailer_at, "midx-checksum"
+            )
 
     def find(self, oid: bytes, algorithm: str = "binary") -> int:
         """Local position of ``oid`` or -1."""
@@ -254,7 +269,7 @@ class MultiPackIndex:
         self._chain_path = p if self.is_chain else None
 
     @classmethod
-    def discover(cls, pack_dir: str, fmt: ObjectFormat) -> "MultiPackIndex | None":
+    def discover(cls, pack_dir: str, fmt: ObjectFormat) -> MultiPackIndex | None:
         """The repository's multi-pack-index in ``objects/pack``, or None.
 
         The single file wins over a chain (git reads it first; the two only
@@ -274,7 +289,7 @@ class MultiPackIndex:
     def is_open(self) -> bool:
         return self._layers is not None
 
-    def open(self) -> "MultiPackIndex":
+    def open(self) -> MultiPackIndex:
         if self._layers is None:
             layers = self._chain_layers() if self.is_chain else (MidxLayer(self.path, self.fmt),)
             try:
@@ -300,8 +315,9 @@ class MultiPackIndex:
             with open(path, "rb") as f:
                 text = f.read()
         except OSError as e:
-            raise BadMultiPackIndexError(f"cannot read multi-pack-index chain: {e.strerror}", path=path,
-                                         kind="midx-unreadable") from e
+            raise BadMultiPackIndexError(
+                f"cannot read multi-pack-index chain: {e.strerror}", path=path, kind="midx-unreadable"
+            ) from e
         layers: list[MidxLayer] = []
         objects = packs = 0
         at = 0
@@ -312,16 +328,24 @@ class MultiPackIndex:
                     at += 1
                     continue
                 if not pattern.fullmatch(line):
-                    raise BadMultiPackIndexError(f"chain line {line[:80]!r} is not a {self.fmt.name} hash",
-                                                 path=path, offset=at, kind="midx-chain")
+                    raise BadMultiPackIndexError(
+                        f"chain line {line[:80]!r} is not a {self.fmt.name} hash",
+                        path=path,
+                        offset=at,
+                        kind="midx-chain",
+                    )
                 layer_path = os.path.join(os.path.dirname(path), f"multi-pack-index-{line.decode()}.midx")
                 layer = MidxLayer(layer_path, self.fmt, object_base=objects, pack_base=packs)
                 layer.open()
                 layers.append(layer)
                 # A layer is named by its checksum; a mismatch means files were mixed up.
                 if layer.checksum != bytes.fromhex(line.decode()):
-                    raise BadMultiPackIndexError("layer's checksum does not match its name in the chain",
-                                                 path=layer_path, offset=layer.size - self.fmt.rawsz, kind="midx-chain")
+                    raise BadMultiPackIndexError(
+                        "layer's checksum does not match its name in the chain",
+                        path=layer_path,
+                        offset=layer.size - self.fmt.rawsz,
+                        kind="midx-chain",
+                    )
                 objects += layer.num_objects
                 packs += layer.num_packs
                 at += len(line) + 1
@@ -330,7 +354,9 @@ class MultiPackIndex:
                 layer.close()
             raise
         if not layers:
-            raise BadMultiPackIndexError("multi-pack-index chain lists no layers", path=path, offset=0, kind="midx-chain")
+            raise BadMultiPackIndexError(
+                "multi-pack-index chain lists no layers", path=path, offset=0, kind="midx-chain"
+            )
         return tuple(layers)
 
     def close(self) -> None:
@@ -454,8 +480,9 @@ class MultiPackIndex:
         i = self.find(oid, algorithm)
         return None if i < 0 else self.entry_at(i)
 
-    def find_prefix(self, prefix: Prefix, algorithm: str = "binary", limit: int | None = None,
-                    steps: Steps | None = None) -> list[int]:
+    def find_prefix(
+        self, prefix: Prefix, algorithm: str = "binary", limit: int | None = None, steps: Steps | None = None
+    ) -> list[int]:
         """Positions of every name starting with ``prefix``, in name order."""
         found: list[tuple[bytes, int]] = []
         for layer in reversed(self.layers):

@@ -32,9 +32,15 @@ import time
 from dataclasses import dataclass, field
 
 from packscope.core import trace
-from packscope.core.store.alternates import resolve_alternates
-from packscope.core.errors import BadPackError, CorruptObjectError, MissingObjectError, PackscopeError, PromisedObjectError
+from packscope.core.errors import (
+    BadPackError,
+    CorruptObjectError,
+    MissingObjectError,
+    PackscopeError,
+    PromisedObjectError,
+)
 from packscope.core.oid import ObjectFormat, Prefix
+from packscope.core.store.alternates import resolve_alternates
 from packscope.core.store.pack_directory import DirectoryScan, PackFiles, dir_mtime_ns, git_pack_order, scan_pack_dir
 from packscope.core.store.pack_index import PackIndex
 from packscope.core.store.search import ALGORITHMS
@@ -68,9 +74,9 @@ class StoreCounters:
 class PackHandle:
     """One pack known to the store: its index (opened lazily) and its data."""
 
-    __slots__ = ("files", "index", "_pack", "in_midx", "store", "objects_dir")
+    __slots__ = ("_pack", "files", "in_midx", "index", "objects_dir", "store")
 
-    def __init__(self, files: PackFiles, fmt: ObjectFormat, store: "ObjectStore") -> None:
+    def __init__(self, files: PackFiles, fmt: ObjectFormat, store: ObjectStore) -> None:
         self.files = files
         self.objects_dir = os.path.dirname(os.path.dirname(files.base))
         self.index = PackIndex(files.idx_path, fmt, open_files=store.open_files)
@@ -170,7 +176,9 @@ class ObjectStore:
         self._midxs: list = []
         self._negative: dict[bytes, tuple] = {}
         self._loose_stamps: list = []  # objects/xx mtimes seen by the last stat-based loose check
-        self.repairing: set = set()  # (pack, id) being read around damage (packscope.core.store.damaged_reads loop guard)
+        self.repairing: set = (
+            set()
+        )  # (pack, id) being read around damage (packscope.core.store.damaged_reads loop guard)
         self.max_repaired_bases = 8  # damaged bases replaced in one chain before giving up
         self.partial_clone = bool(partial_clone)
         self._promisor = None
@@ -239,8 +247,15 @@ class ObjectStore:
         from packscope.core.store.pack import Pack
 
         self.counters.opens += 1
-        return Pack(handle.files.pack_path, handle.index, fmt=self.fmt, resolve_ref=self._read_for_delta,
-                    resolve_ref_info=self._header_for_delta, cache=self.delta_cache, open_files=self.open_files)
+        return Pack(
+            handle.files.pack_path,
+            handle.index,
+            fmt=self.fmt,
+            resolve_ref=self._read_for_delta,
+            resolve_ref_info=self._header_for_delta,
+            cache=self.delta_cache,
+            open_files=self.open_files,
+        )
 
     def _scan_all(self, reason: str) -> None:
         from packscope.core.store.midx import MultiPackIndex
@@ -297,12 +312,16 @@ class ObjectStore:
         for b in gone:
             old[b].close()
         if self.tracer.active:
-            self.tracer.emit(trace.PackDirScanned(
-                self.objects_dir, reason, len(handles),
-                tuple(sorted(os.path.basename(b) for b in handles if b not in old)),
-                tuple(sorted(os.path.basename(b) for b in gone)),
-                time.perf_counter() - t0,
-            ))
+            self.tracer.emit(
+                trace.PackDirScanned(
+                    self.objects_dir,
+                    reason,
+                    len(handles),
+                    tuple(sorted(os.path.basename(b) for b in handles if b not in old)),
+                    tuple(sorted(os.path.basename(b) for b in gone)),
+                    time.perf_counter() - t0,
+                )
+            )
 
     def rescan(self, reason: str = "request") -> None:
         """Re-read every pack directory (and flush the loose caches, as git does)."""
@@ -382,8 +401,15 @@ class ObjectStore:
         else:
             self.counters.hits_pack += 1
         if traced:
-            tracer.emit(trace.LookupFinished(
-                oid.hex(), loc.source if loc else None, loc.where if loc else None, time.perf_counter() - t0, rescans))
+            tracer.emit(
+                trace.LookupFinished(
+                    oid.hex(),
+                    loc.source if loc else None,
+                    loc.where if loc else None,
+                    time.perf_counter() - t0,
+                    rescans,
+                )
+            )
         return loc
 
     def locate_many(self, oids: list[bytes], quick: bool | None = None) -> list[Location | None]:
@@ -459,8 +485,11 @@ class ObjectStore:
                     continue  # no such directory: none of these is loose here
                 else:
                     self.counters.stats += len(ks)
-                    hits = [k for k in ks if out[k] is None
-                            and os.path.isfile(os.path.join(d.path, subdir, oids[k].hex()[2:]))]
+                    hits = [
+                        k
+                        for k in ks
+                        if out[k] is None and os.path.isfile(os.path.join(d.path, subdir, oids[k].hex()[2:]))
+                    ]
                 for k in hits:
                     out[k] = Location("loose", d.path, d.local, path=os.path.join(d.path, subdir, oids[k].hex()[2:]))
         return stamps
@@ -513,8 +542,7 @@ class ObjectStore:
                     self.counters.mru_moves += 1
                     if traced:
                         self.tracer.emit(trace.MruMoved(h.name, rank))
-                return Location("pack", h.objects_dir, h.files.local, h,
-                                h.index.offset_at(pos))
+                return Location("pack", h.objects_dir, h.files.local, h, h.index.offset_at(pos))
         return None
 
     def _find_loose(self, oid: bytes, quick: bool, traced: bool) -> Location | None:
@@ -607,9 +635,12 @@ class ObjectStore:
         if self.partial_clone and self.promisor.is_promised(oid):
             return PromisedObjectError(
                 f"object {oid.hex()} is not in the object store; a promisor remote promises it (partial clone)",
-                oid=oid.hex(), path=self.objects_dir)
-        return MissingObjectError(f"object {oid.hex()} is not in the object store", oid=oid.hex(),
-                                  path=self.objects_dir)
+                oid=oid.hex(),
+                path=self.objects_dir,
+            )
+        return MissingObjectError(
+            f"object {oid.hex()} is not in the object store", oid=oid.hex(), path=self.objects_dir
+        )
 
     def _at_location(self, oid: bytes, use, loc: Location | None = None):
         """Locate ``oid`` (unless ``loc`` says where it was found) and apply
@@ -665,8 +696,9 @@ class ObjectStore:
 
         return self._at_location(oid, use)
 
-    def object_info(self, oid: bytes, storage: bool = False,
-                    loc: Location | None = None) -> tuple[str, int, int | None, bytes | None]:
+    def object_info(
+        self, oid: bytes, storage: bool = False, loc: Location | None = None
+    ) -> tuple[str, int, int | None, bytes | None]:
         """(type, size, bytes on disk, delta base id) with one lookup (none
         when ``loc`` says where ``locate_many`` found it); the last two only
         when ``storage`` is asked for (else None)."""

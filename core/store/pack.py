@@ -25,13 +25,11 @@ import os
 import zlib
 from array import array
 from bisect import bisect_left
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from zlib_ng import zlib_ng
 
-from packscope.core.store.cache import DeltaBaseCache, OpenFiles, map_readonly
-from packscope.core.store.delta import apply_delta, delta_sizes
 from packscope.core.errors import (
     BadPackError,
     CorruptObjectError,
@@ -40,8 +38,10 @@ from packscope.core.errors import (
     LookupFailedError,
     PackscopeError,
 )
-from packscope.core.store.mapped_file import MappedFile
 from packscope.core.oid import ObjectFormat
+from packscope.core.store.cache import DeltaBaseCache, OpenFiles, map_readonly
+from packscope.core.store.delta import apply_delta, delta_sizes
+from packscope.core.store.mapped_file import MappedFile
 from packscope.core.store.pack_index import PackIndex
 from packscope.core.store.pack_order import pack_order
 
@@ -138,7 +138,7 @@ class Pack(MappedFile):
 
     # --- opening ---------------------------------------------------------
 
-    def open(self) -> "Pack":
+    def open(self) -> Pack:
         if self._map is None:
             self._open()
         return self
@@ -172,9 +172,7 @@ class Pack(MappedFile):
             raise self._error(f"unsupported pack version {version}", 4, "pack-version")
         count = int.from_bytes(m[8:12], "big")
         if count != self.index.open().num_objects:
-            raise self._error(
-                f"pack holds {count} objects, its index {self.index.num_objects}", 8, "pack-count"
-            )
+            raise self._error(f"pack holds {count} objects, its index {self.index.num_objects}", 8, "pack-count")
         self.version = version
 
     @property
@@ -237,7 +235,9 @@ class Pack(MappedFile):
                 # A base must come earlier in the pack; this also rules out OFS loops.
                 if distance <= 0 or base_offset < 12:
                     raise self._error(
-                        f"OFS_DELTA base offset {base_offset} is not before the delta", offset, "delta-base-offset",
+                        f"OFS_DELTA base offset {base_offset} is not before the delta",
+                        offset,
+                        "delta-base-offset",
                         DeltaError,
                     )
             elif type_num == OBJ_REF_DELTA:
@@ -324,11 +324,15 @@ class Pack(MappedFile):
         if size > self.max_object_size:
             raise LimitExceededError(
                 f"entry declares {size} bytes, above the cap of {self.max_object_size}",
-                path=self.path, offset=offset, kind="object-too-large",
+                path=self.path,
+                offset=offset,
+                kind="object-too-large",
             )
         raise LimitExceededError(
             f"entry declares {size} bytes, more than the {available} bytes left in the pack can inflate to",
-            path=self.path, offset=offset, kind="implausible-size",
+            path=self.path,
+            offset=offset,
+            kind="implausible-size",
         )
 
     # --- objects ---------------------------------------------------------
@@ -421,7 +425,10 @@ class Pack(MappedFile):
         if resolve is None:
             raise DeltaError(
                 f"REF_DELTA base {oid.hex()} is not in this pack and there is no store to ask",
-                path=self.path, offset=offset, oid=oid.hex(), kind="delta-missing-base",
+                path=self.path,
+                offset=offset,
+                oid=oid.hex(),
+                kind="delta-missing-base",
             )
         # The store may come back to this pack; an offset of this chain
         # reached again means the chain loops through other packs.
@@ -431,7 +438,10 @@ class Pack(MappedFile):
         except LookupFailedError as e:
             raise DeltaError(
                 f"REF_DELTA base {oid.hex()} is missing: {e.message}",
-                path=self.path, offset=offset, oid=oid.hex(), kind="delta-missing-base",
+                path=self.path,
+                offset=offset,
+                oid=oid.hex(),
+                kind="delta-missing-base",
             ) from e
         finally:
             self._active.difference_update(chain)
@@ -506,11 +516,13 @@ class Pack(MappedFile):
                     result = self._external_base(at, base_oid, visited, info=True)[0]
                     break
                 if base_offset in visited:
-                    raise self._error(f"delta chain loops back to offset {base_offset}", offset, "delta-loop",
-                                      DeltaError)
+                    raise self._error(
+                        f"delta chain loops back to offset {base_offset}", offset, "delta-loop", DeltaError
+                    )
             if len(visited) > self.max_chain_depth:
-                raise self._error(f"delta chain is deeper than {self.max_chain_depth}", offset, "delta-too-deep",
-                                  DeltaError)
+                raise self._error(
+                    f"delta chain is deeper than {self.max_chain_depth}", offset, "delta-too-deep", DeltaError
+                )
             at = base_offset
             known = memo.get(at)
             if known is None and cache is not None:
@@ -566,7 +578,9 @@ class Pack(MappedFile):
         k = self._rank_of(base_offset)
         if k is None:
             raise self._error(
-                f"OFS_DELTA base offset {base_offset} is not the start of an entry", offset, "delta-base-offset",
+                f"OFS_DELTA base offset {base_offset} is not the start of an entry",
+                offset,
+                "delta-base-offset",
                 DeltaError,
             )
         return self.index.name_at(self._pack_order()[1][k])
@@ -615,7 +629,8 @@ class Pack(MappedFile):
         if self.index.pack_checksum != self.checksum:
             raise self._error(
                 f"pack checksum differs from the one its index {self.index.name} records",
-                self._data_end, "pack-index-mismatch",
+                self._data_end,
+                "pack-index-mismatch",
             )
 
     def crc_ok(self, position: int) -> bool | None:

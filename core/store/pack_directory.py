@@ -90,9 +90,15 @@ def scan_pack_dir(objects_dir: str, local: bool = True) -> DirectoryScan:
                 continue
             packs.append(
                 PackFiles(
-                    base, stem, local, int(st.st_mtime), st.st_size,
-                    stem + ".keep" in present, stem + ".promisor" in present,
-                    stem + ".rev" in present, stem + ".bitmap" in present,
+                    base,
+                    stem,
+                    local,
+                    int(st.st_mtime),
+                    st.st_size,
+                    stem + ".keep" in present,
+                    stem + ".promisor" in present,
+                    stem + ".rev" in present,
+                    stem + ".bitmap" in present,
                 )
             )
         elif n.endswith(".pack") and n.startswith("pack-") and n[:-5] + ".idx" not in present:
@@ -101,8 +107,13 @@ def scan_pack_dir(objects_dir: str, local: bool = True) -> DirectoryScan:
     # directory order is what breaks ties between equal mtimes.
     packs.reverse()
     return DirectoryScan(
-        pack_dir, tuple(packs), tuple(sorted(orphans)), "multi-pack-index" in present or "multi-pack-index.d" in present,
-        mtime_ns, started_ns, time.perf_counter() - t0,
+        pack_dir,
+        tuple(packs),
+        tuple(sorted(orphans)),
+        "multi-pack-index" in present or "multi-pack-index.d" in present,
+        mtime_ns,
+        started_ns,
+        time.perf_counter() - t0,
     )
 
 

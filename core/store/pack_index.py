@@ -26,10 +26,10 @@ import struct
 import sys
 from array import array
 
-from packscope.core.store.cache import OpenFiles, map_readonly
 from packscope.core.errors import BadPackIndexError
-from packscope.core.store.mapped_file import MappedFile
 from packscope.core.oid import ObjectFormat, Prefix
+from packscope.core.store.cache import OpenFiles, map_readonly
+from packscope.core.store.mapped_file import MappedFile
 from packscope.core.store.prefix_column import build_prefix_column, prefix_column_search
 from packscope.core.store.search import SEARCHES as _SEARCHES
 from packscope.core.store.search import Steps, search_function, traced_search
@@ -64,7 +64,7 @@ class PackIndex(MappedFile):
 
     # --- opening ---------------------------------------------------------
 
-    def open(self) -> "PackIndex":
+    def open(self) -> PackIndex:
         if self._map is None:
             self._load()
         return self
@@ -102,7 +102,9 @@ class PackIndex(MappedFile):
             version = 1
             fan_at = 0
         if size < fan_at + 1024 + 2 * rawsz:
-            raise self._error(f"pack index is truncated ({size} bytes, too short for a fanout table)", size, "idx-truncated")
+            raise self._error(
+                f"pack index is truncated ({size} bytes, too short for a fanout table)", size, "idx-truncated"
+            )
         fanout = _FANOUT.unpack_from(m, fan_at)
         prev = 0
         for i, n in enumerate(fanout):
@@ -203,8 +205,10 @@ class PackIndex(MappedFile):
         m = self.map
         n = self.num_objects
         if self.version == 1:
-            raw = array("I", b"".join(m[self._off_at + i * self._stride : self._off_at + i * self._stride + 4]
-                                      for i in range(n)))
+            raw = array(
+                "I",
+                b"".join(m[self._off_at + i * self._stride : self._off_at + i * self._stride + 4] for i in range(n)),
+            )
         else:
             raw = array("I", m[self._off_at : self._off_at + 4 * n])
         if sys.byteorder == "little":
@@ -237,7 +241,9 @@ class PackIndex(MappedFile):
 
     def verify_checksum(self) -> None:
         if self.computed_checksum() != self.idx_checksum:
-            raise self._error("pack index checksum does not match its contents", self._trailer_at + self.fmt.rawsz, "idx-checksum")
+            raise self._error(
+                "pack index checksum does not match its contents", self._trailer_at + self.fmt.rawsz, "idx-checksum"
+            )
 
     def _iteration_accessor(self):
         # A bound accessor holds the current mapping, which the open-file LRU
@@ -302,8 +308,9 @@ class PackIndex(MappedFile):
         i = self.find(oid, algorithm)
         return None if i < 0 else self.offset_at(i)
 
-    def find_prefix(self, prefix: Prefix, algorithm: str = "binary", limit: int | None = None,
-                    steps: Steps | None = None) -> list[int]:
+    def find_prefix(
+        self, prefix: Prefix, algorithm: str = "binary", limit: int | None = None, steps: Steps | None = None
+    ) -> list[int]:
         """Positions of every name starting with ``prefix`` (at most ``limit``)."""
         lo, hi = self.bucket(prefix.first_byte)
         name_at = self.name_accessor()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 from array import array
 from bisect import bisect_left
-from typing import Callable
+from collections.abc import Callable
 
 NameAt = Callable[[int], bytes]
 
@@ -35,8 +35,12 @@ def build_prefix_column(buffer, start: int, count: int, stride: int) -> array:
     end = start + (count - 1) * stride + 4
     # Every view is released before returning: an exported view of an mmap
     # would stop it from being closed later.
-    with memoryview(buffer) as whole, whole[start:end] as part, part.cast("I") as words, \
-            words[:: stride // 4] as firsts:
+    with (
+        memoryview(buffer) as whole,
+        whole[start:end] as part,
+        part.cast("I") as words,
+        words[:: stride // 4] as firsts,
+    ):
         column.frombytes(firsts.tobytes())
     if sys.byteorder == "little":
         column.byteswap()  # the file is big-endian; compare as numbers

@@ -93,7 +93,7 @@ def _tree_entry_ids(data: bytes, rawsz: int) -> list[bytes]:
         sp = find(b" ", pos, nul)
         if sp <= pos or sp + 1 == nul or not data[pos:sp].isdigit():
             break  # no mode, a bad mode or an empty name: nothing after it can be located
-        out.append(data[nul + 1:nul + 1 + rawsz])
+        out.append(data[nul + 1 : nul + 1 + rawsz])
         pos = nul + 1 + rawsz
     return out
 
@@ -111,7 +111,7 @@ class _IdView:
 
     def __getitem__(self, i: int) -> bytes:
         at = i * self.rawsz
-        return self.data[at:at + self.rawsz]
+        return self.data[at : at + self.rawsz]
 
     def __contains__(self, oid: bytes) -> bool:
         i = bisect_left(self, oid)
@@ -120,7 +120,7 @@ class _IdView:
     def __iter__(self) -> Iterator[bytes]:
         data, rawsz = self.data, self.rawsz
         for at in range(0, len(data), rawsz):
-            yield data[at:at + rawsz]
+            yield data[at : at + rawsz]
 
 
 class _Runs:
@@ -176,8 +176,14 @@ class PromisorSet:
     promisor packs (alternates' included).  ``skip(handle)`` may leave packs
     out (fsck leaves out packs it refused).  Callable, as a predicate."""
 
-    def __init__(self, store, *, skip: Callable[[object], bool] | None = None, progress: Progress | None = None,
-                 cancel: Callable[[], bool] | None = None) -> None:
+    def __init__(
+        self,
+        store,
+        *,
+        skip: Callable[[object], bool] | None = None,
+        progress: Progress | None = None,
+        cancel: Callable[[], bool] | None = None,
+    ) -> None:
         self.store = store
         self.fmt = store.fmt
         self.skip = skip
@@ -256,8 +262,10 @@ class PromisorSet:
 
             def tick() -> None:
                 if cancel is not None and cancel():
-                    raise CancelledError(f"listing promised objects cancelled ({done[0]} of {total} objects read)",
-                                         remedy="Ask again; the promised objects are listed on first need.")
+                    raise CancelledError(
+                        f"listing promised objects cancelled ({done[0]} of {total} objects read)",
+                        remedy="Ask again; the promised objects are listed on first need.",
+                    )
                 if progress is not None:
                     progress(done[0], total, PHASE)
 

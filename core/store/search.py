@@ -19,7 +19,7 @@ default ``None``) records and allocates nothing per probe.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from packscope.core.trace import Probe, SearchPath
 
@@ -30,7 +30,7 @@ ALGORITHMS = ("binary", "interpolation", "hedged")
 class Steps:
     """Collects probes and the positions read (for the pages they touch)."""
 
-    __slots__ = ("probes", "reads", "page_of")
+    __slots__ = ("page_of", "probes", "reads")
 
     def __init__(self, page_of: Callable[[int], int] | None = None) -> None:
         self.probes: list[Probe] = []
@@ -51,9 +51,7 @@ class Steps:
         return tuple(seen)
 
 
-def binary_search(
-    name_at: NameAt, lo: int, hi: int, nr: int, target: bytes, steps: Steps | None = None
-) -> int:
+def binary_search(name_at: NameAt, lo: int, hi: int, nr: int, target: bytes, steps: Steps | None = None) -> int:
     while lo < hi:
         mi = (lo + hi) >> 1
         name = name_at(mi)
@@ -76,9 +74,7 @@ def _two_bytes(key: bytes, ofs: int, wide: bool) -> int:
     return (key[ofs] << 8) | key[ofs + 1] if wide else key[ofs]
 
 
-def _interpolate(
-    name_at: NameAt, lo: int, hi: int, nr: int, target: bytes, steps: Steps | None, hedge: bool
-) -> int:
+def _interpolate(name_at: NameAt, lo: int, hi: int, nr: int, target: bytes, steps: Steps | None, hedge: bool) -> int:
     if lo >= hi:
         return -lo - 1
     rawsz = len(target)
@@ -144,15 +140,11 @@ def _interpolate(
     return -lo - 1
 
 
-def interpolation_search(
-    name_at: NameAt, lo: int, hi: int, nr: int, target: bytes, steps: Steps | None = None
-) -> int:
+def interpolation_search(name_at: NameAt, lo: int, hi: int, nr: int, target: bytes, steps: Steps | None = None) -> int:
     return _interpolate(name_at, lo, hi, nr, target, steps, hedge=False)
 
 
-def hedged_search(
-    name_at: NameAt, lo: int, hi: int, nr: int, target: bytes, steps: Steps | None = None
-) -> int:
+def hedged_search(name_at: NameAt, lo: int, hi: int, nr: int, target: bytes, steps: Steps | None = None) -> int:
     return _interpolate(name_at, lo, hi, nr, target, steps, hedge=True)
 
 

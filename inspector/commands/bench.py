@@ -21,22 +21,34 @@ from pathlib import Path
 def register(sub) -> None:
     from packscope.bench.scenarios import SCENARIOS
 
-    p = sub.add_parser("bench", help="benchmarks against git, dulwich and pygit2",
-                       description=__doc__.split("\n\n", 1)[1])
-    p.add_argument("scenarios", nargs="*", metavar="SCENARIO",
-                   help=f"scenarios to run (default: all): {', '.join(SCENARIOS)}")
-    p.add_argument("--repo", default=os.environ.get("PACKSCOPE_BENCH_REPO"),
-                   help="a real history to measure on (default: $PACKSCOPE_BENCH_REPO; else a synthetic one is built)")
+    p = sub.add_parser(
+        "bench", help="benchmarks against git, dulwich and pygit2", description=__doc__.split("\n\n", 1)[1]
+    )
+    p.add_argument(
+        "scenarios", nargs="*", metavar="SCENARIO", help=f"scenarios to run (default: all): {', '.join(SCENARIOS)}"
+    )
+    p.add_argument(
+        "--repo",
+        default=os.environ.get("PACKSCOPE_BENCH_REPO"),
+        help="a real history to measure on (default: $PACKSCOPE_BENCH_REPO; else a synthetic one is built)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     p.add_argument("--markdown", action="store_true", help="print the tables as Markdown (for bench/RESULTS.md)")
-    p.add_argument("--reps", type=int, default=None,
-                   help="repetitions per system (default 5; 1 with --tiny)")
-    p.add_argument("--tiny", action="store_true",
-                   help="tiny sizes, one repetition: checks that every scenario still runs (CI)")
-    p.add_argument("--budget", type=float, default=120.0,
-                   help="seconds one system may spend on one case before its repetitions stop (default 120)")
-    p.add_argument("--work-dir", default=None,
-                   help="where built repositories are cached (default: $PACKSCOPE_BENCH_DIR or ~/.cache/packscope-bench)")
+    p.add_argument("--reps", type=int, default=None, help="repetitions per system (default 5; 1 with --tiny)")
+    p.add_argument(
+        "--tiny", action="store_true", help="tiny sizes, one repetition: checks that every scenario still runs (CI)"
+    )
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=120.0,
+        help="seconds one system may spend on one case before its repetitions stop (default 120)",
+    )
+    p.add_argument(
+        "--work-dir",
+        default=None,
+        help="where built repositories are cached (default: $PACKSCOPE_BENCH_DIR or ~/.cache/packscope-bench)",
+    )
     p.add_argument("-o", "--output", default=None, help="also write the JSON document to this file")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on standard error")
     p.add_argument("--list", action="store_true", help="list the scenarios and exit")
@@ -55,8 +67,10 @@ def run(args) -> int:
         return 0
     unknown = [s for s in args.scenarios if s not in SCENARIOS]
     if unknown:
-        print(f"packscope bench: unknown scenario {', '.join(unknown)}; choose from {', '.join(SCENARIOS)}",
-              file=sys.stderr)
+        print(
+            f"packscope bench: unknown scenario {', '.join(unknown)}; choose from {', '.join(SCENARIOS)}",
+            file=sys.stderr,
+        )
         return 129
     reps = args.reps if args.reps is not None else (1 if args.tiny else 5)
     if reps < 1:
@@ -69,10 +83,14 @@ def run(args) -> int:
     def progress(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
-    ctx = Context(reps=reps, tiny=args.tiny, budget=args.budget,
-                  work_dir=Path(args.work_dir) if args.work_dir else default_work_dir(),
-                  repo=os.path.abspath(args.repo) if args.repo else None,
-                  progress=(lambda msg: None) if args.quiet else progress)
+    ctx = Context(
+        reps=reps,
+        tiny=args.tiny,
+        budget=args.budget,
+        work_dir=Path(args.work_dir) if args.work_dir else default_work_dir(),
+        repo=os.path.abspath(args.repo) if args.repo else None,
+        progress=(lambda msg: None) if args.quiet else progress,
+    )
     doc = run_suite(args.scenarios, ctx, command=shlex.join(["packscope", *sys.argv[1:]]))
     if args.output:
         Path(args.output).write_text(json.dumps(doc, indent=1) + "\n")

@@ -14,7 +14,13 @@ from __future__ import annotations
 import re
 import sys
 
-from packscope.core.errors import AmbiguousObjectError, BadObjectIdError, LookupFailedError, PackscopeError, PromisedObjectError
+from packscope.core.errors import (
+    AmbiguousObjectError,
+    BadObjectIdError,
+    LookupFailedError,
+    PackscopeError,
+    PromisedObjectError,
+)
 from packscope.core.oid import is_hex
 from packscope.core.repo.session import add_store_options, open_session
 
@@ -25,17 +31,32 @@ _NAME_END = re.compile(r"[ \t]+")
 
 
 def register(sub) -> None:
-    p = sub.add_parser("cat-file", help="object contents, types and sizes, like git cat-file",
-                       description=__doc__.split("\n\n", 1)[1])
+    p = sub.add_parser(
+        "cat-file", help="object contents, types and sizes, like git cat-file", description=__doc__.split("\n\n", 1)[1]
+    )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("-t", dest="mode", action="store_const", const="type", help="print the object's type")
     mode.add_argument("-s", dest="mode", action="store_const", const="size", help="print the object's size")
     mode.add_argument("-e", dest="mode", action="store_const", const="exists", help="exit 0 if the object exists")
     mode.add_argument("-p", dest="mode", action="store_const", const="pretty", help="pretty-print the object")
-    mode.add_argument("--batch-check", dest="batch_check", nargs="?", const=DEFAULT_FORMAT, default=None,
-                      metavar="FORMAT", help="for each id on stdin, print a line in FORMAT")
-    mode.add_argument("--batch", dest="batch", nargs="?", const=DEFAULT_FORMAT, default=None,
-                      metavar="FORMAT", help="like --batch-check, followed by the contents")
+    mode.add_argument(
+        "--batch-check",
+        dest="batch_check",
+        nargs="?",
+        const=DEFAULT_FORMAT,
+        default=None,
+        metavar="FORMAT",
+        help="for each id on stdin, print a line in FORMAT",
+    )
+    mode.add_argument(
+        "--batch",
+        dest="batch",
+        nargs="?",
+        const=DEFAULT_FORMAT,
+        default=None,
+        metavar="FORMAT",
+        help="like --batch-check, followed by the contents",
+    )
     p.add_argument("--batch-all-objects", action="store_true", help="every object in the store, sorted by id")
     p.add_argument("object", nargs="?", help="object for -t/-s/-e/-p")
     add_store_options(p)
@@ -48,14 +69,14 @@ def run(args) -> int:
         print("packscope cat-file: --batch-all-objects needs --batch or --batch-check", file=sys.stderr)
         return 129
     if batch_format is None and (args.mode is None or args.object is None):
-        print("packscope cat-file: give one of -t, -s, -e, -p with an OBJECT, or --batch/--batch-check",
-              file=sys.stderr)
+        print(
+            "packscope cat-file: give one of -t, -s, -e, -p with an OBJECT, or --batch/--batch-check", file=sys.stderr
+        )
         return 129
     session = open_session(policy=args.policy, quick=args.quick, loose_strategy=args.loose_strategy)
     try:
         if batch_format is not None:
-            return run_batch(session, batch_format, contents=args.batch is not None,
-                             all_objects=args.batch_all_objects)
+            return run_batch(session, batch_format, contents=args.batch is not None, all_objects=args.batch_all_objects)
         return run_single(session, args.mode, args.object)
     finally:
         session.close()
@@ -108,18 +129,29 @@ def format_tree(data: bytes, fmt, store, quote_path: bool = True) -> bytes:
     lines = []
     for e in iter_tree(data, fmt):
         kind = "tree" if e.mode == 0o40000 else "commit" if e.mode == 0o160000 else "blob"
-        lines.append(b"%06o %s %s\t%s\n" % (e.mode, kind.encode(), e.oid.hex().encode(),
-                                             quote_name(e.name, quote_path)))
+        lines.append(
+            b"%06o %s %s\t%s\n" % (e.mode, kind.encode(), e.oid.hex().encode(), quote_name(e.name, quote_path))
+        )
     return b"".join(lines)
 
 
-_C_ESCAPES = {7: b"\\a", 8: b"\\b", 9: b"\\t", 10: b"\\n", 11: b"\\v", 12: b"\\f", 13: b"\\r",
-              0x22: b'\\"', 0x5C: b"\\\\"}
+_C_ESCAPES = {
+    7: b"\\a",
+    8: b"\\b",
+    9: b"\\t",
+    10: b"\\n",
+    11: b"\\v",
+    12: b"\\f",
+    13: b"\\r",
+    0x22: b'\\"',
+    0x5C: b"\\\\",
+}
 
 
 def quote_name(name: bytes, quote_high: bool = True) -> bytes:
     """A path as git shows it: unchanged when nothing needs quoting, else
     in double quotes with C escapes (``\\t``, ``\\"``, octal ``\\303``)."""
+
     def special(b: int) -> bool:
         return b < 0x20 or b in (0x22, 0x5C, 0x7F) or (quote_high and b >= 0x80)
 
@@ -142,9 +174,10 @@ def parse_format(fmt_text: str):
     for m in _ATOM_RE.finditer(fmt_text):
         atom = m.group(1)
         if atom not in ATOMS:
-            raise BadObjectIdError(f"unknown format element: %({atom})", remedy="Use one of: "
-                                   + ", ".join(f"%({a})" for a in ATOMS))
-        pieces.append(fmt_text[pos:m.start()])
+            raise BadObjectIdError(
+                f"unknown format element: %({atom})", remedy="Use one of: " + ", ".join(f"%({a})" for a in ATOMS)
+            )
+        pieces.append(fmt_text[pos : m.start()])
         pieces.append(atom)
         pos = m.end()
     pieces.append(fmt_text[pos:])
@@ -214,8 +247,11 @@ def run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> i
             if not promised_noted:
                 promised_noted = True
                 out.flush()
-                print("packscope: note: objects this partial clone's promisor remote promises are reported "
-                      "missing; packscope never fetches", file=sys.stderr)
+                print(
+                    "packscope: note: objects this partial clone's promisor remote promises are reported "
+                    "missing; packscope never fetches",
+                    file=sys.stderr,
+                )
         except (LookupFailedError, BadObjectIdError):
             write(f"{name} missing\n".encode("utf-8", "surrogateescape"))
         except PackscopeError as e:
@@ -246,7 +282,7 @@ def run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> i
             if split_rest:
                 m = _NAME_END.search(text)
                 if m:
-                    name, rest = text[: m.start()], text[m.end():]
+                    name, rest = text[: m.start()], text[m.end() :]
             oid = None
             if len(name) == hexsz:
                 try:

@@ -6,10 +6,13 @@ import sys
 
 
 def register(sub) -> None:
-    p = sub.add_parser("demo", help="build a demo repository with git and open packscope on it",
-                       description=__doc__)
-    p.add_argument("dir", nargs="?", default=None,
-                   help="where to build it (default: ~/.cache/packscope/demo.git; reused if present)")
+    p = sub.add_parser("demo", help="build a demo repository with git and open packscope on it", description=__doc__)
+    p.add_argument(
+        "dir",
+        nargs="?",
+        default=None,
+        help="where to build it (default: ~/.cache/packscope/demo.git; reused if present)",
+    )
     p.add_argument("--packs", type=int, default=20, help="number of packs (default 20)")
     p.add_argument("--loose-n", type=int, default=4, help="256×N loose objects (default N=4)")
     p.add_argument("--commits", type=int, default=300, help="commits in the history (default 300)")
@@ -28,9 +31,15 @@ def run(args) -> int:
             return 2
     target = args.dir or default_demo_dir()
     try:
-        repo = build_demo(target, commits=args.commits, packs=args.packs, loose_n=args.loose_n,
-                          midx=not args.no_midx, force=args.force,
-                          progress=lambda m: print(f"packscope demo: {m}", file=sys.stderr))
+        repo = build_demo(
+            target,
+            commits=args.commits,
+            packs=args.packs,
+            loose_n=args.loose_n,
+            midx=not args.no_midx,
+            force=args.force,
+            progress=lambda m: print(f"packscope demo: {m}", file=sys.stderr),
+        )
     except DemoError as e:
         print(f"packscope demo: {e}", file=sys.stderr)
         return 2
@@ -61,8 +70,10 @@ def _summary(repo: str) -> int:
     absent = bytes.fromhex("ab" * store.fmt.rawsz)
     store.locate(absent)
     store.locate(absent)
-    console.print(f"lookups {store.counters.lookups}, rescans {store.counters.rescans}, "
-                  f"skipped rescans {store.counters.rescans_skipped}, negative-cache hits {store.counters.negative_hits}")
+    console.print(
+        f"lookups {store.counters.lookups}, rescans {store.counters.rescans}, "
+        f"skipped rescans {store.counters.rescans_skipped}, negative-cache hits {store.counters.negative_hits}"
+    )
     console.print(f"Try: packscope -C {repo} lookup --algorithm all <id>")
     session.close()
     return 0

@@ -22,17 +22,33 @@ from packscope.core.repo.session import open_session
 
 
 def register(sub) -> None:
-    p = sub.add_parser("fsck", help="verify packs, objects, refs and connectivity, like git fsck --full",
-                       description=__doc__.split("\n\n", 1)[1])
+    p = sub.add_parser(
+        "fsck",
+        help="verify packs, objects, refs and connectivity, like git fsck --full",
+        description=__doc__.split("\n\n", 1)[1],
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per finding, then a summary line")
-    p.add_argument("--connectivity-only", action="store_true",
-                   help="check only that reachable objects exist (do not read blobs or verify packs entry by entry)")
-    p.add_argument("--progress", dest="progress", action="store_true", default=None,
-                   help="show progress on stderr (default: when stderr is a terminal)")
+    p.add_argument(
+        "--connectivity-only",
+        action="store_true",
+        help="check only that reachable objects exist (do not read blobs or verify packs entry by entry)",
+    )
+    p.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="show progress on stderr (default: when stderr is a terminal)",
+    )
     p.add_argument("--no-progress", dest="progress", action="store_false")
     p.add_argument("--no-dangling", dest="dangling", action="store_false", help="do not list dangling objects")
-    p.add_argument("--limit", type=_limit, default=100, metavar="N",
-                   help="at most N findings of one kind per file, then a count of the rest (default 100; 0: no limit)")
+    p.add_argument(
+        "--limit",
+        type=_limit,
+        default=100,
+        metavar="N",
+        help="at most N findings of one kind per file, then a count of the rest (default 100; 0: no limit)",
+    )
     p.set_defaults(func=run)
 
 
@@ -80,8 +96,15 @@ def run(args) -> int:
     session = open_session()
     out = sys.stdout
     try:
-        checker = Fsck(session.repo, session.store, session.refs, connectivity_only=args.connectivity_only,
-                       dangling=args.dangling, progress=line, limit_per_file=args.limit or sys.maxsize)
+        checker = Fsck(
+            session.repo,
+            session.store,
+            session.refs,
+            connectivity_only=args.connectivity_only,
+            dangling=args.dangling,
+            progress=line,
+            limit_per_file=args.limit or sys.maxsize,
+        )
         for finding in checker.run():
             if line is not None and line.phase is not None:
                 sys.stderr.write("\r\033[K")  # keep the progress line off the finding's line

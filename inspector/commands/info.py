@@ -16,20 +16,26 @@ import json
 import os
 
 from packscope.core.errors import BadRefError, PackscopeError
-from packscope.inspector.info_view import render
 from packscope.core.repo.session import open_session
+from packscope.inspector.info_view import render
 
 SCHEMA_VERSION = 1
 PRUNE_PACKABLE_BUDGET = 2_000_000  # loose ids × packs searched for "also_packed"; above it, not computed
 
 
 def register(sub) -> None:
-    p = sub.add_parser("info", help="summary of the repository: packs, loose objects, graphs, refs, worktrees",
-                       description=__doc__.split("\n\n", 1)[1])
+    p = sub.add_parser(
+        "info",
+        help="summary of the repository: packs, loose objects, graphs, refs, worktrees",
+        description=__doc__.split("\n\n", 1)[1],
+    )
     p.add_argument("--json", action="store_true", help="one JSON document (schema in the README)")
-    p.add_argument("--promised", action="store_true",
-                   help="in a partial clone, also count the promised objects that are absent (reads every commit, "
-                        "tree and tag of the promisor packs)")
+    p.add_argument(
+        "--promised",
+        action="store_true",
+        help="in a partial clone, also count the promised objects that are absent (reads every commit, "
+        "tree and tag of the promisor packs)",
+    )
     p.set_defaults(func=run)
 
 
@@ -54,8 +60,17 @@ class _Problems:
         self.items: list[dict] = []
         self._seen: set[tuple] = set()
 
-    def add(self, area: str, e: PackscopeError | None = None, *, kind: str | None = None, message: str | None = None,
-            path: str | None = None, remedy: str | None = None, severity: str = "error") -> None:
+    def add(
+        self,
+        area: str,
+        e: PackscopeError | None = None,
+        *,
+        kind: str | None = None,
+        message: str | None = None,
+        path: str | None = None,
+        remedy: str | None = None,
+        severity: str = "error",
+    ) -> None:
         row = {
             "area": area,
             "severity": severity,
@@ -174,10 +189,14 @@ def _packs(store, problems: _Problems) -> dict:
     scan = _local_scan(store)
     orphans = list(scan.orphans) if scan is not None else []
     for name in orphans:
-        problems.add("packs", kind="pack-orphan", severity="warning",
-                     message=f"{name} has no {'.pack' if name.endswith('.idx') else '.idx'} beside it; not used",
-                     path=os.path.join(scan.pack_dir, name),
-                     remedy="Remove the stray file, or restore its partner (git index-pack PACK writes an .idx).")
+        problems.add(
+            "packs",
+            kind="pack-orphan",
+            severity="warning",
+            message=f"{name} has no {'.pack' if name.endswith('.idx') else '.idx'} beside it; not used",
+            path=os.path.join(scan.pack_dir, name),
+            remedy="Remove the stray file, or restore its partner (git index-pack PACK writes an .idx).",
+        )
     return {
         "count": len(rows),
         "objects": sum(r["objects"] or 0 for r in rows),
@@ -247,18 +266,29 @@ def _midx(store, problems: _Problems) -> dict | None:
         return None
     if m is None:
         return None
-    out = {"path": m.path, "chain": m.is_chain, "layers": None, "packs": None, "objects": None,
-           "packs_missing": [], "used_by_store": any(x.path.startswith(pack_dir + os.sep) for x in store.midxs)}
+    out = {
+        "path": m.path,
+        "chain": m.is_chain,
+        "layers": None,
+        "packs": None,
+        "objects": None,
+        "packs_missing": [],
+        "used_by_store": any(x.path.startswith(pack_dir + os.sep) for x in store.midxs),
+    }
     try:
         m.open()
         out.update(layers=len(m.layers), packs=m.num_packs, objects=m.num_objects)
         present = set(os.listdir(pack_dir))
-        out["packs_missing"] = [n for n in m.pack_names
-                                if (n.removesuffix(".idx")) + ".pack" not in present]
+        out["packs_missing"] = [n for n in m.pack_names if (n.removesuffix(".idx")) + ".pack" not in present]
         for n in out["packs_missing"]:
-            problems.add("multi-pack-index", kind="midx-pack-missing", severity="warning",
-                         message=f"the multi-pack-index covers {n}, which is not in the pack directory",
-                         path=m.path, remedy="Rewrite it: git multi-pack-index write.")
+            problems.add(
+                "multi-pack-index",
+                kind="midx-pack-missing",
+                severity="warning",
+                message=f"the multi-pack-index covers {n}, which is not in the pack directory",
+                path=m.path,
+                remedy="Rewrite it: git multi-pack-index write.",
+            )
     except (PackscopeError, OSError) as e:
         if isinstance(e, PackscopeError):
             problems.add("multi-pack-index", e)
@@ -270,14 +300,26 @@ def _midx(store, problems: _Problems) -> dict | None:
 def _commit_graph(store, problems: _Problems) -> dict:
     from packscope.core.history.commit_graph import CommitGraph
 
-    out = {"present": False, "kind": None, "path": None, "layers": 0, "commits": 0,
-           "bloom_filters": False, "bloom_layers": 0, "bloom_settings": None, "generation_data": False}
+    out = {
+        "present": False,
+        "kind": None,
+        "path": None,
+        "layers": 0,
+        "commits": 0,
+        "bloom_filters": False,
+        "bloom_layers": 0,
+        "bloom_settings": None,
+        "generation_data": False,
+    }
     single = os.path.join(store.objects_dir, "info", "commit-graph")
     chain = os.path.join(store.objects_dir, "info", "commit-graphs", "commit-graph-chain")
     if not (os.path.isfile(single) or os.path.isfile(chain)):
         return out
-    out.update(present=True, kind="single" if os.path.isfile(single) else "chain",
-               path=single if os.path.isfile(single) else chain)
+    out.update(
+        present=True,
+        kind="single" if os.path.isfile(single) else "chain",
+        path=single if os.path.isfile(single) else chain,
+    )
     try:
         graph = CommitGraph.open(store.objects_dir, store.fmt)
     except PackscopeError as e:
@@ -293,16 +335,25 @@ def _commit_graph(store, problems: _Problems) -> dict:
             commits=graph.num_commits,
             bloom_filters=bool(bloom),
             bloom_layers=len(bloom),
-            bloom_settings=None if settings is None else {
-                "hash_version": settings.hash_version, "num_hashes": settings.num_hashes,
-                "bits_per_entry": settings.bits_per_entry},
+            bloom_settings=None
+            if settings is None
+            else {
+                "hash_version": settings.hash_version,
+                "num_hashes": settings.num_hashes,
+                "bits_per_entry": settings.bits_per_entry,
+            },
             generation_data=graph.uses_corrected_dates,
         )
         for layer in graph.layers:
             if getattr(layer, "bloom_unusable", None):
-                problems.add("commit-graph", kind="commit-graph-bloom", severity="warning", path=layer.path,
-                             message=f"Bloom filters ignored: {layer.bloom_unusable}",
-                             remedy="Rewrite it: git commit-graph write --reachable --changed-paths.")
+                problems.add(
+                    "commit-graph",
+                    kind="commit-graph-bloom",
+                    severity="warning",
+                    path=layer.path,
+                    message=f"Bloom filters ignored: {layer.bloom_unusable}",
+                    remedy="Rewrite it: git commit-graph write --reachable --changed-paths.",
+                )
     finally:
         graph.close()
     return out
@@ -320,13 +371,15 @@ def _alternates(session, problems: _Problems) -> list[dict]:
                 objects += h.index.open().num_objects
             except PackscopeError as e:
                 problems.add("alternates", e)
-        out.append({
-            "path": d,
-            "source": "environment" if os.path.realpath(d) in from_env else "objects/info/alternates",
-            "packs": len(packs),
-            "packed_objects": objects,
-            "loose_objects": sum(_loose_counts(store, d)),
-        })
+        out.append(
+            {
+                "path": d,
+                "source": "environment" if os.path.realpath(d) in from_env else "objects/info/alternates",
+                "packs": len(packs),
+                "packed_objects": objects,
+                "loose_objects": sum(_loose_counts(store, d)),
+            }
+        )
     return out
 
 
@@ -341,8 +394,12 @@ def _promised_counts(store) -> dict | None:
     t0 = time.perf_counter()
     promisor.build()
     absent = sum(1 for oid in promisor.referenced() if not store.contains(oid, quick=True))
-    return {"referenced": len(promisor), "absent": absent, "skipped": promisor.stats.skipped,
-            "seconds": round(time.perf_counter() - t0, 3)}
+    return {
+        "referenced": len(promisor),
+        "absent": absent,
+        "skipped": promisor.stats.skipped,
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
 
 
 def _promisor(repo, store, problems: _Problems, promised: bool = False) -> dict:
@@ -353,17 +410,31 @@ def _promisor(repo, store, problems: _Problems, promised: bool = False) -> dict:
     except ConfigError as e:
         problems.add("promisor", e)
         names = []
-    remotes = [{"name": n, "url": repo.config.get("remote", "url", n),
-                "filter": repo.config.get("remote", "partialclonefilter", n)} for n in names]
+    remotes = [
+        {
+            "name": n,
+            "url": repo.config.get("remote", "url", n),
+            "filter": repo.config.get("remote", "partialclonefilter", n),
+        }
+        for n in names
+    ]
     packs = sorted(h.files.name for h in store.packs if h.files.promisor)
     if packs and not names:
-        problems.add("promisor", kind="promisor-without-remote", severity="warning",
-                     message=f"{len(packs)} pack(s) are marked .promisor but no promisor remote is configured: "
-                             "objects they reference count as missing, as in git",
-                     path=os.path.join(store.objects_dir, "pack"),
-                     remedy="Set remote.NAME.promisor = true (and extensions.partialClone) if this is a partial clone.")
-    return {"partial_clone": bool(names), "remotes": remotes, "packs": packs,
-            "promised": _promised_counts(store) if promised else None}
+        problems.add(
+            "promisor",
+            kind="promisor-without-remote",
+            severity="warning",
+            message=f"{len(packs)} pack(s) are marked .promisor but no promisor remote is configured: "
+            "objects they reference count as missing, as in git",
+            path=os.path.join(store.objects_dir, "pack"),
+            remedy="Set remote.NAME.promisor = true (and extensions.partialClone) if this is a partial clone.",
+        )
+    return {
+        "partial_clone": bool(names),
+        "remotes": remotes,
+        "packs": packs,
+        "promised": _promised_counts(store) if promised else None,
+    }
 
 
 def _namespace(name: str) -> str:
@@ -432,20 +503,38 @@ def _worktrees(session, problems: _Problems) -> list[dict]:
         main_path = repo.work_tree if repo.work_tree is not None else repo.git_dir
         main_bare = repo.bare
     main_ref = "main-worktree/HEAD" if repo.is_linked_worktree else "HEAD"
-    out = [{
-        "name": None, "path": str(main_path), "main": True, "bare": main_bare, "current": not repo.is_linked_worktree,
-        "head": None if main_bare else _head(refs, main_ref, problems, "HEAD of the main worktree"),
-        "locked": False, "prunable": False,
-    }]
+    out = [
+        {
+            "name": None,
+            "path": str(main_path),
+            "main": True,
+            "bare": main_bare,
+            "current": not repo.is_linked_worktree,
+            "head": None if main_bare else _head(refs, main_ref, problems, "HEAD of the main worktree"),
+            "locked": False,
+            "prunable": False,
+        }
+    ]
     for wt in repo.worktrees():
-        out.append({
-            "name": wt.name, "path": _path(wt.work_tree), "main": False, "bare": False,
-            "current": repo.git_dir == wt.git_dir,
-            "head": _head(refs, f"worktrees/{wt.name}/HEAD", problems, f"HEAD of worktree {wt.name}"),
-            "locked": wt.locked, "prunable": wt.prunable,
-        })
+        out.append(
+            {
+                "name": wt.name,
+                "path": _path(wt.work_tree),
+                "main": False,
+                "bare": False,
+                "current": repo.git_dir == wt.git_dir,
+                "head": _head(refs, f"worktrees/{wt.name}/HEAD", problems, f"HEAD of worktree {wt.name}"),
+                "locked": wt.locked,
+                "prunable": wt.prunable,
+            }
+        )
         if wt.prunable:
-            problems.add("worktrees", kind="worktree-prunable", severity="warning", path=str(wt.git_dir),
-                         message=f"worktree {wt.name}: its work tree is gone ({_path(wt.work_tree)})",
-                         remedy="git worktree prune removes its administrative files.")
+            problems.add(
+                "worktrees",
+                kind="worktree-prunable",
+                severity="warning",
+                path=str(wt.git_dir),
+                message=f"worktree {wt.name}: its work tree is gone ({_path(wt.work_tree)})",
+                remedy="git worktree prune removes its administrative files.",
+            )
     return out

@@ -20,10 +20,11 @@ from packscope.core.errors import PackscopeError
 
 
 def register(sub) -> None:
-    p = sub.add_parser("last-modified", help="last commit per directory entry",
-                       description=__doc__.split("\n\n", 1)[1])
+    p = sub.add_parser("last-modified", help="last commit per directory entry", description=__doc__.split("\n\n", 1)[1])
     p.add_argument("args", nargs="*", metavar="REV|DIR", help="a revision, then a directory (or REV -- DIR)")
-    p.add_argument("--literal-pathspecs", action="store_true", help="accepted for git compatibility (paths are literal)")
+    p.add_argument(
+        "--literal-pathspecs", action="store_true", help="accepted for git compatibility (paths are literal)"
+    )
     p.set_defaults(func=run)
 
 
@@ -43,9 +44,9 @@ def _run(args) -> int:
     from packscope.core.history.graph_walk import WalkSource
     from packscope.core.history.last_modified import last_modified
     from packscope.core.repo.revision import resolve_revision
+    from packscope.core.repo.session import open_session
     from packscope.inspector.commands.cat_file import quote_name
     from packscope.inspector.pathspecs import cwd_prefix, repo_paths
-    from packscope.core.repo.session import open_session
 
     words = list(args.args)
     if len(words) > 2:
@@ -57,8 +58,9 @@ def _run(args) -> int:
         repo = session.repo
 
         def resolve(text: str) -> bytes:
-            return resolve_revision(text, repo=repo, refs=session.refs, store=session.store,
-                                    cwd_prefix=cwd_prefix(repo))
+            return resolve_revision(
+                text, repo=repo, refs=session.refs, store=session.store, cwd_prefix=cwd_prefix(repo)
+            )
 
         rev_text, dir_text = "HEAD", ""
         if len(words) == 2:

@@ -27,8 +27,10 @@ import time
 
 from packscope.core.errors import PackscopeError
 
-USAGE = ("packscope log [REV…] [--all] [-n N] [--date-order|--topo-order] [--first-parent] "
-         "[--format=FMT] [--literal-pathspecs] [-- PATH…]")
+USAGE = (
+    "packscope log [REV…] [--all] [-n N] [--date-order|--topo-order] [--first-parent] "
+    "[--format=FMT] [--literal-pathspecs] [-- PATH…]"
+)
 FLUSH_SECONDS = 0.05  # pending output waits at most this long
 FLUSH_BYTES = 1 << 16
 
@@ -41,9 +43,15 @@ def register(sub) -> None:
     # git's arguments interleave revisions and options in an order that
     # matters, and `--` splits off paths: argparse keeps neither, so the
     # words are read here (prefix_chars that never occur: nothing is an option).
-    p = sub.add_parser("log", help="list commits like git log", usage=USAGE, add_help=False,
-                       prefix_chars="\0", description=__doc__.split("\n\n", 1)[1],
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "log",
+        help="list commits like git log",
+        usage=USAGE,
+        add_help=False,
+        prefix_chars="\0",
+        description=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("words", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     p.set_defaults(func=run, parser=p)
 
@@ -52,8 +60,17 @@ def parse_words(words: list[str]) -> dict:
     """git log's options, revisions (with the ALL marker) and paths."""
     from packscope.core.history.rev_args import ALL
 
-    opts = {"revs": [], "paths": [], "max_count": None, "order": "default", "first_parent": False,
-            "pretty": None, "literal": False, "help": False, "dashdash": False}
+    opts = {
+        "revs": [],
+        "paths": [],
+        "max_count": None,
+        "order": "default",
+        "first_parent": False,
+        "pretty": None,
+        "literal": False,
+        "help": False,
+        "dashdash": False,
+    }
     i = 0
     while i < len(words):
         w = words[i]
@@ -128,11 +145,11 @@ def _run(args) -> int:
         return 0
     from packscope.core.history.abbrev import StoreAbbreviator, configured_abbrev
     from packscope.core.history.graph_walk import WalkSource
-    from packscope.core.history.walk import walk
     from packscope.core.history.log_format import UserFormat, render_log
     from packscope.core.history.rev_args import walk_starts
-    from packscope.inspector.pathspecs import cwd_prefix, repo_paths
+    from packscope.core.history.walk import walk
     from packscope.core.repo.session import open_session
+    from packscope.inspector.pathspecs import cwd_prefix, repo_paths
 
     pretty = opts["pretty"]
     if pretty not in (None, "medium"):
@@ -146,8 +163,7 @@ def _run(args) -> int:
     try:
         repo = session.repo
         revs, paths = _split_revs_and_paths(session, opts)
-        starts = walk_starts(revs, repo=repo, refs=session.refs, store=session.store,
-                             cwd_prefix=cwd_prefix(repo))
+        starts = walk_starts(revs, repo=repo, refs=session.refs, store=session.store, cwd_prefix=cwd_prefix(repo))
         paths = repo_paths(repo, paths, literal=opts["literal"]) if paths else None
         try:
             min_abbrev = configured_abbrev(repo.config, session.fmt.hexsz)
@@ -156,8 +172,15 @@ def _run(args) -> int:
             return 128
         abbrev = None if min_abbrev is None else StoreAbbreviator(session.store, min_abbrev)
         source = WalkSource.open(repo, session.store, refs=session.refs)
-        walked = walk(source.objects, starts, order=opts["order"], first_parent=opts["first_parent"],
-                      max_count=opts["max_count"], paths=paths, **source.walk_options(paths))
+        walked = walk(
+            source.objects,
+            starts,
+            order=opts["order"],
+            first_parent=opts["first_parent"],
+            max_count=opts["max_count"],
+            paths=paths,
+            **source.walk_options(paths),
+        )
         write_streaming(render_log(session.store, walked, abbrev=abbrev, pretty=pretty), sys.stdout.buffer)
     finally:
         if source is not None:

@@ -16,8 +16,8 @@ import time
 from packscope.core import trace
 from packscope.core.errors import AmbiguousObjectError, PackscopeError, PromisedObjectError
 from packscope.core.oid import is_hex
-from packscope.core.store.search import ALGORITHMS
 from packscope.core.repo.session import add_store_options, open_session
+from packscope.core.store.search import ALGORITHMS
 
 SCHEMA_VERSION = 1
 
@@ -29,11 +29,18 @@ def register(sub) -> None:
         description=__doc__.split("\n\n", 1)[1],
     )
     p.add_argument("objects", nargs="*", metavar="OBJECT", help="object id, abbreviation or revision")
-    p.add_argument("--algorithm", choices=(*ALGORITHMS, "all"), default="binary",
-                   help="search inside fanout buckets (default: binary, git's)")
+    p.add_argument(
+        "--algorithm",
+        choices=(*ALGORITHMS, "all"),
+        default="binary",
+        help="search inside fanout buckets (default: binary, git's)",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output (schema in the README)")
-    p.add_argument("--stdin", action="store_true",
-                   help="also read objects from standard input, one per line (first word), e.g. git rev-list --objects --all")
+    p.add_argument(
+        "--stdin",
+        action="store_true",
+        help="also read objects from standard input, one per line (first word), e.g. git rev-list --objects --all",
+    )
     p.add_argument("--summary", action="store_true", help="print totals only (probes, pages, fills, rescans, time)")
     add_store_options(p)
     p.set_defaults(func=run)
@@ -58,8 +65,7 @@ def resolve_input(session, text: str) -> tuple[bytes | None, dict]:
     try:
         return session.resolve(text, verify=False), {}
     except AmbiguousObjectError as e:
-        return None, {"error": "ambiguous",
-                      "candidates": [c[0] if isinstance(c, tuple) else c for c in e.candidates]}
+        return None, {"error": "ambiguous", "candidates": [c[0] if isinstance(c, tuple) else c for c in e.candidates]}
     except PromisedObjectError as e:  # on the way (a promised tree of REV:path)
         return None, {"error": e.kind, "promised": True, "message": e.message}
     except PackscopeError as e:
@@ -105,9 +111,13 @@ def lookup_one(session, recorder, text: str, algorithm: str, indexes: _IndexByNa
             result["error"] = "promised"
     if indexes is not None:
         result["compare"] = [
-            {"pack": e.pack, "source": e.source,
-             "paths": {a: indexes.get(e.pack).find_traced(oid, a) for a in ALGORITHMS}}
-            for e in events if isinstance(e, trace.PackSearched) and indexes.get(e.pack) is not None
+            {
+                "pack": e.pack,
+                "source": e.source,
+                "paths": {a: indexes.get(e.pack).find_traced(oid, a) for a in ALGORITHMS},
+            }
+            for e in events
+            if isinstance(e, trace.PackSearched) and indexes.get(e.pack) is not None
         ]
     return result
 
@@ -117,8 +127,9 @@ def run(args) -> int:
     tracer = trace.Tracer()
     tracer.subscribe(recorder)
     algorithm = "binary" if args.algorithm == "all" else args.algorithm
-    session = open_session(tracer=tracer, policy=args.policy, quick=args.quick,
-                           loose_strategy=args.loose_strategy, algorithm=algorithm)
+    session = open_session(
+        tracer=tracer, policy=args.policy, quick=args.quick, loose_strategy=args.loose_strategy, algorithm=algorithm
+    )
     indexes = _IndexByName(session.store) if args.algorithm == "all" else None
     totals = Totals()
     printer = None if args.summary else (JsonPrinter() if args.json else RichPrinter(session))
@@ -173,11 +184,17 @@ class Totals:
 
     def as_dict(self) -> dict:
         return {
-            "lookups": self.lookups, "found": self.found, "missing": self.missing,
-            "bucket_searches": self.searches, "probes": self.probes, "pages": self.pages,
+            "lookups": self.lookups,
+            "found": self.found,
+            "missing": self.missing,
+            "bucket_searches": self.searches,
+            "probes": self.probes,
+            "pages": self.pages,
             "mean_probes_per_search": self.probes / self.searches if self.searches else 0.0,
-            "loose_cache_fills": self.loose_fills, "rescans": self.rescans,
-            "seconds": self.seconds, "store": self.store_counters,
+            "loose_cache_fills": self.loose_fills,
+            "rescans": self.rescans,
+            "seconds": self.seconds,
+            "store": self.store_counters,
         }
 
     def render(self) -> None:
@@ -200,8 +217,7 @@ def result_to_json(result: dict) -> dict:
         out["events"] = [trace.event_to_dict(e) for e in result["events"]]
     if "compare" in result:
         out["compare"] = [
-            {"pack": c["pack"], "source": c["source"],
-             "paths": {a: trace._jsonable(p) for a, p in c["paths"].items()}}
+            {"pack": c["pack"], "source": c["source"], "paths": {a: trace._jsonable(p) for a, p in c["paths"].items()}}
             for c in result["compare"]
         ]
     return out
@@ -246,9 +262,11 @@ class RichPrinter:
                 extra = ": " + result["message"]
             c.print(f"{head}  [{'yellow' if result.get('promised') else 'red'}]{reason}[/]{escape(extra)}")
         else:
-            c.print(f"{head}  [green]found[/] in {escape(str(result['where']))}"
-                    + (f" @ {result['offset']}" if result["offset"] is not None else "")
-                    + f"  ({result['source']}, {result['seconds'] * 1e6:.0f} µs)")
+            c.print(
+                f"{head}  [green]found[/] in {escape(str(result['where']))}"
+                + (f" @ {result['offset']}" if result["offset"] is not None else "")
+                + f"  ({result['source']}, {result['seconds'] * 1e6:.0f} µs)"
+            )
         compare = {c_["pack"]: c_["paths"] for c_ in result.get("compare", ())}
         for e in result.get("events", ()):
             if isinstance(e, trace.PackSearched):
@@ -260,17 +278,24 @@ class RichPrinter:
                     t.add_column(col)
                 for alg, path in paths.items():
                     steps = "  ".join(f"{p.mi} ({p.lo}..{p.hi}) {_CMP[p.cmp]}" for p in path.probes)
-                    verdict = f"found at {path.found}" if path.found is not None else f"absent, would be at {path.insert_at}"
+                    verdict = (
+                        f"found at {path.found}" if path.found is not None else f"absent, would be at {path.insert_at}"
+                    )
                     t.add_row(alg, str(len(path.probes)), str(len(path.pages)), verdict, steps)
                 c.print(t)
             elif isinstance(e, trace.LooseChecked):
-                c.print(f"  loose {escape(e.subdir)}/ by {e.method}: {'found' if e.found else 'absent'}"
-                        f"  ({escape(e.objects_dir)})")
+                c.print(
+                    f"  loose {escape(e.subdir)}/ by {e.method}: {'found' if e.found else 'absent'}"
+                    f"  ({escape(e.objects_dir)})"
+                )
             elif isinstance(e, trace.LooseCacheFilled):
                 c.print(f"  loose cache filled {e.subdir}/: {e.added} names ({e.strategy}, {e.seconds * 1e6:.0f} µs)")
             elif isinstance(e, trace.PackDirScanned):
-                c.print(f"  [yellow]rescan[/] of pack directories ({e.reason}): {e.packs} packs"
-                        + (f", +{len(e.added)}" if e.added else "") + (f", -{len(e.removed)}" if e.removed else ""))
+                c.print(
+                    f"  [yellow]rescan[/] of pack directories ({e.reason}): {e.packs} packs"
+                    + (f", +{len(e.added)}" if e.added else "")
+                    + (f", -{len(e.removed)}" if e.removed else "")
+                )
             elif isinstance(e, trace.RescanSkipped):
                 c.print(f"  rescan skipped: {e.reason}")
             elif isinstance(e, trace.NegativeCacheHit):

@@ -119,7 +119,7 @@ class PackscopeScreen(Screen):
         return True
 
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 1 and not self.app.screen_stack[-1] is self.app.screen_stack[0]:
+        if len(self.app.screen_stack) > 1 and self.app.screen_stack[-1] is not self.app.screen_stack[0]:
             self.app.pop_screen()
 
     def action_copy_id(self) -> None:

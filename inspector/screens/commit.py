@@ -47,7 +47,7 @@ class CommitView:
 
 
 def load_commit(core, oid: bytes, path: bytes, tree: bytes | None) -> CommitView:
-    from packscope.core.objects import parse_commit, mode_is_tree, tree_items
+    from packscope.core.objects import mode_is_tree, parse_commit, tree_items
 
     view = CommitView(oid, path)
     store = core.bulk.store
@@ -86,7 +86,7 @@ def load_commit(core, oid: bytes, path: bytes, tree: bytes | None) -> CommitView
 class _Source:
     search_hint = "text in the commit or its tree"
 
-    def __init__(self, screen: "CommitScreen") -> None:
+    def __init__(self, screen: CommitScreen) -> None:
         self.s = screen
 
     def row_count(self) -> int:
@@ -265,11 +265,19 @@ class CommitScreen(PackscopeScreen):
             self.walked = n
 
         try:
-            last_commits(self.app.core, self.oid, view.path, names, found=found, progress=progress,
-                         cancelled=lambda: worker.is_cancelled)
+            last_commits(
+                self.app.core,
+                self.oid,
+                view.path,
+                names,
+                found=found,
+                progress=progress,
+                cancelled=lambda: worker.is_cancelled,
+            )
         except PackscopeError as e:
-            self.app.call_from_thread(self.notify, literal(f"last commits: {e.message}").plain,
-                                      severity="error", timeout=6)
+            self.app.call_from_thread(
+                self.notify, literal(f"last commits: {e.message}").plain, severity="error", timeout=6
+            )
         if not worker.is_cancelled:
             self.app.call_from_thread(self._last_finished)
 

@@ -87,9 +87,21 @@ class FanoutScreen(PackscopeScreen):
                 yield VirtualList(width=46, searchable=True, id="fanout-indexes")
                 yield Static("", id="fanout-stats")
                 yield Static("", id="fanout-bucket")
-                yield Static(Text.assemble(
-                    ("█", "green"), " |z|<2 ", ("█", "yellow"), " <3 ", ("█", "red"), " ≥3 ",
-                    ("╌", "dim"), " expected ", ("◆", "bold magenta"), " lookup"), id="fanout-legend")
+                yield Static(
+                    Text.assemble(
+                        ("█", "green"),
+                        " |z|<2 ",
+                        ("█", "yellow"),
+                        " <3 ",
+                        ("█", "red"),
+                        " ≥3 ",
+                        ("╌", "dim"),
+                        " expected ",
+                        ("◆", "bold magenta"),
+                        " lookup",
+                    ),
+                    id="fanout-legend",
+                )
 
     def on_mount(self) -> None:
         super().on_mount()

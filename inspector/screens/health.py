@@ -90,7 +90,7 @@ def severity_badge(severity: str) -> Text:
 class _Source:
     search_hint = "text in the findings"
 
-    def __init__(self, screen: "HealthScreen") -> None:
+    def __init__(self, screen: HealthScreen) -> None:
         self.s = screen
 
     def row_count(self) -> int:
@@ -121,7 +121,7 @@ class _Source:
 
 
 def short_location(loc: str, limit: int = 90) -> str:
-    return loc if len(loc) <= limit else "…" + loc[-(limit - 1):]
+    return loc if len(loc) <= limit else "…" + loc[-(limit - 1) :]
 
 
 class HealthScreen(PackscopeScreen):
@@ -205,8 +205,14 @@ class HealthScreen(PackscopeScreen):
             def progress(done: int, total: int, phase: str) -> None:
                 state.done, state.total, state.phase = done, total, phase
 
-            checker = Fsck(session.repo, session.store, session.refs, connectivity_only=mode != "full",
-                           progress=progress, cancel=self._cancel.is_set)
+            checker = Fsck(
+                session.repo,
+                session.store,
+                session.refs,
+                connectivity_only=mode != "full",
+                progress=progress,
+                cancel=self._cancel.is_set,
+            )
             for finding in checker.run():
                 with self._pending_lock:
                     self._pending.append(finding)
@@ -319,8 +325,10 @@ class HealthScreen(PackscopeScreen):
             t.append(f" — exit status {status} (git fsck's bits)")
         else:
             t.append("not run yet", style="dim")
-        t.append(f"   {counts['error']} errors, {counts['warning']} warnings, {counts['info']} infos"
-                 f" in {len(self.groups)} kinds")
+        t.append(
+            f"   {counts['error']} errors, {counts['warning']} warnings, {counts['info']} infos"
+            f" in {len(self.groups)} kinds"
+        )
         self.query_one("#health-title", Label).update(t)
 
     # --- opening ----------------------------------------------------------------------

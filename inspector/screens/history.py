@@ -12,8 +12,8 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.geometry import Size
 from textual.css.query import NoMatches
+from textual.geometry import Size
 from textual.widgets import Label
 
 from packscope.inspector.commit_text import name_text
@@ -62,8 +62,10 @@ class HistoryList(VirtualList):
     def action_search(self) -> None:
         from packscope.inspector.widgets.prompt import Prompt
 
-        self.app.push_screen(Prompt("/", "id prefix, author or subject", self.search_query),
-                             lambda q: q and self.screen.start_search(q, 1, restart=True))
+        self.app.push_screen(
+            Prompt("/", "id prefix, author or subject", self.search_query),
+            lambda q: q and self.screen.start_search(q, 1, restart=True),
+        )
 
     def action_next_match(self, direction: int) -> None:
         self.screen.start_search(self.search_query, direction)
@@ -343,8 +345,9 @@ class HistoryScreen(PackscopeScreen):
         from packscope.inspector.widgets.prompt import Prompt
 
         current = " ".join(self.revs) + (" -- " + " ".join(self.paths) if self.paths else "")
-        self.app.push_screen(Prompt("revisions:", "HEAD, --all, main..topic, v2 ^v1 [-- path…]", current),
-                             self._revisions_entered)
+        self.app.push_screen(
+            Prompt("revisions:", "HEAD, --all, main..topic, v2 ^v1 [-- path…]", current), self._revisions_entered
+        )
 
     def _revisions_entered(self, text: str | None) -> None:
         if text is None:
@@ -368,8 +371,9 @@ class HistoryScreen(PackscopeScreen):
 
     def action_pick_paths(self) -> None:
 
-        self.app.push_screen(_PathsPrompt("paths:", "dir/file … (empty: the whole tree)", " ".join(self.paths)),
-                             self._paths_entered)
+        self.app.push_screen(
+            _PathsPrompt("paths:", "dir/file … (empty: the whole tree)", " ".join(self.paths)), self._paths_entered
+        )
 
     def _paths_entered(self, text: str | None) -> None:
         import shlex

@@ -157,8 +157,12 @@ class LabScreen(PackscopeScreen):
             t.append("opening…", style="italic")
         else:
             s = store.settings
-            for label, value, key in (("policy", s.policy, "P"), ("quick", "on" if s.quick else "off", "Q"),
-                                      ("loose cache", s.loose_strategy, "C"), ("store algorithm", s.algorithm, "a")):
+            for label, value, key in (
+                ("policy", s.policy, "P"),
+                ("quick", "on" if s.quick else "off", "Q"),
+                ("loose cache", s.loose_strategy, "C"),
+                ("store algorithm", s.algorithm, "a"),
+            ):
                 t.append(f"{label} ", style="dim")
                 t.append(value, style="bold")
                 t.append(f" ({key})   ", style="dim")
@@ -189,8 +193,9 @@ class LabScreen(PackscopeScreen):
         from packscope.inspector.widgets.prompt import Prompt
 
         last = self.run.text if self.run is not None else ""
-        self.app.push_screen(Prompt("look up:", "id, abbreviation or revision", last),
-                             lambda text: text and self.lookup(text))
+        self.app.push_screen(
+            Prompt("look up:", "id, abbreviation or revision", last), lambda text: text and self.lookup(text)
+        )
 
     def lookup(self, text: str) -> None:
         if not self.app.core.ready:
@@ -370,11 +375,20 @@ class LabScreen(PackscopeScreen):
     def action_batch_file(self) -> None:
         from packscope.inspector.widgets.prompt import Prompt
 
-        self.app.push_screen(Prompt("ids from file:", "path, one id (or revision) per line"),
-                             lambda path: path and self.start_batch(path=path))
+        self.app.push_screen(
+            Prompt("ids from file:", "path, one id (or revision) per line"),
+            lambda path: path and self.start_batch(path=path),
+        )
 
-    def start_batch(self, k: int | None = None, mode: str | None = None, ids: list[bytes] | None = None,
-                    path: str | None = None, source: str = "", seed: int | None = None):
+    def start_batch(
+        self,
+        k: int | None = None,
+        mode: str | None = None,
+        ids: list[bytes] | None = None,
+        path: str | None = None,
+        source: str = "",
+        seed: int | None = None,
+    ):
         if not self.app.core.ready:
             self.notify("the repository is still opening", timeout=2)
             return None
@@ -420,22 +434,30 @@ class LabScreen(PackscopeScreen):
         self.runs.append(res)
         self._batch_status("")
         self.show_batch()
-        self.notify(f"batch done: {res.lookups:,} lookups in {res.wall:.2f} s — {res.rescans} rescans, "
-                    f"{res.fills} loose-cache fills", timeout=4)
+        self.notify(
+            f"batch done: {res.lookups:,} lookups in {res.wall:.2f} s — {res.rescans} rescans, "
+            f"{res.fills} loose-cache fills",
+            timeout=4,
+        )
 
     def show_batch(self) -> None:
         res = self.batch
         if res is None:
             self.query_one("#lab-batch-summary", Static).update(
-                Text("No batch yet: b looks up K ids (k: K, m: present/absent/mixed, f: ids from a file).",
-                     style="italic"))
+                Text(
+                    "No batch yet: b looks up K ids (k: K, m: present/absent/mixed, f: ids from a file).",
+                    style="italic",
+                )
+            )
             self.query_one("#lab-batch-chart", Static).update("")
             self.query_one("#lab-batch-runs", Static).update("")
             return
         self.query_one("#lab-batch-summary", Static).update(batch_summary(res))
         self.query_one("#lab-batch-chart", Static).update(batch_table(res))
-        runs = Group(Text("\nruns (r repeats the same ids: switch P, Q or C first to compare)", style="bold"),
-                     runs_table(self.runs))
+        runs = Group(
+            Text("\nruns (r repeats the same ids: switch P, Q or C first to compare)", style="bold"),
+            runs_table(self.runs),
+        )
         self.query_one("#lab-batch-runs", Static).update(runs)
 
     def current_id(self) -> str | None:

@@ -40,8 +40,12 @@ Enter lists a subdirectory — through core, so it fills that cache entry.
 
 
 LEGEND = Text.assemble(
-    ("green", "bold green"), " = read into the cache (names cached)   ", ("dim", "dim"),
-    " = not read yet (files on disk)   ", ("yellow", "bold yellow"), " = changed since read   Enter lists one",
+    ("green", "bold green"),
+    " = read into the cache (names cached)   ",
+    ("dim", "dim"),
+    " = not read yet (files on disk)   ",
+    ("yellow", "bold yellow"),
+    " = changed since read   Enter lists one",
 )
 
 
@@ -92,7 +96,7 @@ class LooseScreen(PackscopeScreen):
     @work(thread=True, exclusive=True, group="loose-count")
     def count_disk(self, only: tuple[int, ...] | None = None) -> None:
         store = self.app.core.store
-        for n in (range(256) if only is None else only):
+        for n in range(256) if only is None else only:
             self.state.on_disk[n] = count_loose_on_disk(store.objects_dir, n, store.fmt.hexsz)
         self.app.call_from_thread(self.show)
 
@@ -105,9 +109,12 @@ class LooseScreen(PackscopeScreen):
         cached = sum(c or 0 for c in s.cached)
         disk = sum(c or 0 for c in s.on_disk)
         strategy = self.cache.strategy if self.cache is not None else "?"
-        self.query_one("#loose-summary", Label).update(Text(
-            f"{disk:,} loose objects on disk; cache ({strategy}): {seen}/256 subdirectories read, "
-            f"{cached:,} names" + (f"; {len(s.changed)} changed since read" if s.changed else "")))
+        self.query_one("#loose-summary", Label).update(
+            Text(
+                f"{disk:,} loose objects on disk; cache ({strategy}): {seen}/256 subdirectories read, "
+                f"{cached:,} names" + (f"; {len(s.changed)} changed since read" if s.changed else "")
+            )
+        )
         self.show_detail(self.query_one(SubdirGrid).cursor)
 
     def show_detail(self, n: int) -> None:
@@ -259,8 +266,9 @@ size on disk.  Enter opens an object.
         lst = self.query_one(VirtualList)
         lst.set_source(_DirSource(core.store.objects_dir, self.subdir, ids))
         lst.focus()
-        self.query_one("#loose-dir-title", Label).update(Text(
-            f"objects/{self.subdir:02x}/  {len(ids)} objects (read through core's loose cache)", style="bold"))
+        self.query_one("#loose-dir-title", Label).update(
+            Text(f"objects/{self.subdir:02x}/  {len(ids)} objects (read through core's loose cache)", style="bold")
+        )
 
     def on_virtual_list_opened(self, event: VirtualList.Opened) -> None:
         src = self.query_one(VirtualList).source

@@ -161,12 +161,17 @@ def load_object(core, oid: bytes, pack=None, offset: int | None = None) -> Objec
             elif loc.pack is None:
                 view.where.append(("store", f"loose: {loc.path}"))
             else:
-                view.where.append(("store", f"{loc.source}: {loc.pack.name} @ {loc.offset}"
-                                   + ("" if loc.local else f" (alternate {loc.objects_dir})")))
+                view.where.append(
+                    (
+                        "store",
+                        f"{loc.source}: {loc.pack.name} @ {loc.offset}"
+                        + ("" if loc.local else f" (alternate {loc.objects_dir})"),
+                    )
+                )
             if pack is not None:
                 p = pack.pack
                 view.type_name, view.size = p.info_at(offset)
-                if (loc is None or loc.pack is not pack or loc.offset != offset):
+                if loc is None or loc.pack is not pack or loc.offset != offset:
                     view.where.append(("opened", f"{pack.name} @ {offset}"))
                 try:
                     view.where.append(("on disk", human_bytes(p.disk_size(offset))))
@@ -208,8 +213,9 @@ class ObjectScreen(PackscopeScreen):
     HELP = HELP
     TAB = "object"
 
-    def __init__(self, oid: bytes | None = None, pack=None, offset: int | None = None,
-                 follows_last: bool = False) -> None:
+    def __init__(
+        self, oid: bytes | None = None, pack=None, offset: int | None = None, follows_last: bool = False
+    ) -> None:
         super().__init__()
         self.oid = oid
         self.entry_pack = pack
@@ -255,8 +261,13 @@ class ObjectScreen(PackscopeScreen):
     def show(self) -> None:
         where = self.query_one("#object-where", Static)
         if self.oid is None:
-            where.update(Text("No object yet: open one from Packs or Loose (Enter), or Ctrl-P → "
-                              "“Go to object” and type an id, abbreviation or revision.", style="italic"))
+            where.update(
+                Text(
+                    "No object yet: open one from Packs or Loose (Enter), or Ctrl-P → "
+                    "“Go to object” and type an id, abbreviation or revision.",
+                    style="italic",
+                )
+            )
             self.query_one(VirtualList).set_source(ListSource([]))
             return
         v = self.view
@@ -277,7 +288,8 @@ class ObjectScreen(PackscopeScreen):
             t.add_row("delta chain", self.chain_text(v.chain))
         where.update(t)
         self.query_one("#object-content-title", Label).update(
-            Text(f"{v.type_name} content" + (" (Enter on an id opens it)" if v.links else ""), style="bold"))
+            Text(f"{v.type_name} content" + (" (Enter on an id opens it)" if v.links else ""), style="bold")
+        )
         self.query_one(VirtualList).set_source(ListSource(v.rows))
 
     @staticmethod

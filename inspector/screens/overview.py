@@ -7,8 +7,8 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.css.query import NoMatches
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.widgets import Static
 
 from packscope.core.errors import PackscopeError
@@ -57,8 +57,12 @@ def _kv_table(rows: list[tuple[str, object]]) -> Table:
 
 
 def badge(level: str, text: str) -> Text:
-    style = {"ok": "bold black on green", "info": "bold black on cyan",
-             "warn": "bold black on yellow", "error": "bold white on red"}[level]
+    style = {
+        "ok": "bold black on green",
+        "info": "bold black on cyan",
+        "warn": "bold black on yellow",
+        "error": "bold white on red",
+    }[level]
     t = Text(f" {level.upper():<5}", style=style)
     t.append(" ")
     t.append_text(literal(text))
@@ -87,8 +91,12 @@ class OverviewScreen(PackscopeScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        for wid, title in (("#ov-repo", "Repository"), ("#ov-store", "Object store"),
-                           ("#ov-health", "Health"), ("#ov-counters", "Counters (live)")):
+        for wid, title in (
+            ("#ov-repo", "Repository"),
+            ("#ov-store", "Object store"),
+            ("#ov-health", "Health"),
+            ("#ov-counters", "Counters (live)"),
+        ):
             self.query_one(wid).border_title = title
         self.query_one("#ov-health").border_subtitle = "h or click: details in Health"
         if self.app.core.error is not None:
@@ -176,8 +184,11 @@ class OverviewScreen(PackscopeScreen):
         size = sum(r.size for r in rows)
         objs = "counting…" if f.pack_objects is None else f"{f.pack_objects:,} objects"
         out: list[tuple[str, object]] = [
-            ("packs", f"{len(rows):,} ({objs}, {human_bytes(size)}); {in_midx} in the multi-pack-index, "
-                      f"{len(rows) - in_midx} outside it"),
+            (
+                "packs",
+                f"{len(rows):,} ({objs}, {human_bytes(size)}); {in_midx} in the multi-pack-index, "
+                f"{len(rows) - in_midx} outside it",
+            ),
         ]
         if f.midx:
             for m in f.midx:
@@ -197,20 +208,36 @@ class OverviewScreen(PackscopeScreen):
             out.append(("commit-graph", Text(f"unreadable: {f.commit_graph_error}", style="red")))
         elif f.commit_graph:
             g = f.commit_graph
-            out.append(("commit-graph", f"{g['commits']:,} commits, {g['layers']} layer(s), {g['generation']}"
-                                        + (", changed-path Bloom filters" if g["bloom"] else "")))
+            out.append(
+                (
+                    "commit-graph",
+                    f"{g['commits']:,} commits, {g['layers']} layer(s), {g['generation']}"
+                    + (", changed-path Bloom filters" if g["bloom"] else ""),
+                )
+            )
         else:
             out.append(("commit-graph", "none" if f.packs_counted == len(rows) else "…"))
         out.append(("alternates", ", ".join(core.store.object_dirs[1:]) or "none"))
         if f.refs is not None:
             kinds = ", ".join(f"{n} {k}" for k, n in sorted(f.refs["by kind"].items()))
-            out.append(("refs", f"{f.refs['total']:,}" + (f" ({kinds})" if kinds else "")
-                        + f", {f.refs['packed']} packed; HEAD {f.refs['head']}"))
+            out.append(
+                (
+                    "refs",
+                    f"{f.refs['total']:,}"
+                    + (f" ({kinds})" if kinds else "")
+                    + f", {f.refs['packed']} packed; HEAD {f.refs['head']}",
+                )
+            )
         elif f.refs_error:
             out.append(("refs", Text(literal(f.refs_error).plain, style="dim")))
         s = core.store.settings
-        out.append(("settings", f"policy {s.policy}, search {s.algorithm}, loose cache {s.loose_strategy}"
-                                + (", quick" if s.quick else "")))
+        out.append(
+            (
+                "settings",
+                f"policy {s.policy}, search {s.algorithm}, loose cache {s.loose_strategy}"
+                + (", quick" if s.quick else ""),
+            )
+        )
         self.query_one("#ov-store", Static).update(_kv_table(out))
 
     def health_badges(self) -> list[Text]:
@@ -238,8 +265,11 @@ class OverviewScreen(PackscopeScreen):
         if f.midx and outside:
             out.append(badge("info", f"{len(outside)} packs outside the multi-pack-index are searched one by one"))
         if len(outside) > GC_AUTO_PACK_LIMIT:
-            out.append(badge("warn", f"{len(outside)} packs > gc.autoPackLimit {GC_AUTO_PACK_LIMIT}: "
-                                     "git gc --auto would repack"))
+            out.append(
+                badge(
+                    "warn", f"{len(outside)} packs > gc.autoPackLimit {GC_AUTO_PACK_LIMIT}: git gc --auto would repack"
+                )
+            )
         if f.loose_on_disk is not None and f.loose_on_disk > GC_AUTO_LOOSE:
             out.append(badge("warn", f"{f.loose_on_disk:,} loose objects > gc.auto {GC_AUTO_LOOSE}"))
         if f.commit_graph_error:
@@ -281,18 +311,27 @@ class OverviewScreen(PackscopeScreen):
         ds = core.delta_stats()
         dh = f"{100 * ds.hits / (ds.hits + ds.misses):.1f}%" if ds and ds.hits + ds.misses else "–"
         pairs = [
-            ("lookups", c["lookups"]), ("hit rate", rate),
-            ("hits midx", c["hits_midx"]), ("hits pack", c["hits_pack"]),
-            ("hits loose", c["hits_loose"]), ("misses", c["misses"]),
-            ("negative hits", c["negative_hits"]), ("null lookups", c["null_lookups"]),
-            ("rescans", c["rescans"]), ("rescans skipped", c["rescans_skipped"]),
-            ("dir reads", c["dir_reads"]), ("stat calls", c["stats"]),
-            ("pack opens", c["opens"]), ("MRU moves", c["mru_moves"]),
+            ("lookups", c["lookups"]),
+            ("hit rate", rate),
+            ("hits midx", c["hits_midx"]),
+            ("hits pack", c["hits_pack"]),
+            ("hits loose", c["hits_loose"]),
+            ("misses", c["misses"]),
+            ("negative hits", c["negative_hits"]),
+            ("null lookups", c["null_lookups"]),
+            ("rescans", c["rescans"]),
+            ("rescans skipped", c["rescans_skipped"]),
+            ("dir reads", c["dir_reads"]),
+            ("stat calls", c["stats"]),
+            ("pack opens", c["opens"]),
+            ("MRU moves", c["mru_moves"]),
         ]
         if ds is not None:
             pairs += [
-                ("delta-base hits", ds.hits), ("delta-base hit rate", dh),
-                ("delta-base fills", ds.fills), ("delta-base evictions", ds.evictions),
+                ("delta-base hits", ds.hits),
+                ("delta-base hit rate", dh),
+                ("delta-base fills", ds.fills),
+                ("delta-base evictions", ds.evictions),
                 ("delta-base held", f"{ds.entries}/{human_bytes(ds.bytes)}"),
                 ("budget", human_bytes(ds.budget)),
             ]

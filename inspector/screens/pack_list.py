@@ -72,10 +72,13 @@ class PacksScreen(PackscopeScreen):
             table.move_cursor(row=min(max(keep, 0), len(self.rows) - 1))
         counted = [r.objects for r in self.rows if r.objects is not None]
         in_midx = sum(r.in_midx for r in self.rows)
-        self.query_one("#packs-summary", Label).update(Text(
-            f"{len(self.rows)} packs, {sum(counted):,} objects"
-            + (" (counting…)" if len(counted) < len(self.rows) else "")
-            + f", {in_midx} covered by the multi-pack-index — Enter opens a pack"))
+        self.query_one("#packs-summary", Label).update(
+            Text(
+                f"{len(self.rows)} packs, {sum(counted):,} objects"
+                + (" (counting…)" if len(counted) < len(self.rows) else "")
+                + f", {in_midx} covered by the multi-pack-index — Enter opens a pack"
+            )
+        )
 
     @work(thread=True, exclusive=True, group="packs-count")
     def count_objects(self) -> None:

@@ -34,8 +34,7 @@ class _LogSource:
 
     def row_text(self, row: int) -> Text:
         e = self.entries[row]
-        t = Text(time.strftime("%H:%M:%S", time.localtime(e.when)) + f".{int(e.when * 1000) % 1000:03d} ",
-                 style="dim")
+        t = Text(time.strftime("%H:%M:%S", time.localtime(e.when)) + f".{int(e.when * 1000) % 1000:03d} ", style="dim")
         t.append(f"{e.kind:<7} ", style=KIND_STYLES.get(e.kind, ""))
         t.append_text(e.text)
         return t

@@ -85,7 +85,7 @@ class FanoutChart(Widget, can_focus=True):
                     fill = min(8, max(0, round(level - base)))
                     if c and fill == 0 and r == ROWS - 1 and level > 0:
                         fill = 1  # a non-empty bucket never looks empty
-                    z = (c - self.expected) / self.expected ** 0.5 if self.expected else 0.0
+                    z = (c - self.expected) / self.expected**0.5 if self.expected else 0.0
                     style = "bold magenta" if b == self.lookup_bucket else z_style(z)
                     ch = BLOCKS[fill]
                     if on_exp and fill < 8:

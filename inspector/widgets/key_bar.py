@@ -66,8 +66,9 @@ class KeyBar(Widget):
             main.append(" ")
         cut = len(main)
         self._text = main + tail
-        self._spans = [s for s in self._main_spans if s[1] <= cut] + \
-            [(a + cut, b + cut, key) for a, b, key in self._tail_spans]
+        self._spans = [s for s in self._main_spans if s[1] <= cut] + [
+            (a + cut, b + cut, key) for a, b, key in self._tail_spans
+        ]
 
     def on_resize(self, event: events.Resize) -> None:
         if hasattr(self, "_main"):

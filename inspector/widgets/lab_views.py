@@ -17,8 +17,18 @@ from packscope.inspector import lab_model as lab
 from packscope.inspector.safe_text import literal
 
 CMP_STYLE = {-1: "bold blue", 0: "bold green", 1: "bold red"}
-KIND_STYLE = {"midx": "cyan", "pack": "cyan", "loose": "green", "fill": "green", "rescan": "yellow",
-              "skipped": "dim yellow", "negative": "magenta", "null": "dim", "mru": "blue", "finished": "bold"}
+KIND_STYLE = {
+    "midx": "cyan",
+    "pack": "cyan",
+    "loose": "green",
+    "fill": "green",
+    "rescan": "yellow",
+    "skipped": "dim yellow",
+    "negative": "magenta",
+    "null": "dim",
+    "mru": "blue",
+    "finished": "bold",
+}
 SHORT = {"binary": "bin", "interpolation": "int", "hedged": "hed"}
 BARS = " ▁▂▃▄▅▆▇█"
 
@@ -45,8 +55,9 @@ def stage_list(run: lab.LookupRun | None, current: int) -> Text:
         t.append(f"{i + 1:>2} {s.kind:<8} ", style="dim" if future else KIND_STYLE.get(s.kind, ""))
         t.append_text(literal(s.text, "dim" if future else ("bold" if i == current else "")))
         if s.is_search:
-            t.append("  " + " · ".join(f"{SHORT[a]} {len(p.probes)}" for a, p in s.paths.items()) + " probes",
-                     style="dim")
+            t.append(
+                "  " + " · ".join(f"{SHORT[a]} {len(p.probes)}" for a, p in s.paths.items()) + " probes", style="dim"
+            )
         if i < len(run.stages) - 1:
             t.append("\n")
     return t
@@ -107,15 +118,19 @@ class SearchView(Widget):
             t.append_text(self._bar(path, shown, done, blo, n, bar_w))
             t.append("\n" + " " * 14)
             if not probes:
-                t.append("no probe: " + ("the bucket is empty" if n <= 0 else "the bounds already rule it out") + "  ",
-                         style="dim")
+                t.append(
+                    "no probe: " + ("the bucket is empty" if n <= 0 else "the bounds already rule it out") + "  ",
+                    style="dim",
+                )
             for k, p in enumerate(shown):
                 current = k == len(shown) - 1 and not done
                 t.append(f"#{k + 1} ", style="dim")
                 t.append(lab.probe_label(p), style=CMP_STYLE[p.cmp] + (" reverse" if current else ""))
                 t.append("  ")
             if done:
-                verdict = f"found at {path.found}" if path.found is not None else f"absent, would be at {path.insert_at}"
+                verdict = (
+                    f"found at {path.found}" if path.found is not None else f"absent, would be at {path.insert_at}"
+                )
                 t.append(f"→ {verdict}: {_n(len(probes), 'probe')}, {_n(len(path.pages), 'page')}", style="bold")
             else:
                 t.append(f"step {self.step}/{len(probes)}", style="dim")
@@ -204,8 +219,10 @@ def batch_table(res: lab.BatchResult, bins: int = 24) -> Table:
             if integer:
                 cell.append(f"\nmean {mean:.2f}  p99 {fmt(lab.percentile(values, 0.99))}  max {top}")
             else:  # timings have outliers (a GC, a thread switch): the median says more
-                cell.append(f"\nmean {mean:.1f}  p50 {fmt(lab.percentile(values, 0.5))}  p99 "
-                            f"{fmt(lab.percentile(values, 0.99))}")
+                cell.append(
+                    f"\nmean {mean:.1f}  p50 {fmt(lab.percentile(values, 0.5))}  p99 "
+                    f"{fmt(lab.percentile(values, 0.99))}"
+                )
             cells.append(cell)
         t.add_row(Text(a, style="bold"), *cells)
     return t
@@ -215,16 +232,23 @@ def batch_summary(res: lab.BatchResult) -> Text:
     s = res.settings
     t = Text(end="")
     t.append(f"{res.label}: ", style="bold")
-    t.append(f"{res.lookups:,} lookups{' (cancelled)' if res.cancelled else ''}, {res.found:,} found, "
-             f"{res.missing:,} missing, {res.searches:,} bucket searches\n")
+    t.append(
+        f"{res.lookups:,} lookups{' (cancelled)' if res.cancelled else ''}, {res.found:,} found, "
+        f"{res.missing:,} missing, {res.searches:,} bucket searches\n"
+    )
     t.append("rescans ")
     t.append(f"{res.rescans:,}", style="bold yellow" if res.rescans else "bold")
     t.append(f" (skipped {res.rescans_skipped:,})   loose-cache fills ")
     t.append(f"{res.fills:,}", style="bold green" if res.fills else "bold")
-    t.append(f"   dir reads {res.dir_reads:,}   stat() {res.stats:,}   store time "
-             f"{res.seconds * 1e3:.1f} ms   wall {res.wall:.2f} s\n")
-    t.append(f"settings: policy {s['policy']}, quick {'on' if s['quick'] else 'off'}, loose cache {s['loose']}, "
-             f"store algorithm {s['algorithm']}", style="dim")
+    t.append(
+        f"   dir reads {res.dir_reads:,}   stat() {res.stats:,}   store time "
+        f"{res.seconds * 1e3:.1f} ms   wall {res.wall:.2f} s\n"
+    )
+    t.append(
+        f"settings: policy {s['policy']}, quick {'on' if s['quick'] else 'off'}, loose cache {s['loose']}, "
+        f"store algorithm {s['algorithm']}",
+        style="dim",
+    )
     return t
 
 
@@ -232,14 +256,34 @@ def runs_table(runs: list[lab.BatchResult]) -> Table:
     """Every batch run so far, one row each: the same ids under other
     settings show their rescans and fills side by side."""
     t = Table(box=None, pad_edge=False, padding=(0, 2, 0, 0), header_style="bold")
-    for col in ("run", "lookups", "policy", "quick", "loose cache", "rescans", "skipped", "fills",
-                "dirs", "store ms", "probes b/i/h"):
+    for col in (
+        "run",
+        "lookups",
+        "policy",
+        "quick",
+        "loose cache",
+        "rescans",
+        "skipped",
+        "fills",
+        "dirs",
+        "store ms",
+        "probes b/i/h",
+    ):
         t.add_column(col, no_wrap=True, justify="right" if col not in ("run", "policy", "loose cache") else "left")
     for r in runs[-6:]:
         s = r.settings
         mean = "/".join(f"{sum(r.probes[a]) / max(1, len(r.probes[a])):.2f}" for a in ALGORITHMS)
-        t.add_row(literal(r.label if len(r.label) <= 24 else r.label[:23] + "…"), f"{r.lookups:,}", s["policy"], "on" if s["quick"] else "off", s["loose"],
-                  Text(f"{r.rescans:,}", style="yellow" if r.rescans else ""), f"{r.rescans_skipped:,}",
-                  Text(f"{r.fills:,}", style="green" if r.fills else ""), f"{r.dir_reads:,}",
-                  f"{r.seconds * 1e3:.1f}", mean)
+        t.add_row(
+            literal(r.label if len(r.label) <= 24 else r.label[:23] + "…"),
+            f"{r.lookups:,}",
+            s["policy"],
+            "on" if s["quick"] else "off",
+            s["loose"],
+            Text(f"{r.rescans:,}", style="yellow" if r.rescans else ""),
+            f"{r.rescans_skipped:,}",
+            Text(f"{r.fills:,}", style="green" if r.fills else ""),
+            f"{r.dir_reads:,}",
+            f"{r.seconds * 1e3:.1f}",
+            mean,
+        )
     return t

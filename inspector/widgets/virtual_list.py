@@ -64,27 +64,35 @@ class VirtualList(ScrollView, can_focus=True):
     class Opened(Message):
         """Enter (or a double click) on a row."""
 
-        def __init__(self, vlist: "VirtualList", row: int) -> None:
+        def __init__(self, vlist: VirtualList, row: int) -> None:
             super().__init__()
             self.vlist = vlist
             self.row = row
 
         @property
-        def control(self) -> "VirtualList":
+        def control(self) -> VirtualList:
             return self.vlist
 
     class Moved(Message):
-        def __init__(self, vlist: "VirtualList", row: int) -> None:
+        def __init__(self, vlist: VirtualList, row: int) -> None:
             super().__init__()
             self.vlist = vlist
             self.row = row
 
         @property
-        def control(self) -> "VirtualList":
+        def control(self) -> VirtualList:
             return self.vlist
 
-    def __init__(self, source: RowSource | None = None, *, width: int = 200, searchable: bool = True,
-                 name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self,
+        source: RowSource | None = None,
+        *,
+        width: int = 200,
+        searchable: bool = True,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.source: RowSource = source or ListSource()
         self.line_width = width
@@ -150,9 +158,11 @@ class VirtualList(ScrollView, can_focus=True):
             style = base
             if is_cursor:
                 style = base + self.get_component_rich_style(
-                    "virtual-list--cursor" if self.has_focus else "virtual-list--cursor-blurred")
-            segments = [Segment(s.text, style + s.style if s.style else style, s.control)
-                        for s in text.render(self.app.console)]
+                    "virtual-list--cursor" if self.has_focus else "virtual-list--cursor-blurred"
+                )
+            segments = [
+                Segment(s.text, style + s.style if s.style else style, s.control) for s in text.render(self.app.console)
+            ]
             strip = Strip(segments)
             # Pad the whole virtual width so the cursor bar spans the line.
             strip = strip.extend_cell_length(max(self.line_width, width), style)
