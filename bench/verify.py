@@ -7,8 +7,9 @@ time (``found``/``missing``, objects and bytes read, commits listed).
 
 from __future__ import annotations
 
-import mmap
 from pathlib import Path
+
+from packscope.core.store.mapped_file import map_readonly
 
 
 def batch_check_counts(path: Path) -> dict:
@@ -27,10 +28,10 @@ def batch_counts(path: Path) -> dict:
     """Objects and content bytes in ``cat-file --batch`` output: walk the
     headers, skipping each object's contents by its declared size."""
     found = missing = content = 0
-    size = path.stat().st_size
-    if size == 0:
+    mapped, size = map_readonly(str(path))
+    if mapped is None:
         return {"found": 0, "missing": 0, "content_bytes": 0}
-    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+    with mapped as m:
         pos = 0
         while pos < size:
             nl = m.find(b"\n", pos)

@@ -21,8 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import packscope.core.store.loose
-import packscope.core.store.pack
-import packscope.core.store.pack_index
+import packscope.core.store.mapped_file
 from packscope.core.errors import PackscopeError
 from packscope.core.fsck.syntax import check_object, check_tree, check_tree_closely
 from packscope.core.objects import commit_header_fast, parse_commit, parse_tag, tree_items
@@ -137,8 +136,7 @@ def in_memory(monkeypatch):
         data = files[str(path)]
         return (Mapped(data), len(data)) if data else (None, 0)
 
-    monkeypatch.setattr(packscope.core.store.pack_index, "map_readonly", fake_map)
-    monkeypatch.setattr(packscope.core.store.pack, "map_readonly", fake_map)
+    monkeypatch.setattr(packscope.core.store.mapped_file, "map_readonly", fake_map)
     return files
 
 

@@ -36,6 +36,7 @@ from packscope.core.errors import BadCommitGraphError, PackscopeError
 from packscope.core.history.bloom import BloomFilter, BloomSettings
 from packscope.core.oid import ObjectFormat
 from packscope.core.store.chunk_file import ChunkTable, read_chunk_table
+from packscope.core.store.mapped_file import MappedFile
 from packscope.core.store.search import binary_search
 
 SIGNATURE = b"CGPH"
@@ -70,7 +71,7 @@ class CommitRecord:
     topo_level: int
 
 
-class GraphLayer:
+class GraphLayer(MappedFile):
     """One commit-graph file (the single file or one layer of a chain)."""
 
     def __init__(self, path: str, fmt: ObjectFormat, *, commit_base: int = 0, index: int = 0) -> None:
@@ -88,20 +89,7 @@ class GraphLayer:
         return BadCommitGraphError(message, path=self.path, offset=offset, kind=kind, remedy=remedy)
 
     def _load(self) -> None:
-        try:
-            with open(self.path, "rb") as f:
-                size = os.fstat(f.fileno()).st_size
-                if size == 0:
-                    raise self._error("commit-graph file is empty", 0, "commit-graph-truncated")
-                m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        except OSError as e:
-            raise self._error(f"cannot read commit-graph: {e.strerror}", kind="commit-graph-unreadable") from e
-        try:
-            self._parse(m, size)
-        except BadCommitGraphError:
-            m.close()
-            raise
-        self._map = m
+        self._map_checked(self._parse, "commit-graph", "commit-graph")
 
     def _parse(self, m: mmap.mmap, size: int) -> None:
         rawsz = self.fmt.rawsz
@@ -214,14 +202,6 @@ class GraphLayer:
         if self._map is None:
             self._load()
         return self._map  # type: ignore[return-value]
-
-    def close(self) -> None:
-        if self._map is not None:
-            try:
-                self._map.close()
-            except BufferError:
-                pass
-            self._map = None
 
     @property
     def has_generation_data(self) -> bool:

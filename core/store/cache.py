@@ -15,9 +15,6 @@ used one over the limit; they reopen themselves on next use.
 
 from __future__ import annotations
 
-import errno
-import mmap
-import os
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -183,27 +180,3 @@ class OpenFiles:
     def close_all(self) -> None:
         while self._owners:
             self._evict_one()
-
-    def map_readonly(self, path: str) -> tuple[mmap.mmap | None, int]:
-        return map_readonly(path, self)
-
-
-def map_readonly(path: str, open_files: OpenFiles | None = None) -> tuple[mmap.mmap | None, int]:
-    """Map ``path`` read-only: (map, size); map is None for an empty file
-    (mmap refuses those).  The map keeps its own descriptor; ours is closed.
-
-    Out of descriptors or mappings (EMFILE, ENFILE, ENOMEM), close some of
-    ``open_files``' maps and retry.
-    """
-    while True:
-        try:
-            with open(path, "rb") as f:
-                size = os.fstat(f.fileno()).st_size
-                if size == 0:
-                    return None, 0
-                return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ), size
-        except OSError as e:
-            if e.errno not in (errno.EMFILE, errno.ENFILE, errno.ENOMEM) or open_files is None:
-                raise
-            if not open_files.relieve():
-                raise

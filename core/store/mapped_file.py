@@ -1,13 +1,75 @@
-"""What every reader of one memory-mapped file shares: ``is_open`` and
-``close()``.  Subclasses keep the mapping in ``self._map`` and, when they
-belong to a store's open-file LRU, the LRU in ``self._open_files``."""
+"""Reading a file through a read-only memory map: the one opener
+(``map_readonly``) and what every reader of one mapped file shares
+(``MappedFile``: mapping and checking on open, ``is_open``, ``close()``).
+
+Subclasses keep the mapping in ``self._map`` and, when they belong to a
+store's open-file LRU, the LRU in ``self._open_files``.
+"""
 
 from __future__ import annotations
 
+import errno
+import mmap
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from packscope.core.store.cache import OpenFiles
+
+# Out of descriptors or address space: closing other maps may help.
+_RELIEVABLE = (errno.EMFILE, errno.ENFILE, errno.ENOMEM)
+
+
+def map_readonly(path: str, open_files: OpenFiles | None = None) -> tuple[mmap.mmap | None, int]:
+    """Map ``path`` read-only: (map, size); map is None for an empty file
+    (mmap refuses those).  The map keeps its own descriptor; ours is closed.
+
+    Out of descriptors or mappings (EMFILE, ENFILE, ENOMEM), close some of
+    ``open_files``' maps and retry.
+    """
+    while True:
+        try:
+            with open(path, "rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                if size == 0:
+                    return None, 0
+                return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ), size
+        except OSError as e:
+            if e.errno not in _RELIEVABLE or open_files is None:
+                raise
+            if not open_files.relieve():
+                raise
+
 
 class MappedFile:
-    _map = None
-    _open_files = None
+    path: str
+    _map: mmap.mmap | None = None
+    _open_files: OpenFiles | None = None
+
+    def _error(self, message: str, offset: int | None, kind: str) -> Exception:
+        raise NotImplementedError
+
+    def _map_checked(self, check: Callable[[mmap.mmap, int], None], what: str, kind: str) -> mmap.mmap:
+        """Map the file, let ``check(map, size)`` parse or reject it (it raises
+        the subclass's error), keep the map and register it with the LRU.
+        Unreadable and empty files are ``<kind>-unreadable`` and
+        ``<kind>-truncated`` errors naming the file as ``what``."""
+        try:
+            m, size = map_readonly(self.path, self._open_files)
+        except OSError as e:
+            raise self._error(f"cannot read {what}: {e.strerror}", None, f"{kind}-unreadable") from e
+        if m is None:
+            raise self._error(f"{what} is empty", 0, f"{kind}-truncated")
+        try:
+            check(m, size)
+        except Exception:
+            m.close()
+            raise
+        self._map = m
+        if self._open_files is not None:
+            self._open_files.opened(self)
+        return m
 
     @property
     def is_open(self) -> bool:

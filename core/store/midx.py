@@ -87,20 +87,7 @@ class MidxLayer(MappedFile):
         return BadMultiPackIndexError(message, path=self.path, offset=offset, kind=kind)
 
     def _load(self) -> None:
-        try:
-            with open(self.path, "rb") as f:
-                size = os.fstat(f.fileno()).st_size
-                if size == 0:
-                    raise self._error("multi-pack-index is empty", 0, "midx-truncated")
-                m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        except OSError as e:
-            raise self._error(f"cannot read multi-pack-index: {e.strerror}", kind="midx-unreadable") from e
-        try:
-            self._parse(m, size)
-        except BadMultiPackIndexError:
-            m.close()
-            raise
-        self._map = m
+        self._map_checked(self._parse, "multi-pack-index", "midx")
 
     def _parse(self, m: mmap.mmap, size: int) -> None:
         rawsz = self.fmt.rawsz

@@ -39,7 +39,7 @@ from packscope.core.errors import (
     PackscopeError,
 )
 from packscope.core.oid import ObjectFormat
-from packscope.core.store.cache import DeltaBaseCache, OpenFiles, map_readonly
+from packscope.core.store.cache import DeltaBaseCache, OpenFiles
 from packscope.core.store.delta import apply_delta, delta_sizes
 from packscope.core.store.mapped_file import MappedFile
 from packscope.core.store.pack_index import PackIndex
@@ -147,20 +147,7 @@ class Pack(MappedFile):
         return cls(message, path=self.path, offset=offset, kind=kind)
 
     def _open(self):
-        try:
-            m, size = map_readonly(self.path, self._open_files)
-        except OSError as e:
-            raise self._error(f"cannot read pack: {e.strerror}", None, "pack-unreadable") from e
-        try:
-            self._check_header(m, size)
-        except BadPackError:
-            if m is not None:
-                m.close()
-            raise
-        self._map, self._size, self._data_end = m, size, size - self.fmt.rawsz
-        if self._open_files is not None:
-            self._open_files.opened(self)
-        return m
+        return self._map_checked(self._check_header, "pack", "pack")
 
     def _check_header(self, m, size: int) -> None:
         if size < 12 + self.fmt.rawsz:
@@ -174,6 +161,7 @@ class Pack(MappedFile):
         if count != self.index.open().num_objects:
             raise self._error(f"pack holds {count} objects, its index {self.index.num_objects}", 8, "pack-count")
         self.version = version
+        self._size, self._data_end = size, size - self.fmt.rawsz
 
     @property
     def map(self):

@@ -28,7 +28,7 @@ from array import array
 
 from packscope.core.errors import BadPackIndexError
 from packscope.core.oid import ObjectFormat, Prefix
-from packscope.core.store.cache import OpenFiles, map_readonly
+from packscope.core.store.cache import OpenFiles
 from packscope.core.store.mapped_file import MappedFile
 from packscope.core.store.prefix_column import build_prefix_column, prefix_column_search
 from packscope.core.store.search import SEARCHES as _SEARCHES
@@ -76,20 +76,7 @@ class PackIndex(MappedFile):
         return BadPackIndexError(message, path=self.path, offset=offset, kind=kind)
 
     def _load(self) -> None:
-        try:
-            m, size = map_readonly(self.path, self._open_files)
-        except OSError as e:
-            raise self._error(f"cannot read pack index: {e.strerror}", kind="idx-unreadable") from e
-        if m is None:
-            raise self._error("pack index is empty", 0, "idx-truncated")
-        try:
-            self._parse(m, size)
-        except BadPackIndexError:
-            m.close()
-            raise
-        self._map = m
-        if self._open_files is not None:
-            self._open_files.opened(self)
+        self._map_checked(self._parse, "pack index", "idx")
 
     def _parse(self, m: mmap.mmap, size: int) -> None:
         rawsz = self.fmt.rawsz
