@@ -107,3 +107,17 @@ def summarize(data: bytes, fmt, oid: bytes) -> Summary:
         decode(a.email, c.encoding) if a else "",
         date,
     )
+
+
+# How a ref decoration is coloured, by kind (History rows and the Commit header).
+DECOR_STYLE = {"head": "bold cyan", "branch": "bold green", "remote": "red", "tag": "bold yellow", "ref": "magenta"}
+
+
+def decoration_text(decor: list[tuple[str, str]]) -> Text:
+    """``(label) (label) `` for a commit's refs, each literal and coloured by kind."""
+    t = Text()
+    for label, kind in decor:
+        t.append("(")
+        t.append_text(literal(name_text(label), DECOR_STYLE.get(kind, "")))
+        t.append(") ")
+    return t

@@ -37,9 +37,9 @@ from heapq import heappop, heappush
 from packscope.core.errors import BadRevisionError, CancelledError, CorruptObjectError
 from packscope.core.history.bloom import path_hashes, with_leading_dirs
 from packscope.core.history.commit_reader import CommitHeaderReader
-from packscope.core.history.topo_walk import GENERATION_INFINITY
 from packscope.core.history.tree_diff import normalize_paths
 from packscope.core.history.tree_entries import FAR, TreeEntries, token
+from packscope.core.history.walk_flags import GENERATION_INFINITY
 from packscope.core.objects import commit_header_fast, parse_tag, tree_items
 
 CHECK_EVERY = 64  # commits between two looks at ``cancelled`` (and progress reports)

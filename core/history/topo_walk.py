@@ -24,9 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from heapq import heappop, heappush
 
-GENERATION_INFINITY = (1 << 63) - 1  # git's GENERATION_NUMBER_INFINITY: not in the graph
-EXPLORED = 1 << 7  # git's TOPO_WALK_EXPLORED
-INDEGREE = 1 << 8  # git's TOPO_WALK_INDEGREE
+from packscope.core.history.walk_flags import EXPLORED, GENERATION_INFINITY, INDEGREE, UNINTERESTING
 
 
 def sort_in_topological_order(nodes: list, by_date: bool) -> list:
@@ -81,7 +79,6 @@ class _Incremental:
     generation) and the topo queue of commits whose children are all out."""
 
     def __init__(self, w, by_date: bool) -> None:
-        from packscope.core.history.walk import UNINTERESTING  # (history imports this module)
 
         self.uninteresting = UNINTERESTING
         self.w = w

@@ -45,18 +45,20 @@ from itertools import islice
 from typing import NamedTuple
 
 from packscope.core.errors import CorruptObjectError, LookupFailedError
-from packscope.core.history.topo_walk import GENERATION_INFINITY, incremental_topo_walk, sort_in_topological_order
+from packscope.core.history.topo_walk import incremental_topo_walk, sort_in_topological_order
+from packscope.core.history.walk_flags import (
+    ADDED,
+    BOTTOM,
+    GENERATION_INFINITY,
+    QUEUED,
+    SEEN,
+    SHOWN,
+    TREESAME,
+    UNINTERESTING,
+)
 from packscope.core.objects import commit_header_fast, parse_tag
 
 # Object flags, named after git's: the semantics follow revision.c.
-SEEN = 1 << 0  # queued once; never queued again
-UNINTERESTING = 1 << 1  # excluded (reachable from an exclusion)
-TREESAME = 1 << 2  # no change under the paths relative to (relevant) parents
-SHOWN = 1 << 3
-ADDED = 1 << 4  # parents already processed
-BOTTOM = 1 << 5  # an exclusion given by the caller (not one inferred)
-QUEUED = 1 << 6  # ours: in the queue now (keeps the "all uninteresting?" count exact)
-
 SLOP = 5  # git's: commits to look at after everything seems uninteresting
 ORDERS = ("default", "date", "topo")
 

@@ -17,13 +17,17 @@ directly and still reports every damaged entry.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from packscope.core.errors import BadPackError, CorruptObjectError, PackscopeError
+from packscope.core.store.location import VANISHED_KINDS, Location
 from packscope.core.store.loose import read_loose
-from packscope.core.store.odb import _VANISHED_KINDS, Location
+
+if TYPE_CHECKING:  # the store calls in here; a type name only, no import at run time
+    from packscope.core.store.odb import ObjectStore
 
 
-def read_around_damage(store, oid: bytes, loc: Location, damage: PackscopeError) -> tuple[str, bytes]:
+def read_around_damage(store: ObjectStore, oid: bytes, loc: Location, damage: PackscopeError) -> tuple[str, bytes]:
     """git's answer to a damaged pack entry: use another copy.  First a
     copy of ``oid`` itself in another pack or loose; else, when the
     damage is in a delta base of its chain, a good copy of that base
@@ -37,7 +41,7 @@ def read_around_damage(store, oid: bytes, loc: Location, damage: PackscopeError)
     try:
         copy = other_copy(store, oid, pack.path)
         if copy is not None:
-            store._note_problem(damage)
+            store.note_problem(damage)
             return copy
         for _ in range(store.max_repaired_bases):
             bad_at = damage.offset
@@ -47,12 +51,12 @@ def read_around_damage(store, oid: bytes, loc: Location, damage: PackscopeError)
             good = other_copy(store, base_oid, pack.path) if base_oid is not None else None
             if good is None:
                 raise damage
-            store._note_problem(damage)
+            store.note_problem(damage)
             pack.good_copies[bad_at] = good
             try:
                 return pack.read_at(loc.offset)
             except (CorruptObjectError, BadPackError) as e:
-                if e.kind in _VANISHED_KINDS:
+                if e.kind in VANISHED_KINDS:
                     raise
                 damage = e
         raise damage
@@ -60,10 +64,10 @@ def read_around_damage(store, oid: bytes, loc: Location, damage: PackscopeError)
         store.repairing.discard(key)
 
 
-def other_copy(store, oid: bytes, damaged_pack: str) -> tuple[str, bytes] | None:
+def other_copy(store: ObjectStore, oid: bytes, damaged_pack: str) -> tuple[str, bytes] | None:
     """(type, content) of ``oid`` from any pack but ``damaged_pack``, or
     a loose file; None when no readable copy exists."""
-    for h in store._all_packs():
+    for h in store.all_packs():
         if h.files.pack_path == damaged_pack:
             continue
         try:
@@ -72,8 +76,7 @@ def other_copy(store, oid: bytes, damaged_pack: str) -> tuple[str, bytes] | None
                 return store.read(oid, Location("pack", h.objects_dir, h.files.local, h, h.index.offset_at(pos)))
         except PackscopeError:
             continue
-    for d in store._dirs:
-        path = os.path.join(d.subdirs[oid[0]], oid.hex()[2:])
+    for path in store.loose_paths(oid):
         if os.path.isfile(path):
             try:
                 return read_loose(path, store.fmt, oid)

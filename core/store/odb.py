@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from packscope.core import trace
@@ -41,13 +42,12 @@ from packscope.core.errors import (
 )
 from packscope.core.oid import ObjectFormat, Prefix
 from packscope.core.store.alternates import resolve_alternates
+from packscope.core.store.damaged_reads import read_around_damage
+from packscope.core.store.location import VANISHED_KINDS, Location, PackHandle
 from packscope.core.store.pack_directory import DirectoryScan, PackFiles, dir_mtime_ns, git_pack_order, scan_pack_dir
-from packscope.core.store.pack_index import PackIndex
 from packscope.core.store.search import ALGORITHMS
 
 POLICIES = ("git", "gated")
-# Errors that mean "the file was there when we listed it and is gone now".
-_VANISHED_KINDS = ("pack-unreadable", "idx-unreadable")
 MAX_RESCAN_ROUNDS = 5
 
 
@@ -69,50 +69,6 @@ class StoreCounters:
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__slots__}
-
-
-class PackHandle:
-    """One pack known to the store: its index (opened lazily) and its data."""
-
-    __slots__ = ("_pack", "files", "in_midx", "index", "objects_dir", "store")
-
-    def __init__(self, files: PackFiles, fmt: ObjectFormat, store: ObjectStore) -> None:
-        self.files = files
-        self.objects_dir = os.path.dirname(os.path.dirname(files.base))
-        self.index = PackIndex(files.idx_path, fmt, open_files=store.open_files)
-        self._pack = None
-        self.in_midx = False
-        self.store = store
-
-    @property
-    def name(self) -> str:
-        return self.files.name
-
-    @property
-    def pack(self):
-        if self._pack is None:
-            self._pack = self.store._open_pack(self)
-        return self._pack
-
-    def close(self) -> None:
-        self.index.close()
-        if self._pack is not None:
-            self._pack.close()
-            self._pack = None
-
-
-@dataclass(frozen=True, slots=True)
-class Location:
-    source: str  # "midx", "pack" or "loose"
-    objects_dir: str
-    local: bool
-    pack: PackHandle | None = None
-    offset: int | None = None
-    path: str | None = None
-
-    @property
-    def where(self) -> str:
-        return self.path if self.pack is None else self.pack.name
 
 
 @dataclass(slots=True)
@@ -157,6 +113,9 @@ class ObjectStore:
         from packscope.core.store.loose import LooseCache
 
         self.fmt = fmt
+        # git always has the empty tree (a "cached object"), stored or not,
+        # and answers it before looking: size 0, 0 bytes on disk, no base.
+        self.empty_tree = fmt.hash_object("tree", b"")
         self.objects_dir = str(objects_dir)
         self.tracer = tracer or trace.Tracer()
         self.counters = StoreCounters()
@@ -214,14 +173,15 @@ class ObjectStore:
     @property
     def packs(self) -> list[PackHandle]:
         """Every pack, in the current search (MRU) order; midx-covered ones last."""
-        return list(self._mru) + [h for h in self._all_packs() if h.in_midx]
+        return list(self._mru) + [h for h in self.all_packs() if h.in_midx]
 
-    def _all_packs(self):
+    def all_packs(self) -> Iterator[PackHandle]:
+        """Every pack handle once: the MRU list, then packs known only through a midx."""
         seen = set()
         for h in self._mru:
             seen.add(h.files.base)
             yield h
-        for m, handles in self._midxs:
+        for _midx, handles in self._midxs:
             for h in handles:
                 if h is not None and h.files.base not in seen:
                     yield h
@@ -233,6 +193,12 @@ class ObjectStore:
     @property
     def object_dirs(self) -> list[str]:
         return [d.path for d in self._dirs]
+
+    def loose_paths(self, oid: bytes) -> list[str]:
+        """Where ``oid``'s loose file would be in each object directory
+        (local first, then alternates), whether or not it exists."""
+        rest = oid.hex()[2:]
+        return [os.path.join(d.subdirs[oid[0]], rest) for d in self._dirs]
 
     def loose_cache(self, objects_dir: str | None = None):
         for d in self._dirs:
@@ -261,7 +227,7 @@ class ObjectStore:
         from packscope.core.store.midx import MultiPackIndex
 
         t0 = time.perf_counter()
-        old = {h.files.base: h for h in self._all_packs()}
+        old = {h.files.base: h for h in self.all_packs()}
         found: list[PackFiles] = []
         midxs = []
         for d in self._dirs:
@@ -289,7 +255,7 @@ class ObjectStore:
             if h is None or h.files != f:
                 if h is not None:
                     h.close()
-                h = PackHandle(f, self.fmt, self)
+                h = PackHandle(f, self.fmt, self.open_files, self._open_pack)
             h.in_midx = False
             handles[f.base] = h
         self._midxs = []
@@ -478,7 +444,7 @@ class ObjectStore:
                 stamp = tuple(dir_mtime_ns(os.path.join(d.path, subdir)) for d in self._dirs)
                 self.counters.stats += len(self._dirs)
                 stamps[subdir] = stamp
-            for d, mtime in zip(self._dirs, stamp):
+            for d, mtime in zip(self._dirs, stamp, strict=True):
                 if quick:
                     hits = [k for k in ks if out[k] is None and d.loose.contains(oids[k])]
                 elif mtime is None:
@@ -531,7 +497,7 @@ class ObjectStore:
                     pos = h.index.find(oid, algorithm)
             except PackscopeError as e:
                 # A vanished or damaged index: skip it; a rescan will drop it.
-                self._note_problem(e)
+                self.note_problem(e)
                 continue
             if traced:
                 offset = h.index.offset_at(pos) if pos >= 0 else None
@@ -588,12 +554,13 @@ class ObjectStore:
         self.counters.stats += len(self._dirs)
         return entry == tuple(dir_mtime_ns(d.subdirs[oid[0]]) for d in self._dirs)
 
-    def _note_problem(self, e: PackscopeError) -> None:
+    def note_problem(self, e: PackscopeError) -> None:
+        """Remember a problem met while answering (shown by info and the UI)."""
         if len(self.problems) < 1000 and all(str(p) != str(e) for p in self.problems[-20:]):
             self.problems.append(e)
 
     def contains(self, oid: bytes, quick: bool | None = None) -> bool:
-        return self.locate(oid, quick) is not None
+        return oid == self.empty_tree or self.locate(oid, quick) is not None
 
     # --- abbreviations -----------------------------------------------------
 
@@ -607,7 +574,7 @@ class ObjectStore:
             try:
                 found.update(h.index.name_at(i) for i in h.index.find_prefix(prefix, algorithm))
             except PackscopeError as e:
-                self._note_problem(e)
+                self.note_problem(e)
         for d in self._dirs:
             found.update(d.loose.matches(prefix))
         out = sorted(found)
@@ -660,7 +627,7 @@ class ObjectStore:
                 if loc.pack is not None or e.oid != oid.hex():
                     raise
             except PackscopeError as e:
-                if not (e.kind in _VANISHED_KINDS and e.path and not os.path.exists(e.path)):
+                if not (e.kind in VANISHED_KINDS and e.path and not os.path.exists(e.path)):
                     raise
             self.rescan("vanished")
             loc = None
@@ -671,6 +638,9 @@ class ObjectStore:
         ``locate_many`` answered)."""
         from packscope.core.store.loose import read_loose
 
+        if oid == self.empty_tree:
+            return "tree", b""
+
         def use(loc: Location):
             if loc.pack is None:
                 return read_loose(loc.path, self.fmt, oid)
@@ -678,16 +648,17 @@ class ObjectStore:
             try:
                 return pack.read_at(loc.offset)
             except (CorruptObjectError, BadPackError) as e:
-                if e.kind in _VANISHED_KINDS:
+                if e.kind in VANISHED_KINDS:
                     raise
-                from packscope.core.store.damaged_reads import read_around_damage  # the rare path
-
                 return read_around_damage(self, oid, loc, e)
 
         return self._at_location(oid, use, loc)
 
     def read_header(self, oid: bytes) -> tuple[str, int]:
         from packscope.core.store.loose import read_loose_header
+
+        if oid == self.empty_tree:
+            return "tree", 0
 
         def use(loc: Location):
             if loc.pack is None:
@@ -703,6 +674,9 @@ class ObjectStore:
         when ``loc`` says where ``locate_many`` found it); the last two only
         when ``storage`` is asked for (else None)."""
         from packscope.core.store.loose import read_loose_header
+
+        if oid == self.empty_tree:
+            return "tree", 0, (0 if storage else None), None
 
         def use(loc: Location):
             if loc.pack is None:
@@ -720,11 +694,11 @@ class ObjectStore:
         """Every id in every pack, midx and loose directory (alternates too),
         sorted and each once — what git's --batch-all-objects walks."""
         ids: set[bytes] = set()
-        for h in self._all_packs():
+        for h in self.all_packs():
             try:
                 ids.update(h.index.names())
             except PackscopeError as e:
-                self._note_problem(e)
+                self.note_problem(e)
         for m, _ in self._midxs:
             ids.update(m.name_at(i) for i in range(m.num_objects))
         for d in self._dirs:
@@ -740,7 +714,7 @@ class ObjectStore:
         return self.read_header(oid)
 
     def close(self) -> None:
-        for h in self._all_packs():
+        for h in self.all_packs():
             h.close()
         for m, _ in self._midxs:
             m.close()

@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.widgets import Label
 
 from packscope.core.errors import PackscopeError
-from packscope.inspector.commit_text import decode, ident_text, name_text
+from packscope.inspector.commit_text import decode, decoration_text, ident_text, name_text
 from packscope.inspector.history_model import SummaryCache
 from packscope.inspector.safe_text import literal
 from packscope.inspector.screens.base import PackscopeScreen
@@ -186,8 +186,6 @@ class CommitScreen(PackscopeScreen):
             return
         c = v.commit
         enc = c.encoding
-        from packscope.inspector.screens.history import decoration_text
-
         if self.decor.get(self.oid):
             header("refs", decoration_text(self.decor[self.oid]))
         for p in c.parents:
@@ -218,7 +216,7 @@ class CommitScreen(PackscopeScreen):
         else:
             title.append(f"  {len(v.entries)} entries — last commit of each:", style="dim")
         text(title)
-        for i, (mode, name, oid) in enumerate(v.entries):
+        for i in range(len(v.entries)):
             links[len(rows)] = ("entry", i)
             rows.append(("entry", i))
         self.rows = rows
@@ -226,7 +224,7 @@ class CommitScreen(PackscopeScreen):
     def entry_text(self, i: int) -> Text:
         from packscope.core.objects import mode_type
 
-        mode, name, oid = self.view.entries[i]
+        mode, name, _ = self.view.entries[i]
         kind = mode_type(mode)
         t = Text(f"{mode:06o} {kind:<6} ", style="dim")
         shown = name_text(name) + ("/" if kind == "tree" else "")

@@ -8,6 +8,8 @@ when the cursor nears the end, ``G`` is pressed, or a search needs them.
 
 from __future__ import annotations
 
+import contextlib
+
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -16,10 +18,11 @@ from textual.css.query import NoMatches
 from textual.geometry import Size
 from textual.widgets import Label
 
-from packscope.inspector.commit_text import name_text
+from packscope.inspector.commit_text import DECOR_STYLE
 from packscope.inspector.history_model import HistoryLog
 from packscope.inspector.safe_text import literal
 from packscope.inspector.screens.base import PackscopeScreen
+from packscope.inspector.screens.commit import CommitScreen
 from packscope.inspector.widgets.prompt import Prompt
 from packscope.inspector.widgets.virtual_list import VirtualList
 
@@ -87,9 +90,6 @@ class _PathsPrompt(Prompt):
         event.prevent_default()  # not the base class's handler too
         event.stop()
         self.dismiss(event.value.strip())
-
-
-DECOR_STYLE = {"head": "bold cyan", "branch": "bold green", "remote": "red", "tag": "bold yellow", "ref": "magenta"}
 
 
 class _Source:
@@ -195,10 +195,8 @@ class HistoryScreen(PackscopeScreen):
         log.run(lambda: self._notify(log), lambda: worker.is_cancelled)
 
     def _notify(self, log: HistoryLog) -> None:
-        try:
+        with contextlib.suppress(RuntimeError):  # the app is closing
             self.app.call_from_thread(self._grown, log)
-        except RuntimeError:
-            pass  # the app is closing
 
     def _grown(self, log: HistoryLog) -> None:
         if log is not self.history or not self.is_mounted:
@@ -392,8 +390,6 @@ class HistoryScreen(PackscopeScreen):
     def on_virtual_list_opened(self, event: VirtualList.Opened) -> None:
         if self.history is None or event.row >= self.history.loaded:
             return
-        from packscope.inspector.screens.commit import CommitScreen
-
         self.app.push_screen(CommitScreen(self.history.rows[event.row].oid, decor=self.history.decor))
 
     def current_id(self) -> str | None:
@@ -404,12 +400,3 @@ class HistoryScreen(PackscopeScreen):
     def on_unmount(self) -> None:
         if self.history is not None:
             self.history.cancel()
-
-
-def decoration_text(decor: list[tuple[str, str]]) -> Text:
-    t = Text()
-    for label, kind in decor:
-        t.append("(")
-        t.append_text(literal(name_text(label), DECOR_STYLE.get(kind, "")))
-        t.append(") ")
-    return t

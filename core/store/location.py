@@ -1,0 +1,79 @@
+"""Where an object was found: a pack handle (index opened lazily, pack data
+on first read) and the location a lookup answers with.
+
+Kept apart from the store so that the readers that act on a location (the
+store itself, reading around damage) share these names without importing
+each other."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from packscope.core.oid import ObjectFormat
+from packscope.core.store.pack_directory import PackFiles
+from packscope.core.store.pack_index import PackIndex
+
+if TYPE_CHECKING:
+    from packscope.core.store.cache import OpenFiles
+    from packscope.core.store.pack import Pack
+
+# Error kinds that mean "the file was there when we listed it and is gone
+# now" (a concurrent repack), as opposed to damage inside a file.
+VANISHED_KINDS = ("pack-unreadable", "idx-unreadable")
+
+
+class PackHandle:
+    """One pack known to the store: its index (opened lazily) and its data,
+    opened on first use by ``open_pack`` (the store counts and wires it)."""
+
+    __slots__ = ("_open_pack", "_pack", "files", "in_midx", "index", "objects_dir")
+
+    def __init__(
+        self,
+        files: PackFiles,
+        fmt: ObjectFormat,
+        open_files: OpenFiles,
+        open_pack: Callable[[PackHandle], Pack],
+    ) -> None:
+        self.files = files
+        self.objects_dir = os.path.dirname(os.path.dirname(files.base))
+        self.index = PackIndex(files.idx_path, fmt, open_files=open_files)
+        self._pack: Pack | None = None
+        self._open_pack = open_pack
+        self.in_midx = False
+
+    @property
+    def name(self) -> str:
+        return self.files.name
+
+    @property
+    def pack(self) -> Pack:
+        if self._pack is None:
+            self._pack = self._open_pack(self)
+        return self._pack
+
+    def close(self) -> None:
+        self.index.close()
+        if self._pack is not None:
+            self._pack.close()
+            self._pack = None
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where a lookup found an object: in a pack (through a midx or the
+    pack's own index) at ``offset``, or a loose file at ``path``."""
+
+    source: str  # "midx", "pack" or "loose"
+    objects_dir: str
+    local: bool
+    pack: PackHandle | None = None
+    offset: int | None = None
+    path: str | None = None
+
+    @property
+    def where(self) -> str:
+        return self.path if self.pack is None else self.pack.name
