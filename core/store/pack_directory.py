@@ -1,6 +1,7 @@
 """Scanning an ``objects/pack/`` directory.
 
-A scan lists ``pack-*.idx`` files with their ``.pack``, notes ``.keep``,
+A scan lists every ``*.idx`` file with its ``.pack`` (whatever the name:
+git does not require the ``pack-`` prefix), notes ``.keep``,
 ``.promisor``, ``.rev`` and ``.bitmap`` companions, and reports orphans (an
 ``.idx`` without its ``.pack`` or the reverse) instead of using them.  It
 also records the directory's mtime so the store can tell later whether a
@@ -19,7 +20,7 @@ class PackFiles:
     """One usable pack: its .idx and .pack and which companions exist."""
 
     base: str  # path without extension
-    name: str  # "pack-<hash>"
+    name: str  # the stem, usually "pack-<hash>"
     local: bool
     mtime: int  # whole seconds of the .pack, as git sorts by
     pack_size: int
@@ -77,7 +78,7 @@ def scan_pack_dir(objects_dir: str, local: bool = True) -> DirectoryScan:
     packs = []
     orphans = []
     for n in names:
-        if n.endswith(".idx") and n.startswith("pack-"):
+        if n.endswith(".idx"):
             stem = n[:-4]
             if stem + ".pack" not in present:
                 orphans.append(n)
@@ -101,7 +102,7 @@ def scan_pack_dir(objects_dir: str, local: bool = True) -> DirectoryScan:
                     stem + ".bitmap" in present,
                 )
             )
-        elif n.endswith(".pack") and n.startswith("pack-") and n[:-5] + ".idx" not in present:
+        elif n.endswith(".pack") and n[:-5] + ".idx" not in present:
             orphans.append(n)
     # git prepends each pack it finds, then sorts stably: the reversed
     # directory order is what breaks ties between equal mtimes.

@@ -17,6 +17,7 @@ import sys
 from packscope.core.errors import (
     AmbiguousObjectError,
     BadObjectIdError,
+    BadRevisionError,
     LookupFailedError,
     PackscopeError,
     PromisedObjectError,
@@ -97,14 +98,14 @@ def run_single(session, mode: str, text: str) -> int:
     out = sys.stdout.buffer
     try:
         oid = resolve(session, text)
-    except LookupFailedError:
-        if mode == "exists":
-            return 1
-        raise
-    except PackscopeError:
-        if mode == "exists":
-            return 1
-        raise
+    except (BadRevisionError, LookupFailedError) as e:
+        # git's -e answers 1 only for a full id that is absent; a name that
+        # does not resolve is fatal (128) in every mode, in git's words.
+        if e.message.startswith("path "):
+            raise
+        raise BadRevisionError(
+            f"Not a valid object name {text} ({e.message})", path=e.path, oid=e.oid, remedy=e.remedy
+        ) from e
     if mode == "exists":
         return 0 if store.contains(oid) else 1
     if mode in ("type", "size"):
@@ -128,11 +129,22 @@ def format_tree(data: bytes, fmt, store, quote_path: bool = True) -> bytes:
 
     lines = []
     for e in iter_tree(data, fmt):
-        kind = "tree" if e.mode == 0o40000 else "commit" if e.mode == 0o160000 else "blob"
-        lines.append(
-            b"%06o %s %s\t%s\n" % (e.mode, kind.encode(), e.oid.hex().encode(), quote_name(e.name, quote_path))
-        )
+        mode = canonical_mode(e.mode)
+        kind = "tree" if mode == 0o40000 else "commit" if mode == 0o160000 else "blob"
+        lines.append(b"%06o %s %s\t%s\n" % (mode, kind.encode(), e.oid.hex().encode(), quote_name(e.name, quote_path)))
     return b"".join(lines)
+
+
+def canonical_mode(mode: int) -> int:
+    """The mode git shows for a stored one: the file-type bits decide, and a
+    regular file keeps only its owner-execute bit (100664 shows as 100644);
+    anything neither file, symlink nor directory shows as a submodule."""
+    kind = mode & 0o170000
+    if kind == 0o100000:
+        return 0o100755 if mode & 0o100 else 0o100644
+    if kind in (0o120000, 0o040000):
+        return kind
+    return 0o160000
 
 
 _C_ESCAPES = {
@@ -231,6 +243,7 @@ def run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> i
     promised_noted = False
     hexsz, rawsz = session.fmt.hexsz, session.fmt.rawsz
     split_rest = "rest" in atoms
+    empty_tree = store.empty_tree
 
     def answer(name: str, rest: str, oid: bytes | None, loc) -> None:
         nonlocal promised_noted
@@ -301,6 +314,8 @@ def run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> i
                 write(b" missing\n")
                 continue
             loc = located.get(oid) if oid is not None else None
+            if oid == empty_tree:
+                oid = loc = None  # git's cached object: answered by the store, stored or not
             if loc is None and oid is not None and plain_misses:
                 write(f"{name} missing\n".encode())
                 continue
