@@ -74,14 +74,6 @@ class Context:
         return self._cache[key]
 
 
-def _bench_pythonpath() -> str:
-    # The worker must import this very copy of bench/core/inspector, even
-    # when `packscope -C elsewhere bench` changed the directory.
-    root = str(Path(__file__).resolve().parent.parent)
-    old = os.environ.get("PYTHONPATH")
-    return root if not old else root + os.pathsep + old
-
-
 def run_process(
     cmd: list[str],
     stdin_path: str | None = None,
@@ -117,8 +109,7 @@ def run_process(
 
 def run_worker(call: str, args: dict, *, timeout: float = 3600.0) -> dict:
     """One in-process measurement in a fresh interpreter (see packscope.bench.worker)."""
-    env = bench_env()
-    env["PYTHONPATH"] = _bench_pythonpath()
+    env = bench_env()  # the worker imports packscope as installed, like any user
     p = subprocess.run(
         [sys.executable, "-m", "packscope.bench.worker"],
         input=json.dumps({"call": call, "args": args}),

@@ -1,7 +1,7 @@
 """The ``packscope`` command line.
 
 ``packscope [PATH]`` opens the UI; ``packscope COMMAND …`` runs one command.
-Each command lives in ``inspector/commands/<name>.py`` with a
+Each command lives in a module of its own (``COMMANDS``) with a
 ``register(subparsers)`` that sets ``func``.  Rich and Textual are imported
 only by the commands that draw, so batch commands start fast.
 
@@ -12,32 +12,32 @@ remedy, without a traceback, exit status 128 (git's "fatal").
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
 
 from packscope.core.errors import PackscopeError
 
-# command name -> module in packscope.inspector.commands
+# command name -> the module that registers it.  `bench` lives in
+# packscope.bench, the layer above inspector (it measures the UI too), and is
+# found by name like every other command.
 COMMANDS = {
-    "demo": "demo",
-    "lookup": "lookup",
-    "cat-file": "cat_file",
-    "info": "info",
-    "log": "log",
-    "last-modified": "last_modified",
-    "fsck": "fsck",
-    "bench": "bench",
-    "screenshots": "screenshots",
+    "demo": "packscope.inspector.commands.demo",
+    "lookup": "packscope.inspector.commands.lookup",
+    "cat-file": "packscope.inspector.commands.cat_file",
+    "info": "packscope.inspector.commands.info",
+    "log": "packscope.inspector.commands.log",
+    "last-modified": "packscope.inspector.commands.last_modified",
+    "fsck": "packscope.inspector.commands.fsck",
+    "bench": "packscope.bench.command",
+    "screenshots": "packscope.inspector.commands.screenshots",
 }
 
 
-def _available_commands() -> dict:
-    here = os.path.join(os.path.dirname(__file__), "commands")
-    return {name: mod for name, mod in COMMANDS.items() if os.path.exists(os.path.join(here, mod + ".py"))}
-
-
-def build_parser(commands: dict | None = None) -> argparse.ArgumentParser:
+def build_parser(names: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser for ``names`` (default: every command; a one-shot run
+    registers only its own, so it imports only what it uses)."""
     parser = argparse.ArgumentParser(
         prog="packscope",
         description="See inside a git object database and watch it work.",
@@ -47,46 +47,57 @@ def build_parser(commands: dict | None = None) -> argparse.ArgumentParser:
         "-C", dest="chdir", action="append", metavar="PATH", help="run as if started in PATH (like git -C)"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, mod in (commands or _available_commands()).items():
-        importlib.import_module(f"packscope.inspector.commands.{mod}").register(sub)
+    for name in names if names is not None else COMMANDS:
+        importlib.import_module(COMMANDS[name]).register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    commands = _available_commands()
-    first = _first_word(argv)
-    if first not in commands:
-        # `packscope [PATH]` (no command) opens the UI; bare --help shows all commands.
-        if first is None and any(a in ("-h", "--help") for a in argv):
-            build_parser(commands).print_help()
-            return 0
-        return _open_ui(argv)
-    parser = build_parser({first: commands[first]})
-    args = parser.parse_args(argv)
-    for path in args.chdir or ():
+    chdirs, rest = split_chdir(argv)
+    for path in chdirs:
         try:
             os.chdir(path)
         except OSError as e:
             print(f"packscope: cannot change to {path!r}: {e.strerror}", file=sys.stderr)
             return 128
+    first = next((a for a in rest if not a.startswith("-")), None)
+    if first not in COMMANDS:
+        # `packscope [PATH]` (no command) opens the UI; bare --help shows all commands.
+        if first is None and any(a in ("-h", "--help") for a in rest):
+            build_parser().print_help()
+            return 0
+        return _open_ui(rest)
+    parser = build_parser([first])
+    args = parser.parse_args(rest)
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
     return run_guarded(args.func, args)
 
 
-def _first_word(argv: list[str]) -> str | None:
-    """The first argument that is not an option (nor -C's value)."""
-    skip = False
-    for a in argv:
-        if skip:
-            skip = False
-        elif a == "-C":
-            skip = True
-        elif not a.startswith("-"):
-            return a
-    return None
+def split_chdir(argv: list[str]) -> tuple[list[str], list[str]]:
+    """git's ``-C PATH`` (also ``-CPATH``), as often as given, before the
+    command: (the paths in order, the arguments without them)."""
+    chdirs: list[str] = []
+    rest: list[str] = []
+    args = iter(argv)
+    for a in args:
+        if (rest and not rest[-1].startswith("-")) or a == "--":
+            rest.append(a)  # past the command word: everything is the command's
+            rest.extend(args)
+            break
+        if a == "-C":
+            value = next(args, None)
+            if value is None:
+                rest.append(a)  # let argparse say that -C needs a value
+                break
+            chdirs.append(value)
+        elif a.startswith("-C") and len(a) > 2:
+            chdirs.append(a[2:])
+        else:
+            rest.append(a)
+    return chdirs, rest
 
 
 def run_guarded(func, args) -> int:
@@ -97,10 +108,8 @@ def run_guarded(func, args) -> int:
         return 128
     except BrokenPipeError:
         # Output closed early (e.g. piped into head): not an error of ours.
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open until exit, absorbing late writes
         return 141
     except KeyboardInterrupt:
         print("packscope: interrupted", file=sys.stderr)
@@ -117,22 +126,12 @@ def report_error(e: PackscopeError) -> None:
 
 def _open_ui(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="packscope", description="Open the packscope UI on a repository.")
-    parser.add_argument("-C", dest="chdir", action="append", metavar="PATH")
     parser.add_argument(
         "path", nargs="?", default=None, help="repository (default: discovered from the current directory)"
     )
     args = parser.parse_args(argv)
-    for path in args.chdir or ():
-        try:
-            os.chdir(path)
-        except OSError as e:
-            print(f"packscope: cannot change to {path!r}: {e.strerror}", file=sys.stderr)
-            return 128
-    try:
-        from packscope.inspector.app import run_app
-    except ImportError:
-        print("packscope: the UI is not available in this build; try `packscope --help`.", file=sys.stderr)
-        return 2
+    from packscope.inspector.app import run_app  # Textual is imported only to draw
+
     return run_guarded(lambda a: run_app(a.path), args)
 
 

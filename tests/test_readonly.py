@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from packscope.inspector.cli import _available_commands
+from packscope.inspector.cli import COMMANDS
 from tests import repos
 from tests.repos import git, git_env, git_text
 
@@ -151,7 +151,7 @@ def readonly_repo(tmp_path_factory):
 
 def invocations():
     found = []
-    for name in _available_commands():
+    for name in COMMANDS:
         for args in INVOCATIONS.get(name, [[name, "--help"]]):
             found.append(pytest.param(args, id=" ".join(args)))
     return found
@@ -229,4 +229,4 @@ def test_audit_hook_catches_a_write(readonly_repo, tmp_path):
 
 
 def test_every_available_command_is_exercised():
-    assert {p.values[0][0] for p in invocations()} == set(_available_commands())
+    assert {p.values[0][0] for p in invocations()} == set(COMMANDS)

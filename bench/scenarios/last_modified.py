@@ -12,7 +12,6 @@ the scenario stays registered and says it is not available.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import time
 
 from packscope.bench import inputs as inp
@@ -26,26 +25,7 @@ TITLE = "Last commit per root entry vs git log -1 -- ENTRY"
 GIT_LOOP = "git log -1 -- ENTRY, one process per entry"
 
 
-def missing_reason() -> str | None:
-    if importlib.util.find_spec("packscope.core.history.last_modified") is None:
-        return "core/last_modified.py does not exist yet"
-    import packscope.core.history.last_modified as lm
-
-    if not hasattr(lm, "last_modified"):
-        return "packscope.core.history.last_modified has no last_modified() function yet"
-    return None
-
-
-def command_available() -> bool:
-    from packscope.inspector.cli import _available_commands
-
-    return "last-modified" in _available_commands()
-
-
 def run(ctx) -> ScenarioResult:
-    why = missing_reason()
-    if why:
-        return ScenarioResult(NAME, TITLE, available=False, reason=why)
     res = ScenarioResult(NAME, TITLE)
     source = inp.real_history(ctx)
     if source.note:
@@ -54,15 +34,13 @@ def run(ctx) -> ScenarioResult:
     inp.warm(ctx, repo)
     entries = root_entries(repo)
     case = Case(f"{source.label} · root directory", source.label, {"entries": len(entries)})
-    runs = []
-    if command_available():
-        runs.append(
-            ProcessRun(
-                Series("packscope last-modified", "packscope", "job"),
-                lambda i: packscope_cmd(repo, "last-modified"),
-                verify=lambda p, i: line_count(p),
-            )
+    runs = [
+        ProcessRun(
+            Series("packscope last-modified", "packscope", "job"),
+            lambda i: packscope_cmd(repo, "last-modified"),
+            verify=lambda p, i: line_count(p),
         )
+    ]
     runs.append(
         WorkerRun(
             Series("packscope core.history.last_modified (in-process)", "packscope", "job"),

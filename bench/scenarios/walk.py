@@ -22,12 +22,6 @@ PS_PROC = "packscope log --all --format=%H"
 PS_INPROC = "packscope core.history.walk"
 
 
-def log_command_available() -> bool:
-    from packscope.inspector.cli import _available_commands
-
-    return "log" in _available_commands()
-
-
 def run(ctx) -> ScenarioResult:
     res = ScenarioResult(NAME, TITLE)
     source = inp.real_history(ctx)
@@ -35,7 +29,6 @@ def run(ctx) -> ScenarioResult:
         res.notes.append(source.note)
     repo = str(source.path)
     inp.warm(ctx, repo)
-    has_log = log_command_available()
     graph = (source.path / "objects" / "info" / "commit-graph").exists() or (
         source.path / "objects" / "info" / "commit-graphs"
     ).exists()
@@ -43,31 +36,18 @@ def run(ctx) -> ScenarioResult:
     case = Case(f"{source.label} · all commits", source.label, workload)
     git_series = Series(GIT_PROC)
     runs = [ProcessRun(git_series, lambda i: git_cmd(repo, "rev-list", "--all"), verify=lambda p, i: line_count(p))]
-    if has_log:
-        ps = Series(PS_PROC, "packscope")
-        runs.insert(
-            0,
-            ProcessRun(
-                ps, lambda i: packscope_cmd(repo, "log", "--all", "--format=%H"), verify=lambda p, i: line_count(p)
-            ),
-        )
-        case.targets.append(Target(PS_PROC, GIT_PROC, 2.0, "walk ≤ 2× git rev-list --all"))
-    else:
-        case.notes.append(
-            "`packscope log` is not available yet: packscope's row is packscope.core.history.walk.walk "
-            "in-process (no start-up), compared with git's whole process"
-        )
-        case.targets.append(
-            Target(PS_INPROC, GIT_PROC, 2.0, "walk ≤ 2× git rev-list --all (packscope in-process: log not available)")
-        )
+    ps = Series(PS_PROC, "packscope")
+    runs.insert(
+        0,
+        ProcessRun(ps, lambda i: packscope_cmd(repo, "log", "--all", "--format=%H"), verify=lambda p, i: line_count(p)),
+    )
+    case.targets.append(Target(PS_PROC, GIT_PROC, 2.0, "walk ≤ 2× git rev-list --all"))
     for system, label in (
         ("packscope", PS_INPROC),
         ("dulwich", "dulwich get_walker"),
         ("pygit2", "pygit2 Repository.walk"),
     ):
         s = Series(label, "packscope" if system == "packscope" else "peer", "in-process")
-        if system == "packscope" and not has_log:
-            s.info["mark"] = "(in-process)"
         why = None if system == "packscope" else unavailable_reason(system)
         if why:
             s.skip(why)
@@ -85,7 +65,7 @@ def run(ctx) -> ScenarioResult:
         got = s.info.get("commits", s.info.get("lines"))
         if expected is not None and got is not None:
             s.info["correct"] = got == expected
-    if has_log and not graph:
+    if not graph:
         case.notes.append("no commit-graph in this repository: every system parses commits from the packs")
     res.cases.append(case)
     return res
