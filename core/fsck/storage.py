@@ -1,5 +1,6 @@
-"""fsck's storage checks: pack indexes, packs, loose objects, stray files,
-the multi-pack-index and the commit-graph.
+"""fsck's storage checks: pack indexes, packs, loose objects, stray files
+and the multi-pack-index (the commit-graph's are in
+packscope.core.fsck.commit_graph_checks).
 
 Per pack, in git's order of suspicion:
 
@@ -26,7 +27,6 @@ import os
 from collections.abc import Iterator
 
 from packscope.core.errors import (
-    BadCommitGraphError,
     BadMultiPackIndexError,
     CorruptObjectError,
     MissingObjectError,
@@ -35,7 +35,6 @@ from packscope.core.errors import (
 )
 from packscope.core.fsck.findings import (
     ERROR,
-    ERROR_COMMIT_GRAPH,
     ERROR_MULTI_PACK_INDEX,
     ERROR_OBJECT,
     ERROR_PACK,
@@ -526,40 +525,6 @@ def _check_midx_objects(m, layers, names, slots, ticker, limiter) -> Iterator[Fi
                     idx=slot.idx_path,
                     remedy=remedy,
                 )
-
-
-# --- commit-graph -----------------------------------------------------------------------------------
-
-
-def check_commit_graph(table: ObjectTable, objects_dir: str, ticker: Ticker) -> Iterator[Finding]:
-    from packscope.core.history.commit_graph import CommitGraph
-
-    try:
-        graph = CommitGraph.open(objects_dir, table.fmt)
-    except BadCommitGraphError as e:
-        yield from_error(e, "commit-graph", ERROR_COMMIT_GRAPH)
-        return
-    if graph is None:
-        return
-    ticker.start("commit-graph", graph.num_commits)
-
-    def read_object(oid: bytes):
-        ticker.tick()
-        try:
-            type_name, data, _ = table.read(oid)
-        except Unreadable:
-            raise MissingObjectError("no readable copy of the commit", oid=oid.hex()) from None
-        return type_name, data
-
-    try:
-        problems = graph.problems(read_object)
-    except BadCommitGraphError as e:
-        problems = [e]
-    finally:
-        graph.close()
-    for e in problems:
-        yield from_error(e, "commit-graph", ERROR_COMMIT_GRAPH)
-    ticker.finish()
 
 
 # --- .gitmodules and .gitattributes ---------------------------------------------------------

@@ -91,8 +91,8 @@ class Fsck:
             yield finding
 
     def _phases(self) -> Iterator[Finding]:
+        from packscope.core.fsck.commit_graph_checks import check_commit_graph
         from packscope.core.fsck.storage import (
-            check_commit_graph,
             check_directories,
             check_loose,
             check_midx,
@@ -132,7 +132,8 @@ class Fsck:
         if self.show_dangling:
             yield from walk.dangling()  # frees walk.seen once it knows what is unreachable
         walk.seen.clear()  # the largest structure of the run: free it before the last phases
-        yield from check_commit_graph(table, str(self.repo.objects_dir), ticker)
+        alternates = tuple(str(d.path) for d in table.loose if not d.local)
+        yield from check_commit_graph(table, str(self.repo.objects_dir), ticker, alternates)
         yield from check_midx(table, self.store, ticker, limiter)
         yield from limiter.suppressed("objects", 0)
 

@@ -20,7 +20,11 @@ global: a layer's commit ``i`` is at ``i + commits in the layers below``,
 and parent positions in any layer use the same numbering.
 
 git reads the single file when it exists and the chain only otherwise;
-so does :meth:`CommitGraph.open`.
+so does :meth:`CommitGraph.open`.  A chain that breaks partway (a layer
+missing, unreadable, or not matching the layers below it) keeps its valid
+base layers, as git keeps them for walks; why the rest was dropped is
+reported to the caller.  Checking a graph against the object store is
+fsck's business (packscope.core.fsck.commit_graph_checks).
 """
 
 from __future__ import annotations
@@ -29,10 +33,9 @@ import mmap
 import os
 import re
 import struct
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from packscope.core.errors import BadCommitGraphError, PackscopeError
+from packscope.core.errors import BadCommitGraphError
 from packscope.core.history.bloom import BloomFilter, BloomSettings
 from packscope.core.oid import ObjectFormat
 from packscope.core.store.chunk_file import ChunkTable, read_chunk_table
@@ -53,8 +56,6 @@ _U32 = struct.Struct(">I")
 _U64 = struct.Struct(">Q")
 _CDAT_TAIL = struct.Struct(">IIII")  # parent1, parent2, level|time-high, time-low
 _BDAT_HEADER = struct.Struct(">III")
-
-ReadObject = Callable[[bytes], "tuple[str, bytes]"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,6 +298,23 @@ class GraphLayer(MappedFile):
         at = self._bdat.offset + BLOOM_HEADER
         return bytes(m[at + start : at + end])
 
+    # --- for checkers: where things are, errors located in this file ----
+
+    def problem(self, message: str, offset: int | None, kind: str) -> BadCommitGraphError:
+        return self._error(message, offset, kind)
+
+    @property
+    def trailer_offset(self) -> int:
+        return self._trailer_at
+
+    def id_offset(self, i: int) -> int:
+        """Where local commit ``i``'s id is stored (OIDL)."""
+        return self._oidl + i * self.fmt.rawsz
+
+    def record_offset(self, i: int) -> int:
+        """Where local commit ``i``'s CDAT record starts."""
+        return self._cdat + i * self._cdat_width
+
     def computed_checksum(self) -> bytes:
         h = self.fmt.new_hash()
         h.update(memoryview(self.map)[: self._trailer_at])
@@ -319,18 +337,35 @@ class CommitGraph:
         return os.path.basename(self.path) == "commit-graph-chain"
 
     @classmethod
-    def open(cls, objects_dir: str, fmt: ObjectFormat) -> CommitGraph | None:
-        """The graph under ``objects_dir``, or None when there is none."""
+    def open(
+        cls,
+        objects_dir: str,
+        fmt: ObjectFormat,
+        *,
+        alternates: tuple[str, ...] = (),
+        problems: list[BadCommitGraphError] | None = None,
+    ) -> CommitGraph | None:
+        """The graph under ``objects_dir``, or None when there is none.
+
+        A chain keeps its valid base layers, as git does: reading stops at
+        the first layer that is missing, unreadable or does not fit the
+        layers below it, and why is appended to ``problems``.  Layer files
+        are looked for in ``objects_dir`` and then in ``alternates`` (other
+        object directories), where ``commit-graph write --split`` in a
+        borrowing repository leaves the lender's layers."""
         single = os.path.join(objects_dir, "info", "commit-graph")
         if os.path.isfile(single):
             return cls((GraphLayer(single, fmt),), single)
         chain = os.path.join(objects_dir, "info", "commit-graphs", "commit-graph-chain")
         if not os.path.isfile(chain):
             return None
-        return cls._open_chain(chain, fmt)
+        dirs = (objects_dir, *alternates)
+        return cls._open_chain(chain, fmt, dirs, problems if problems is not None else [])
 
     @classmethod
-    def _open_chain(cls, chain: str, fmt: ObjectFormat) -> CommitGraph | None:
+    def _open_chain(
+        cls, chain: str, fmt: ObjectFormat, dirs: tuple[str, ...], problems: list[BadCommitGraphError]
+    ) -> CommitGraph | None:
         try:
             with open(chain, "rb") as f:
                 text = f.read()
@@ -338,55 +373,70 @@ class CommitGraph:
             raise BadCommitGraphError(
                 f"cannot read commit-graph chain: {e.strerror}", path=chain, kind="commit-graph-unreadable"
             ) from e
-        pattern = re.compile(rb"[0-9a-f]{%d}" % fmt.hexsz)
         layers: list[GraphLayer] = []
         hashes: list[bytes] = []
         at = base = 0
-        try:
-            for line in text.split(b"\n"):
-                if not line:
-                    at += 1
-                    continue
-                if not pattern.fullmatch(line):
-                    raise BadCommitGraphError(
-                        f"chain line {line[:80]!r} is not a {fmt.name} hash",
-                        path=chain,
-                        offset=at,
-                        kind="commit-graph-chain",
-                    )
-                path = os.path.join(os.path.dirname(chain), f"graph-{line.decode()}.graph")
-                if not os.path.isfile(path):
-                    raise BadCommitGraphError(
-                        f"chain names layer {line.decode()} but {os.path.basename(path)} is missing",
-                        path=chain,
-                        offset=at,
-                        kind="commit-graph-chain",
-                        remedy="Rewrite the chain: git commit-graph write --reachable --split (or delete commit-graphs/).",
-                    )
-                layer = GraphLayer(path, fmt, commit_base=base, index=len(layers))
-                layers.append(layer)
-                want = bytes.fromhex(line.decode())
-                if layer.checksum != want:
-                    raise layer._error(
-                        "layer's checksum does not match its name in the chain", layer._trailer_at, "commit-graph-chain"
-                    )
-                if layer.num_base_graphs != len(hashes) or layer.base_hashes != tuple(hashes):
-                    raise layer._error(
-                        f"layer {len(hashes)} of the chain lists {layer.num_base_graphs} base graphs that do not "
-                        f"match the {len(hashes)} layers before it",
-                        7,
-                        "commit-graph-chain",
-                    )
-                hashes.append(want)
-                base += layer.num_commits
-                at += len(line) + 1
-        except BadCommitGraphError:
-            for layer in layers:
-                layer.close()
-            raise
+        for line in text.split(b"\n"):
+            if not line:
+                at += 1
+                continue
+            try:
+                layer = cls._chain_layer(chain, line, at, fmt, dirs, base, hashes)
+            except BadCommitGraphError as e:
+                problems.append(e)
+                break
+            layers.append(layer)
+            hashes.append(layer.checksum)
+            base += layer.num_commits
+            at += len(line) + 1
         if not layers:
             return None  # git treats an empty chain as no graph
         return cls(tuple(layers), chain)
+
+    @staticmethod
+    def _chain_layer(
+        chain: str, line: bytes, at: int, fmt: ObjectFormat, dirs: tuple[str, ...], base: int, hashes: list[bytes]
+    ) -> GraphLayer:
+        """The layer a chain line names, checked against the layers below it."""
+        pattern = re.compile(rb"[0-9a-f]{%d}" % fmt.hexsz)
+        if not pattern.fullmatch(line):
+            raise BadCommitGraphError(
+                f"chain line {line[:80]!r} is not a {fmt.name} hash; the layers above it are not used",
+                path=chain,
+                offset=at,
+                kind="commit-graph-chain",
+            )
+        name = f"graph-{line.decode()}.graph"
+        paths = [os.path.join(d, "info", "commit-graphs", name) for d in dirs]
+        path = next((p for p in paths if os.path.isfile(p)), None)
+        if path is None:
+            raise BadCommitGraphError(
+                f"chain names layer {line.decode()} but {name} is missing; the layers above it are not used",
+                path=chain,
+                offset=at,
+                kind="commit-graph-chain",
+                remedy="Rewrite the chain: git commit-graph write --reachable --split (or delete commit-graphs/).",
+            )
+        layer = GraphLayer(path, fmt, commit_base=base, index=len(hashes))
+        n = len(hashes)
+        if layer.checksum != bytes.fromhex(line.decode()):
+            problem = ("its checksum does not match its name in the chain", layer._trailer_at, "commit-graph-chain")
+        elif n and not layer.num_base_graphs:
+            problem = ("it lists no base graphs", 7, "commit-graph-chain")
+        elif layer.base_hashes[:n] != tuple(hashes) or layer.num_base_graphs < n:
+            problem = (f"its base graphs do not match the {n} layers below it", 7, "commit-graph-chain")
+        elif layer.num_base_graphs > n:
+            # git accepts such a layer and then fails on its parent positions
+            problem = (
+                f"it lists {layer.num_base_graphs} base graphs, but the chain has {n} below it",
+                7,
+                "commit-graph-chain-base",
+            )
+        else:
+            return layer
+        layer.close()
+        message, offset, kind = problem
+        raise layer.problem(f"layer {n} of the chain is not used: {message}", offset, kind)
 
     def close(self) -> None:
         for layer in self.layers:
@@ -447,10 +497,7 @@ class CommitGraph:
         i = pos - layer.commit_base
         tree, p1, p2, level, time = layer.cdat(i)
         parent_positions = self._parents(layer, i, p1, p2)
-        if self.uses_corrected_dates:
-            generation = time + layer.generation_offset(i)
-        else:
-            generation = level
+        generation = time + layer.generation_offset(i) if self.uses_corrected_dates else level
         return CommitRecord(
             position=pos,
             oid=layer.name_at(i),
@@ -478,124 +525,3 @@ class CommitGraph:
     def __iter__(self):
         for pos in range(self.num_commits):
             yield self.commit_at(pos)
-
-    # --- verification ----------------------------------------------------
-
-    def problems(self, read_object: ReadObject | None = None, *, limit: int = 100) -> list[PackscopeError]:
-        """Every inconsistency found (up to ``limit``); empty when the graph is sound.
-
-        Checks each layer's checksum, that its ids are sorted and match the
-        fanout, parent positions, generation order, Bloom index bounds and,
-        given ``read_object(oid) -> (type, data)``, that tree, parents and
-        commit time agree with the commit objects themselves.
-        """
-        out: list[PackscopeError] = []
-
-        def add(e: PackscopeError) -> bool:
-            out.append(e)
-            return len(out) >= limit
-
-        for layer in self.layers:
-            if layer.computed_checksum() != layer.checksum:
-                if add(
-                    layer._error(
-                        "commit-graph checksum does not match its contents", layer._trailer_at, "commit-graph-checksum"
-                    )
-                ):
-                    return out
-            prev = None
-            for i in range(layer.num_commits):
-                name = layer.name_at(i)
-                if prev is not None and name <= prev:
-                    if add(
-                        layer._error(
-                            f"commit ids out of order at position {i}",
-                            layer._oidl + i * layer.fmt.rawsz,
-                            "commit-graph-order",
-                        )
-                    ):
-                        return out
-                b = name[0]
-                if not ((layer.fanout[b - 1] if b else 0) <= i < layer.fanout[b]):
-                    if add(
-                        layer._error(
-                            f"commit {name.hex()} at position {i} lies outside its fanout bucket",
-                            layer._oidl + i * layer.fmt.rawsz,
-                            "commit-graph-fanout",
-                        )
-                    ):
-                        return out
-                prev = name
-        for pos in range(self.num_commits):
-            try:
-                rec = self.commit_at(pos)
-                layer = self.layer_of(pos)
-                layer.bloom_bytes(pos - layer.commit_base)
-            except BadCommitGraphError as e:
-                if add(e):
-                    return out
-                continue
-            for p in rec.parent_positions:
-                parent = self.commit_at(p)
-                if not rec.generation > parent.generation or not rec.topo_level > parent.topo_level:
-                    if add(
-                        self._at(
-                            pos,
-                            f"generation {rec.generation} (level {rec.topo_level}) is not above parent "
-                            f"{parent.oid.hex()}'s {parent.generation} (level {parent.topo_level})",
-                            "commit-graph-generation",
-                        )
-                    ):
-                        return out
-            if read_object is not None:
-                problem = _compare_with_object(rec, read_object)
-                if problem and add(self._at(pos, problem, "commit-graph-mismatch")):
-                    return out
-        return out
-
-    def verify(self, read_object: ReadObject | None = None) -> None:
-        """Raise the first problem :meth:`problems` finds."""
-        found = self.problems(read_object, limit=1)
-        if found:
-            raise found[0]
-
-    def _at(self, pos: int, message: str, kind: str) -> BadCommitGraphError:
-        layer = self.layer_of(pos)
-        i = pos - layer.commit_base
-        return BadCommitGraphError(
-            message, path=layer.path, offset=layer._cdat + i * layer._cdat_width, oid=layer.name_at(i).hex(), kind=kind
-        )
-
-
-def _compare_with_object(rec: CommitRecord, read_object: ReadObject) -> str | None:
-    """Why the record disagrees with the commit object, or None."""
-    try:
-        kind, data = read_object(rec.oid)
-    except PackscopeError as e:
-        return f"the graph lists a commit the object store cannot read: {e.message}"
-    if kind != "commit":
-        return f"the graph lists a {kind}, not a commit"
-    header = data.split(b"\n\n", 1)[0]
-    tree = None
-    parents: list[bytes] = []
-    time = None
-    try:
-        for line in header.split(b"\n"):
-            if line.startswith(b"tree "):
-                tree = bytes.fromhex(line[5:].decode())
-            elif line.startswith(b"parent "):
-                parents.append(bytes.fromhex(line[7:].decode()))
-            elif line.startswith(b"committer "):
-                # "committer Name <email> TIME TZ": the time is after the last '>'.
-                fields = line.rsplit(b">", 1)[-1].split()
-                time = int(fields[0]) if fields else 0
-    except ValueError:  # non-hex ids, a non-numeric time (UnicodeDecodeError is one too)
-        return "the commit object is malformed, so the graph cannot agree with it"
-    if tree != rec.tree:
-        return f"tree {rec.tree.hex()} in the graph, {tree.hex() if tree else None} in the commit"
-    if tuple(parents) != rec.parents:
-        return f"parents {[p.hex() for p in rec.parents]} in the graph, {[p.hex() for p in parents]} in the commit"
-    # The graph keeps only the low 34 bits of the time (git truncates).
-    if time is not None and (time & ((1 << 34) - 1)) != rec.commit_time:
-        return f"commit time {rec.commit_time} in the graph, {time} in the commit"
-    return None
