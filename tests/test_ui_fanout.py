@@ -28,7 +28,7 @@ async def test_fanout_counts_match_git_show_index(ui_repo):
         await settle(app, pilot)
         screen = app.screen
         assert isinstance(screen, FanoutScreen)
-        await until(pilot, lambda: screen.stats is not None)
+        await until(pilot, lambda: screen.stats is not None, "the fanout statistics")
         choices = screen.choices
         # The biggest index is chosen first: here, the multi-pack-index.
         assert choices[screen.selected].kind == "midx"
@@ -44,7 +44,7 @@ async def test_fanout_counts_match_git_show_index(ui_repo):
             if c.name in midx_packs:
                 midx_ids.update(ids)
             lst.move_to(row)
-            await until(pilot, lambda row=row: screen.selected == row)
+            await until(pilot, lambda row=row: screen.selected == row, f"the cursor on {c.name} to select it")
             chart = screen.query_one(FanoutChart)
             assert list(chart.counts) == _git_counts(ids), c.name
             assert screen.stats.total == len(ids)
@@ -52,7 +52,7 @@ async def test_fanout_counts_match_git_show_index(ui_repo):
         # The multi-pack-index: one bucket per first byte over all its packs.
         midx_row = next(i for i, c in enumerate(choices) if c.kind == "midx")
         lst.move_to(midx_row)
-        await until(pilot, lambda: screen.selected == midx_row)
+        await until(pilot, lambda: screen.selected == midx_row, "the cursor on the multi-pack-index to select it")
         assert list(screen.query_one(FanoutChart).counts) == _git_counts(midx_ids)
         s = screen.stats
         e = len(midx_ids) / 256
@@ -68,14 +68,14 @@ async def test_bucket_list_and_lookup_highlight(ui_repo):
         await pilot.press("5")
         await settle(app, pilot)
         screen = app.screen
-        await until(pilot, lambda: screen.stats is not None)
+        await until(pilot, lambda: screen.stats is not None, "the fanout statistics")
         chart = screen.query_one(FanoutChart)
         chart.focus()
         # A lookup anywhere: its bucket is highlighted (◆ under it).
         oid = app.core.store.midxs[0].name_at(0)
         with app.core.lock:
             app.core.store.locate(oid)
-        assert await until(pilot, lambda: chart.lookup_bucket == oid[0])
+        await until(pilot, lambda: chart.lookup_bucket == oid[0], "the looked-up id's bucket to be highlighted")
         assert "◆" in chart.render().plain
         # Move to the busiest bucket and list it.
         target = max(range(256), key=lambda b: chart.counts[b])

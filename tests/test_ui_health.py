@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from pathlib import Path
 
 import pytest
 
@@ -29,7 +30,8 @@ async def run_health(app, pilot, timeout=20):
     await pilot.press("8")
     screen = app.screen
     assert isinstance(screen, HealthScreen)
-    await until(pilot, lambda: screen.state.finished, timeout=timeout)
+    await until(pilot, lambda: screen.state.finished, "the health check to finish", timeout=timeout)
+    assert screen.state.error is None, screen.state.error  # finished, not crashed
     await pilot.pause(0.3)
     return screen
 
@@ -126,32 +128,24 @@ async def test_escape_cancels_a_running_check(base_repo, monkeypatch):
         time.sleep(0.05)
         real(self)
 
+    real_init = ff.Ticker.__init__
+
+    def every_step(self, progress=None, cancel=None, every=512):  # report (and sleep) on every step
+        real_init(self, progress, cancel, 1)
+
     monkeypatch.setattr(ff.Ticker, "_report", slow)
-    monkeypatch.setattr(
-        ff.Ticker,
-        "__init__",
-        lambda self, progress=None, cancel=None, every=1: (
-            (
-                setattr(self, "progress", progress),
-                setattr(self, "cancel", cancel),
-                setattr(self, "every", 1),
-                setattr(self, "phase", ""),
-                setattr(self, "total", 0),
-                setattr(self, "done", 0),
-                setattr(self, "_next", 1),
-            )
-            and None
-        ),
-    )
+    monkeypatch.setattr(ff.Ticker, "__init__", every_step)
     app = make_app(base_repo)
     async with app.run_test(size=SIZE) as pilot:
         await started(app, pilot)
         await pilot.press("8")
         screen = app.screen
-        await until(pilot, lambda: screen.state.running and screen.state.done > 0)
+        await until(
+            pilot, lambda: screen.state.running and screen.state.done > 0, "the check to be running with progress"
+        )
         assert "Esc cancels" in plain(screen.query_one("#health-title"), width=300)
         await pilot.press("escape")
-        await until(pilot, lambda: screen.state.finished, timeout=10)
+        await until(pilot, lambda: screen.state.finished, "Esc to end the check", timeout=10)
         assert screen.state.cancelled
         assert isinstance(app.screen, HealthScreen)  # Esc cancelled; it did not go back
         assert "cancelled" in plain(screen.query_one("#health-title"), width=300)
@@ -163,7 +157,7 @@ def _fingerprint(repo) -> dict:
         for f in files + dirs:
             p = os.path.join(dirpath, f)
             st = os.lstat(p)
-            digest = hashlib.sha1(open(p, "rb").read()).hexdigest() if os.path.isfile(p) else "dir"
+            digest = hashlib.sha1(Path(p).read_bytes()).hexdigest() if os.path.isfile(p) else "dir"
             out[os.path.relpath(p, repo)] = (digest, st.st_mtime_ns, st.st_size, st.st_mode)
     return out
 
@@ -174,22 +168,27 @@ async def test_a_ui_session_leaves_every_file_unchanged(corrupt, base_repo):
     repositories: nothing crashes, and no file changes (content, size, mode, mtime)."""
     for repo in (base_repo, corrupt["truncated-pack"]):
         before = _fingerprint(repo)
-        app = make_app(repo)
-        async with app.run_test(size=SIZE) as pilot:
-            await started(app, pilot)
-            await pilot.press("7")
-            await until(
-                pilot,
-                lambda: (app.screen.history is not None and app.screen.history.done) or app.screen.history.loaded > 0,
-            )
-            await pilot.press("G", "enter")
-            await until(pilot, lambda: getattr(app.screen, "last_done", False), timeout=10)
-            await pilot.press("escape", "8")
-            await until(pilot, lambda: app.screen.state.finished, timeout=20)
-            if repo is not base_repo:
-                assert app.screen.groups
-            for key in "1246":
-                await pilot.press(key)
-            await pilot.pause(0.2)
-            await pilot.press("q")
+        await _tour_every_screen(repo, damaged=repo is not base_repo)
         assert _fingerprint(repo) == before
+
+
+async def _tour_every_screen(repo, damaged: bool) -> None:
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        await pilot.press("7")
+        await until(
+            pilot,
+            lambda: (app.screen.history is not None and app.screen.history.done) or app.screen.history.loaded > 0,
+            "some history",
+        )
+        await pilot.press("G", "enter")
+        await until(pilot, lambda: getattr(app.screen, "last_done", False), "the last commit's screen", timeout=10)
+        await pilot.press("escape", "8")
+        await until(pilot, lambda: app.screen.state.finished, "the health check to finish", timeout=20)
+        if damaged:
+            assert app.screen.groups
+        for key in "1246":
+            await pilot.press(key)
+        await pilot.pause(0.2)
+        await pilot.press("q")

@@ -37,7 +37,10 @@ async def open_history(app, pilot):
     screen = app.screen
     assert isinstance(screen, HistoryScreen)
     await until(
-        pilot, lambda: screen.history is not None and screen.history.loaded > 0 and screen.history.decor, timeout=10
+        pilot,
+        lambda: screen.history is not None and screen.history.loaded > 0 and screen.history.decor,
+        "the first page of history with its decorations",
+        timeout=10,
     )
     await pilot.pause()
     return screen
@@ -55,7 +58,7 @@ async def test_history_lists_what_git_log_lists_with_decorations(history_repo):
         expected = revlist(history_repo, "HEAD")
         lst = screen.vlist
         await pilot.press("G")
-        await until(pilot, lambda: screen.history.done, timeout=10)
+        await until(pilot, lambda: screen.history.done, "G to load the whole history", timeout=10)
         await pilot.pause()
         assert [c.oid.hex() for c in screen.history.rows] == expected
         assert lst.cursor == len(expected) - 1
@@ -99,24 +102,28 @@ async def test_search_by_author_subject_and_id_with_n_and_N(history_repo):
         await pilot.press("slash")
         await pilot.pause()
         await pilot.press(*"S Ide", "enter")
-        await until(pilot, lambda: "row" in screen.search_state or "no match" in screen.search_state)
+        await until(
+            pilot, lambda: "row" in screen.search_state or "no match" in screen.search_state, "the author search to end"
+        )
         assert screen.history.rows[lst.cursor].oid.hex() == revlist(history_repo, "side", "-1")[0]
         # subject text; n goes on, N comes back
         screen.start_search("commit 3", 1, restart=True)
-        await until(pilot, lambda: "row" in screen.search_state and "commit 3" in screen.search_state)
+        await until(
+            pilot, lambda: "row" in screen.search_state and "commit 3" in screen.search_state, "a match for 'commit 3'"
+        )
         first = lst.cursor
         assert "commit 39" in list_text(lst)[first]
         await pilot.press("n")
-        await until(pilot, lambda: lst.cursor != first)
+        await until(pilot, lambda: lst.cursor != first, "n to move to the next match")
         assert "commit 38" in list_text(lst)[lst.cursor]
         await pilot.press("N")
-        await until(pilot, lambda: lst.cursor == first)
+        await until(pilot, lambda: lst.cursor == first, "N to come back to the first match")
         # an id prefix
         target = ids[-1]
         screen.start_search(target[:8], 1, restart=True)
-        await until(pilot, lambda: lst.cursor == len(ids) - 1)
+        await until(pilot, lambda: lst.cursor == len(ids) - 1, "an id-prefix search to reach the root commit")
         screen.start_search("no such text anywhere", 1, restart=True)
-        await until(pilot, lambda: "no match" in screen.search_state)
+        await until(pilot, lambda: "no match" in screen.search_state, "'no match' for text that is nowhere")
         assert lst.cursor == len(ids) - 1
 
 
@@ -132,7 +139,12 @@ async def test_revision_picker_and_path_limiting(history_repo):
         await pilot.press("enter")
         await pilot.pause()
         screen.go_to_end()
-        await until(pilot, lambda: screen.history.done and screen.history.revs == ["--all"], timeout=10)
+        await until(
+            pilot,
+            lambda: screen.history.done and screen.history.revs == ["--all"],
+            "the whole --all history",
+            timeout=10,
+        )
         assert [c.oid.hex() for c in screen.history.rows] == revlist(history_repo, "--all")
         assert "--all" in title(screen, "#history-title")
         await pilot.press("p")
@@ -141,14 +153,19 @@ async def test_revision_picker_and_path_limiting(history_repo):
         await pilot.press("enter")
         await pilot.pause()
         screen.go_to_end()
-        await until(pilot, lambda: screen.history.done and screen.history.paths == ["dir1/sub"], timeout=10)
+        await until(
+            pilot,
+            lambda: screen.history.done and screen.history.paths == ["dir1/sub"],
+            "the whole history limited to dir1/sub",
+            timeout=10,
+        )
         assert [c.oid.hex() for c in screen.history.rows] == revlist(history_repo, "--all", "--", "dir1/sub")
         assert "-- dir1/sub" in title(screen, "#history-title")
         # A bad revision is an error on screen, not a crash.
         screen.revs = ["no-such-branch"]
         screen.paths = []
         screen.restart()
-        await until(pilot, lambda: screen.history.done)
+        await until(pilot, lambda: screen.history.done, "the walk of a bad revision to end")
         await pilot.pause()
         assert "no-such-branch" in title(screen, "#history-title")
 
@@ -161,7 +178,12 @@ async def test_commit_screen_parents_idents_tree_and_last_commits(history_repo):
         merge = revlist(history_repo, "--merges", "HEAD")[0]
         screen.vlist.move_to([c.oid.hex() for c in screen.history.rows].index(merge))
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, CommitScreen) and app.screen.last_done, timeout=10)
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, CommitScreen) and app.screen.last_done,
+            "the merge's commit screen with its last commits",
+            timeout=10,
+        )
         commit = app.screen
         await pilot.pause()
         rows = list_text(commit.query_one(VirtualList))
@@ -182,7 +204,11 @@ async def test_commit_screen_parents_idents_tree_and_last_commits(history_repo):
         lst = commit.query_one(VirtualList)
         lst.move_to(next(i for i, r in enumerate(rows) if r.startswith(f"parent     {p2}")))
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, CommitScreen) and app.screen.oid.hex() == p2)
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, CommitScreen) and app.screen.oid.hex() == p2,
+            "Enter on the second parent to open it",
+        )
         await pilot.press("escape")
         assert app.screen is commit
         # Enter on a directory opens its tree (with its own last commits) ...
@@ -191,6 +217,7 @@ async def test_commit_screen_parents_idents_tree_and_last_commits(history_repo):
         await until(
             pilot,
             lambda: isinstance(app.screen, CommitScreen) and app.screen.path == b"dir1/" and app.screen.last_done,
+            "Enter on dir1/ to open its tree with last commits",
             timeout=10,
         )
         sub = app.screen
@@ -201,7 +228,7 @@ async def test_commit_screen_parents_idents_tree_and_last_commits(history_repo):
         # ... and Enter on a file opens the Object screen.
         sub.query_one(VirtualList).move_to(next(i for i, r in enumerate(sub_rows) if "file" in r))
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, ObjectScreen))
+        await until(pilot, lambda: isinstance(app.screen, ObjectScreen), "Enter on a file to open the Object screen")
         await settle(app, pilot)
         assert "blob" in plain(app.screen.query_one("#object-where"), width=200)
 
@@ -213,21 +240,33 @@ async def test_commit_screen_shows_encodings_and_hostile_paths(history_repo):
         screen = await open_history(app, pilot)
         screen.vlist.move_to(1)  # the latin-1 commit
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, CommitScreen) and app.screen.view is not None)
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, CommitScreen) and app.screen.view is not None,
+            "the latin-1 commit's screen",
+        )
         text = "\n".join(list_text(app.screen.query_one(VirtualList)))
         assert "Ren\xe9 Lat <rene@example.com>  2020-09-15 21:00:00 +0100" in text
         assert "encoding   ISO-8859-1" in text and "    " + hr.LATIN1_SUBJECT in text
         await pilot.press("escape")
         screen.vlist.move_to(0)
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, CommitScreen) and app.screen.view is not None)
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, CommitScreen) and app.screen.view is not None,
+            "the hostile commit's screen",
+        )
         text = "\n".join(list_text(app.screen.query_one(VirtualList)))
         assert "-0330" in text and "Bad \ufffd\ufffd Name" in text
         lst = app.screen.query_one(VirtualList)
         rows = list_text(lst)
         lst.move_to(next(i for i, r in enumerate(rows) if r.split()[-1:] == ["docs/"] or " docs/" in r))
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, CommitScreen) and app.screen.path == b"docs/")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, CommitScreen) and app.screen.path == b"docs/",
+            "Enter on docs/ to open its tree",
+        )
         await pilot.pause()
         assert any("\\u202etxt.exe" in r for r in list_text(app.screen.query_one(VirtualList)))
 
@@ -245,12 +284,17 @@ async def test_long_history_scrolls_to_the_end_and_searches_deep(long_repo):
         deep = LONG - 1 - LONG // 50  # the row of "step LONG//50"
         oid = git("rev-parse", f"main~{deep}", cwd=long_repo).decode().strip()
         screen.start_search(oid[:10], 1, restart=True)
-        await until(pilot, lambda: "row" in screen.search_state, timeout=40 * max(1, LONG // 20000))
+        await until(
+            pilot,
+            lambda: "row" in screen.search_state,
+            "an id search deep in the history",
+            timeout=40 * max(1, LONG // 20000),
+        )
         lst = screen.vlist
         assert list_text(lst)[lst.cursor].endswith(f"step {LONG // 50}")
         assert lst.cursor == deep
         await pilot.press("G")
-        await until(pilot, lambda: log.done, timeout=40 * max(1, LONG // 20000))
+        await until(pilot, lambda: log.done, "G to load the whole long history", timeout=40 * max(1, LONG // 20000))
         await pilot.pause()
         assert log.loaded == LONG and lst.cursor == LONG - 1
         assert list_text(lst)[-1].endswith("step 0")

@@ -113,7 +113,9 @@ async def test_stepping_and_playing(ui_repo):
         for _ in range(5):
             await pilot.press("plus")  # ... faster: 30 frames/s
         assert screen.speed == 5
-        assert await until(pilot, lambda: screen.frame == n - 1 and not screen.playing, timeout=5)
+        await until(
+            pilot, lambda: screen.frame == n - 1 and not screen.playing, "play to reach the last frame and stop"
+        )
         assert "⏸ paused" in plain(screen.query_one("#lab-frame"))
 
 
@@ -159,7 +161,7 @@ async def test_policy_switch_changes_rescans(ui_repo):
         assert "policy git" in plain(screen.query_one("#lab-settings"))
         await pilot.press("r")  # the same ids again
         await settle(app, pilot)
-        await until(pilot, lambda: len(screen.runs) == 2)
+        await until(pilot, lambda: len(screen.runs) == 2, "a second batch run under the git policy")
         git = screen.batch
         assert git.rescans == 200 and git.rescans_skipped == 0
         assert "rescans 200 (skipped 0)" in plain(screen.query_one("#lab-batch-summary"))
@@ -169,5 +171,5 @@ async def test_policy_switch_changes_rescans(ui_repo):
         await pilot.press("Q")
         await pilot.press("r")
         await settle(app, pilot)
-        await until(pilot, lambda: len(screen.runs) == 3)
+        await until(pilot, lambda: len(screen.runs) == 3, "a third batch run under the quick policy")
         assert screen.batch.rescans == 0 and screen.batch.fills > 0

@@ -36,7 +36,7 @@ async def test_loose_grid_counts_fills_and_lists(ui_repo):
         # f fills every subdirectory through core; the grid follows the events.
         await pilot.press("f")
         await settle(app, pilot)
-        await until(pilot, lambda: all(screen.state.seen))
+        await until(pilot, lambda: all(screen.state.seen), "f to fill every subdirectory")
         assert screen.state.cached == disk
         assert app.core.store.loose_cache().subdirs_seen == 256
         assert f"256/256 subdirectories read, {sum(disk):,} names" in plain(screen.query_one("#loose-summary"))
@@ -44,7 +44,7 @@ async def test_loose_grid_counts_fills_and_lists(ui_repo):
         assert len(fills) >= 40  # folded lines aside, the log shows the fills
         # x flushes; Enter on a subdirectory lists it (and fills that one entry).
         await pilot.press("x")
-        await until(pilot, lambda: not any(screen.state.seen))
+        await until(pilot, lambda: not any(screen.state.seen), "x to flush every subdirectory")
         n = next(i for i, c in enumerate(disk) if c)
         grid = screen.query_one(SubdirGrid)
         grid.cursor = 0
@@ -117,20 +117,29 @@ async def test_command_palette_changes_store_settings(ui_repo):
         store = app.core.store
         assert store.settings.policy == "gated"
 
-        async def run(command: str) -> None:
-            from textual.command import CommandPalette
+        async def run(command: str, offer: str) -> None:
+            """Type ``command`` into the palette, wait until its first
+            (highlighted) hit is ``offer``, and choose it."""
+            from textual.command import CommandList, CommandPalette
             from textual.widgets import Input
 
             await pilot.press("ctrl+p")
             await pilot.pause()
             assert isinstance(app.screen, CommandPalette)
             app.screen.query_one(Input).value = command  # typing it key by key is slow
-            await until(pilot, lambda: app.screen.query("CommandList Option") or False, timeout=3)
-            await pilot.pause(0.2)
+
+            def highlighted() -> str:
+                hits = app.screen.query_one(CommandList)
+                if hits.highlighted is None:
+                    return ""
+                prompt = hits.get_option_at_index(hits.highlighted).prompt
+                return getattr(prompt, "plain", str(prompt)).split("\n")[0]  # the title; help follows
+
+            await until(pilot, lambda: highlighted() == offer, f"the palette to offer {offer!r} first")
             await pilot.press("enter")
             await settle(app, pilot)
 
-        await run("Miss policy: git")
+        await run("Miss policy: git", "Miss policy: git")
         assert store.settings.policy == "git"
         # The other fixed commands, by title (the palette lists the same callbacks).
         from packscope.inspector.palette import palette_commands
@@ -146,7 +155,7 @@ async def test_command_palette_changes_store_settings(ui_repo):
         app.drain_events()
         assert any("(request)" in e.text.plain for e in app.logbook.entries if e.kind == "scan")
         head = repos.git_text("rev-parse", "main", cwd=ui_repo).strip()
-        await run(head)
+        await run(head, f"Go to object {head}")
         assert isinstance(app.screen, ObjectScreen) and app.screen.oid.hex() == head
 
 
@@ -166,7 +175,9 @@ async def test_outside_changes_are_noticed(ui_repo_copy):
     async with app.run_test(size=SIZE) as pilot:
         await started(app, pilot)
         # the watcher's first look must come before the changes, or they are not changes
-        assert await until(pilot, lambda: app.core.ready and app.watcher is not None, timeout=NOTICE_DEADLINE)
+        await until(
+            pilot, lambda: app.core.ready and app.watcher is not None, "the watcher to start", timeout=NOTICE_DEADLINE
+        )
         await pilot.press("2")
         await settle(app, pilot)
         before = len(app.core.store.packs)
@@ -180,17 +191,27 @@ async def test_outside_changes_are_noticed(ui_repo_copy):
             app.drain_events()  # the trace events of the rescans, into the log book
             return any(test(e) for e in app.logbook.entries)
 
-        async def eventually(predicate) -> bool:
-            return await until(pilot, predicate, timeout=NOTICE_DEADLINE)
+        async def eventually(predicate, what: str) -> None:
+            await until(pilot, predicate, what, timeout=NOTICE_DEADLINE)
 
-        assert await eventually(lambda: app.outside_changes > 0 and len(app.core.store.packs) == on_disk)
-        assert await eventually(lambda: logged(lambda e: e.kind == "outside" and "objects/pack" in e.text.plain))
-        assert await eventually(lambda: logged(lambda e: "rescan (outside-change)" in e.text.plain))
+        await eventually(
+            lambda: app.outside_changes > 0 and len(app.core.store.packs) == on_disk, "the new pack to be noticed"
+        )
+        await eventually(
+            lambda: logged(lambda e: e.kind == "outside" and "objects/pack" in e.text.plain),
+            "an 'outside' log line for objects/pack",
+        )
+        await eventually(
+            lambda: logged(lambda e: "rescan (outside-change)" in e.text.plain), "a logged outside-change rescan"
+        )
         # The new loose object is found, and its subdirectory was reported
         # (by the same poll as the pack, or a later one).
-        assert await eventually(
-            lambda: logged(lambda e: e.kind == "outside" and f"loose {new_loose[:2]}/" in e.text.plain)
+        await eventually(
+            lambda: logged(lambda e: e.kind == "outside" and f"loose {new_loose[:2]}/" in e.text.plain),
+            f"an 'outside' log line for loose {new_loose[:2]}/",
         )
         assert app.core.store.locate(bytes.fromhex(new_loose)) is not None
         # The packs screen follows.
-        assert await eventually(lambda: app.screen.query_one(DataTable).row_count == on_disk)
+        await eventually(
+            lambda: app.screen.query_one(DataTable).row_count == on_disk, "the Packs table to list the new pack"
+        )

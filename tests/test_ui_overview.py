@@ -47,7 +47,7 @@ async def test_overview_shows_what_git_reports(ui_repo):
     app = make_app(ui_repo)
     async with app.run_test(size=SIZE) as pilot:
         await started(app, pilot)
-        await until(pilot, lambda: app.screen.facts.loose_on_disk is not None)
+        await until(pilot, lambda: app.screen.facts.loose_on_disk is not None, "the count of loose objects on disk")
         await settle(app, pilot)
         screen = app.screen
         repo_text = plain(screen.query_one("#ov-repo"), width=400)

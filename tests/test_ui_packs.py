@@ -75,6 +75,7 @@ async def test_mru_rank_follows_a_hit(ui_repo):
             lambda: any(
                 r[0] == "0" and plain(r[1]) == second for r in (table.get_row_at(i) for i in range(table.row_count))
             ),
+            f"MRU rank 0 for {second} after a hit in it",
         )
         assert any("MRU" in e.text.plain and second[:18] in e.text.plain for e in app.logbook.entries)
 
@@ -98,7 +99,7 @@ async def test_pack_entries_match_git(packed_repo):
         offsets = []
         for line in list_text(lst):
             f = line.split()
-            offset, oid, kind, size, disk, depth = int(f[0]), f[1], f[2], int(f[3]), int(f[4]), int(f[5])
+            offset, oid, kind, disk, depth = int(f[0]), f[1], f[2], int(f[4]), int(f[5])
             t = truth[oid]
             assert (kind.rstrip("Δ"), disk, offset, depth) == (t[0], t[2], t[3], t[4]), oid
             if depth:
@@ -190,7 +191,12 @@ async def test_big_pack_opens_in_index_order_then_pack_order(packed_repo, monkey
         await pilot.pause()
         screen = app.screen
         lst = screen.query_one(VirtualList)
-        await until(pilot, lambda: screen.entries is not None and screen.entries.in_offset_order, timeout=10)
+        await until(
+            pilot,
+            lambda: screen.entries is not None and screen.entries.in_offset_order,
+            "the big pack's entries in pack order",
+            timeout=10,
+        )
         await pilot.pause()
         offsets = [int(r.split()[0]) for r in list_text(lst)]
         assert offsets == sorted(offsets)

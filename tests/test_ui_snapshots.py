@@ -11,6 +11,7 @@ Regenerate after a deliberate change with ``pytest tests/test_ui_snapshots.py
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 from pathlib import Path
@@ -52,12 +53,10 @@ def _app(repo):
 async def _quiet(app, pilot) -> None:
     from textual.worker import WorkerCancelled
 
-    await until(pilot, lambda: app.core.ready, timeout=10)
+    await until(pilot, lambda: app.core.ready, "the store to open", timeout=10)
     for _ in range(3):
-        try:
+        with contextlib.suppress(WorkerCancelled):  # an exclusive worker replaced by a newer one
             await app.workers.wait_for_complete()
-        except WorkerCancelled:
-            pass
         await pilot.pause(0.1)
     if app.show_log:
         await pilot.press("e")
@@ -65,7 +64,8 @@ async def _quiet(app, pilot) -> None:
         await pilot.press("s")
     await until(
         pilot,
-        lambda: getattr(app.screen, "facts", None) is None or app.screen.facts.loose_on_disk is not None,
+        lambda: app.screen.facts.loose_on_disk is not None,
+        "the Overview's count of loose objects on disk",
         timeout=10,
     )
     await pilot.pause(0.2)
@@ -94,7 +94,12 @@ def test_history_snapshot(snap_compare, snap_repos):
         app = pilot.app
         await _quiet(app, pilot)
         await pilot.press("7")
-        await until(pilot, lambda: app.screen.history is not None and app.screen.history.done, timeout=10)
+        await until(
+            pilot,
+            lambda: app.screen.history is not None and app.screen.history.done,
+            "the whole history",
+            timeout=10,
+        )
         await pilot.press("j", "j")
         await pilot.pause(0.3)
 
@@ -106,9 +111,14 @@ def test_commit_snapshot(snap_compare, snap_repos):
         app = pilot.app
         await _quiet(app, pilot)
         await pilot.press("7")
-        await until(pilot, lambda: app.screen.history is not None and app.screen.history.done, timeout=10)
+        await until(
+            pilot,
+            lambda: app.screen.history is not None and app.screen.history.done,
+            "the whole history",
+            timeout=10,
+        )
         await pilot.press("j", "j", "enter")
-        await until(pilot, lambda: getattr(app.screen, "last_done", False), timeout=10)
+        await until(pilot, lambda: getattr(app.screen, "last_done", False), "the commit's last commits", timeout=10)
         await pilot.pause(0.3)
 
     assert snap_compare(_app(snap_repos["base"]), terminal_size=SIZE, run_before=before)
@@ -119,7 +129,7 @@ def test_health_snapshot(snap_compare, snap_repos):
         app = pilot.app
         await _quiet(app, pilot)
         await pilot.press("8")
-        await until(pilot, lambda: app.screen.state.finished, timeout=20)
+        await until(pilot, lambda: app.screen.state.finished, "the health check to finish", timeout=20)
         app.screen.tick()
         await pilot.pause(0.3)
 

@@ -4,6 +4,7 @@ workers, and read what widgets show as plain text."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import time
 
@@ -38,20 +39,31 @@ async def settle(app, pilot, rounds: int = 3) -> None:
     from textual.worker import WorkerCancelled
 
     for _ in range(rounds):
-        try:
+        with contextlib.suppress(WorkerCancelled):  # an exclusive worker replaced by a newer one
             await app.workers.wait_for_complete()
-        except WorkerCancelled:
-            pass  # an exclusive worker replaced by a newer one
         await pilot.pause()
 
 
-async def until(pilot, predicate, timeout: float = 5.0, step: float = 0.05) -> bool:
+async def until(pilot, predicate, what: str, timeout: float = 10.0, step: float = 0.05):
+    """Wait until ``predicate()`` is truthy and return that value; fail the
+    test if it never is.
+
+    ``what`` names the outcome waited for, in words ("the history is loaded"):
+    on timeout this raises ``AssertionError("waited 10 s for <what>; ...")``
+    with the predicate's last value, so a wait can never pass silently.
+    ``timeout`` is in seconds; it only costs time when the outcome never comes.
+    Exceptions raised by ``predicate`` propagate (a broken check is a failure too).
+
+        await until(pilot, lambda: screen.history.done, "the whole history loaded")
+    """
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"waited {timeout:g} s for {what}; the condition was still {value!r:.200}")
         await pilot.pause(step)
-    return predicate()
 
 
 def make_app(repo, **kw) -> PackscopeApp:
@@ -60,7 +72,7 @@ def make_app(repo, **kw) -> PackscopeApp:
 
 async def started(app, pilot) -> None:
     """Wait until the store is open and the first screen has its facts."""
-    await until(pilot, lambda: app.core.ready, timeout=10)
+    await until(pilot, lambda: app.core.ready, "the store to open", timeout=10)
     await settle(app, pilot)
 
 
