@@ -438,26 +438,65 @@ def tree_items(data: bytes, fmt: ObjectFormat, oid: bytes | None = None) -> list
     A well-formed tree (checked whole by one C-speed match) is split by
     ``findall``; anything else goes through the careful loop below, which
     says where it breaks."""
-    whole, entry = _tree_res(fmt.rawsz)
-    if whole.fullmatch(data) is not None:
+    patterns = tree_patterns(fmt.rawsz)
+    if patterns.whole.fullmatch(data) is not None:
         modes = _MODES
-        return [(modes.get(m) or int(m, 8), name, o) for m, name, o in entry.findall(data)]
+        return [(modes.get(m) or int(m, 8), name, o) for m, name, o in patterns.entries.findall(data)]
     return _tree_items_careful(data, fmt, oid)
 
 
-_MODES = {b"100644": 0o100644, b"40000": 0o40000, b"100755": 0o100755, b"120000": 0o120000, b"160000": 0o160000}
-_TREE_RES: dict = {}
+# --- the tree entry pattern ----------------------------------------------------
+# ``<mode> <name>\0<id>``: the mode in octal digits (git's decoder refuses
+# anything else), a name of at least one byte without NUL, the raw id.
+# Every reader that scans trees in C builds its regex here.
+
+_OCTAL = b"01234567"
+_MODE = b"[" + _OCTAL + b"]+"
+_NAME = rb"[^\0]+"
 
 
-def _tree_res(rawsz: int):
-    hit = _TREE_RES.get(rawsz)
+def _entry_source(rawsz: int, capture: str) -> bytes:
+    """One entry's pattern, capturing the parts named in ``capture`` ("mni":
+    mode, name, id)."""
+    parts = (("m", _MODE), ("n", _NAME), ("i", rb".{%d}" % rawsz))
+    mode, name, oid = (b"(" + p + b")" if key in capture else p for key, p in parts)
+    return mode + b" " + name + b"\0" + oid
+
+
+@dataclass(frozen=True, slots=True)
+class TreePatterns:
+    """Compiled regexes over a tree's bytes for one id width."""
+
+    whole: re.Pattern[bytes]  # fullmatch: every byte belongs to a well-formed entry
+    entries: re.Pattern[bytes]  # findall: [(mode, name, id)]
+    tokens: re.Pattern[bytes]  # findall: [each entry's bytes]
+    ids: re.Pattern[bytes]  # findall: [id]
+
+
+_TREE_PATTERNS: dict[int, TreePatterns] = {}
+
+
+def tree_patterns(rawsz: int) -> TreePatterns:
+    hit = _TREE_PATTERNS.get(rawsz)
     if hit is None:
-        one = rb"([0-7]+) ([^\0]+)\0(.{%d})" % rawsz
-        hit = _TREE_RES[rawsz] = (
-            re.compile(rb"(?:[0-7]+ [^\0]+\0.{%d})*" % rawsz, re.DOTALL),
-            re.compile(one, re.DOTALL),
+        hit = _TREE_PATTERNS[rawsz] = TreePatterns(
+            whole=re.compile(b"(?:" + _entry_source(rawsz, "") + b")*", re.DOTALL),
+            entries=re.compile(_entry_source(rawsz, "mni"), re.DOTALL),
+            tokens=re.compile(_entry_source(rawsz, ""), re.DOTALL),
+            ids=re.compile(_entry_source(rawsz, "i"), re.DOTALL),
         )
     return hit
+
+
+def tree_mode(raw: bytes) -> int | None:
+    """The mode an entry spells, None unless it is octal digits (``int``
+    alone would accept "+7", " 7", "0o7", "1_0"; 8 and 9 are not octal)."""
+    if not raw or raw.strip(_OCTAL):
+        return None
+    return int(raw, 8)
+
+
+_MODES = {b"100644": 0o100644, b"40000": 0o40000, b"100755": 0o100755, b"120000": 0o120000, b"160000": 0o160000}
 
 
 def _tree_items_careful(data: bytes, fmt: ObjectFormat, oid: bytes | None) -> list[tuple[int, bytes, bytes]]:
@@ -472,11 +511,8 @@ def _tree_items_careful(data: bytes, fmt: ObjectFormat, oid: bytes | None) -> li
         nul = find(b"\0", sp + 1) if sp >= 0 else -1
         if sp <= pos or nul < 0 or nul == sp + 1 or nul + 1 + rawsz > n:
             raise _corrupt(f"malformed tree entry at byte {pos}", oid)
-        try:
-            mode = int(data[pos:sp], 8)
-        except ValueError:
-            raise _corrupt(f"malformed mode in tree entry at byte {pos}", oid) from None
-        if not data[pos:sp].isdigit():  # int() would accept "+7", " 7", "0o7"
+        mode = tree_mode(data[pos:sp])
+        if mode is None:
             raise _corrupt(f"malformed mode in tree entry at byte {pos}", oid)
         append((mode, data[sp + 1 : nul], data[nul + 1 : nul + 1 + rawsz]))
         pos = nul + 1 + rawsz

@@ -290,11 +290,13 @@ def test_tree_ids_fast_path_agrees_with_the_careful_loop():
     """The promised set reads every tree of the promisor packs; well-formed
     ones are split in C, anything else goes through the loop that stops at
     the first malformed entry."""
+    from packscope.core.objects import tree_patterns
     from packscope.core.store import promisor
 
+    whole = tree_patterns(20).whole
     a, b, c = bytes([1]) * 20, b"\0 1" * 6 + b"\0\0", bytes([0x30]) * 20  # ids with NULs, spaces and digits
     good = b"100644 a b\0" + a + b"40000 12 34\0" + b + b"160000 m\0" + c
-    assert promisor._TREE_WHOLE[20].fullmatch(good)
+    assert whole.fullmatch(good)
     assert promisor._tree_entry_ids(good, 20) == [a, b, c]
     assert promisor._tree_entry_ids(b"", 20) == []
     for bad, expected in [
@@ -302,6 +304,7 @@ def test_tree_ids_fast_path_agrees_with_the_careful_loop():
         (b"10x644 a\0" + a + good, []),  # a bad mode first
         (good[:-5], [a, b]),  # a truncated id
         (b"100644 a\0" + a + b"no-mode\0" + b, [a]),  # no space before the name
+        (b"100644 a\0" + a + b"100648 b\0" + b, [a]),  # 8 is not an octal digit
     ]:
-        assert not promisor._TREE_WHOLE[20].fullmatch(bad)
+        assert not whole.fullmatch(bad)
         assert promisor._tree_entry_ids(bad, 20) == expected, bad

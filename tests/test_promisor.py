@@ -9,11 +9,13 @@ import subprocess
 
 import pytest
 
-from packscope.core.errors import CancelledError, MissingObjectError, PromisedObjectError
+from packscope.core.errors import CancelledError, CorruptObjectError, MissingObjectError, PromisedObjectError
+from packscope.core.objects import tree_items
+from packscope.core.oid import SHA1
 from packscope.core.repo.session import open_session
 from packscope.core.store.promisor import PromisorSet, is_partial_clone, referenced_ids
 from tests.cli import packscope
-from tests.repos import git, git_env, git_text, pack_files
+from tests.repos import git, git_env, git_text, hash_literally, pack_files
 
 
 def _source(root, object_format="sha1"):
@@ -177,6 +179,30 @@ def test_referenced_ids_of_each_type(partial):
         assert refs_of("HEAD^{tree}") == [line.split()[2] for line in tree]
     finally:
         session.close()
+
+
+@pytest.mark.parametrize("bad_mode", [b"100648", b"100944", b"9", b"40008"])
+def test_a_mode_with_8_or_9_is_not_a_tree_entry_for_the_promised_ids(tmp_path, bad_mode):
+    """Promised ids stop at the first malformed entry, as git's tree reader
+    does; a mode spelled with 8 or 9 is malformed for git (ls-tree dies) and
+    for packscope's tree parser, so the promised ids stop there too."""
+    repo = tmp_path / "modes.git"
+    git("init", "-q", "--bare", repo)
+    a, b, c = (bytes.fromhex(hash_literally(repo, "blob", f"blob {i}\n".encode())) for i in range(3))
+    data = b"100644 a\0" + a + bad_mode + b" b\0" + b + b"100644 c\0" + c
+    tree = hash_literally(repo, "tree", data)
+    listed = subprocess.run(["git", "ls-tree", tree], cwd=repo, env=git_env(), capture_output=True, text=True)
+    assert listed.returncode != 0 and "malformed mode" in listed.stderr
+    with pytest.raises(CorruptObjectError, match="malformed mode"):
+        tree_items(data, SHA1)
+    assert referenced_ids("tree", data, SHA1) == [a]
+    # The same entry spelled in octal digits is a tree entry for all three.
+    good = data.replace(bad_mode + b" b", b"100644 b")
+    assert git_text("ls-tree", "--format=%(objectname)", hash_literally(repo, "tree", good), cwd=repo).split() == [
+        o.hex() for o in (a, b, c)
+    ]
+    assert [o for _, _, o in tree_items(good, SHA1)] == [a, b, c]
+    assert referenced_ids("tree", good, SHA1) == [a, b, c]
 
 
 # --- the CLI -------------------------------------------------------------------------------------

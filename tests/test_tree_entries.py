@@ -55,6 +55,26 @@ def test_a_damaged_tree_is_reported():
             ask()
 
 
+@pytest.mark.parametrize("bad_mode", [b"100648", b"9"])
+def test_a_mode_with_8_or_9_near_the_start_is_damage_not_an_entry(bad_mode):
+    # Early in a long tree, so that entry() reads it entry by entry (near())
+    # rather than indexing the whole tree.
+    later = [(b"100644", b"z%02d" % i, bytes([i]) * 20) for i in range(40)]
+    data = raw_tree(
+        [(b"100644", b"a", b"\1" * 20), (bad_mode, b"b", b"\2" * 20), (b"100644", b"c", b"\3" * 20), *later]
+    )
+    tid = SHA1.hash_object("tree", data)
+    for name in (b"b", b"c"):
+        t = TreeEntries(source({tid: data}), SHA1)
+        with pytest.raises(CorruptObjectError):
+            t.entry(tid, name)
+    # Spelled in octal digits, the same tree reads near its start.
+    good = data.replace(bad_mode + b" b", b"100644 b")
+    gid = SHA1.hash_object("tree", good)
+    t = TreeEntries(source({gid: good}), SHA1)
+    assert t.near(gid, b"b") == (b"100644", b"b", b"\2" * 20)
+
+
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 PATHS = [
     ["dir"],

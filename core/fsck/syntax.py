@@ -31,6 +31,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from packscope.core.objects import tree_mode, tree_patterns
 from packscope.core.oid import ObjectFormat
 
 SEVERITIES = ("fatal", "error", "warning", "info", "ignore")
@@ -409,7 +410,6 @@ def _is_special(name: bytes, base: str) -> bool:
 _MODE_TEXTS = {b"100644": 0o100644, b"100755": 0o100755, b"40000": 0o40000, b"120000": 0o120000, b"160000": 0o160000}
 
 
-_TREE_ENTRY = {n: re.compile(rb"([0-7]+) ([^\0]+)\0(.{%d})" % n, re.DOTALL) for n in (20, 32)}
 _DOTGIT_CANDIDATE = re.compile(rb"(?:^|\0)(?:\.|\xe2|\xef|[gG][iI][tT]~)")
 _CLEAN_MODES = frozenset((b"100644", b"100755", b"40000", b"120000", b"160000"))
 _SPECIALS = (
@@ -425,7 +425,7 @@ def _tree_is_clean(data: bytes, rawsz: int) -> bool:
     whole-tree operations in C (a history's trees hold tens of millions of
     entries; a Python loop per entry is what made fsck slow).  False means
     "look closely", not necessarily a problem."""
-    entries = _TREE_ENTRY[rawsz].findall(data)
+    entries = tree_patterns(rawsz).entries.findall(data)
     if not entries:
         return not data
     modes, names, oids = zip(*entries)
@@ -480,10 +480,11 @@ def check_tree_closely(data: bytes, fmt: ObjectFormat, severities: dict[str, str
         mode_text = data[pos:sp]
         mode = known_modes.get(mode_text)
         if mode is None:  # the rare path: anything git did not write itself
-            if mode_text.strip(b"01234567"):
+            mode = tree_mode(mode_text)
+            if mode is None:
                 report("badTree", f"tree cannot be parsed: malformed mode at byte {pos}", pos)
                 return report.problems
-            mode = int(mode_text, 8) & 0xFFFF  # git keeps the mode in 16 bits here
+            mode &= 0xFFFF  # git keeps the mode in 16 bits here
             if mode_text[0] == 0x30:
                 flags.setdefault("zeroPaddedFilemode", pos)
             if mode not in GOOD_MODES:
@@ -564,4 +565,4 @@ def is_special_name(name: bytes, base: str) -> bool:
 def tree_entries_fast(data: bytes, rawsz: int) -> list[tuple[bytes, bytes, bytes]]:
     """(mode, name, id) of every well-formed entry, found in C; malformed
     stretches are skipped (check_tree reports them)."""
-    return _TREE_ENTRY[rawsz].findall(data)
+    return tree_patterns(rawsz).entries.findall(data)

@@ -18,11 +18,10 @@ whose bytes differ are looked at closely.
 
 from __future__ import annotations
 
-import re
 from operator import itemgetter
 
 from packscope.core.errors import CorruptObjectError
-from packscope.core.objects import S_IFDIR, S_IFMT, canonical_mode, tree_items
+from packscope.core.objects import S_IFDIR, S_IFMT, canonical_mode, tree_items, tree_mode, tree_patterns
 
 CACHE_SIZE = 512  # trees kept: a walk compares each commit's directory with its parent's, then moves on
 _mode = itemgetter(0)
@@ -51,9 +50,9 @@ class TreeEntries:
         self._token_cache: dict[bytes, set] = {}
         self._one: dict[tuple, tuple | None] = {}  # (tree, name) -> entry, from near()
         self._raw: dict[bytes, bytes] = {}
-        rawsz = fmt.rawsz
-        self._entry = re.compile(rb"([0-7]+) ([^\0]+)\0(.{%d})" % rawsz, re.DOTALL)
-        self._token = re.compile(rb"[0-7]+ [^\0]+\0.{%d}" % rawsz, re.DOTALL)
+        patterns = tree_patterns(fmt.rawsz)
+        self._entry = patterns.entries
+        self._token = patterns.tokens
         self._modes: dict[bytes, int] = {}
         self.empty_tree = fmt.hash_object("tree", b"")
 
@@ -159,7 +158,7 @@ class TreeEntries:
         while at <= limit:
             sp = find(b" ", pos)
             nul = find(b"\0", sp + 1)
-            if sp <= pos or nul < 0 or not data[pos:sp].isdigit():
+            if sp <= pos or nul < 0 or tree_mode(data[pos:sp]) is None:
                 return FAR  # odd bytes: indexing the tree checks it (and names the damage)
             if sp == at:
                 return data[pos:sp], name, data[nul + 1 : nul + 1 + rawsz]

@@ -31,7 +31,6 @@ are not hash-checked.
 from __future__ import annotations
 
 import heapq
-import re
 import threading
 import time
 from bisect import bisect_left
@@ -39,7 +38,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from packscope.core.errors import CancelledError, ConfigError, CorruptObjectError, PackscopeError
-from packscope.core.objects import commit_header_fast, parse_tag
+from packscope.core.objects import commit_header_fast, parse_tag, tree_mode, tree_patterns
 
 PHASE = "promised objects"
 CHUNK_IDS = 1 << 18  # ids gathered before they are sorted into a run
@@ -75,14 +74,10 @@ def referenced_ids(type_name: str, data: bytes, fmt) -> list[bytes]:
 
 # A well-formed tree, checked whole, then its ids found, both in C (a Python
 # loop per entry is most of the time listing a big clone's promised objects).
-_TREE_WHOLE = {n: re.compile(rb"(?:[0-9]+ [^\0]+\0.{%d})*" % n, re.DOTALL) for n in (20, 32)}
-_TREE_IDS = {n: re.compile(rb"[0-9]+ [^\0]+\0(.{%d})" % n, re.DOTALL) for n in (20, 32)}
-
-
 def _tree_entry_ids(data: bytes, rawsz: int) -> list[bytes]:
-    whole = _TREE_WHOLE.get(rawsz)
-    if whole is not None and whole.fullmatch(data) is not None:
-        return _TREE_IDS[rawsz].findall(data)
+    patterns = tree_patterns(rawsz)
+    if patterns.whole.fullmatch(data) is not None:
+        return patterns.ids.findall(data)
     out = []
     pos, n = 0, len(data)
     find = data.find
@@ -91,7 +86,7 @@ def _tree_entry_ids(data: bytes, rawsz: int) -> list[bytes]:
         if nul < 0 or nul + 1 + rawsz > n:
             break
         sp = find(b" ", pos, nul)
-        if sp <= pos or sp + 1 == nul or not data[pos:sp].isdigit():
+        if sp <= pos or sp + 1 == nul or tree_mode(data[pos:sp]) is None:
             break  # no mode, a bad mode or an empty name: nothing after it can be located
         out.append(data[nul + 1 : nul + 1 + rawsz])
         pos = nul + 1 + rawsz
