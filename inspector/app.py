@@ -289,31 +289,15 @@ class PackscopeApp(App):
         self.call_from_thread(self.open_object, oid)
 
     def resolve(self, text: str) -> bytes:
-        """An object id for ``text``: full id, unique abbreviation, or (when
-        packscope.core.repo.revision exists) a revision."""
-        from packscope.core.errors import AmbiguousObjectError, BadRevisionError
-        from packscope.core.oid import is_hex, parse_prefix
+        """The object id ``text`` names, by core's one revision resolver
+        (git's order: full id, refs in dwim order, then abbreviations)."""
+        from packscope.core.errors import BadRevisionError
 
         core = self.core
         if not core.ready:
             raise BadRevisionError("the repository is still opening")
-        fmt = core.store.fmt
-        if len(text) == fmt.hexsz and is_hex(text):
-            return bytes.fromhex(text)
-        if is_hex(text) and len(text) >= 4:
-            with core.lock:
-                matches = core.store.resolve_prefix(parse_prefix(text, fmt), limit=10)
-            if len(matches) == 1:
-                return matches[0]
-            if len(matches) > 1:
-                raise AmbiguousObjectError(f"ambiguous: {', '.join(m.hex()[:12] for m in matches)}")
-        try:
-            with core.lock:
-                return core.session.resolve(text)
-        except ImportError:
-            raise BadRevisionError(
-                f"no object matches {text!r} (revisions need packscope.core.repo.revision)"
-            ) from None
+        with core.lock:
+            return core.session.resolve(text)
 
     def open_object(self, oid: bytes, pack=None, offset: int | None = None) -> None:
         self.last_object = (oid, pack, offset)

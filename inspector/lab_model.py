@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 
 from packscope.core import trace
-from packscope.core.errors import PackscopeError
+from packscope.core.errors import AmbiguousObjectError, PackscopeError
 from packscope.core.store.search import ALGORITHMS, search_function, traced_search
 
 # --- indexes ---------------------------------------------------------------------
@@ -110,10 +110,7 @@ def bucket_ids(index, first_byte: int, lock) -> tuple[list[int], list[bytes]]:
     """(positions, ids) of one bucket, in index order; for a chained
     multi-pack-index, every layer's bucket (tip layer first)."""
     with lock:
-        if hasattr(index, "layer_buckets"):
-            spans = index.layer_buckets(first_byte)
-        else:
-            spans = [index.bucket(first_byte)]
+        spans = index.layer_buckets(first_byte) if hasattr(index, "layer_buckets") else [index.bucket(first_byte)]
         positions = [i for lo, hi in spans for i in range(lo, hi)]
         ids = [index.name_at(i) for i in positions]
     return positions, ids
@@ -202,17 +199,15 @@ def compare_paths(index, bucket: tuple[int, int], oid: bytes) -> dict:
 
 
 def resolve(session, text: str) -> tuple[bytes | None, str | None]:
-    from packscope.inspector.commands.lookup import resolve_input
-
-    oid, failure = resolve_input(session, text)
-    if oid is not None:
-        return oid, None
-    reason = failure.get("error", "not found")
-    if failure.get("candidates"):
-        reason += ": " + ", ".join(c[:12] for c in failure["candidates"][:6])
-    elif failure.get("message"):
-        reason += ": " + failure["message"]
-    return None, reason
+    """``text``'s object id by core's one revision resolver, unverified (the
+    traced lookup that follows is the check); else None and why, for people."""
+    try:
+        return session.resolve(text, verify=False), None
+    except AmbiguousObjectError as e:
+        names = [c[0] if isinstance(c, tuple) else c for c in e.candidates]
+        return None, "ambiguous: " + ", ".join(n[:12] for n in names[:6])
+    except PackscopeError as e:
+        return None, f"{e.kind}: {e.message}"
 
 
 def traced_lookup(session, lock, text: str) -> LookupRun:
@@ -312,7 +307,7 @@ def sample_ids(store, lock, k: int, mode: str, seed: int | None = None) -> list[
         total = sum(sizes) + len(loose)
         for _ in range(n_present if total else 0):
             r = rnd.randrange(total)
-            for t, size in zip(tables, sizes):
+            for t, size in zip(tables, sizes, strict=True):
                 if r < size:
                     with lock:
                         ids.append(t.name_at(r))

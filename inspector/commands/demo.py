@@ -44,17 +44,14 @@ def run(args) -> int:
         print(f"packscope demo: {e}", file=sys.stderr)
         return 2
     if not args.no_ui:
-        try:
-            from packscope.inspector.app import run_app
-        except ImportError:
-            run_app = None
-        if run_app is not None:
-            return run_app(str(repo))
+        from packscope.inspector.app import run_app
+
+        return run_app(str(repo))
     return _summary(str(repo))
 
 
 def _summary(repo: str) -> int:
-    """Until the UI opens here: what the store sees, and one traced lookup."""
+    """With --no-ui: what the store sees, and one traced lookup."""
     from rich.console import Console
 
     from packscope.core import trace

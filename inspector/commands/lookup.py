@@ -15,7 +15,6 @@ import time
 
 from packscope.core import trace
 from packscope.core.errors import AmbiguousObjectError, PackscopeError, PromisedObjectError
-from packscope.core.oid import is_hex
 from packscope.core.repo.session import add_store_options, open_session
 from packscope.core.store.search import ALGORITHMS
 
@@ -59,9 +58,6 @@ def resolve_input(session, text: str) -> tuple[bytes | None, dict]:
     """An object id for ``text`` (any revision; a ref of that name wins
     over an abbreviation, as in git); on failure, None and the reason.
     The final object is not checked: the traced lookup does that."""
-    fmt = session.fmt
-    if len(text) == fmt.hexsz and is_hex(text):
-        return bytes.fromhex(text), {}
     try:
         return session.resolve(text, verify=False), {}
     except AmbiguousObjectError as e:

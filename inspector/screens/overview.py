@@ -146,8 +146,8 @@ class OverviewScreen(PackscopeScreen):
             facts.commit_graph_error = e.message if isinstance(e, PackscopeError) else str(e)
         try:
             facts.refs = core.ref_facts()
-        except (PackscopeError, OSError, ImportError, AttributeError) as e:
-            facts.refs_error = e.message if isinstance(e, PackscopeError) else f"not available ({e})"
+        except (PackscopeError, OSError) as e:
+            facts.refs_error = e.message if isinstance(e, PackscopeError) else str(e)
         self.app.call_from_thread(self._show_facts, facts)
         hexsz = core.store.fmt.hexsz
         on_disk = 0
