@@ -70,3 +70,25 @@ async def test_lab_looks_up_the_commit_the_branch_names(branch_named_like_a_blob
         await settle(app, pilot)
         run = await until(pilot, lambda: lab.run is not None and lab.run, "the Lab's lookup to finish")
         assert run.oid is not None and run.oid.hex() == commit
+
+
+@pytest.mark.asyncio
+async def test_history_revision_picker_walks_from_the_commit_the_branch_names(branch_named_like_a_blob):
+    from packscope.inspector.screens.history import HistoryScreen
+
+    repo, name, commit, _ = branch_named_like_a_blob
+    app = make_app(repo, poll_seconds=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        await pilot.press("7")
+        history = await until(
+            pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen, "the History screen to open"
+        )
+        await pilot.press("r")
+        await pilot.press("ctrl+u")  # the prompt starts with the current revisions
+        for ch in name:
+            await pilot.press(ch)
+        await pilot.press("enter")
+        await until(pilot, lambda: history.revs == [name], "the picked revision to be taken")
+        rows = await until(pilot, lambda: history.history.rows, "the walk from the picked revision")
+        assert rows[0].oid.hex() == commit
