@@ -42,15 +42,21 @@ async def test_drawn_probes_are_cores_trace(ui_repo):
         screen = await _lab(app, pilot)
         present = _outside_midx_id(ui_repo, app)
         absent = "ff" * 2 + "0" * 36
-        for text in (present, present[:10], absent):
+        # (typed text, found?, words the stage list must show)
+        cases = [
+            (present, True, ["found in pack"]),
+            (present[:10], True, ["found in pack"]),
+            (absent, False, ["missing", "loose", "no rescan"]),
+        ]
+        for text, found, words in cases:
             screen.lookup(text)
             await settle(app, pilot)
             run = screen.run
             assert run is not None and run.oid is not None
             searches = [s for s in run.stages if s.is_search]
             assert searches and searches[0].kind == "midx"  # the midx is asked first
-            if text != absent:
-                assert run.found and searches[-1].kind == "pack"
+            # then the packs outside it: the last search is a pack's, found or not
+            assert run.found is found and searches[-1].kind == "pack"
             view = screen.query_one(SearchView)
             for i, s in enumerate(run.stages):
                 if not s.is_search:
@@ -77,17 +83,28 @@ async def test_drawn_probes_are_cores_trace(ui_repo):
                     )
                     assert verdict in drawn
             stages = plain(screen.query_one("#lab-stages"))
-            assert ("found in pack" if text != absent else "missing") in stages
-            if text == absent:
-                assert "loose" in stages and "no rescan" in stages
+            for word in words:
+                assert word in stages, (text, stages)
+
+
+@pytest.fixture(scope="module")
+def full_buckets_repo(tmp_path_factory):
+    """One pack of about 4,000 objects: buckets of ~16 ids, so a search
+    takes several probes (the UI repository's buckets hold one or two)."""
+    repo = repos.init_bare(tmp_path_factory.mktemp("lab") / "full-buckets.git")
+    repos.import_history(repo, 1000)
+    repos.git("repack", "-a", "-d", "-q", cwd=repo)
+    repos.age_directories(repo)
+    return repo
 
 
 @pytest.mark.asyncio
-async def test_stepping_and_playing(ui_repo):
-    app = make_app(ui_repo, poll_seconds=60)
+async def test_stepping_and_playing(full_buckets_repo):
+    app = make_app(full_buckets_repo, poll_seconds=60)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _lab(app, pilot)
-        screen.lookup(_outside_midx_id(ui_repo, app))
+        ids = sorted(repos.show_index(repos.pack_files(full_buckets_repo)[0].with_suffix(".idx")))
+        screen.lookup(ids[len(ids) // 2])
         await settle(app, pilot)
         n = len(screen.frames)
         assert n >= 4 and screen.frame == n - 1  # a finished lookup first
@@ -99,12 +116,15 @@ async def test_stepping_and_playing(ui_repo):
         assert f"frame 3/{n}" in plain(screen.query_one("#lab-frame"))
         await pilot.press("left")
         assert screen.frame == 1
-        # Mid-search: the current probe is the step's, not the last.
-        stage_i, step = screen.frames[1]
+        # Mid-search: frame 1 is the first probe of a search that takes
+        # several; the probes drawn are that step's, not the whole search.
+        assert screen.frames[1] == (0, 1)
+        stage = screen.run.stages[0]
+        assert stage.is_search and stage.steps > 2
         view = screen.query_one(SearchView)
-        if view.stage is not None and view.stage is screen.run.stages[stage_i]:
-            assert view.step == step
-            assert all(len(view.shown_probes(a)) == min(step, len(view.paths[a].probes)) for a in ALGORITHMS)
+        assert view.stage is stage and view.step == 1
+        assert [len(view.shown_probes(a)) for a in ALGORITHMS] == [1] * len(ALGORITHMS)
+        assert max(len(view.paths[a].probes) for a in ALGORITHMS) == stage.steps
         for _ in range(5):
             await pilot.press("minus")
         assert screen.speed == 0

@@ -96,16 +96,19 @@ async def test_pack_entries_match_git(packed_repo):
         truth = _verify_pack(pack)
         assert lst.row_count == len(truth)
         assert "pack order (by offset)" in plain(screen.query_one("#pack-title"))
-        offsets = []
+        offsets, deltas = [], 0
         for line in list_text(lst):
             f = line.split()
             offset, oid, kind, disk, depth = int(f[0]), f[1], f[2], int(f[4]), int(f[5])
             t = truth[oid]
             assert (kind.rstrip("Δ"), disk, offset, depth) == (t[0], t[2], t[3], t[4]), oid
-            if depth:
-                assert f[6] == t[5][:12] and kind.endswith("Δ")
+            # a delta is marked Δ and names its base's abbreviated id; a whole object neither
+            base = t[5][:12] if depth else None
+            assert (kind.endswith("Δ"), base is None or f[6] == base) == (bool(depth), True), line
+            deltas += bool(depth)
             offsets.append(offset)
         assert offsets == sorted(offsets)
+        assert deltas > len(truth) // 4  # the repository is built to have many
         # Sizes: git's cat-file reports the object's own size.
         sizes = repos.batch_check_all(packed_repo)
         first = list_text(lst, 30)
