@@ -17,7 +17,11 @@ same defect, so that ``packscope fsck`` exits as ``git fsck`` does:
 32  the multi-pack-index
 ==  ===================================================================
 
-Warnings and infos never set a bit; dangling objects are infos.
+Where git does not report and go on but dies (an index file it cannot
+read, a ``packed-refs`` line it cannot parse), the finding's bit is
+``ERROR_FATAL`` (128): fsck still reports everything else, and exits 128
+as git does.  Warnings and infos never set a bit; dangling objects are
+infos.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ ERROR_PACK = 4
 ERROR_REFS = 8
 ERROR_COMMIT_GRAPH = 16
 ERROR_MULTI_PACK_INDEX = 32
+ERROR_FATAL = 128  # git dies here: the exit status is 128, whatever else was found
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 
@@ -74,11 +79,12 @@ class Finding:
     remedy: str | None = None
     msg_id: str | None = None  # git's fsck message id (object syntax)
     details: dict = field(default_factory=dict, compare=False)
+    line: int | None = None  # 1-based line of ``path`` (packed-refs)
 
     def location(self) -> str:
         parts = []
         if self.path:
-            parts.append(self.path)
+            parts.append(self.path if self.line is None else f"{self.path}:{self.line}")
         if self.offset is not None:
             parts.append(f"@ {self.offset}")
         if self.oid:
@@ -101,6 +107,7 @@ class Finding:
             "elsewhere": list(self.elsewhere),
             "remedy": self.remedy,
             "msg_id": self.msg_id,
+            "line": self.line,
         }
         if self.details:
             d["details"] = self.details

@@ -2,8 +2,9 @@
 
 Roots are what git fsck starts from: HEAD of every worktree, every ref,
 every reflog entry (old and new ids), and every index (entries, cache tree,
-resolve-undo records).  Each root is checked where it is found, so a bad
-ref is named as such; then the walk visits commits (tree, parents), trees
+resolve-undo records), found by packscope.core.fsck.roots.  Each root is
+checked where it is found (:meth:`Connectivity.root`), so a bad ref is
+named as such; then the walk visits commits (tree, parents), trees
 (entries; gitlinks are other repositories' commits and are skipped) and tags
 (their target), reading every object except blobs, whose existence — and,
 after a full check, type — the object table answers without reading.
@@ -33,10 +34,9 @@ impossible: they would make it reachable).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
-from packscope.core.errors import BadRefError, CorruptObjectError, PackscopeError, RepositoryError
+from packscope.core.errors import CorruptObjectError, PackscopeError
 from packscope.core.fsck.findings import (
     ERROR,
     ERROR_OBJECT,
@@ -44,13 +44,13 @@ from packscope.core.fsck.findings import (
     ERROR_REFS,
     INFO,
     REMEDIES,
-    WARNING,
     Finding,
     Limiter,
     Ticker,
     from_error,
 )
 from packscope.core.fsck.objects import ObjectTable, PackSlot, Unreadable, describe
+from packscope.core.fsck.roots import root_finding_message
 from packscope.core.objects import commit_header_fast, parse_tag, tree_items
 from packscope.core.store.promisor import PromisorSet
 
@@ -63,7 +63,9 @@ ROLES = {
     "branch": ("ref-broken", "refs", ERROR_REACHABLE),
     "reflog": ("reflog-broken", "reflog", ERROR_REACHABLE),
     "index": ("index-broken", "index", ERROR_REACHABLE),
-    "cache-tree": ("index-broken", "index", ERROR_REFS),  # git counts cache-tree breakage as a ref error
+    # git counts cache-tree and resolve-undo breakage as ref errors
+    "cache-tree": ("index-broken", "index", ERROR_REFS),
+    "resolve-undo": ("index-broken", "index", ERROR_REFS),
 }
 
 
@@ -175,8 +177,10 @@ class Connectivity:
     # --- roots ----------------------------------------------------------------------------
 
     def root(
-        self, oid: bytes, label: str, role: str, *, expected: str | None = None, path=None, offset=None
+        self, oid: bytes, label: str, role: str, *, expected: str | None = None, path=None, offset=None, line=None
     ) -> Finding | None:
+        """Check one root (packscope.core.fsck.roots finds them) and queue it
+        for the walk; the finding when it names nothing usable."""
         if oid == self.null or (oid in self.rooted and role != "branch"):
             return None
         self.roots += 1
@@ -192,11 +196,12 @@ class Connectivity:
             return Finding(
                 fkind,
                 ERROR,
-                f"{label}: points to {expected or 'object'} {oid.hex()}, which {why}",
+                root_finding_message(role, label, oid.hex(), expected or "object", why),
                 area,
                 bit,
                 path=path,
                 offset=offset,
+                line=line,
                 oid=oid.hex(),
                 object_type=expected,
                 elsewhere=copies,
@@ -217,6 +222,7 @@ class Connectivity:
                     "refs",
                     ERROR_REFS,
                     path=path,
+                    line=line,
                     oid=oid.hex(),
                     object_type=type_name,
                     remedy=REMEDIES["ref-target"],
@@ -224,143 +230,6 @@ class Connectivity:
         self.rooted.add(oid)
         self.stack.append((oid, expected, label))
         return finding
-
-    def heads(self) -> Iterator[Finding]:
-        refs = self.refs
-        names = [("HEAD", "main-worktree/HEAD" if refs.linked else "HEAD")]
-        names += [(f"worktrees/{wt.name}/HEAD", f"worktrees/{wt.name}/HEAD") for wt in self.repo.worktrees()]
-        for label, name in names:
-            path = str(refs.ref_path(name))
-            try:
-                head = refs.read(name)
-                if head is None:
-                    raise BadRefError(f"{label} does not exist", kind="ref-not-found")
-                if head.symref is not None:
-                    if not head.symref.startswith("refs/heads/"):
-                        yield Finding(
-                            "head-strange",
-                            ERROR,
-                            f"{label} points to something strange ({head.symref})",
-                            "refs",
-                            ERROR_REFS,
-                            path=path,
-                            remedy=f"Point it at a branch: git symbolic-ref {label} refs/heads/BRANCH.",
-                        )
-                        continue
-                    target = refs.read(head.symref)
-                    if target is None:
-                        yield Finding(
-                            "head-unborn",
-                            INFO,
-                            f"{label} points to an unborn branch ({head.symref[len('refs/heads/') :]})",
-                            "refs",
-                            0,
-                            path=path,
-                            remedy="Nothing to do: the first commit creates the branch.",
-                        )
-                        continue
-                chain = refs.follow(name)
-            except BadRefError as e:
-                yield from_error(e, "refs", ERROR_REFS, message=f"invalid {label}: {e.message}", path=path)
-                continue
-            oid = chain[-1].oid
-            if head.symref is None and oid == self.null:
-                yield Finding(
-                    "head-null",
-                    ERROR,
-                    f"{label}: detached HEAD points at nothing (the null id)",
-                    "refs",
-                    ERROR_REFS,
-                    path=path,
-                    remedy="Check out a branch or commit: git checkout BRANCH.",
-                )
-                continue
-            f = self.root(oid, label, "branch", path=path)
-            if f is not None:
-                yield f
-
-    def all_refs(self) -> Iterator[Finding]:
-        refs = self.refs
-        for ref in refs.iter_refs("refs/"):
-            path = str(refs.ref_path(ref.name)) if ref.source == "loose" else str(refs.packed_path)
-            oid = ref.oid
-            if ref.symref is not None:
-                try:
-                    oid = refs.follow(ref.name)[-1].oid
-                except BadRefError as e:
-                    yield from_error(e, "refs", ERROR_REACHABLE, message=f"{ref.name}: {e.message}", path=path)
-                    continue
-            role = "branch" if ref.name.startswith("refs/heads/") else "ref"
-            f = self.root(oid, ref.name, role, path=path)
-            if f is not None:
-                yield f
-        if not self.rooted:
-            yield Finding(
-                "no-refs",
-                INFO,
-                "No default references (every object is dangling)",
-                "refs",
-                0,
-                remedy="Nothing to check history from: create a branch, or fetch one.",
-            )
-        for e in refs.problems:
-            # A loose file that is not a ref: git reads it as the null id and
-            # reports a broken pointer (bit 2); a bad packed-refs line makes git die.
-            packed = e.path == str(refs.packed_path)
-            yield from_error(e, "refs", ERROR_REFS if packed else ERROR_REACHABLE)
-
-    def reflogs(self) -> Iterator[Finding]:
-        from packscope.core.repo.reflog import read_reflog, reflogs
-
-        for log in reflogs(self.repo):
-            problems: list = []
-            label = f"reflog of {log.ref}"
-            for n, entry in enumerate(read_reflog(log, self.fmt, problems)):
-                if not n & 4095:
-                    self.ticker.poll()
-                for oid in (entry.old, entry.new):
-                    f = self.root(oid, label, "reflog", path=log.path, offset=entry.offset)
-                    if f is not None:
-                        yield f
-            for e in problems:
-                yield from_error(e, "reflog", 0, severity=WARNING)
-
-    def indexes(self) -> Iterator[Finding]:
-        from packscope.core.repo.index_file import IndexFile, index_objects
-
-        common = str(self.repo.common_dir)
-        paths = [("index", os.path.join(common, "index"), common)]
-        paths += [
-            (f"worktrees/{wt.name}/index", os.path.join(str(wt.git_dir), "index"), str(wt.git_dir))
-            for wt in self.repo.worktrees()
-        ]
-        for label, path, git_dir in paths:
-            if not os.path.isfile(path):
-                continue
-            try:
-                index = IndexFile.open(path, self.fmt)
-                if index.checksum_ok() is False:
-                    yield Finding(
-                        "index-checksum",
-                        ERROR,
-                        f"{label}: checksum does not match its contents",
-                        "index",
-                        ERROR_REACHABLE,
-                        path=path,
-                        offset=index.trailer_at,
-                        remedy=REMEDIES["index"],
-                    )
-                for ref in index_objects(index, git_dir):
-                    role = "cache-tree" if ref.source == "cache-tree" else "index"
-                    where = f"{label} {ref.source} {ref.path.decode('utf-8', 'replace')!r}"
-                    f = self.root(ref.oid, where, role, expected=ref.type, path=path, offset=ref.offset)
-                    if f is not None:
-                        yield f
-            except RepositoryError as e:
-                yield from_error(e, "index", ERROR_REACHABLE)
-                continue
-            for e in index.problems:
-                yield from_error(e, "index", ERROR_REACHABLE)
 
     # --- the walk ------------------------------------------------------------------------------
 
@@ -485,16 +354,17 @@ class Connectivity:
         # One raw id per unreachable object, nothing more: the unreachable
         # part of a repository can be as large as its history.
         unreachable: set[bytes] = set()
-        slots = [s for s in table.packs if s.local and not s.rejected]  # promisor packs too, as git
+        # promisor packs and alternates' objects too: git fsck lists every
+        # object directory's unreachable objects
+        slots = [s for s in table.packs if not s.rejected]
         for slot in slots:
             try:
                 unreachable.update(name for name in slot.handle.index.names() if name not in seen)
             except PackscopeError:
                 continue
         for d in table.loose:
-            if d.local:
-                for sub in range(256):
-                    unreachable.update(oid for oid in d.cache.entries(sub) if oid not in seen)
+            for sub in range(256):
+                unreachable.update(oid for oid in d.cache.entries(sub) if oid not in seen)
         seen.clear()  # not needed any more: free it before reading
         stopped, self.stopped = self.stopped, []
         if not unreachable:
@@ -540,11 +410,10 @@ class Connectivity:
             except PackscopeError:
                 continue
         for d in table.loose:
-            if d.local:
-                for sub in range(256):
-                    for oid in d.cache.entries(sub):
-                        if oid in unreachable and oid not in readable:
-                            visit(oid, (d, None))
+            for sub in range(256):
+                for oid in d.cache.entries(sub):
+                    if oid in unreachable and oid not in readable:
+                        visit(oid, (d, None))
         for oid in sorted(readable - used):
             where = self.usable(oid)
             try:
@@ -576,6 +445,6 @@ def _remedy(role: str, kind: str) -> str:
         return REMEDIES["ref-target"] + " " + REMEDIES[kind]
     if role == "reflog":
         return REMEDIES["reflog"]
-    if role in ("index", "cache-tree"):
+    if role in ("index", "cache-tree", "resolve-undo"):
         return REMEDIES["index"]
     return REMEDIES[kind]

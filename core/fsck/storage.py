@@ -205,7 +205,7 @@ def _idx_remedy(slot: PackSlot) -> str:
 
 
 def _check_idx_structure(slot: PackSlot, pack, limiter: Limiter, pair) -> Iterator[Finding]:
-    """Ids strictly increasing and each inside its fanout bucket.  Offsets
+    """Ids in increasing order (repeats allowed) and each inside its fanout bucket.  Offsets
     are checked while entries are read in pack order (_check_entries: one
     outside the pack fails to read there, two alike follow each other)."""
     idx = slot.handle.index
@@ -219,7 +219,9 @@ def _check_idx_structure(slot: PackSlot, pack, limiter: Limiter, pair) -> Iterat
         while i >= bucket_end and bucket < 255:
             bucket += 1
             bucket_end = fan[bucket]
-        if (prev is not None and name <= prev) and limiter.allow(slot.idx_path, "idx-order"):
+        # the same id twice is allowed (git's index-pack writes it for a pack that
+        # stores an object twice, and git fsck accepts it); going backwards is not
+        if (prev is not None and name < prev) and limiter.allow(slot.idx_path, "idx-order"):
             yield Finding(
                 "idx-order",
                 ERROR,

@@ -43,9 +43,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from packscope.core.errors import PackscopeError
-from packscope.core.fsck.findings import ERROR, Finding, Limiter, Ticker
+from packscope.core.fsck.findings import ERROR, ERROR_FATAL, Finding, Limiter, Ticker
 from packscope.core.fsck.objects import ObjectTable
 from packscope.core.fsck.reach import Connectivity, Promised
+from packscope.core.fsck.roots import Roots
 
 Progress = Callable[[int, int, str], None]
 
@@ -85,8 +86,11 @@ class Fsck:
     def run(self) -> Iterator[Finding]:
         """Every finding, as soon as it is known."""
         for finding in self._phases():
-            if finding.severity == ERROR:
-                self.exit_status |= finding.exit_bit
+            if finding.severity == ERROR and self.exit_status != ERROR_FATAL:
+                # git dies at a fatal finding: its status replaces the bits
+                self.exit_status = (
+                    ERROR_FATAL if finding.exit_bit == ERROR_FATAL else self.exit_status | finding.exit_bit
+                )
             self.counts[finding.severity] = self.counts.get(finding.severity, 0) + 1
             yield finding
 
@@ -121,10 +125,11 @@ class Fsck:
             yield from check_special_blobs(table, self.store, promised, self.severities)
         walk = Connectivity(table, self.repo, self.refs, ticker, full=self.full, promised=promised, limiter=limiter)
         ticker.start("connectivity", table.total_objects())
-        yield from walk.heads()
-        yield from walk.all_refs()
-        yield from walk.reflogs()
-        yield from walk.indexes()
+        roots = Roots(walk)
+        yield from roots.heads()
+        yield from roots.all_refs()
+        yield from roots.reflogs()
+        yield from roots.indexes()
         yield from walk.walk()
         ticker.finish()
         self.reachable = len(walk.seen)

@@ -16,7 +16,8 @@ the path:
 
 fsck needs the objects an index keeps alive: every entry (sparse-directory
 entries name trees; gitlinks name commits of other repositories and are
-skipped; intent-to-add entries name an empty blob never written), the
+skipped; intent-to-add entries name the empty blob, which ``git add -N``
+writes and git 2.39's fsck counts as reachable), the
 cache tree (``TREE``) and the resolve-undo records (``REUC``).  A split
 index (``link``) adds the entries of ``sharedindex.<hash>`` that its
 delete and replace bitmaps (EWAH) leave in place.  Other extensions are
@@ -83,7 +84,7 @@ class ObjectRef:
 
     oid: bytes
     type: str
-    source: str  # "entry", "cache-tree" or "resolve-undo"
+    source: str  # "entry", "intent-to-add", "cache-tree" or "resolve-undo"
     path: bytes
     offset: int
 
@@ -265,12 +266,18 @@ class IndexFile:
 
     def cache_tree(self) -> list[tuple[bytes, bytes, int]]:
         """(directory name, tree id, offset) of every valid cache-tree node."""
+        return [(name, oid, offset) for name, oid, offset, _ in self.cache_tree_nodes() if oid is not None]
+
+    def cache_tree_nodes(self) -> list[tuple[bytes, bytes | None, int, int]]:
+        """Every cache-tree node in the file's order (a node, then its
+        subtrees): (directory name, tree id or None when invalidated,
+        offset, number of subtrees)."""
         ext = self.extensions.get(b"TREE")
         if ext is None:
             return []
         data, rawsz = self.data, self.fmt.rawsz
         pos, end = ext[0], ext[0] + ext[1]
-        out = []
+        out: list[tuple[bytes, bytes | None, int, int]] = []
         while pos < end:
             nul = data.find(b"\0", pos, end)
             lf = data.find(b"\n", nul + 1, end) if nul >= 0 else -1
@@ -279,17 +286,19 @@ class IndexFile:
                 break
             counts = data[nul + 1 : lf].split(b" ")
             try:
-                entry_count, _subtrees = int(counts[0]), int(counts[1])
+                entry_count, subtrees = int(counts[0]), int(counts[1])
             except (ValueError, IndexError):
                 self._problem("cache-tree node has malformed counts", pos, "index-cache-tree")
                 break
-            name, pos = data[pos:nul], lf + 1
+            name, at, pos = data[pos:nul], pos, lf + 1
+            oid = None
             if entry_count >= 0:
                 if pos + rawsz > end:
                     self._problem("cache-tree node's id runs past the extension", pos, "index-cache-tree")
                     break
-                out.append((name, data[pos : pos + rawsz], pos))
+                oid, at = data[pos : pos + rawsz], pos
                 pos += rawsz
+            out.append((name, oid, at, subtrees))
         return out
 
     def resolve_undo(self) -> list[tuple[bytes, int, bytes, int]]:
@@ -411,12 +420,14 @@ def index_objects(index: IndexFile, git_dir: str | None = None) -> Iterator[Obje
         else:
             gone = (deleted or set()) | (replaced or set())
             for k, entry in enumerate(shared.entries()):
-                if k not in gone and entry.object_type and not entry.intent_to_add:
-                    yield ObjectRef(entry.oid, entry.object_type, "entry", entry.path, entry.offset)
+                if k not in gone and entry.object_type:
+                    source = "intent-to-add" if entry.intent_to_add else "entry"
+                    yield ObjectRef(entry.oid, entry.object_type, source, entry.path, entry.offset)
             index.problems.extend(shared.problems)
     for entry in index.entries():
-        if entry.object_type and not entry.intent_to_add:
-            yield ObjectRef(entry.oid, entry.object_type, "entry", entry.path, entry.offset)
+        if entry.object_type:
+            source = "intent-to-add" if entry.intent_to_add else "entry"
+            yield ObjectRef(entry.oid, entry.object_type, source, entry.path, entry.offset)
     for name, oid, offset in index.cache_tree():
         yield ObjectRef(oid, "tree", "cache-tree", name, offset)
     for path, _stage, oid, offset in index.resolve_undo():
