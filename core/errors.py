@@ -34,6 +34,8 @@ Subclasses set a default ``remedy``; raisers may pass a more precise one.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class PackscopeError(Exception):
     """Base of every error core raises."""
@@ -75,7 +77,7 @@ class PackscopeError(Exception):
         where = self.location()
         return f"{self.message} [{where}]" if where else self.message
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         return {
             "error": type(self).__name__,
             "kind": self.kind,
@@ -135,7 +137,7 @@ class AmbiguousObjectError(LookupFailedError):
     kind = "ambiguous"
     default_remedy = "Give more hex digits."
 
-    def __init__(self, message: str, *, candidates: tuple = (), **kw) -> None:
+    def __init__(self, message: str, *, candidates: tuple[object, ...] = (), **kw: Any) -> None:
         super().__init__(message, **kw)
         self.candidates = tuple(candidates)
 

@@ -172,10 +172,11 @@ def commit_header_prefix(prefix: bytes, fmt: ObjectFormat) -> tuple[bytes, tuple
     return None if m is None else commit_header_fields(m, fmt.hexsz)
 
 
-def commit_header_fields(m, hexsz: int) -> tuple[bytes, tuple[bytes, ...], int]:
+def commit_header_fields(m: re.Match[bytes], hexsz: int) -> tuple[bytes, tuple[bytes, ...], int]:
     """(tree, parents, commit_time) from a match of commit_header_regex()."""
     tree, ps, t = m.groups()
     step = 8 + hexsz
+    parents: tuple[bytes, ...]
     if len(ps) == step:  # the common case, spelled out: walks call this for every commit
         parents = (unhexlify(ps[7 : step - 1]),)
     elif ps:
@@ -185,10 +186,10 @@ def commit_header_fields(m, hexsz: int) -> tuple[bytes, tuple[bytes, ...], int]:
     return unhexlify(tree), parents, int(t) if len(t) < 20 else min(int(t), (1 << 64) - 1)
 
 
-_HEADER_RES: dict = {}
+_HEADER_RES: dict[int, re.Pattern[bytes]] = {}
 
 
-def commit_header_regex(hexsz: int):
+def commit_header_regex(hexsz: int) -> re.Pattern[bytes]:
     """The common shape in one C-speed match: tree, parents, then an author
     line directly followed by a committer line whose first '>' is followed by
     the time, a space, the rest of the line and at least one more byte."""
@@ -504,7 +505,7 @@ def _tree_items_careful(data: bytes, fmt: ObjectFormat, oid: bytes | None) -> li
     find = data.find
     n = len(data)
     pos = 0
-    out = []
+    out: list[tuple[int, bytes, bytes]] = []
     append = out.append
     while pos < n:
         sp = find(b" ", pos)

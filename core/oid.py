@@ -30,7 +30,7 @@ class ObjectFormat:
     def null_hex(self) -> str:
         return "0" * self.hexsz
 
-    def new_hash(self):
+    def new_hash(self) -> hashlib._Hash:
         return hashlib.new(self.hashname)
 
     def hash_object(self, type_name: str, data: bytes) -> bytes:

@@ -179,20 +179,22 @@ class Recorder:
     def __call__(self, event: Event) -> None:
         self.events.append(event)
 
-    def of(self, kind: type) -> list:
+    def of(self, kind: type) -> list[Event]:
         return [e for e in self.events if isinstance(e, kind)]
 
 
-def event_to_dict(event: Event) -> dict:
+def event_to_dict(event: Event) -> dict[str, object]:
     """JSON-ready form: the class name as ``event`` plus every field."""
-    d = {"event": type(event).__name__}
+    if not dataclasses.is_dataclass(event) or isinstance(event, type):
+        raise TypeError(f"not a trace event: {event!r}")
+    d: dict[str, object] = {"event": type(event).__name__}
     for f in dataclasses.fields(event):
         d[f.name] = _jsonable(getattr(event, f.name))
     return d
 
 
-def _jsonable(v):
-    if dataclasses.is_dataclass(v):
+def _jsonable(v: object) -> object:
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
         return {f.name: _jsonable(getattr(v, f.name)) for f in dataclasses.fields(v)}
     if isinstance(v, (tuple, list)):
         return [_jsonable(x) for x in v]
