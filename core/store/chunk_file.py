@@ -15,6 +15,7 @@ BadMultiPackIndexError) so the user sees which file is at fault.
 
 from __future__ import annotations
 
+import mmap
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -100,7 +101,7 @@ class ChunkTable:
 
 
 def read_chunk_table(
-    data,
+    data: mmap.mmap | bytes,
     table_offset: int,
     count: int,
     *,

@@ -33,7 +33,9 @@ def read_around_damage(store: ObjectStore, oid: bytes, loc: Location, damage: Pa
     damage is in a delta base of its chain, a good copy of that base
     (found by its id elsewhere) stands in for it.  The damage is noted
     in ``problems``; with no other copy the original error stands."""
-    pack = loc.pack.pack
+    if loc.pack is None or loc.offset is None:
+        raise damage  # only a pack entry has other copies to go around it with
+    pack, at = loc.pack.pack, loc.offset
     key = (pack.path, oid)
     if key in store.repairing:
         raise damage
@@ -45,7 +47,7 @@ def read_around_damage(store: ObjectStore, oid: bytes, loc: Location, damage: Pa
             return copy
         for _ in range(store.max_repaired_bases):
             bad_at = damage.offset
-            if bad_at is None or bad_at == loc.offset or bad_at in pack.good_copies:
+            if bad_at is None or bad_at == at or bad_at in pack.good_copies:
                 raise damage
             base_oid = pack.oid_at(bad_at)
             good = other_copy(store, base_oid, pack.path) if base_oid is not None else None
@@ -54,7 +56,7 @@ def read_around_damage(store: ObjectStore, oid: bytes, loc: Location, damage: Pa
             store.note_problem(damage)
             pack.good_copies[bad_at] = good
             try:
-                return pack.read_at(loc.offset)
+                return pack.read_at(at)
             except (CorruptObjectError, BadPackError) as e:
                 if e.kind in VANISHED_KINDS:
                     raise

@@ -76,4 +76,4 @@ class Location:
 
     @property
     def where(self) -> str:
-        return self.path if self.pack is None else self.pack.name
+        return self.pack.name if self.pack is not None else self.path or ""

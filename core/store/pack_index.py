@@ -25,6 +25,7 @@ import os
 import struct
 import sys
 from array import array
+from collections.abc import Iterator
 
 from packscope.core.errors import BadPackIndexError
 from packscope.core.oid import ObjectFormat, Prefix
@@ -32,7 +33,7 @@ from packscope.core.store.cache import OpenFiles
 from packscope.core.store.mapped_file import MappedFile
 from packscope.core.store.prefix_column import build_prefix_column, prefix_column_search
 from packscope.core.store.search import SEARCHES as _SEARCHES
-from packscope.core.store.search import Steps, search_function, traced_search
+from packscope.core.store.search import NameAt, Steps, search_function, traced_search
 from packscope.core.trace import SearchPath
 
 IDX_MAGIC = b"\377tOc"
@@ -50,14 +51,14 @@ class PackIndex(MappedFile):
         self.fmt = fmt
         self.name = os.path.basename(self.path)
         self._map: mmap.mmap | None = None
-        self._cached_accessor = None  # name_at bound to the current mapping
+        self._cached_accessor: NameAt | None = None  # name_at bound to the current mapping
         self._open_files = open_files
         # Untraced binary lookups switch to a prefix column (packscope.core.store.prefix_column)
         # once this many have been asked: set at open from the object count,
         # None turns the column off (benchmarks of the plain searches).
         self.prefix_column_after: int | None = -1
         self._lookups = 0
-        self._prefix_column = None
+        self._prefix_column: array[int] | None = None
         self.version = 0
         self.fanout: tuple[int, ...] = ()
         self.num_objects = 0
@@ -114,7 +115,7 @@ class PackIndex(MappedFile):
                 )
             self._crc_at = None
             self._off_at = fan_at + 1024
-            self._large_at = None
+            self._large_at = 0  # v1 has no large-offset table (and _nlarge = 0)
             self._nlarge = 0
         else:
             self._names_at = fan_at + 1024
@@ -153,7 +154,7 @@ class PackIndex(MappedFile):
         fan = self.fanout
         return (fan[first_byte - 1] if first_byte else 0), fan[first_byte]
 
-    def name_accessor(self):
+    def name_accessor(self) -> NameAt:
         """A fast ``name_at(i)`` bound to the current mapping."""
         m = self.map
         base, stride, rawsz = self._names_at, self._stride, self.fmt.rawsz
@@ -173,8 +174,8 @@ class PackIndex(MappedFile):
     def offset_at(self, i: int) -> int:
         m = self.map
         if self.version == 1:
-            return _U32.unpack_from(m, self._off_at + i * self._stride)[0]
-        off = _U32.unpack_from(m, self._off_at + 4 * i)[0]
+            return int(_U32.unpack_from(m, self._off_at + i * self._stride)[0])
+        off: int = _U32.unpack_from(m, self._off_at + 4 * i)[0]
         if off & 0x80000000:
             k = off & 0x7FFFFFFF
             if k >= self._nlarge:
@@ -183,10 +184,10 @@ class PackIndex(MappedFile):
                     self._off_at + 4 * i,
                     "idx-large-offset",
                 )
-            return _U64.unpack_from(m, self._large_at + 8 * k)[0]
+            return int(_U64.unpack_from(m, self._large_at + 8 * k)[0])
         return off
 
-    def offsets(self) -> array:
+    def offsets(self) -> array[int]:
         """Every object's pack offset, in name order, as one array — read in
         bulk, because a million ``offset_at`` calls take seconds."""
         m = self.map
@@ -211,7 +212,7 @@ class PackIndex(MappedFile):
         self.open()
         if self._crc_at is None:
             return None
-        return _U32.unpack_from(self.map, self._crc_at + 4 * i)[0]
+        return int(_U32.unpack_from(self.map, self._crc_at + 4 * i)[0])
 
     @property
     def pack_checksum(self) -> bytes:
@@ -232,19 +233,19 @@ class PackIndex(MappedFile):
                 "pack index checksum does not match its contents", self._trailer_at + self.fmt.rawsz, "idx-checksum"
             )
 
-    def _iteration_accessor(self):
+    def _iteration_accessor(self) -> NameAt:
         # A bound accessor holds the current mapping, which the open-file LRU
         # may close while a caller is between two items: under an LRU, go
         # through name_at, which reopens the file when needed.
         self.open()
         return self.name_accessor() if self._open_files is None else self.name_at
 
-    def names(self):
+    def names(self) -> Iterator[bytes]:
         name_at = self._iteration_accessor()
         for i in range(self.num_objects):
             yield name_at(i)
 
-    def entries(self):
+    def entries(self) -> Iterator[tuple[bytes, int]]:
         """(name, offset) for every object, in name order."""
         name_at = self._iteration_accessor()
         for i in range(self.num_objects):
@@ -283,9 +284,9 @@ class PackIndex(MappedFile):
         # for itself after about num_objects/256 lookups.
         return 64 + self.num_objects // 256
 
-    def _build_prefix_column(self):
-        self._prefix_column = build_prefix_column(self.map, self._names_at, self.num_objects, self._stride)
-        return self._prefix_column
+    def _build_prefix_column(self) -> array[int]:
+        column = self._prefix_column = build_prefix_column(self.map, self._names_at, self.num_objects, self._stride)
+        return column
 
     def find_traced(self, oid: bytes, algorithm: str = "binary") -> SearchPath:
         lo, hi = self.bucket(oid[0])

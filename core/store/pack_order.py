@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import sys
 from array import array
+from itertools import pairwise
 
 from packscope.core.store.pack_index import PackIndex
 
 
-def pack_order(index: PackIndex, rev_path: str) -> tuple[array, array]:
+def pack_order(index: PackIndex, rev_path: str) -> tuple[array[int], array[int]]:
     """(sorted offsets, index positions in that order).  A ``.rev`` file
     (``RIDX``, version 1, hash id, then one 4-byte index position per object
     in pack order, then two checksums) spares the sort when it is valid for
@@ -21,13 +22,13 @@ def pack_order(index: PackIndex, rev_path: str) -> tuple[array, array]:
     positions = read_rev(rev_path, index)
     if positions is not None:
         offsets = array("Q", [by_position[p] for p in positions])
-        if all(a < b for a, b in zip(offsets, offsets[1:])):
+        if all(a < b for a, b in pairwise(offsets)):
             return offsets, positions
     order = sorted(range(n), key=by_position.__getitem__)
     return array("Q", [by_position[i] for i in order]), array("I", order)
 
 
-def read_rev(path: str, index: PackIndex) -> array | None:
+def read_rev(path: str, index: PackIndex) -> array[int] | None:
     try:
         with open(path, "rb") as f:
             data = f.read()

@@ -15,6 +15,7 @@ itself does, never this shortcut.
 
 from __future__ import annotations
 
+import mmap
 import sys
 from array import array
 from bisect import bisect_left
@@ -23,7 +24,7 @@ from collections.abc import Callable
 NameAt = Callable[[int], bytes]
 
 
-def build_prefix_column(buffer, start: int, count: int, stride: int) -> array:
+def build_prefix_column(buffer: mmap.mmap | bytes, start: int, count: int, stride: int) -> array[int]:
     """The first four bytes of ``count`` names, the first at ``start`` and
     one every ``stride`` bytes (a multiple of 4), as native unsigned ints
     that sort like the names."""
@@ -47,7 +48,7 @@ def build_prefix_column(buffer, start: int, count: int, stride: int) -> array:
     return column
 
 
-def prefix_column_search(column: array, name_at: NameAt, lo: int, hi: int, target: bytes) -> int:
+def prefix_column_search(column: array[int], name_at: NameAt, lo: int, hi: int, target: bytes) -> int:
     """Position of ``target`` among names [lo, hi), or -1."""
     key = int.from_bytes(target[:4], "big")
     i = bisect_left(column, key, lo, hi)

@@ -20,6 +20,7 @@ default ``None``) records and allocates nothing per probe.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from packscope.core.trace import Probe, SearchPath
 
@@ -148,14 +149,23 @@ def hedged_search(name_at: NameAt, lo: int, hi: int, nr: int, target: bytes, ste
     return _interpolate(name_at, lo, hi, nr, target, steps, hedge=True)
 
 
-SEARCHES = {
+class Search(Protocol):
+    """The three searches' common signature: position of ``target`` among
+    names [lo, hi) of ``nr``, or -(insertion point) - 1."""
+
+    def __call__(
+        self, name_at: NameAt, lo: int, hi: int, nr: int, target: bytes, steps: Steps | None = None
+    ) -> int: ...
+
+
+SEARCHES: dict[str, Search] = {
     "binary": binary_search,
     "interpolation": interpolation_search,
     "hedged": hedged_search,
 }
 
 
-def search_function(algorithm: str):
+def search_function(algorithm: str) -> Search:
     try:
         return SEARCHES[algorithm]
     except KeyError:
