@@ -163,6 +163,37 @@ def test_chain_deeper_than_the_cap_is_an_error(deep_chain_repo):
     assert info.value.kind == "delta-too-deep" and info.value.path == pack.path
 
 
+@pytest.mark.parametrize("repo_fixture", ["deep_chain_repo", "ref_delta_repo"])
+def test_read_info_and_delta_chain_agree_at_the_depth_limit(repo_fixture, request):
+    """A chain of ``max_chain_depth`` deltas answers in all three readers, one
+    more delta fails in all three; depths are git verify-pack's."""
+    repo = request.getfixturevalue(repo_fixture)
+    fmt = repo_format(repo)
+    (pack_path,) = repos.pack_files(repo)
+    rows = repos.verify_pack_rows(pack_path)
+    by_depth: dict[int, dict] = {}
+    for row in rows:
+        by_depth.setdefault(row["depth"], row)
+    deepest_depth = max(by_depth)
+    limits = sorted({1, 2, deepest_depth - 1} & {d for d in by_depth if d + 1 in by_depth})
+    assert 2 in limits  # the case the depth rule once split on
+
+    def fresh():  # no cache, no memo: each reader walks the whole chain
+        return Pack(str(pack_path), fmt=fmt, max_chain_depth=limit)
+
+    for limit in limits:
+        at, over = by_depth[limit], by_depth[limit + 1]
+        typ, data = fresh().read_at(at["offset"])
+        assert fmt.hash_object(typ, data).hex() == at["oid"]
+        assert fresh().info_at(at["offset"]) == (at["type"], len(data))  # verify-pack's size is the delta's
+        assert len(fresh().delta_chain(at["offset"])) == limit + 1
+        for op in (Pack.read_at, Pack.info_at, Pack.delta_chain):
+            with pytest.raises(DeltaError) as info:
+                op(fresh(), over["offset"])
+            assert info.value.kind == "delta-too-deep", (limit, op.__name__)
+            assert info.value.offset == over["offset"]
+
+
 def test_delta_chain_lists_links_top_first_and_marks_cached_ones(packed_repo):
     cache = DeltaBaseCache()
     _, (pack,) = open_packs(packed_repo, cache=cache)

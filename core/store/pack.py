@@ -352,6 +352,7 @@ class Pack(MappedFile):
                 return hit
         good = self.good_copies
         deltas = [(offset, start, size)]  # top first
+        self._check_chain_depth(1, offset)
         seen = {offset}
         base = None
         while base is None:
@@ -362,10 +363,6 @@ class Pack(MappedFile):
                     break
             if base_offset in seen:
                 raise self._error(f"delta chain loops back to offset {base_offset}", offset, "delta-loop", DeltaError)
-            if len(deltas) >= self.max_chain_depth:
-                raise self._error(
-                    f"delta chain is deeper than {self.max_chain_depth}", offset, "delta-too-deep", DeltaError
-                )
             seen.add(base_offset)
             if cache is not None:
                 base = cache.get(name, base_offset)
@@ -378,6 +375,7 @@ class Pack(MappedFile):
             type_num, size, start, base_offset, base_oid = self._header(here)
             if type_num >= OBJ_OFS_DELTA:
                 deltas.append((here, start, size))
+                self._check_chain_depth(len(deltas), offset)
             else:
                 base = (TYPE_NAMES[type_num], self._inflate(here, start, size))
                 if cache is not None:
@@ -394,6 +392,15 @@ class Pack(MappedFile):
             if (k or keep) and cache is not None:  # every object but the top served as a base
                 cache.put(name, here, type_name, data)
         return type_name, data
+
+    def _check_chain_depth(self, deltas: int, offset: int) -> None:
+        """The one depth rule of every chain walk: a chain of up to
+        ``max_chain_depth`` deltas above its base is read; ``deltas`` is how
+        many the walk from ``offset`` has met so far."""
+        if deltas > self.max_chain_depth:
+            raise self._error(
+                f"delta chain is deeper than {self.max_chain_depth}", offset, "delta-too-deep", DeltaError
+            )
 
     def _find_offset(self, oid: bytes) -> int | None:
         """Offset of ``oid`` in this pack, through the index."""
@@ -463,16 +470,13 @@ class Pack(MappedFile):
             yield hdr
             if not hdr.is_delta:
                 return
+            self._check_chain_depth(len(seen), offset)
             base_offset = self._base_offset_of(hdr)
             if base_offset is None:
                 yield None
                 return
             if base_offset in seen:
                 raise self._error(f"delta chain loops back to offset {base_offset}", offset, "delta-loop", DeltaError)
-            if len(seen) > self.max_chain_depth:
-                raise self._error(
-                    f"delta chain is deeper than {self.max_chain_depth}", offset, "delta-too-deep", DeltaError
-                )
             seen.add(base_offset)
             hdr = self.entry_header(base_offset)
 
@@ -498,6 +502,7 @@ class Pack(MappedFile):
                 result = TYPE_NAMES[type_num]
                 break
             visited.add(at)
+            self._check_chain_depth(len(visited), offset)
             if base_offset is None:  # REF_DELTA: the base may be anywhere, or elsewhere
                 base_offset = self._find_offset(base_oid)
                 if base_offset is None:
@@ -507,10 +512,6 @@ class Pack(MappedFile):
                     raise self._error(
                         f"delta chain loops back to offset {base_offset}", offset, "delta-loop", DeltaError
                     )
-            if len(visited) > self.max_chain_depth:
-                raise self._error(
-                    f"delta chain is deeper than {self.max_chain_depth}", offset, "delta-too-deep", DeltaError
-                )
             at = base_offset
             known = memo.get(at)
             if known is None and cache is not None:
