@@ -13,17 +13,45 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
+import inspect
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 from tests import ui_history_repos as hr
+from tests.repos import git
 from tests.ui_support import until
 
 SIZE = (120, 36)
 ROOT = Path(f"/tmp/packscope-snapshots-{os.getuid()}")
-VERSION = "1"
+HERE = Path(__file__).resolve().parent
+# What the cached repositories are made from: their builders' source.
+BUILDER_SOURCES = (HERE / "ui_history_repos.py", HERE / "repos.py")
+
+
+def _build(root: Path) -> None:
+    base = hr.build_history_repo(root, "snap.git")
+    hr.corrupt_copies(base, root / "corrupt")
+    # Fixed, old mtimes: a pack directory written just now would make
+    # the store's scan provisional (a badge on the Overview).
+    for dirpath, dirs, files in os.walk(root):
+        for name in files + dirs:
+            os.utime(os.path.join(dirpath, name), (1_600_000_000, 1_600_000_000))
+
+
+def builder_key(sources=BUILDER_SOURCES) -> str:
+    """The cache key of the built repositories: a hash of the builders'
+    source (files and ``_build``) and of git's version, so any change to
+    how they are made rebuilds them; nothing to bump by hand."""
+    h = hashlib.sha256()
+    for path in sources:
+        h.update(Path(path).read_bytes())
+    h.update(inspect.getsource(_build).encode())
+    h.update(git("--version"))
+    return h.hexdigest()
 
 
 @pytest.fixture(scope="session")
@@ -32,16 +60,25 @@ def snap_repos() -> dict[str, Path]:
     with open(ROOT / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # xdist workers build it once
         marker = ROOT / "built"
-        if not marker.exists() or marker.read_text() != VERSION:
-            base = hr.build_history_repo(ROOT, "snap.git")
-            hr.corrupt_copies(base, ROOT / "corrupt")
-            # Fixed, old mtimes: a pack directory written just now would make
-            # the store's scan provisional (a badge on the Overview).
-            for dirpath, dirs, files in os.walk(ROOT):
-                for name in files + dirs:
-                    os.utime(os.path.join(dirpath, name), (1_600_000_000, 1_600_000_000))
-            marker.write_text(VERSION)
+        key = builder_key()
+        if not marker.exists() or marker.read_text() != key:
+            marker.unlink(missing_ok=True)  # a build that dies half-way is never trusted
+            for old in (ROOT / "snap.git", ROOT / "corrupt"):
+                shutil.rmtree(old, ignore_errors=True)
+            _build(ROOT)
+            marker.write_text(key)
     return {"base": ROOT / "snap.git", "corrupt": ROOT / "corrupt" / "garbage-loose.git"}
+
+
+def test_the_snapshot_repositories_are_rebuilt_when_their_builder_changes(tmp_path):
+    builder = tmp_path / "builder.py"
+    builder.write_text("def build(): return 1\n")
+    before = builder_key([builder])
+    assert builder_key([builder]) == before  # stable: the cache is reused
+    builder.write_text("def build(): return 2\n")
+    assert builder_key([builder]) != before
+    # the real key covers the real builders
+    assert builder_key() != builder_key([])
 
 
 def _app(repo):
