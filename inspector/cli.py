@@ -46,6 +46,9 @@ def build_parser(names: list[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument(
         "-C", dest="chdir", action="append", metavar="PATH", help="run as if started in PATH (like git -C)"
     )
+    parser.add_argument(
+        "--version", action="store_true", help="print the version and which path runs (compiled or pure Python)"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in names if names is not None else COMMANDS:
         importlib.import_module(COMMANDS[name]).register(sub)
@@ -66,6 +69,11 @@ def main(argv: list[str] | None = None) -> int:
         # `packscope [PATH]` (no command) opens the UI; bare --help shows all commands.
         if first is None and any(a in ("-h", "--help") for a in rest):
             build_parser().print_help()
+            return 0
+        if first is None and "--version" in rest:
+            from packscope.inspector.version import version_line
+
+            print(version_line())
             return 0
         return _open_ui(rest)
     parser = build_parser([first])

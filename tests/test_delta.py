@@ -1,4 +1,5 @@
-"""Delta parsing and application, against a byte-at-a-time reference."""
+"""Delta parsing and application, against a byte-at-a-time reference; every
+test of application runs both paths (pure Python and compiled)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from packscope.core.errors import DeltaError, LimitExceededError
-from packscope.core.store.delta import COPY_ZERO_SIZE, apply_delta, delta_ops, delta_sizes
+from packscope.core.store.delta import COPY_ZERO_SIZE, delta_ops, delta_sizes
+from tests.delta_paths import PATHS
+
+both_paths = pytest.mark.parametrize("apply_delta", PATHS)
 
 # --- an encoder and a reference decoder, written as plainly as possible ------
 
@@ -125,18 +129,20 @@ def base_and_delta(draw):
     return base, delta, bytes(result)
 
 
+@both_paths
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(base_and_delta())
-def test_valid_random_deltas_give_the_reference_result(case):
+def test_valid_random_deltas_give_the_reference_result(apply_delta, case):
     base, delta, expected = case
     assert apply_delta(base, delta) == expected
     assert reference_apply(base, delta) == expected
     assert delta_sizes(delta)[:2] == (len(base), len(expected))
 
 
+@both_paths
 @settings(max_examples=400, deadline=None)
 @given(st.binary(max_size=40), st.binary(max_size=60))
-def test_arbitrary_bytes_succeed_or_fail_exactly_as_the_reference(base, tail):
+def test_arbitrary_bytes_succeed_or_fail_exactly_as_the_reference(apply_delta, base, tail):
     # Give most cases a correct base size so the instruction stream matters.
     delta = varint(len(base)) + tail
     try:
@@ -149,9 +155,10 @@ def test_arbitrary_bytes_succeed_or_fail_exactly_as_the_reference(base, tail):
         assert apply_delta(base, delta) == expected
 
 
+@both_paths
 @settings(max_examples=200, deadline=None)
 @given(base_and_delta(), st.data())
-def test_every_truncation_of_a_valid_delta_is_an_error(case, data):
+def test_every_truncation_of_a_valid_delta_is_an_error(apply_delta, case, data):
     base, delta, expected = case
     cut = data.draw(st.integers(0, len(delta) - 1))
     short = delta[:cut]
@@ -167,7 +174,7 @@ def test_every_truncation_of_a_valid_delta_is_an_error(case, data):
 # --- each error, by kind ---------------------------------------------------------------
 
 
-def kind_of(base: bytes, delta: bytes, **kw) -> str:
+def kind_of(apply_delta, base: bytes, delta: bytes, **kw) -> str:
     with pytest.raises(DeltaError) as info:
         apply_delta(base, delta, **kw)
     return info.value.kind
@@ -178,50 +185,60 @@ def test_sizes_are_little_endian_base128_varints():
     assert delta_sizes(delta) == (300, 70_000, 5)
 
 
-def test_copy_with_no_size_bytes_copies_64_kib():
+@both_paths
+def test_copy_with_no_size_bytes_copies_64_kib(apply_delta):
     delta = varint(len(BIG_BASE)) + varint(COPY_ZERO_SIZE) + bytes([0x80])
     assert apply_delta(BIG_BASE, delta) == BIG_BASE[:COPY_ZERO_SIZE]
 
 
-def test_copy_offset_uses_all_four_bytes():
+@both_paths
+def test_copy_offset_uses_all_four_bytes(apply_delta):
     base = bytes(range(256)) * 300
     # 0x9F: four offset bytes (0x00010101 needs three; the fourth is spelled as zero), one size byte
     delta = varint(len(base)) + varint(3) + bytes([0x9F, 0x01, 0x01, 0x01, 0x00, 0x03])
     assert apply_delta(base, delta) == base[0x10101:0x10104]
 
 
-def test_base_of_the_wrong_size_is_rejected():
-    assert kind_of(b"abc", varint(4) + varint(1) + insert_op(b"x")) == "delta-base-size"
+@both_paths
+def test_base_of_the_wrong_size_is_rejected(apply_delta):
+    assert kind_of(apply_delta, b"abc", varint(4) + varint(1) + insert_op(b"x")) == "delta-base-size"
 
 
-def test_copy_past_the_end_of_the_base_is_rejected():
-    assert kind_of(b"abcdef", varint(6) + varint(4) + copy_op(3, 4)) == "delta-copy-out-of-range"
+@both_paths
+def test_copy_past_the_end_of_the_base_is_rejected(apply_delta):
+    assert kind_of(apply_delta, b"abcdef", varint(6) + varint(4) + copy_op(3, 4)) == "delta-copy-out-of-range"
 
 
-def test_opcode_zero_is_rejected():
-    assert kind_of(b"ab", varint(2) + varint(1) + b"\x00") == "delta-opcode-zero"
+@both_paths
+def test_opcode_zero_is_rejected(apply_delta):
+    assert kind_of(apply_delta, b"ab", varint(2) + varint(1) + b"\x00") == "delta-opcode-zero"
 
 
-def test_result_shorter_than_declared_is_rejected():
-    assert kind_of(b"ab", varint(2) + varint(5) + copy_op(0, 2)) == "delta-result-size"
+@both_paths
+def test_result_shorter_than_declared_is_rejected(apply_delta):
+    assert kind_of(apply_delta, b"ab", varint(2) + varint(5) + copy_op(0, 2)) == "delta-result-size"
 
 
-def test_instruction_writing_past_the_declared_size_is_rejected():
-    assert kind_of(b"ab", varint(2) + varint(1) + copy_op(0, 2)) == "delta-result-size"
-    assert kind_of(b"ab", varint(2) + varint(1) + insert_op(b"xy")) == "delta-result-size"
+@both_paths
+def test_instruction_writing_past_the_declared_size_is_rejected(apply_delta):
+    assert kind_of(apply_delta, b"ab", varint(2) + varint(1) + copy_op(0, 2)) == "delta-result-size"
+    assert kind_of(apply_delta, b"ab", varint(2) + varint(1) + insert_op(b"xy")) == "delta-result-size"
 
 
-def test_truncated_instructions_are_rejected():
-    assert kind_of(b"ab", varint(2) + varint(2) + bytes([0x91, 0x00])) == "delta-truncated"
-    assert kind_of(b"ab", varint(2) + varint(3) + bytes([3]) + b"xy") == "delta-truncated"
-    assert kind_of(b"ab", bytes([0x82])) == "delta-truncated"
+@both_paths
+def test_truncated_instructions_are_rejected(apply_delta):
+    assert kind_of(apply_delta, b"ab", varint(2) + varint(2) + bytes([0x91, 0x00])) == "delta-truncated"
+    assert kind_of(apply_delta, b"ab", varint(2) + varint(3) + bytes([3]) + b"xy") == "delta-truncated"
+    assert kind_of(apply_delta, b"ab", bytes([0x82])) == "delta-truncated"
 
 
-def test_oversized_varint_is_rejected_without_building_a_huge_int():
-    assert kind_of(b"", b"\xff" * 100_000) == "delta-truncated"
+@both_paths
+def test_oversized_varint_is_rejected_without_building_a_huge_int(apply_delta):
+    assert kind_of(apply_delta, b"", b"\xff" * 100_000) == "delta-truncated"
 
 
-def test_declared_result_above_the_cap_fails_before_building_anything():
+@both_paths
+def test_declared_result_above_the_cap_fails_before_building_anything(apply_delta):
     delta = varint(2) + varint(10**12) + copy_op(0, 2)
     with pytest.raises(LimitExceededError):
         apply_delta(b"ab", delta, max_size=1 << 20)

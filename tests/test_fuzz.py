@@ -27,10 +27,11 @@ from packscope.core.fsck.syntax import check_object, check_tree, check_tree_clos
 from packscope.core.objects import commit_header_fast, parse_commit, parse_tag, tree_items
 from packscope.core.oid import SHA1, parse_prefix
 from packscope.core.repo.index_file import IndexFile, index_objects
-from packscope.core.store.delta import apply_delta, delta_ops
+from packscope.core.store.delta import delta_ops
 from packscope.core.store.pack import Pack
 from packscope.core.store.pack_index import PackIndex
 from tests import repos
+from tests.delta_paths import PATHS
 from tests.repos import git, git_text
 
 # Cases per test; PACKSCOPE_FUZZ_SCALE multiplies them (e.g. 10 for a long local run).
@@ -228,13 +229,31 @@ def test_mutated_object_bodies_yield_only_typed_errors_and_syntax_checks_never_r
     only_our_errors(lambda: tree_items(body, SHA1))
 
 
+def delta_outcome(apply_delta, base: bytes, delta: bytes):
+    """The result, or the error as (class, kind, offset, message)."""
+    try:
+        return apply_delta(base, delta, max_size=1 << 20)
+    except PackscopeError as e:
+        return (type(e), e.kind, e.offset, e.message)
+
+
+@pytest.mark.parametrize("apply_delta", PATHS)  # pure Python and compiled
 @fuzz(1500)
 @given(muts=mutations(), base=st.binary(max_size=64))
-def test_mutated_deltas_yield_only_packscope_errors(muts, base):
+def test_mutated_deltas_yield_only_packscope_errors(apply_delta, muts, base):
     delta = bytes([len(base), 40, 0x90 | 0x01, 0, len(base) or 1]) + bytes([20]) + b"x" * 20
     delta = mutate(delta, muts)
     only_our_errors(lambda: apply_delta(base, delta, max_size=1 << 20))
     only_our_errors(lambda: delta_ops(delta))
+
+
+@fuzz(1500)
+@given(muts=mutations(), base=st.binary(max_size=64))
+def test_mutated_deltas_give_the_same_bytes_or_error_on_both_paths(muts, base):
+    delta = bytes([len(base), 40, 0x90 | 0x01, 0, len(base) or 1]) + bytes([20]) + b"x" * 20
+    delta = mutate(delta, muts)
+    answers = [delta_outcome(p.values[0], base, delta) for p in PATHS if p.values[0] is not None]
+    assert all(a == answers[0] for a in answers)
 
 
 @pytest.fixture(scope="module")

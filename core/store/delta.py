@@ -51,15 +51,25 @@ truncation, the wrong total) sends the delta to ``_apply_delta_checked``,
 the plain instruction-by-instruction version with git's checks in git's
 order, which raises the error with its kind and offset.  A valid delta
 never takes that path; an invalid one pays for both.
+
+Compiled path: when the optional C module is built (core/native.py says
+whether it runs), ``apply_delta`` is its version of the loop above.  It
+validates the whole instruction stream first, then allocates the result
+once and copies into it; on anything unexpected it calls
+``_apply_delta_checked`` with the same arguments, so errors always come
+from the pure-Python reference.  ``apply_delta_py`` stays the pure path,
+used when the module is absent or ``PACKSCOPE_PURE=1``.
 """
 
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from io import BytesIO
 
 from packscope.core.errors import DeltaError, LimitExceededError
+from packscope.core.native import native
 
 # A result larger than this is refused unless the caller raises the cap.
 DEFAULT_MAX_RESULT = 4 << 30
@@ -155,8 +165,9 @@ _COPY_BY_STRUCT, _COPY_BY_INT = _copy_tables()
 _from_bytes = int.from_bytes
 
 
-def apply_delta(base: bytes, delta: bytes, max_size: int = DEFAULT_MAX_RESULT) -> bytes:
-    """The object that ``delta`` makes from ``base``.
+def apply_delta_py(base: bytes, delta: bytes, max_size: int = DEFAULT_MAX_RESULT) -> bytes:
+    """The object that ``delta`` makes from ``base`` (the pure-Python path;
+    ``apply_delta`` is this or the compiled version, see the end of the module).
 
     Raises DeltaError (kinds ``delta-base-size``, ``delta-copy-out-of-range``,
     ``delta-opcode-zero``, ``delta-result-size``, ``delta-truncated``) and
@@ -370,6 +381,16 @@ def _apply_delta_checked(base, delta, max_size: int) -> bytes:
             f"delta produced {result_size - remaining} bytes, it declares {result_size}", "delta-result-size", n
         )
     return b"".join(parts)
+
+
+# The path that runs.  The compiled version calls back into the checked
+# reference for every error, so it is given that function once, here.
+apply_delta: Callable[..., bytes]
+if native is not None:
+    native.set_delta_fallback(_apply_delta_checked)
+    apply_delta = native.apply_delta
+else:
+    apply_delta = apply_delta_py
 
 
 def delta_ops(delta) -> list[DeltaOp]:
