@@ -134,6 +134,7 @@ class Stage:
     event: object
     index: object = None  # the index searched (search stages)
     paths: dict = field(default_factory=dict)  # algorithm -> SearchPath (search stages)
+    nr: int | None = None  # the search's table bound (search stages; None: not known)
 
     @property
     def is_search(self) -> bool:
@@ -174,6 +175,25 @@ def _index_by_name(store) -> dict:
     for x in store.midxs:
         m[os.path.basename(x.path)] = x
     return m
+
+
+def names_read(path, nr: int | None = None) -> int:
+    """Every name the search compared or read, as core's ``Steps`` counts
+    them: the probes, and for interpolation and hedged also the names at
+    the window's ends they read to make a guess (the first and, unless the
+    bucket ends the table, the one past it before the first probe; the new
+    low end after each probe that moved it).  ``nr`` unknown (a recorded
+    trace): taken as not the table's end."""
+    probes = path.probes
+    if path.algorithm == "binary":
+        return len(probes)
+    lo, hi = path.bucket
+    if lo >= hi:
+        return 0
+    ends_table = nr is not None and hi >= nr
+    reads = len(probes) + 1 + (0 if ends_table else 1)
+    reads += sum(1 for p in probes if p.cmp < 0 and p.mi + 1 < p.hi)
+    return reads
 
 
 def search_bounds(index, bucket: tuple[int, int]) -> int:
@@ -251,8 +271,11 @@ def _stage(e, oid: bytes, store, by_name: dict) -> Stage | None:
         lo, hi = e.path.bucket
         verdict = f"found at {e.path.found}" if e.path.found is not None else f"absent (would be at {e.path.insert_at})"
         text = f"{e.pack}{where}  bucket {oid[0]:02x} [{lo},{hi}) {hi - lo} names  {verdict}"
-        paths = compare_paths(index, e.path.bucket, oid) if index is not None else {e.path.algorithm: e.path}
-        return Stage(e.source, text, e, index, paths)
+        if index is not None:
+            paths, nr = compare_paths(index, e.path.bucket, oid), search_bounds(index, e.path.bucket)
+        else:
+            paths, nr = {e.path.algorithm: e.path}, None
+        return Stage(e.source, text, e, index, paths, nr)
     if isinstance(e, trace.LooseChecked):
         alt = "" if e.objects_dir == store.objects_dir else f" (alternate {e.objects_dir})"
         return Stage("loose", f"loose {e.subdir}/ by {e.method}{alt}: {'found' if e.found else 'absent'}", e)

@@ -12,6 +12,7 @@ A screen overrides ``compose_body`` and some of the hooks the app calls:
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -29,6 +30,11 @@ class TopBar(Horizontal):
         yield Label("", id="tabs", markup=False)
         yield Label("", id="where", markup=False)
         yield Label("", id="status", markup=False)
+
+
+# Below this many rows the live panels (12 rows) are folded away, so the
+# screen's own content keeps the room (80×24 must stay usable).
+PANELS_BELOW_ROWS = 32
 
 
 class PackscopeScreen(Screen):
@@ -71,10 +77,15 @@ class PackscopeScreen(Screen):
         if self.app.core.ready:
             self.refresh_data()
 
+    def on_resize(self, event: events.Resize) -> None:
+        if self.ready:
+            self.update_chrome()
+
     def update_chrome(self) -> None:
         app = self.app
-        self.log_panel.display = app.show_log
-        self.rates_panel.display = app.show_rates
+        room = app.size.height >= PANELS_BELOW_ROWS and not getattr(app, "present", False)
+        self.log_panel.display = app.show_log and room
+        self.rates_panel.display = app.show_rates and room
         tabs = Text()
         for spec in app.screen_table:
             active = spec.name == app.current_mode

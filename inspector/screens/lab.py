@@ -56,6 +56,7 @@ a the store's algorithm) and compare the runs.  v switches between the
 lookup and the batch views.
 """
 
+SHORT_ROWS = 32  # below this, the compact layout
 SPEEDS = (1, 2, 4, 8, 15, 30)  # frames per second
 BATCH_SIZES = (100, 1000, 10_000, 100_000)
 
@@ -125,6 +126,7 @@ class LabScreen(PackscopeScreen):
         self.show_settings()
         self.draw()
         self.show_batch()
+        self._batch_status("")
 
     # --- settings ---------------------------------------------------------------
 
@@ -242,9 +244,20 @@ class LabScreen(PackscopeScreen):
 
         self.call_after_refresh(drawn)
 
+    def on_resize(self, event) -> None:
+        super().on_resize(event)
+        if self.ready:
+            self.draw()
+
+    @property
+    def short(self) -> bool:
+        """A terminal too short for the roomy layout (80×24): one line of
+        probes per algorithm, no spacing."""
+        return self.app.size.height < SHORT_ROWS
+
     def draw_head(self) -> None:
         run = self.run
-        t = Text(end="")
+        t = Text(end="", no_wrap=True, overflow="ellipsis")
         if run is None:
             t.append("no lookup yet", style="dim")
         elif run.oid is None:
@@ -279,7 +292,10 @@ class LabScreen(PackscopeScreen):
                     step = step if j == stage_i else stage.steps
                     break
         note = "No bucket was searched." if run is not None and run.oid is not None else ""
-        self.query_one(SearchView).show(stage, step, note)
+        view = self.query_one(SearchView)
+        view.probe_lines = 1 if self.short else 2
+        self.set_class(self.short, "-short")
+        view.show(stage, step, note)
         f = Text(end="")
         if run is not None and run.stages:
             f.append(f"frame {self.frame + 1}/{len(self.frames)}", style="bold")
@@ -290,7 +306,8 @@ class LabScreen(PackscopeScreen):
             f.append("   ")
             f.append("▶ playing" if self.playing else "⏸ paused", style="bold green" if self.playing else "dim")
             f.append(f" at {SPEEDS[self.speed]} frames/s", style="dim")
-            f.append("   space/→ step  ← back  Home/End  p play  +/- speed", style="dim")
+            if not self.short:
+                f.append("   space/→ step  ← back  Home/End  p play  +/- speed", style="dim")
         self.query_one("#lab-frame", Static).update(f)
 
     # --- stepping and playing --------------------------------------------------------
@@ -427,7 +444,9 @@ class LabScreen(PackscopeScreen):
 
     def _batch_status(self, text: str) -> None:
         self.batch_progress = text
-        self.query_one("#lab-batch-status", Label).update(Text(text, style="italic"))
+        status = self.query_one("#lab-batch-status", Label)
+        status.update(Text(text, style="italic"))
+        status.display = bool(text)  # an empty line costs a row at 80×24
 
     def _batch_done(self, res: lab.BatchResult, ids: list[bytes], source: str) -> None:
         self.batch, self.batch_ids, self.batch_source = res, ids, source

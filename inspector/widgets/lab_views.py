@@ -8,6 +8,9 @@ drawing is plain Rich text (block characters), cheap to redo every frame.
 
 from __future__ import annotations
 
+import io
+
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 from textual.widget import Widget
@@ -35,6 +38,32 @@ BARS = " ▁▂▃▄▅▆▇█"
 
 def _n(k: int, word: str) -> str:
     return f"{k} {word}{'' if k == 1 else 's'}"
+
+
+_CONSOLE = Console(width=400, color_system=None, file=io.StringIO())
+
+
+def rendered_height(console, text: Text, width: int) -> int:
+    """Lines ``text`` takes at ``width`` cells, wrapped as Rich wraps it
+    (not its newline count: a long line is two or more rows on screen)."""
+    return max(1, len(text.wrap(console, max(1, width))))
+
+
+def _flow(pieces: list[Text], room: int) -> list[Text]:
+    """Pieces joined by two spaces into lines of at most ``room`` cells
+    (a piece wider than that gets a line of its own)."""
+    lines: list[Text] = []
+    line = Text(end="")
+    for piece in pieces:
+        if line.cell_len and line.cell_len + 2 + piece.cell_len > room:
+            lines.append(line)
+            line = Text(end="")
+        if line.cell_len:
+            line.append("  ")
+        line.append_text(piece)
+    if line.cell_len or not lines:
+        lines.append(line)
+    return lines
 
 
 def stage_list(run: lab.LookupRun | None, current: int) -> Text:
@@ -67,9 +96,16 @@ class SearchView(Widget):
     """One bucket search at one step, for every algorithm: a bar of the
     bucket with the current window [lo, hi) bright and the probed slot
     marked (▼, coloured by the comparison: red >, blue <, green =), then
-    the probes so far, each labelled ``mi [lo,hi) cmp page``."""
+    the probes so far, each labelled ``mi [lo,hi) cmp page``.
+
+    Its height is what it draws at the width it is given (long lines wrap),
+    and each algorithm's probes get at most ``probe_lines`` lines: a bucket
+    of thousands of names takes a dozen probes, and all three rows and the
+    legend must stay on screen, so the earliest probes give way ("… 5
+    earlier")."""
 
     DEFAULT_CSS = "SearchView { height: auto; }"
+    INDENT = 14
 
     def __init__(self, **kw) -> None:
         super().__init__(**kw)
@@ -77,6 +113,8 @@ class SearchView(Widget):
         self.paths: dict = {}
         self.step = 0
         self.note = ""
+        self.probe_lines = 2
+        self.bar_rows = 1  # presentation mode draws taller bars
 
     def show(self, stage: lab.Stage | None, step: int, note: str = "") -> None:
         self.stage = stage
@@ -90,60 +128,94 @@ class SearchView(Widget):
         return list(p.probes[: self.step])
 
     def get_content_height(self, container, viewport, width) -> int:
-        return self.render().plain.count("\n") + 1 if self.paths else 2
+        return rendered_height(self.app.console, self.render_text(width), width)
 
     def render(self) -> Text:
-        width = max(40, self.size.width or 100)
+        return self.render_text(self.size.width)
+
+    def render_text(self, width: int) -> Text:
+        width = max(40, width or 100)
         if not self.paths:
-            t = Text(self.note or "No bucket search at this step.", style="italic dim", end="")
-            return t
+            return Text(self.note or "No bucket search at this step.", style="italic dim", end="")
         s = self.stage
         blo, bhi = next(iter(self.paths.values())).bucket
         n = bhi - blo
-        bar_w = max(10, width - 16)
+        ind = self.INDENT
+        bar_w = max(10, width - ind - 2)
         if 0 < n <= bar_w:
             cell = bar_w // n
             bar_w = n * cell
-        t = Text(end="")
-        t.append_text(literal(s.event.pack, "bold"))
-        t.append(f"  bucket [{blo},{bhi}): {n} names; the store searched it with {s.event.path.algorithm}\n")
+        lines: list[Text] = []
+        head = literal(s.event.pack, "bold")
+        head.append(f"  bucket [{blo},{bhi}): {n} names; the store searched it with {s.event.path.algorithm}")
+        head.truncate(width, overflow="ellipsis")
+        lines.append(head)
         left, right = str(blo), str(bhi)
-        t.append(" " * 14 + left + " " * max(1, bar_w - len(left) - len(right)) + right + "\n", style="dim")
+        lines.append(Text(" " * ind + left + " " * max(1, bar_w - len(left) - len(right)) + right, style="dim"))
         for a in ALGORITHMS:
             path = self.paths[a]
-            probes = path.probes
-            shown = probes[: self.step]
-            done = self.step >= len(probes)
-            t.append(f"{a:<13} ", style="bold" if a == s.event.path.algorithm else "")
-            t.append_text(self._bar(path, shown, done, blo, n, bar_w))
-            t.append("\n" + " " * 14)
-            if not probes:
-                t.append(
-                    "no probe: " + ("the bucket is empty" if n <= 0 else "the bounds already rule it out") + "  ",
-                    style="dim",
-                )
-            for k, p in enumerate(shown):
-                current = k == len(shown) - 1 and not done
-                t.append(f"#{k + 1} ", style="dim")
-                t.append(lab.probe_label(p), style=CMP_STYLE[p.cmp] + (" reverse" if current else ""))
-                t.append("  ")
-            if done:
-                verdict = (
-                    f"found at {path.found}" if path.found is not None else f"absent, would be at {path.insert_at}"
-                )
-                t.append(f"→ {verdict}: {_n(len(probes), 'probe')}, {_n(len(path.pages), 'page')}", style="bold")
-            else:
-                t.append(f"step {self.step}/{len(probes)}", style="dim")
-            t.append("\n")
-        t.append("━", style="bold")
-        t.append(" window [lo,hi)  ─ ruled out  ▼ probe: ", style="dim")
-        t.append(">", style=CMP_STYLE[1])
-        t.append(" name there > target, go left  ", style="dim")
-        t.append("<", style=CMP_STYLE[-1])
-        t.append(" go right  ", style="dim")
-        t.append("=", style=CMP_STYLE[0])
-        t.append(" hit  ◆ found  ✕ absent", style="dim")
-        return t
+            shown = path.probes[: self.step]
+            done = self.step >= len(path.probes)
+            bar = self._bar(path, shown, done, blo, n, bar_w)
+            style = "bold" if a == s.event.path.algorithm else ""
+            for row in range(self.bar_rows):
+                last = row == self.bar_rows - 1
+                line = Text(f"{a:<{ind - 1}} " if last else " " * ind, style=style, end="")
+                line.append_text(bar if last else self._thick(bar))
+                lines.append(line)
+            for probe_line in self._probe_lines(path, shown, done, n, width):
+                lines.append(Text(" " * ind, end="") + probe_line)
+        legend = [
+            Text.assemble(("━", "bold"), (" window [lo,hi)  ─ ruled out", "dim")),
+            Text.assemble(("▼ probe: ", "dim"), (">", CMP_STYLE[1]), (" name there > target, go left", "dim")),
+            Text.assemble(("<", CMP_STYLE[-1]), (" go right", "dim")),
+            Text.assemble(("=", CMP_STYLE[0]), (" hit  ◆ found  ✕ absent", "dim")),
+        ]
+        lines += _flow(legend, width)
+        return Text("\n", end="").join(lines)
+
+    def _probe_lines(self, path, shown, done: bool, n: int, width: int) -> list[Text]:
+        """The probes so far and the verdict, laid out in lines that fit
+        ``width`` after the indent; at most ``probe_lines`` of them, the
+        earliest probes dropped first."""
+        room = max(20, width - self.INDENT)
+        pieces: list[Text] = []
+        for k, p in enumerate(shown):
+            current = k == len(shown) - 1 and not done
+            piece = Text(f"#{k + 1} ", style="dim", end="")
+            piece.append(lab.probe_label(p), style=CMP_STYLE[p.cmp] + (" reverse" if current else ""))
+            pieces.append(piece)
+        if not path.probes:
+            why = "the bucket is empty" if n <= 0 else "the bounds already rule it out"
+            pieces.append(Text(f"no probe: {why}", style="dim", end=""))
+        if done:
+            verdict = f"found at {path.found}" if path.found is not None else f"absent, would be at {path.insert_at}"
+            reads = lab.names_read(path, self.stage.nr)
+            tail = Text(
+                f"→ {verdict}: {_n(len(path.probes), 'probe')}, {_n(reads, 'name')} read, "
+                f"{_n(len(path.pages), 'page')}",
+                style="bold",
+                end="",
+            )
+        else:
+            tail = Text(f"step {self.step}/{len(path.probes)}", style="dim", end="")
+        dropped = 0
+        while True:
+            head = [Text(f"… {dropped} earlier", style="dim", end="")] if dropped else []
+            lines = _flow(head + pieces[dropped:] + [tail], room)
+            if len(lines) <= self.probe_lines or dropped >= len(shown):
+                return lines
+            dropped += 1
+
+    @staticmethod
+    def _thick(bar: Text) -> Text:
+        """An extra row above a bar (presentation mode): the window solid,
+        the marks repeated, the rest blank."""
+        out = Text(end="")
+        for ch, style in ((seg.text, seg.style) for seg in bar.render(_CONSOLE)):
+            for c in ch:
+                out.append({"━": "█", "─": " "}.get(c, c), style=style)
+        return out
 
     @staticmethod
     def _bar(path, shown, done: bool, blo: int, n: int, bar_w: int) -> Text:

@@ -1,0 +1,108 @@
+"""The Lookup lab as an instrument in front of an audience (issue 17): it
+fits any bucket and terminal, its keys are its own, runs are compared
+fairly, long stage lists are summarised, and recorded traces replay."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+import struct
+from pathlib import Path
+
+import pytest
+
+from packscope.core.store.search import ALGORITHMS
+from packscope.inspector.screens.lab import LabScreen
+from packscope.inspector.widgets.lab_views import SearchView
+from tests import repos
+from tests.ui_support import make_app, settle, started, until
+
+
+def screen_text(app) -> list[str]:
+    """What the terminal shows now, one string per row."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+def write_bucket_pack(repo: Path, first_byte: int, n: int, seed: int = 3) -> list[bytes]:
+    """A synthetic pack whose index holds ``n`` random names, all in the
+    bucket of ``first_byte`` (a real repository would need ~800k objects
+    for a bucket this size).  The .pack is a header only: lookups read
+    just the index."""
+    rnd = random.Random(seed)
+    names = {bytes([first_byte]) + rnd.randbytes(19) for _ in range(n)}
+    names |= {bytes([b]) + rnd.randbytes(19) for b in range(first_byte + 1, 256)}  # the bucket does not end the table
+    names = sorted(names)
+    fanout = [sum(1 for x in names if x[0] <= b) for b in range(256)]
+    pack = b"PACK" + struct.pack(">II", 2, len(names))
+    pack += hashlib.sha1(pack).digest()
+    body = b"\377tOc" + struct.pack(">I", 2) + struct.pack(">256I", *fanout) + b"".join(names)
+    body += bytes(4 * len(names)) + b"".join(struct.pack(">I", 12 + 64 * i) for i in range(len(names)))
+    body += pack[-20:]
+    body += hashlib.sha1(body).digest()
+    stem = repo / "objects" / "pack" / f"pack-{hashlib.sha1(body).hexdigest()}"
+    stem.with_suffix(".pack").write_bytes(pack)
+    stem.with_suffix(".idx").write_bytes(body)
+    return names
+
+
+@pytest.fixture(scope="module")
+def big_bucket(tmp_path_factory):
+    """A small real repository plus a synthetic pack with a 3,400-name
+    bucket (5a), as big as git.git's biggest."""
+    repo = repos.build_packed(tmp_path_factory.mktemp("lab-demo"), commits=20)
+    names = write_bucket_pack(repo, 0x5A, 3400)
+    repos.age_directories(repo)
+    return repo, names
+
+
+async def _lab(app, pilot) -> LabScreen:
+    await started(app, pilot)
+    await pilot.press("6")
+    await settle(app, pilot)
+    assert isinstance(app.screen, LabScreen)
+    return app.screen
+
+
+async def _look_up(app, pilot, screen: LabScreen, text: str) -> None:
+    screen.lookup(text)
+    await settle(app, pilot)
+    await until(pilot, lambda: screen.run is not None and screen.run.text == text, f"the lookup of {text}")
+
+
+def _big_search(screen: LabScreen):
+    return next(
+        s
+        for s in screen.run.stages
+        if s.is_search and s.paths["binary"].bucket[1] - s.paths["binary"].bucket[0] >= 3000
+    )
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+@pytest.mark.parametrize("which", ["present", "absent"])
+async def test_every_algorithm_row_and_the_legend_stay_on_screen(big_bucket, size, which):
+    repo, names = big_bucket
+    target = names[1234].hex() if which == "present" else (names[1234][:-1] + b"\x00").hex()
+    assert which == "present" or bytes.fromhex(target) not in names
+    app = make_app(repo, poll_seconds=60)
+    async with app.run_test(size=size) as pilot:
+        screen = await _lab(app, pilot)
+        await _look_up(app, pilot, screen, target)
+        stage = _big_search(screen)
+        i = screen.run.stages.index(stage)
+        assert stage.steps >= 8  # binary over 3,400 names: a dozen probes
+        # The finished search, and every step of it on the way.
+        for step in range(stage.steps, -1, -1):
+            screen.set_frame(screen.frames.index((i, step)))
+            await pilot.pause()
+            rows = screen_text(app)
+            for a in ALGORITHMS:
+                assert any(re.match(rf"\s*{a}\s+[━─│▼◆✕]", r) for r in rows), (step, a, "\n".join(rows))
+            text = "\n".join(rows)
+            assert "window [lo,hi)" in text and "✕ absent" in text, text  # both ends of the legend
+            assert f"frame {screen.frame + 1}/{len(screen.frames)}" in text
+        view = screen.query_one(SearchView)
+        # Sized by what it draws at its width, not by counting newlines.
+        drawn = view.render_text(view.size.width)
+        assert view.size.height == len(drawn.wrap(app.console, view.size.width))
