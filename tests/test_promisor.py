@@ -12,8 +12,8 @@ import pytest
 from packscope.core.errors import CancelledError, CorruptObjectError, MissingObjectError, PromisedObjectError
 from packscope.core.objects import tree_items
 from packscope.core.oid import SHA1
-from packscope.core.repo.session import open_session
-from packscope.core.store.promisor import PromisorSet, is_partial_clone, referenced_ids
+from packscope.core.repo.session import is_partial_clone, open_session
+from packscope.core.store.promisor import PromisorSet, referenced_ids
 from tests.cli import packscope
 from tests.repos import git, git_env, git_text, hash_literally, pack_files
 

@@ -1,40 +1,81 @@
-"""Opening a repository for a command or the UI: repository, store, refs."""
+"""Opening a repository for a command or the UI: repository, store, refs,
+and the one revision resolver every entry point asks (``Session.resolve``)."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from packscope.core.errors import ConfigError
 from packscope.core.repo.repository import Repository
 from packscope.core.store.odb import ObjectStore
-from packscope.core.store.promisor import is_partial_clone
 from packscope.core.trace import Tracer
+
+if TYPE_CHECKING:  # imported when first used, so that one-shot commands start fast
+    from packscope.core.oid import ObjectFormat
+    from packscope.core.repo.object_view import GitView
+    from packscope.core.repo.refs import RefStore
+    from packscope.core.repo.replace_refs import ReplaceRefs
+
+
+def is_partial_clone(repo: Repository) -> bool:
+    """git's test (``repo_has_promisor_remote``): a promisor remote is
+    configured.  A promisor setting that is not a boolean (git refuses the
+    repository) counts as none here: reading goes on, nothing is promised."""
+    try:
+        return bool(repo.promisor_remotes())
+    except ConfigError:
+        return False
 
 
 @dataclass
 class Session:
     repo: Repository
     store: ObjectStore
-    _refs: object = field(default=None, repr=False)
+    _refs: RefStore | None = field(default=None, repr=False)
+    _replace: ReplaceRefs | None = field(default=None, repr=False)
+    _objects: GitView | None = field(default=None, repr=False)
 
     @property
-    def fmt(self):
+    def fmt(self) -> ObjectFormat:
         return self.store.fmt
 
     @property
-    def refs(self):
+    def refs(self) -> RefStore:
         if self._refs is None:
             from packscope.core.repo.refs import RefStore
 
             self._refs = RefStore(self.repo)
         return self._refs
 
+    @property
+    def replace_refs(self) -> ReplaceRefs:
+        """The replace refs (packscope.core.repo.replace_refs.ReplaceRefs); false
+        when git would read no replacement (none, or turned off)."""
+        if self._replace is None:
+            from packscope.core.repo.replace_refs import ReplaceRefs
+
+            self._replace = ReplaceRefs.load(self.repo, self.refs)
+        return self._replace
+
+    @property
+    def objects(self) -> GitView:
+        """The store as git reads objects by name: through replace refs, with
+        grafted and shallow commits' parents (packscope.core.repo.object_view)."""
+        if self._objects is None:
+            from packscope.core.repo.object_view import GitView
+
+            self._objects = GitView(self.store, self.replace_refs, self.repo)
+        return self._objects
+
     def resolve(self, text: str, *, verify: bool = True) -> bytes:
         """An object id for a revision, full id or abbreviation (core's rules);
-        ``verify=False`` does not check that the final object exists."""
+        ``verify=False`` does not check that the final object exists.
+        Steps read objects through replace refs, as git's do."""
         from packscope.core.repo.revision import resolve_revision
 
-        return resolve_revision(text, repo=self.repo, refs=self.refs, store=self.store, verify=verify)
+        return resolve_revision(text, repo=self.repo, refs=self.refs, store=self.objects, verify=verify)
 
     def close(self) -> None:
         self.store.close()
@@ -57,7 +98,7 @@ def open_session(
         name = "GIT_ALTERNATE_OBJECT_DIRECTORIES"
         repo = Repository.open(path, env={name: os.environ[name]} if os.environ.get(name) else None)
     store = ObjectStore(
-        repo.objects_dir,
+        str(repo.objects_dir),
         repo.object_format,
         tracer=tracer,
         policy=policy,
@@ -68,23 +109,3 @@ def open_session(
         partial_clone=is_partial_clone(repo),
     )
     return Session(repo, store)
-
-
-def add_store_options(parser) -> None:
-    """The store settings every command that looks things up accepts."""
-    parser.add_argument(
-        "--policy",
-        choices=("git", "gated"),
-        default="gated",
-        help="miss policy: git rescans the pack directory on every miss; gated only when it changed",
-    )
-    parser.add_argument(
-        "--quick", action="store_true", help="expect misses: never rescan, check loose objects through the cache"
-    )
-    parser.add_argument(
-        "--loose-cache",
-        dest="loose_strategy",
-        choices=("per-subdir", "global-resort"),
-        default="per-subdir",
-        help="loose name cache strategy",
-    )

@@ -82,15 +82,14 @@ class DeltaBaseCache:
         entries[key] = (type_name, data)
         self.bytes += size
         self.fills += 1
-        tracer = self.tracer
-        traced = tracer is not None and tracer.active
-        if traced:
+        tracer = self.tracer if self.tracer is not None and self.tracer.active else None
+        if tracer is not None:
             tracer.emit(DeltaBaseCacheEvent("fill", pack, offset, size))
         while self.bytes > self.budget:
             (epack, eoffset), (_, edata) = entries.popitem(last=False)
             self.bytes -= len(edata)
             self.evictions += 1
-            if traced:
+            if tracer is not None:
                 tracer.emit(DeltaBaseCacheEvent("evict", epack, eoffset, len(edata)))
 
     def drop_pack(self, pack: str) -> None:

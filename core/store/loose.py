@@ -28,6 +28,7 @@ from zlib_ng import zlib_ng
 
 from packscope.core.errors import CorruptObjectError, LimitExceededError, MissingObjectError
 from packscope.core.oid import ObjectFormat, Prefix
+from packscope.core.store.zlib_errors import ZlibError
 from packscope.core.trace import LooseCacheFilled, LooseCacheFlushed, Tracer
 
 OBJECT_TYPES = frozenset((b"commit", b"tree", b"blob", b"tag"))
@@ -85,7 +86,7 @@ def read_loose_header(path: str, oid: bytes | None = None) -> tuple[str, int]:
     data = _read_file(path, oid, 1024)  # the header never needs more input than this
     try:
         head = zlib_ng.decompressobj().decompress(data, HEADER_MAX)
-    except zlib_ng.error as e:
+    except ZlibError as e:
         raise _corrupt(f"loose object is not a valid zlib stream: {e}", "loose-zlib", path, oid) from None
     type_name, size, _ = parse_loose_header(head, path, oid)
     return type_name, size
@@ -124,7 +125,7 @@ def read_loose(
         if len(body) <= size and not d.eof:
             # At most one byte beyond the declared size, to notice excess.
             body += d.decompress(d.unconsumed_tail, size + 1 - len(body))
-    except zlib_ng.error as e:
+    except ZlibError as e:
         raise _corrupt(f"loose object is not a valid zlib stream: {e}", "loose-zlib", path, oid) from None
     if len(body) > size:
         raise _corrupt(f"loose object has more bytes than its declared {size}", "loose-size", path, oid)
@@ -244,12 +245,22 @@ class LooseCache:
             tracer.emit(LooseCacheFilled(self.objects_dir, f"{n:02x}", len(names), seconds, self._strategy))
         return len(names)
 
-    def contains(self, oid: bytes) -> bool:
-        n = oid[0]
+    def _subdir_list(self, n: int) -> SortedList:
+        """objects/xx's sorted names under the per-subdirectory strategy,
+        read now if not yet."""
         if not self._seen[n]:
             self.fill(n)
+        names = self._lists[n]
+        if names is None:  # seen under the other strategy, then switched
+            names = self._lists[n] = SortedList(self._scan(n))
+        return names
+
+    def contains(self, oid: bytes) -> bool:
+        n = oid[0]
         if self._strategy == "per-subdir":
-            return oid in self._lists[n]
+            return oid in self._subdir_list(n)
+        if not self._seen[n]:
+            self.fill(n)
         names = self._all
         i = bisect_left(names, oid)
         return i < len(names) and names[i] == oid
@@ -257,20 +268,20 @@ class LooseCache:
     def matches(self, prefix: Prefix) -> list[bytes]:
         """Every cached id starting with ``prefix``, in order."""
         n = prefix.first_byte
+        if self._strategy == "per-subdir":
+            return list(self._subdir_list(n).irange(prefix.low, prefix.high))
         if not self._seen[n]:
             self.fill(n)
-        if self._strategy == "per-subdir":
-            return list(self._lists[n].irange(prefix.low, prefix.high))
         names = self._all
         return names[bisect_left(names, prefix.low) : bisect_right(names, prefix.high)]
 
     def entries(self, subdir: int | str) -> list[bytes]:
         """The ids of objects/xx (read now if not yet)."""
         n = _subdir_number(subdir)
+        if self._strategy == "per-subdir":
+            return list(self._subdir_list(n))
         if not self._seen[n]:
             self.fill(n)
-        if self._strategy == "per-subdir":
-            return list(self._lists[n])
         low = bytes([n])
         high = bytes([n]) + b"\xff" * (self.fmt.rawsz - 1)
         names = self._all
@@ -296,7 +307,8 @@ class LooseCache:
         if not self._seen[n]:
             return None
         if self._strategy == "per-subdir":
-            return len(self._lists[n]) if self._lists[n] is not None else 0
+            names = self._lists[n]
+            return len(names) if names is not None else 0
         start = bisect_left(self._all, bytes([n]))
         end = bisect_left(self._all, bytes([n + 1])) if n < 255 else len(self._all)
         return end - start

@@ -29,12 +29,13 @@ import mmap
 import os
 import re
 import struct
+from collections.abc import Iterator
 
 from packscope.core.errors import BadMultiPackIndexError
 from packscope.core.oid import ObjectFormat, Prefix
 from packscope.core.store.chunk_file import ChunkTable, read_chunk_table
 from packscope.core.store.mapped_file import MappedFile
-from packscope.core.store.search import Steps, search_function, traced_search
+from packscope.core.store.search import NameAt, Steps, search_function, traced_search
 from packscope.core.trace import SearchPath
 
 MIDX_SIGNATURE = b"MIDX"
@@ -181,7 +182,7 @@ class MidxLayer(MappedFile):
         fan = self.fanout
         return (fan[first_byte - 1] if first_byte else 0), fan[first_byte]
 
-    def name_accessor(self):
+    def name_accessor(self) -> NameAt:
         m = self.map
         base, rawsz = self._names_at, self.fmt.rawsz
         return lambda i: m[base + i * rawsz : base + i * rawsz + rawsz]
@@ -298,6 +299,8 @@ class MultiPackIndex:
 
     def _chain_layers(self) -> tuple[MidxLayer, ...]:
         path = self._chain_path
+        if path is None:
+            raise BadMultiPackIndexError("not a multi-pack-index chain", path=self.path, kind="midx-chain")
         try:
             with open(path, "rb") as f:
                 text = f.read()
@@ -393,7 +396,7 @@ class MultiPackIndex:
         layer = self._layer_of(i)
         return layer.name_at(i - layer.object_base)
 
-    def name_accessor(self):
+    def name_accessor(self) -> NameAt:
         layers = self.layers
         if len(layers) == 1:
             return layers[0].name_accessor()
@@ -490,13 +493,13 @@ class MultiPackIndex:
         out = [i for _, i in found]
         return out if limit is None else out[:limit]
 
-    def names(self):
+    def names(self) -> Iterator[bytes]:
         for layer in self.layers:
             name_at = layer.name_accessor()
             for i in range(layer.num_objects):
                 yield name_at(i)
 
-    def entries(self):
+    def entries(self) -> Iterator[tuple[bytes, int, int]]:
         """(name, global pack-int-id, offset) for every object, in position order."""
         for layer in self.layers:
             name_at = layer.name_accessor()

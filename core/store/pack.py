@@ -44,6 +44,7 @@ from packscope.core.store.delta import apply_delta, delta_sizes
 from packscope.core.store.mapped_file import MappedFile
 from packscope.core.store.pack_index import PackIndex
 from packscope.core.store.pack_order import pack_order
+from packscope.core.store.zlib_errors import ZlibError
 
 OBJ_COMMIT, OBJ_TREE, OBJ_BLOB, OBJ_TAG = 1, 2, 3, 4
 OBJ_OFS_DELTA, OBJ_REF_DELTA = 6, 7
@@ -270,7 +271,7 @@ class Pack(MappedFile):
                     parts.append(more)
                     got += len(more)
                 out = b"".join(parts)
-        except zlib_ng.error as e:
+        except ZlibError as e:
             raise self._error(f"zlib stream is corrupt: {e}", offset, "pack-zlib", CorruptObjectError) from None
         if d.eof and len(out) == size:
             return out
@@ -279,8 +280,14 @@ class Pack(MappedFile):
                 f"entry inflates to more than its declared {size} bytes", offset, "pack-size", CorruptObjectError
             )
         if not d.eof:
+            # All input up to the trailer was fed: the entry straddles the
+            # end of the data (a truncated pack), it does not just end early.
             raise self._error(
-                f"zlib stream ends early ({len(out)} of {size} bytes)", offset, "pack-truncated", CorruptObjectError
+                f"entry runs past the end of the pack's data (@{end}): its zlib stream is cut"
+                f" after {len(out)} of {size} bytes",
+                offset,
+                "pack-truncated",
+                CorruptObjectError,
             )
         raise self._error(
             f"entry inflates to {len(out)} bytes, it declares {size}", offset, "pack-size", CorruptObjectError
@@ -296,7 +303,7 @@ class Pack(MappedFile):
         stop = min(end, start + 64 + 4 * n)
         try:
             out = d.decompress(m[start:stop], n)
-        except zlib_ng.error as e:
+        except ZlibError as e:
             raise self._error(f"zlib stream is corrupt: {e}", offset, "pack-zlib", CorruptObjectError) from None
         if len(out) >= n or d.eof:
             return out
@@ -304,7 +311,7 @@ class Pack(MappedFile):
             while len(out) < n and not d.eof and stop < end:
                 nstart, stop = stop, min(end, stop + 256 + 4 * n)
                 out += d.decompress(d.unconsumed_tail + m[nstart:stop], n - len(out))
-        except zlib_ng.error as e:
+        except ZlibError as e:
             raise self._error(f"zlib stream is corrupt: {e}", offset, "pack-zlib", CorruptObjectError) from None
         return out
 

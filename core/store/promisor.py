@@ -11,7 +11,8 @@ and parents, every entry of a tree (gitlinks too), a tag's target.  A
 promised object that is absent is not damage: git fetches it on demand
 (unless ``GIT_NO_LAZY_FETCH=1``).  Like git, nothing is promised in a
 repository without a promisor remote, whatever ``.promisor`` files lie
-around; the store asks only when :func:`is_partial_clone` said yes.
+around; the store asks only when the repository is a partial clone
+(``packscope.core.repo.session.is_partial_clone``).
 
 :class:`PromisorSet` computes the answer lazily, once: on the first question
 it reads every commit, tree and tag of the promisor packs in pack order
@@ -36,9 +37,15 @@ import time
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from packscope.core.errors import CancelledError, ConfigError, CorruptObjectError, PackscopeError
+from packscope.core.errors import CancelledError, CorruptObjectError, PackscopeError
 from packscope.core.objects import commit_header_fast, parse_tag, tree_mode, tree_patterns
+from packscope.core.oid import ObjectFormat
+from packscope.core.store.location import PackHandle
+
+if TYPE_CHECKING:  # the store builds this set; names only, for types
+    from packscope.core.store.odb import ObjectStore
 
 PHASE = "promised objects"
 CHUNK_IDS = 1 << 18  # ids gathered before they are sorted into a run
@@ -47,17 +54,7 @@ TICK_EVERY = 512
 Progress = Callable[[int, int, str], None]
 
 
-def is_partial_clone(repo) -> bool:
-    """git's test (``repo_has_promisor_remote``): a promisor remote is
-    configured.  A promisor setting that is not a boolean (git refuses the
-    repository) counts as none here: reading goes on, nothing is promised."""
-    try:
-        return bool(repo.promisor_remotes())
-    except ConfigError:
-        return False
-
-
-def referenced_ids(type_name: str, data: bytes, fmt) -> list[bytes]:
+def referenced_ids(type_name: str, data: bytes, fmt: ObjectFormat) -> list[bytes]:
     """The ids an object of a promisor pack promises: a commit's tree and
     parents, every tree entry (gitlinks included), a tag's target.
     CorruptObjectError when a commit or tag does not parse; a tree yields its
@@ -162,7 +159,7 @@ class PromisorStats:
     skipped: int = 0  # objects that could not be read or parsed
     seconds: float = 0.0
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         return {k: getattr(self, k) for k in self.__slots__}
 
 
@@ -173,9 +170,9 @@ class PromisorSet:
 
     def __init__(
         self,
-        store,
+        store: ObjectStore,
         *,
-        skip: Callable[[object], bool] | None = None,
+        skip: Callable[[PackHandle], bool] | None = None,
         progress: Progress | None = None,
         cancel: Callable[[], bool] | None = None,
     ) -> None:
@@ -193,7 +190,7 @@ class PromisorSet:
 
     # --- questions ------------------------------------------------------------------
 
-    def packs(self) -> list:
+    def packs(self) -> list[PackHandle]:
         """The store's promisor packs (PackHandle), minus skipped ones."""
         skip = self.skip
         return [h for h in self.store.packs if h.files.promisor and not (skip is not None and skip(h))]
@@ -234,7 +231,7 @@ class PromisorSet:
 
     # --- building -------------------------------------------------------------------
 
-    def _pending(self, packs: list) -> list:
+    def _pending(self, packs: list[PackHandle]) -> list[PackHandle]:
         return [h for h in packs if h.files.base not in self._done]
 
     def build(self, progress: Progress | None = None, cancel: Callable[[], bool] | None = None) -> int:
@@ -290,11 +287,14 @@ class PromisorSet:
         if len(self.problems) < 20:
             self.problems.append(e)
 
-    def _read_pack(self, handle, runs: _Runs, stats: PromisorStats, done: list, tick) -> None:
+    def _read_pack(
+        self, handle: PackHandle, runs: _Runs, stats: PromisorStats, done: list[int], tick: Callable[[], None]
+    ) -> None:
         fmt = self.fmt
         try:
             index = handle.index.open()
             pack = handle.pack
+            order: Iterable[int]
             try:
                 order = pack.pack_order()  # offset order: sequential reads, deltas after their bases
             except PackscopeError:
@@ -338,4 +338,4 @@ class PromisorSet:
         spill()
 
 
-__all__ = ["PHASE", "PromisorSet", "PromisorStats", "is_partial_clone", "referenced_ids"]
+__all__ = ["PHASE", "PromisorSet", "PromisorStats", "referenced_ids"]

@@ -18,12 +18,14 @@ from packscope.core.errors import (
     AmbiguousObjectError,
     BadObjectIdError,
     BadRevisionError,
+    CorruptObjectError,
     LookupFailedError,
     PackscopeError,
     PromisedObjectError,
 )
 from packscope.core.oid import is_hex
-from packscope.core.repo.session import add_store_options, open_session
+from packscope.core.repo.session import open_session
+from packscope.inspector.commands.store_options import add_store_options
 
 DEFAULT_FORMAT = "%(objectname) %(objecttype) %(objectsize)"
 ATOMS = ("objectname", "objecttype", "objectsize", "objectsize:disk", "deltabase", "rest")
@@ -108,6 +110,7 @@ def run_single(session, mode: str, text: str) -> int:
         ) from e
     if mode == "exists":
         return 0 if store.contains(oid) else 1
+    oid = session.objects.target(oid)  # as git: type, size and contents of a replace ref's object
     if mode in ("type", "size"):
         type_name, size = store.read_header(oid)
         out.write(f"{type_name if mode == 'type' else size}\n".encode())
@@ -196,7 +199,43 @@ def parse_format(fmt_text: str):
     return pieces
 
 
+class _Fatal(Exception):
+    """Damage git's cat-file dies of (128) in the middle of a batch; not a
+    PackscopeError, so the per-object handlers let it through."""
+
+    def __init__(self, error: PackscopeError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def _salvage(store, oid: bytes, loc, error: CorruptObjectError, header_only: bool):
+    """git's answer for a damaged loose object (see core's loose_salvage):
+    what to print, or _Fatal where git dies at once; other damage re-raises
+    (the object is then "missing", as git says)."""
+    from packscope.core.store.loose_salvage import salvage_loose
+
+    if not error.kind.startswith("loose-"):
+        raise error
+    loc = loc or store.locate(oid)
+    if loc is None or loc.pack is not None:
+        raise error
+    try:
+        return salvage_loose(loc.path, oid, header_only=header_only)
+    except CorruptObjectError as e:
+        if e.kind == "loose-type":
+            raise _Fatal(e) from None
+        raise
+
+
 def run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> int:
+    try:
+        return _run_batch(session, fmt_text, contents=contents, all_objects=all_objects)
+    except _Fatal as f:
+        sys.stdout.flush()
+        raise f.error from None
+
+
+def _run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> int:
     store = session.store
     pieces = parse_format(fmt_text)
     atoms = set(pieces[1::2])
@@ -205,26 +244,45 @@ def run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> i
     write = out.write
     null_hex = session.fmt.null_hex
 
+    # Named objects are read through replace refs, as git does; git turns
+    # them off for --batch-all-objects.
+    replaced = None if all_objects or not session.replace_refs else session.objects.target
+
     def emit(oid: bytes, rest: str, loc=None) -> None:
         values = {"objectname": oid.hex(), "rest": rest}
+        if replaced is not None and replaced(oid) != oid:
+            oid, loc = replaced(oid), None
         data = None
+        fatal = None
         # One lookup answers type, size and storage; existence is checked even
         # when the format asks for the name only (as git does).
-        if contents and not storage:
-            type_name, data = store.read(oid, loc)  # one lookup gives type, size and content
-            values["objecttype"], values["objectsize"] = type_name, str(len(data))
-        else:
-            type_name, size, disk, base = store.object_info(oid, storage, loc)
-            values["objecttype"], values["objectsize"] = type_name, str(size)
-            if storage:
-                values["objectsize:disk"] = str(disk)
-                values["deltabase"] = base.hex() if base else null_hex
-            if contents:
-                type_name, data = store.read(oid, loc)
+        try:
+            if contents and not storage:
+                type_name, data = store.read(oid, loc)  # one lookup gives type, size and content
+                values["objecttype"], values["objectsize"] = type_name, str(len(data))
+            else:
+                type_name, size, disk, base = store.object_info(oid, storage, loc)
+                values["objecttype"], values["objectsize"] = type_name, str(size)
+                if storage:
+                    values["objectsize:disk"] = str(disk)
+                    values["deltabase"] = base.hex() if base else null_hex
+                if contents:
+                    type_name, data = store.read(oid, loc)
+        except CorruptObjectError as e:
+            try:
+                salvaged = _salvage(store, oid, loc, e, header_only=not contents)
+            except _Fatal:
+                out.flush()  # the answers before this one are printed, as git's
+                raise
+            values["objecttype"], values["objectsize"] = salvaged.type_name, str(salvaged.size)
+            data, fatal = (salvaged.shown if contents else None), salvaged.fatal
         line = "".join(p if i % 2 == 0 else values[p] for i, p in enumerate(pieces))
         write(line.encode("utf-8", "surrogateescape") + b"\n")
         if data is not None:
             write(data)
+            if fatal is not None:
+                out.flush()
+                raise _Fatal(fatal)
             write(b"\n")
 
     if all_objects:

@@ -15,8 +15,9 @@ import time
 
 from packscope.core import trace
 from packscope.core.errors import AmbiguousObjectError, PackscopeError, PromisedObjectError
-from packscope.core.repo.session import add_store_options, open_session
+from packscope.core.repo.session import open_session
 from packscope.core.store.search import ALGORITHMS
+from packscope.inspector.commands.store_options import add_store_options
 
 SCHEMA_VERSION = 1
 
