@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from packscope.core.errors import ConfigError, LookupFailedError, PackscopeError
-from packscope.core.fsck.syntax import HFS_IGNORED, is_special_name, tree_entries_fast
+from packscope.core.history.tree_entries import HFS_IGNORED, is_special_name, tree_entries_fast
 from packscope.core.repo.config import Config
 
 GITMODULES = ".gitmodules"
@@ -68,7 +68,7 @@ SEVERITIES = {
 _S_IFMT, _S_IFLNK = 0o170000, 0o120000
 # Only names holding one of these can fold to either file name: the letters
 # themselves (lower-cased) or an NTFS short-name stem, or one of HFS+'s
-# ignorable code points (fsck_syntax.HFS_IGNORED, in UTF-8), which may split
+# ignorable code points (tree_entries.HFS_IGNORED, in UTF-8), which may split
 # the letters.  Whole sequences, not lead bytes: a
 # tree's binary ids hold any given byte often, six given letters almost never.
 _ASCII_CANDIDATE = re.compile(rb"gitmod|gitatt|gi7eba|gi7d29")

@@ -22,15 +22,17 @@ Entry points: :func:`check_object` (any type), :func:`check_commit`,
 :class:`SyntaxProblem`; an empty list means the object is clean.  Blobs are
 not checked here: the ``.gitmodules``/``.gitattributes`` blobs git checks are
 known only from the trees that name them (packscope.core.fsck.special_blobs).
+How a name folds to ``.git`` or ``.gitmodules`` on case-insensitive, HFS+
+and NTFS file systems is a rule about tree entry names, shared with
+special_blobs: packscope.core.history.tree_entries.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
 
+from packscope.core.history.tree_entries import is_dotgit, is_special_name
 from packscope.core.objects import tree_mode, tree_patterns
 from packscope.core.oid import ObjectFormat
 
@@ -355,58 +357,6 @@ def check_tag(data: bytes, fmt: ObjectFormat, severities: dict[str, str] | None 
 
 # --- trees ----------------------------------------------------------------------------------------
 
-# Code points HFS+ ignores when comparing names (so ".g\u200cit" is ".git").
-_HFS_IGNORED = frozenset(
-    [
-        0x200C,
-        0x200D,
-        0x200E,
-        0x200F,
-        0x202A,
-        0x202B,
-        0x202C,
-        0x202D,
-        0x202E,
-        0x206A,
-        0x206B,
-        0x206C,
-        0x206D,
-        0x206E,
-        0x206F,
-        0xFEFF,
-    ]
-)
-
-
-def _folds_to(name: bytes, target: str, short_names: tuple[str, ...]) -> bool:
-    """Whether a file system that folds case (both), ignores some code
-    points (HFS+) or trailing dots and spaces and 8.3 short names (NTFS)
-    could open ``name`` as ``target``."""
-    try:
-        text = name.decode("utf-8")
-    except UnicodeDecodeError:
-        text = name.decode("latin-1")
-    hfs = "".join(c for c in text if ord(c) not in _HFS_IGNORED)
-    if unicodedata.normalize("NFC", hfs).casefold() == target:
-        return True
-    ntfs = text.split(":", 1)[0].rstrip(" .").casefold()
-    return ntfs == target or ntfs in short_names
-
-
-@lru_cache(maxsize=1 << 16)  # names repeat across the trees of a history
-def _is_dotgit(name: bytes) -> bool:
-    if b"\xe2" not in name and b"\xef" not in name and b"git" not in name.lower():
-        return False  # the common case: no "git" and none of HFS+'s ignorable code points
-    return _folds_to(name, ".git", ("git~1",))
-
-
-@lru_cache(maxsize=1 << 16)  # the same few names (gitattributes.txt…) come back in every version of their tree
-def _is_special(name: bytes, base: str) -> bool:
-    """``.gitmodules`` and friends, with the same foldings."""
-    short = base[1:7].casefold() + "~1"
-    return _folds_to(name, base, (short,))
-
-
 _MODE_TEXTS = {b"100644": 0o100644, b"100755": 0o100755, b"40000": 0o40000, b"120000": 0o120000, b"160000": 0o160000}
 
 
@@ -441,11 +391,11 @@ def _tree_is_clean(data: bytes, rawsz: int) -> bool:
     # Only a name starting with '.', an HFS+-ignorable code point (lead
     # bytes E2/EF) or "git~" can fold to ".git": look closer at those alone.
     if _DOTGIT_CANDIDATE.search(joined):
-        if any(_is_dotgit(n) for n in names if n[:1] in (b".", b"\xe2", b"\xef") or n[:4].lower() == b"git~"):
+        if any(is_dotgit(n) for n in names if n[:1] in (b".", b"\xe2", b"\xef") or n[:4].lower() == b"git~"):
             return False
     if b"120000" in modes:
         for mode, name in zip(modes, names):
-            if mode == b"120000" and any(_is_special(name, base) for base, _ in _SPECIALS):
+            if mode == b"120000" and any(is_special_name(name, base) for base, _ in _SPECIALS):
                 return False
     if len(set(names)) != len(names):
         return False
@@ -496,11 +446,11 @@ def check_tree_closely(data: bytes, fmt: ObjectFormat, severities: dict[str, str
             flags.setdefault("fullPathname", pos)
         if name[0] == 0x2E and (name == b"." or name == b".."):
             flags.setdefault("hasDot" if name == b"." else "hasDotdot", pos)
-        elif _is_dotgit(name):
+        elif is_dotgit(name):
             flags.setdefault("hasDotgit", pos)
         if (mode & S_IFMT) == S_IFLNK:
             for base, msg_id in _SPECIALS:
-                if _is_special(name, base):
+                if is_special_name(name, base):
                     flags.setdefault(msg_id, pos)
         # git's order compares a directory as if its name ended in '/'; two
         # entries of one name (whatever their modes) are duplicates.
@@ -550,19 +500,3 @@ _TREE_TEXT = {
     "duplicateEntries": "tree has duplicate entries",
     "treeNotSorted": "tree entries are not in git's order",
 }
-
-
-HFS_IGNORED = _HFS_IGNORED  # code points HFS+ drops from names, for other modules
-
-
-def is_special_name(name: bytes, base: str) -> bool:
-    """Whether a tree entry called ``name`` is checked out as ``base`` (one
-    of ``.gitmodules``, ``.gitattributes``, ``.gitignore``, ``.mailmap``)
-    on some file system: case folding, HFS+ ignorables, NTFS short names."""
-    return _is_special(name, base)
-
-
-def tree_entries_fast(data: bytes, rawsz: int) -> list[tuple[bytes, bytes, bytes]]:
-    """(mode, name, id) of every well-formed entry, found in C; malformed
-    stretches are skipped (check_tree reports them)."""
-    return tree_patterns(rawsz).entries.findall(data)

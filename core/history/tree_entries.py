@@ -14,10 +14,16 @@ answers for one entry (packscope.core.history.tree_diff's rules): modes count ca
 directories differ only if something inside differs — an added empty
 directory, or two spellings of the same tree, are no change.  Only entries
 whose bytes differ are looked at closely.
+
+Names as file systems see them (:func:`is_dotgit`, :func:`is_special_name`)
+close the module: which entries a checkout would write as ``.git`` or
+``.gitmodules``, asked by fsck.
 """
 
 from __future__ import annotations
 
+import unicodedata
+from functools import lru_cache
 from operator import itemgetter
 
 from packscope.core.errors import CorruptObjectError
@@ -258,3 +264,69 @@ class EntryPathLimiter:
                 if ta != tb and self._changed(ta, tb, sub):
                     return True
         return False
+
+
+# --- entry names as file systems see them ----------------------------------------------
+# Checked out, a tree entry's name may land on a file system that folds case
+# (both), drops some code points (HFS+) or trailing dots and spaces and
+# knows 8.3 short names (NTFS): ".GIT", ".g\u200cit" and "git~1" are all
+# ".git" there.  fsck's syntax checks and its .gitmodules/.gitattributes
+# scan ask the same question of names.
+
+# Code points HFS+ ignores when comparing names.
+HFS_IGNORED = frozenset(
+    [
+        0x200C,
+        0x200D,
+        0x200E,
+        0x200F,
+        0x202A,
+        0x202B,
+        0x202C,
+        0x202D,
+        0x202E,
+        0x206A,
+        0x206B,
+        0x206C,
+        0x206D,
+        0x206E,
+        0x206F,
+        0xFEFF,
+    ]
+)
+
+
+def _folds_to(name: bytes, target: str, short_names: tuple[str, ...]) -> bool:
+    """Whether some file system could open ``name`` as ``target``."""
+    try:
+        text = name.decode("utf-8")
+    except UnicodeDecodeError:
+        text = name.decode("latin-1")
+    hfs = "".join(c for c in text if ord(c) not in HFS_IGNORED)
+    if unicodedata.normalize("NFC", hfs).casefold() == target:
+        return True
+    ntfs = text.split(":", 1)[0].rstrip(" .").casefold()
+    return ntfs == target or ntfs in short_names
+
+
+@lru_cache(maxsize=1 << 16)  # names repeat across the trees of a history
+def is_dotgit(name: bytes) -> bool:
+    """Whether an entry called ``name`` is checked out as ``.git`` somewhere."""
+    if b"\xe2" not in name and b"\xef" not in name and b"git" not in name.lower():
+        return False  # the common case: no "git" and none of HFS+'s ignorable code points
+    return _folds_to(name, ".git", ("git~1",))
+
+
+@lru_cache(maxsize=1 << 16)  # the same few names (gitattributes.txt…) come back in every version of their tree
+def is_special_name(name: bytes, base: str) -> bool:
+    """Whether an entry called ``name`` is checked out as ``base`` (one of
+    ``.gitmodules``, ``.gitattributes``, ``.gitignore``, ``.mailmap``) on
+    some file system: case folding, HFS+ ignorables, NTFS short names."""
+    short = base[1:7].casefold() + "~1"
+    return _folds_to(name, base, (short,))
+
+
+def tree_entries_fast(data: bytes, rawsz: int) -> list[tuple[bytes, bytes, bytes]]:
+    """(mode, name, id) of every well-formed entry, found in C; malformed
+    stretches are skipped (fsck's check_tree reports them)."""
+    return tree_patterns(rawsz).entries.findall(data)
