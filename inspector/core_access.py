@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from dataclasses import dataclass, field
 
 from packscope.core.errors import PackscopeError
@@ -35,6 +36,13 @@ class PackRow:
     objects: int | None = None  # None until the index is opened (in a worker)
     idx_version: int | None = None
     error: str | None = None
+    mtime: int = 0  # of the .pack, whole seconds (what git sorts by)
+    # Cheap checks (check_pack): no read of the pack's data.
+    max_offset: int | None = None  # the index's largest offset
+    damage: list[str] = field(default_factory=list)  # what the cheap checks found
+    checksum: str | None = None  # on demand: "ok" or what failed
+    orphan: str | None = None  # a lone .idx/.pack: the partner that is missing
+    holds: list[tuple[str, int]] = field(default_factory=list)  # (id, offset) matching a filter
 
     @property
     def flags(self) -> str:
@@ -43,6 +51,10 @@ class PackRow:
             for f, on in (("keep", self.keep), ("promisor", self.promisor), ("bitmap", self.bitmap), ("rev", self.rev))
             if on
         )
+
+    @property
+    def key(self) -> str:
+        return self.handle.files.base if self.handle is not None else self.name
 
 
 @dataclass(slots=True)
@@ -68,6 +80,7 @@ class CoreAccess:
         self.lock = threading.RLock()
         self.session = None
         self.error: PackscopeError | None = None
+        self._removed: dict[str, float] = {}  # pack base -> when a rescan first found it gone
 
     # --- opening ---------------------------------------------------------
 
@@ -136,22 +149,131 @@ class CoreAccess:
                     f.promisor,
                     f.bitmap,
                     f.rev,
-                    objects=h.index.num_objects if h.index.is_open else None,
-                    idx_version=h.index.version if h.index.is_open else None,
+                    mtime=f.mtime,
                 )
             )
             if not h.in_midx:
                 rank += 1
+        for scan in store.directory_scans():
+            for name in scan.orphans:
+                _stem, ext = os.path.splitext(name)
+                if ext not in (".idx", ".pack"):
+                    continue
+                path = os.path.join(scan.pack_dir, name)
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                missing = ".pack" if ext == ".idx" else ".idx"
+                rows.append(
+                    PackRow(
+                        name,
+                        None,
+                        None,
+                        False,
+                        scan.pack_dir.startswith(store.objects_dir),
+                        st.st_size if ext == ".pack" else 0,
+                        False,
+                        False,
+                        False,
+                        False,
+                        mtime=int(st.st_mtime),
+                        orphan=missing,
+                        damage=[f"no {missing}: git ignores this {ext}"],
+                    )
+                )
         return rows
 
     def count_pack(self, row: PackRow) -> None:
         """Open the pack's index (fanout only) to learn its object count."""
+        self.check_pack(row)
+
+    def check_pack(self, row: PackRow) -> None:
+        """The cheap checks: the index (object count, largest offset) against
+        the .pack's size, header and trailer — a few bytes of the .pack,
+        never its entries.  A pack shorter than its index's largest offset is
+        truncated; a trailer that differs from the checksum the index records
+        means the end of the pack was cut or rewritten."""
+        if row.handle is None:
+            return
         try:
             with self.lock:
                 idx = row.handle.index.open()
                 row.objects, row.idx_version = idx.num_objects, idx.version
+                offsets = idx.offsets() if idx.num_objects else None
+                recorded = bytes(idx.pack_checksum)
+                rawsz = idx.fmt.rawsz
+            row.max_offset = max(offsets) if offsets is not None else None
+            del offsets
         except PackscopeError as e:
             row.error = e.message
+            return
+        damage = []
+        path = row.handle.files.pack_path
+        try:
+            with open(path, "rb") as fh:
+                size = os.fstat(fh.fileno()).st_size
+                head = fh.read(12)
+                fh.seek(max(0, size - rawsz))
+                trailer = fh.read(rawsz)
+        except OSError as e:
+            row.error = f"cannot read the .pack: {e.strerror or e}"
+            return
+        data_end = size - rawsz
+        if row.max_offset is not None and row.max_offset >= data_end:
+            damage.append(
+                f"truncated: the index has an entry at @{row.max_offset:,}, the data ends at @{max(0, data_end):,}"
+            )
+        if len(head) == 12 and head[:4] == b"PACK":
+            count = int.from_bytes(head[8:12], "big")
+            if count != row.objects:
+                damage.append(f"the pack header says {count:,} objects, the index {row.objects:,}")
+        else:
+            damage.append("no PACK signature")
+        if trailer != recorded:
+            damage.append("trailer differs from the checksum the index records")
+        row.damage = damage
+
+    def verify_pack_checksum(self, row: PackRow) -> str:
+        """Hash the whole .pack (on demand: reads every byte) and compare it
+        with its trailer and the index's copy: "ok" or what differs."""
+        if row.handle is None:
+            return "no pack"
+        try:
+            with self.lock:
+                pack = row.handle.pack
+                pack.open()
+            pack.verify_checksum()
+            return "ok"
+        except PackscopeError as e:
+            return e.message
+        except OSError as e:
+            return f"cannot read: {e.strerror or e}"
+
+    def packs_holding(self, prefix_hex: str, limit: int = 64) -> dict[str, list[tuple[str, int]]]:
+        """Every pack (by handle key) whose index holds an id starting with
+        ``prefix_hex``, with the ids and their offsets — duplicates across
+        packs included, since each index is asked on its own."""
+        from packscope.core.oid import parse_prefix
+
+        store = self.store
+        out: dict[str, list[tuple[str, int]]] = {}
+        if store is None:
+            return out
+        prefix = parse_prefix(prefix_hex, store.fmt)
+        with self.lock:
+            handles = list(store.all_packs())
+        for h in handles:
+            with self.lock:
+                try:
+                    idx = h.index.open()
+                    positions = idx.find_prefix(prefix, limit=limit)
+                    hits = [(idx.name_at(p).hex(), idx.offset_at(p)) for p in positions]
+                except PackscopeError:
+                    continue
+            if hits:
+                out[h.files.base] = hits
+        return out
 
     def repo_facts(self) -> dict:
         repo = self.repo
@@ -262,8 +384,34 @@ class CoreAccess:
             return []
         return [(d, store.loose_cache(d).counts()) for d in store.object_dirs]
 
-    def rescan(self, reason: str) -> None:
+    # --- packs deleted under open views (a concurrent repack) -----------------
+
+    def removed_at(self, handle) -> str | None:
+        """ "HH:MM" when the store first found ``handle``'s .pack gone (a
+        rescan dropped it, or its file is missing now); None while it exists."""
+        removed = self._removed
+        base = handle.files.base
+        if base not in removed:
+            if os.path.exists(handle.files.pack_path):
+                return None
+            removed[base] = time.time()
+        return time.strftime("%H:%M", time.localtime(removed[base]))
+
+    def where_now(self, oid: bytes):
+        """Where the store finds ``oid`` now (rescanning if it must): a
+        core Location, or None."""
         with self.lock:
+            return self.store.locate(oid)
+
+    def rescan(self, reason: str) -> None:
+        removed = self._removed
+        with self.lock:
+            before = {h.files.base for h in self.store.all_packs()}
             self.store.rescan(reason)
+            gone = before - {h.files.base for h in self.store.all_packs()}
+        now = time.time()
+        for base in gone:
+            removed.setdefault(base, now)
+        with self.lock:
             if getattr(self, "_bulk", None) is not None:
                 self._bulk.store.rescan(reason)

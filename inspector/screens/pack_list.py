@@ -1,14 +1,23 @@
-"""Screen 2: every pack, in the order a lookup searches them."""
+"""Screen 2: every pack, in the order a lookup searches them — a virtual
+list built for thousands of packs: sortable, filterable by name or by an id
+a pack holds, with badges from cheap checks."""
 
 from __future__ import annotations
 
+import time
+
 from rich.text import Text
-from textual import work
-from textual.widgets import DataTable, Label
+from textual import events, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import Label
 
 from packscope.core import trace
+from packscope.core.errors import PackscopeError
+from packscope.inspector.core_access import PackRow
 from packscope.inspector.safe_text import human_bytes, literal
 from packscope.inspector.screens.base import PackscopeScreen
+from packscope.inspector.widgets.virtual_list import SearchRefused, VirtualList
 
 HELP = """
 Packs, in the order a lookup searches them.
@@ -19,110 +28,369 @@ one, most recently used first ("MRU rank" 0 is searched first); a hit moves
 its pack to the front, so a run of lookups in one pack stays cheap.  Packs
 the multi-pack-index covers have no rank: they are reached through it.
 
-Columns: objects (from the .idx fanout table), size of the .pack file, .idx
-version (1 or 2; v2 adds CRC32s and 64-bit offsets), and companion files:
-.keep (git repack leaves the pack alone), .promisor (from a partial clone's
-promisor remote), .bitmap (reachability bitmaps), .rev (reverse index:
-objects in pack order).
+Columns: MRU rank; a mark (✗ a cheap check found damage, ? not checked
+yet); the pack's name; objects (from the .idx); size of the .pack file; age
+(since the .pack was last written); midx (covered by the
+multi-pack-index); files: K .keep (git repack leaves the pack alone),
+P .promisor (from a partial clone's promisor remote), B .bitmap
+(reachability bitmaps), R .rev (reverse index: objects in pack order);
+then what the checks found, or the ids a filter matched.
 
-Enter opens a pack: its entries in pack order.
+Cheap checks (no read of the pack's entries): the index's largest offset
+against the .pack's size (an entry past the end: the pack is truncated),
+the pack header's object count against the index's, the .pack's trailer
+against the checksum its index records, and a lone .idx or .pack whose
+partner is missing (git ignores it).  t hashes the selected pack (reads it
+all) and compares the result with its trailer.
+
+o changes the sort: search order, name, size, objects, age, midx
+coverage; O reverses it; a click on a column header sorts by it (again:
+reversed).  / filters: by a part of the name, or by an id or id prefix
+(4+ hex digits): every pack holding it, duplicates included, with the
+offsets ("name:TEXT" filters by name only).  Esc clears the filter.
+Enter opens a pack: its entries in pack order (at the held id, when a
+filter found one).
 """
 
-COLUMNS = ("rank", "pack", "objects", "size", "idx", "midx", "files", "where")
+SORTS = ("search order", "name", "size", "objects", "age", "midx")
+NAME_WIDTH = 45  # "pack-" and 40 hex digits
+COLUMNS = (  # (title, width, sort): the header and the click targets
+    ("rank", 4, "search order"),
+    ("", 1, None),
+    ("pack", NAME_WIDTH, "name"),
+    ("objects", 9, "objects"),
+    ("size", 9, "size"),
+    ("age", 5, "age"),
+    ("midx", 4, "midx"),
+    ("files", 5, None),
+    ("checks / matches", 40, None),
+)
+RIGHT = ("rank", "objects", "size", "age")
+HEADER = " ".join(t.rjust(w) if t in RIGHT else t.ljust(w) for t, w, _s in COLUMNS)
+
+
+def age_text(seconds: float) -> str:
+    s = max(0, int(seconds))
+    for unit, n in (("d", 86400), ("h", 3600), ("m", 60)):
+        if s >= n:
+            return f"{s // n}{unit}"
+    return f"{s}s"
+
+
+def files_text(r: PackRow) -> str:
+    return "".join(c if on else "·" for c, on in (("K", r.keep), ("P", r.promisor), ("B", r.bitmap), ("R", r.rev)))
+
+
+def sort_key(name: str):
+    if name == "name":
+        return lambda r: r.name
+    if name == "size":
+        return lambda r: r.size
+    if name == "objects":
+        return lambda r: -1 if r.objects is None else r.objects
+    if name == "age":
+        return lambda r: -r.mtime  # youngest first
+    if name == "midx":
+        return lambda r: (not r.in_midx, r.name)  # covered packs first
+    return lambda r: (r.orphan is not None, r.rank is None, r.rank or 0, r.name)  # search order
+
+
+def is_damaged(r: PackRow) -> bool:
+    return bool(r.damage or r.error or (r.checksum and r.checksum != "ok"))
+
+
+class _Source:
+    search_hint = "part of a pack name, or an id / id prefix (4+ hex digits) a pack holds"
+
+    def __init__(self, screen: PacksScreen) -> None:
+        self.s = screen
+
+    def row_count(self) -> int:
+        return len(self.s.view)
+
+    def row_text(self, k: int) -> Text:
+        r = self.s.view[k]
+        bad = is_damaged(r)
+        checked = r.objects is not None or r.orphan is not None or r.error
+        t = Text(f"{'–' if r.rank is None else r.rank:>4} ", style="dim")
+        t.append("✗" if bad else " " if checked else "?", style="bold red" if bad else "dim")
+        t.append(" ")
+        t.append_text(literal(r.name.ljust(NAME_WIDTH), "bold red" if r.orphan else "bold"))
+        t.append(f" {'?' if r.objects is None else f'{r.objects:,}':>9}")
+        t.append(f" {human_bytes(r.size):>9}")
+        t.append(f" {age_text(self.s.now - r.mtime):>5}", style="dim")
+        t.append(f" {'yes' if r.in_midx else '':<4}", style="cyan")
+        t.append(f" {files_text(r):<5} ")
+        notes: list[tuple[str, str]] = [(d, "red") for d in r.damage]
+        if r.orphan:
+            notes.insert(0, ("orphan:", "red"))
+        if r.error:
+            notes.append((r.error, "red"))
+        if r.checksum:
+            ok = r.checksum == "ok"
+            notes.append(("checksum ok" if ok else f"checksum: {r.checksum}", "green" if ok else "red"))
+        if r.holds:
+            shown = ", ".join(f"{oid[:12]} @{off:,}" for oid, off in r.holds[:4])
+            more = f" +{len(r.holds) - 4}" if len(r.holds) > 4 else ""
+            notes.append((f"holds {shown}{more}", "yellow"))
+        if not r.local and r.orphan is None:
+            notes.append(("alternate", "dim"))
+        for i, (text, style) in enumerate(notes):
+            if i:
+                t.append(" " if notes[i - 1][0] == "orphan:" else "; ", style="dim")
+            t.append_text(literal(text, style))
+        return t
+
+    def find(self, query: str) -> list[int]:
+        """``/`` on this list filters it (see the screen's help)."""
+        self.s.apply_filter(query)
+        if not self.s.view:
+            raise SearchRefused(f"no pack matches {query.strip()!r} (by name or by an id it holds); Esc clears")
+        return list(range(len(self.s.view)))
 
 
 class PacksScreen(PackscopeScreen):
     HELP = HELP
     TAB = "packs"
+    DEFAULT_CSS = """
+    #packs-header { height: 1; padding: 0 1; color: $text-muted; text-style: bold; }
+    #packs-list { height: 1fr; padding: 0 1; }
+    """
+
+    BINDINGS = [
+        Binding("o", "next_sort", "Sort by…", id="packs.sort"),
+        Binding("O", "reverse_sort", "Reverse sort", id="packs.reverse"),
+        Binding("t", "verify_checksum", "Verify checksum", id="packs.checksum"),
+        Binding("escape", "clear_filter_or_back", "Clear filter", id="packs.clear-filter"),
+    ]
 
     def __init__(self) -> None:
         super().__init__()
-        self.rows: list = []
+        self.rows: list[PackRow] = []
+        self.view: list[PackRow] = []  # the rows shown: filtered, sorted
+        self.sort = "search order"
+        self.reverse = False
+        self.filter = ""
+        self.holding: dict[str, list[tuple[str, int]]] | None = None  # the id filter's answer
+        self.now = time.time()
         self._dirty = False
 
-    def compose_body(self):
+    def compose_body(self) -> ComposeResult:
         yield Label("", id="packs-summary", markup=False)
-        table = DataTable(id="packs-table", cursor_type="row", zebra_stripes=True)
-        table.add_columns(*COLUMNS)
-        yield table
+        yield Label(HEADER, id="packs-header", markup=False)
+        yield VirtualList(width=len(HEADER) + 60, id="packs-list")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        lst = self.query_one(VirtualList)
+        lst.set_source(_Source(self))
+        lst.focus()
+
+    # --- data -------------------------------------------------------------------
 
     def refresh_data(self) -> None:
+        self.reload_rows()
+
+    def reload_rows(self) -> None:
+        """Re-read the pack list from core, keeping what was checked already."""
+        old = {r.key: r for r in self.rows}
         self.rows = self.app.core.pack_rows()
-        self.fill_table()
-        if any(r.objects is None for r in self.rows):
-            self.count_objects()
-
-    def fill_table(self) -> None:
-        table = self.query_one(DataTable)
-        keep = table.cursor_row
-        table.clear()
         for r in self.rows:
-            table.add_row(
-                "–" if r.rank is None else str(r.rank),
-                literal(r.name),
-                Text("?" if r.objects is None else f"{r.objects:,}", justify="right"),
-                Text(human_bytes(r.size), justify="right"),
-                "?" if r.idx_version is None else f"v{r.idx_version}",
-                "yes" if r.in_midx else "",
-                r.flags,
-                Text(r.error, style="red") if r.error else ("local" if r.local else "alternate"),
-                key=r.handle.files.base,
-            )
-        if self.rows:
-            table.move_cursor(row=min(max(keep, 0), len(self.rows) - 1))
-        counted = [r.objects for r in self.rows if r.objects is not None]
-        in_midx = sum(r.in_midx for r in self.rows)
-        self.query_one("#packs-summary", Label).update(
-            Text(
-                f"{len(self.rows)} packs, {sum(counted):,} objects"
-                + (" (counting…)" if len(counted) < len(self.rows) else "")
-                + f", {in_midx} covered by the multi-pack-index — Enter opens a pack"
-            )
-        )
+            o = old.get(r.key)
+            if o is not None and r.objects is None and o.objects is not None:
+                r.objects, r.idx_version, r.error = o.objects, o.idx_version, o.error
+                r.max_offset, r.damage, r.checksum = o.max_offset, o.damage, o.checksum
+        for r in self.rows:
+            r.holds = (self.holding or {}).get(r.key, [])
+        self.rebuild_view()
+        if any(r.objects is None and r.orphan is None and r.error is None for r in self.rows):
+            self.check_packs()
 
-    @work(thread=True, exclusive=True, group="packs-count")
-    def count_objects(self) -> None:
+    @work(thread=True, exclusive=True, group="packs-check")
+    def check_packs(self) -> None:
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
         core = self.app.core
-        rows = self.rows
+        rows = list(self.rows)
+        last = time.monotonic()
         for i, r in enumerate(rows):
-            if r.objects is None:
-                core.count_pack(r)
-            if i % 250 == 249:
-                self.app.call_from_thread(self.app.set_status, f"reading indexes {i + 1}/{len(rows)}")
-        self.app.call_from_thread(self.fill_table)
-        self.app.call_from_thread(self.app.set_status, "")
+            if worker.is_cancelled:
+                return
+            if r.objects is None and r.orphan is None and r.error is None:
+                core.check_pack(r)
+            if time.monotonic() - last > 0.5:  # show progress on a big directory
+                last = time.monotonic()
+                self.app.call_from_thread(self._checked_some, f"checking indexes {i + 1:,}/{len(rows):,}")
+        self.app.call_from_thread(self._checked_some, "")
 
-    def selected_row(self):
-        table = self.query_one(DataTable)
-        if not self.rows or table.cursor_row is None or table.cursor_row >= len(self.rows):
-            return None
-        return self.rows[table.cursor_row]
+    def _checked_some(self, status: str) -> None:
+        self.app.set_status(status)
+        self.rebuild_view()
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    def rebuild_view(self, keep_cursor: bool = True) -> None:
+        if not self.is_mounted:
+            return
+        lst = self.query_one(VirtualList)
+        current = self.selected_row() if keep_cursor else None
+        rows = self.rows
+        if self.filter:
+            rows = [r for r in rows if self._matches(r)]
+        view = sorted(rows, key=sort_key(self.sort), reverse=self.reverse)
+        self.view = view
+        self.now = time.time()
+        cursor = 0
+        if current is not None:
+            cursor = next((i for i, r in enumerate(view) if r.key == current.key), min(lst.cursor, len(view) - 1))
+        lst.reset(max(0, cursor))
+        self.update_summary()
+
+    def _matches(self, r: PackRow) -> bool:
+        if self.holding is not None and r.key in self.holding:
+            return True
+        return self.filter in r.name.lower()
+
+    def apply_filter(self, query: str) -> None:
+        """Keep the packs whose name contains ``query``, and, when it is an
+        id or id prefix, every pack whose index holds a matching id."""
+        q = query.strip().lower()
+        if q.startswith("name:"):
+            q, by_id = q[5:], False
+        else:
+            by_id = len(q) >= 4 and all(c in "0123456789abcdef" for c in q)
+        self.filter = q
+        self.holding = None
+        if by_id:
+            try:
+                self.holding = self.app.core.packs_holding(q)
+            except PackscopeError as e:
+                raise SearchRefused(e.message) from None
+        for r in self.rows:
+            r.holds = (self.holding or {}).get(r.key, [])
+        self.rebuild_view(keep_cursor=False)
+
+    def action_clear_filter_or_back(self) -> None:
+        if self.filter:
+            self.filter = ""
+            self.holding = None
+            for r in self.rows:
+                r.holds = []
+            lst = self.query_one(VirtualList)
+            lst.search_query, lst.matches = "", []
+            self.rebuild_view()
+        else:
+            self.action_back()
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if action == "clear_filter_or_back":
+            return bool(self.filter) or len(self.app.screen_stack) > 1
+        return super().check_action(action, parameters)
+
+    def update_summary(self) -> None:
+        packs = [r for r in self.rows if r.orphan is None]
+        counted = [r.objects for r in packs if r.objects is not None]
+        in_midx = sum(r.in_midx for r in packs)
+        damaged = sum(1 for r in self.rows if is_damaged(r))
+        t = Text(f"{len(packs):,} packs, {sum(counted):,} objects")
+        if len(counted) < len(packs):
+            t.append(f" (checking {len(counted):,}/{len(packs):,}…)", style="yellow")
+        t.append(f", {in_midx} covered by the multi-pack-index")
+        if damaged:
+            t.append(f", {damaged} with problems", style="bold red")
+        t.append(f" — sorted by {self.sort}{' (reversed)' if self.reverse else ''}", style="cyan")
+        if self.filter:
+            t.append(f" — filter {self.filter!r}: {len(self.view):,} shown (Esc clears)", style="yellow")
+        self.query_one("#packs-summary", Label).update(t)
+
+    # --- sorting ------------------------------------------------------------------
+
+    def set_sort(self, name: str) -> None:
+        if name == self.sort:
+            self.reverse = not self.reverse
+        else:
+            self.sort, self.reverse = name, False
+        self.rebuild_view()
+
+    def action_next_sort(self) -> None:
+        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        self.reverse = False
+        self.rebuild_view()
+
+    def action_reverse_sort(self) -> None:
+        self.reverse = not self.reverse
+        self.rebuild_view()
+
+    def on_click(self, event: events.Click) -> None:
+        widget = getattr(event, "widget", None)
+        if widget is None or widget.id != "packs-header":
+            return
+        x = event.x - 1 + int(self.query_one(VirtualList).scroll_x)  # the label's left padding
+        start = 0
+        for _title, width, sort in COLUMNS:
+            if start <= x < start + width + 1:
+                if sort is not None:
+                    self.set_sort(sort)
+                return
+            start += width + 1
+
+    # --- checks ---------------------------------------------------------------------
+
+    def action_verify_checksum(self) -> None:
         row = self.selected_row()
-        if row is not None:
-            from packscope.inspector.screens.pack_entries import PackScreen
+        if row is None or row.handle is None:
+            self.notify("no pack here to hash", severity="warning", timeout=2)
+            return
+        row.checksum = None
+        self.app.set_status(f"hashing {row.name}…")
+        self.verify_checksum(row)
 
-            self.app.push_screen(PackScreen(row.handle))
+    @work(thread=True, group="packs-checksum")
+    def verify_checksum(self, row: PackRow) -> None:
+        result = self.app.core.verify_pack_checksum(row)
+        self.app.call_from_thread(self._checksum_done, row, result)
+
+    def _checksum_done(self, row: PackRow, result: str) -> None:
+        row.checksum = result
+        self.app.set_status("")
+        for r in self.rows:  # the list may have been reloaded meanwhile
+            if r.key == row.key:
+                r.checksum = result
+        self.notify(f"{row.name}: checksum {result}", severity="information" if result == "ok" else "error")
+        self.query_one(VirtualList).refresh_rows()
+        self.update_summary()
+
+    # --- opening ----------------------------------------------------------------------
+
+    def selected_row(self) -> PackRow | None:
+        lst = self.query_one(VirtualList)
+        if not self.view or lst.cursor >= len(self.view):
+            return None
+        return self.view[lst.cursor]
+
+    def on_virtual_list_opened(self, event: VirtualList.Opened) -> None:
+        row = self.view[event.row] if event.row < len(self.view) else None
+        if row is None:
+            return
+        if row.handle is None:
+            self.notify(f"{row.name}: no {row.orphan}; git ignores this file", severity="warning", timeout=4)
+            return
+        from packscope.inspector.screens.pack_entries import PackScreen
+
+        at = row.holds[0][1] if row.holds else None
+        self.app.push_screen(PackScreen(row.handle, offset=at))
 
     def current_id(self) -> str | None:
         row = self.selected_row()
         return row.name if row else None
 
+    # --- live ---------------------------------------------------------------------------
+
     def core_events(self, batch: list) -> None:
-        # MRU moves and rescans change the ranks; redraw at most once a batch.
-        if any(isinstance(e, (trace.MruMoved, trace.PackDirScanned)) for e in batch):
+        # MRU moves and rescans change the ranks; redraw at most once a tick.
+        if any(isinstance(e, (trace.PackDirScanned, trace.MruMoved)) for e in batch):
             self._dirty = True
 
     def tick(self) -> None:
-        if self._dirty:
+        if self._dirty and self.is_mounted:
             self._dirty = False
-            old = {r.handle.files.base: r for r in self.rows}
-            self.rows = self.app.core.pack_rows()
-            for r in self.rows:  # keep counts already read
-                o = old.get(r.handle.files.base)
-                if o is not None and r.objects is None:
-                    r.objects, r.idx_version, r.error = o.objects, o.idx_version, o.error
-            self.fill_table()
-            if any(r.objects is None for r in self.rows):
-                self.count_objects()
+            self.reload_rows()

@@ -24,6 +24,12 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 
+class SearchRefused(ValueError):
+    """Raised by a source's ``find`` for a query that names no row and is
+    wrong rather than unmatched (an offset outside the pack): the list shows
+    the message as an error and the cursor stays where it is."""
+
+
 class RowSource(Protocol):
     def row_count(self) -> int: ...
 
@@ -248,7 +254,12 @@ class VirtualList(ScrollView, can_focus=True):
         self.search_query = query
         finder = getattr(self.source, "find", None)
         if finder is not None:
-            self.matches = list(finder(query))
+            try:
+                self.matches = list(finder(query))
+            except SearchRefused as e:
+                self.matches = []
+                self.notify(str(e), severity="error", timeout=6)
+                return 0
         else:
             self.matches = self._scan(query)
         if not self.matches:
