@@ -7,7 +7,9 @@ connectivity (missing vs promised objects), object syntax with git's
 message ids, the commit-graph and the multi-pack-index.  Findings stream as
 they are found; progress goes to stderr.  The exit status is git fsck's bit
 set: 1 objects, 2 reachability, 4 packs, 8 refs, 16 commit-graph, 32
-multi-pack-index (0: healthy; dangling objects are information).  Of one
+multi-pack-index (0: healthy; dangling objects are information); 128 where
+git would stop (an index file it cannot read, a packed-refs line it cannot
+parse), after every other finding has been reported.  Of one
 kind of finding, at most 100 per file are shown, then a count of the rest
 (--limit); the --json summary counts the missing and promised objects.
 """
