@@ -106,3 +106,69 @@ async def test_every_algorithm_row_and_the_legend_stay_on_screen(big_bucket, siz
         # Sized by what it draws at its width, not by counting newlines.
         drawn = view.render_text(view.size.width)
         assert view.size.height == len(drawn.wrap(app.console, view.size.width))
+
+
+async def _assert_lab_keys_are_the_labs(app, pilot, screen: LabScreen) -> None:
+    """k cycles K, p plays, f asks for a file of ids — none reaches the log."""
+    from packscope.inspector.widgets.event_log import EventLogPanel, KindFilter
+    from packscope.inspector.widgets.prompt import Prompt
+
+    focused = app.focused
+    assert focused is None or not any(isinstance(n, EventLogPanel) for n in focused.ancestors_with_self), focused
+    k = screen.batch_k
+    await pilot.press("k")
+    assert screen.batch_k != k
+    await pilot.press("home", "p")
+    assert screen.playing and not app.logbook.paused
+    await pilot.press("p")
+    assert not screen.playing
+    await pilot.press("f")
+    await until(pilot, lambda: isinstance(app.screen, Prompt | KindFilter), "a modal after f")
+    assert isinstance(app.screen, Prompt), app.screen
+    await pilot.press("escape")
+    await until(pilot, lambda: app.screen is screen, "the lab back after Esc")
+
+
+@pytest.mark.asyncio
+async def test_keys_stay_the_labs_after_a_batch_and_a_screen_switch(big_bucket):
+    repo, names = big_bucket
+    app = make_app(repo, poll_seconds=60)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _lab(app, pilot)
+        await _look_up(app, pilot, screen, names[1234].hex())
+        await pilot.press("k", "k", "k")  # K back to 100: a quick batch
+        assert screen.batch_k == 100
+        await pilot.press("b")
+        await until(pilot, lambda: len(screen.runs) == 1, "the batch to finish")
+        await pilot.press("1")
+        await settle(app, pilot)
+        await pilot.press("6")
+        await settle(app, pilot)
+        assert app.screen is screen
+        await pilot.press("v")  # back to the lookup
+        await _assert_lab_keys_are_the_labs(app, pilot, screen)
+
+
+@pytest.mark.asyncio
+async def test_keys_stay_the_labs_after_the_palette_and_tab_leaves_the_log(big_bucket):
+    from packscope.inspector.widgets.event_log import EventLogList
+
+    repo, names = big_bucket
+    app = make_app(repo, poll_seconds=60)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _lab(app, pilot)
+        await _look_up(app, pilot, screen, names[1234].hex())
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: app.screen is not screen, "the command palette")
+        await pilot.press("r", "e", "s")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, "the lab back after the palette")
+        await _assert_lab_keys_are_the_labs(app, pilot, screen)
+        # Into the log on purpose, then Tab gets out of it.
+        log = screen.query_one(EventLogList)
+        log.focus()
+        await pilot.pause()
+        assert app.focused is log
+        await pilot.press("tab")
+        assert app.focused is not log
+        await _assert_lab_keys_are_the_labs(app, pilot, screen)

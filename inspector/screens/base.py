@@ -42,6 +42,9 @@ class PackscopeScreen(Screen):
 
     HELP = ""
     TAB = ""  # the screen-table name this screen belongs to (for the tab bar)
+    # Focus starts in the screen's own body, never in a live panel: a
+    # focused event log would take k, p, f, Home and End from the screen.
+    AUTO_FOCUS = "#body *"
 
     BINDINGS = [
         Binding("escape,backspace", "back", "Back", id="nav.back"),
@@ -71,11 +74,28 @@ class PackscopeScreen(Screen):
         self.update_chrome()
 
     def on_screen_resume(self) -> None:
+        # Shown again (a switch, a modal closed): the panels give focus back.
+        self.focus_body()
         self.update_chrome()
         self.log_panel.sync(force=True)
         self.rates_panel.sync()
         if self.app.core.ready:
             self.refresh_data()
+
+    def focus_body(self) -> None:
+        """Move focus out of the live panels to the body's first focusable
+        widget (or to nothing: then the screen's own keys apply)."""
+        focused = self.focused
+        if focused is not None and not any(p in focused.ancestors_with_self for p in self._panels()):
+            return
+        for widget in self.query("#body *"):
+            if widget.focusable:
+                self.set_focus(widget)
+                return
+        self.set_focus(None)
+
+    def _panels(self) -> tuple:
+        return (getattr(self, "log_panel", None), getattr(self, "rates_panel", None))
 
     def on_resize(self, event: events.Resize) -> None:
         if self.ready:

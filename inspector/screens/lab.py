@@ -123,6 +123,11 @@ class LabScreen(PackscopeScreen):
         super().on_mount()
         for scroll in self.query(VerticalScroll):
             scroll.can_focus = False  # arrows, Home and End step the lab, not the scroll
+        # The lab's main widget: focusable but without keys of its own, so
+        # focus has a home in the body (Tab leaves the event log for it).
+        views = self.query_one("#lab-views", ContentSwitcher)
+        views.can_focus = True
+        views.focus()
         self.show_settings()
         self.draw()
         self.show_batch()
