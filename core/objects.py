@@ -19,30 +19,33 @@ walks order commits exactly as git does even when the bytes are odd.
 from __future__ import annotations
 
 import re
+import stat
 from binascii import Error as _HexError
 from binascii import unhexlify
 from collections.abc import Iterator
 from dataclasses import dataclass
+from stat import S_IFDIR, S_IFLNK, S_IFREG, S_ISDIR
 
 from packscope.core.errors import CorruptObjectError
 from packscope.core.oid import ObjectFormat
 
 # --- modes -------------------------------------------------------------------
 
+# A tree entry's mode is a stat(2) mode (file types from the stdlib's
+# ``stat``), plus one file type of git's own that ``stat`` lacks:
+S_IFGITLINK = 0o160000  # a commit of another repository (a submodule)
+# The file-type mask as a number, only for core/repo/revision.py, which still
+# masks by hand; everything else asks stat.S_IFMT(mode) or stat.S_ISDIR(mode).
 S_IFMT = 0o170000
-S_IFDIR = 0o040000
-S_IFREG = 0o100000
-S_IFLNK = 0o120000
-S_IFGITLINK = 0o160000
 
 
 def mode_is_tree(mode: int) -> bool:
-    return (mode & S_IFMT) == S_IFDIR
+    return S_ISDIR(mode)
 
 
 def mode_type(mode: int) -> str:
     """The object type an entry of this mode names ("commit" for gitlinks)."""
-    kind = mode & S_IFMT
+    kind = stat.S_IFMT(mode)
     if kind == S_IFDIR:
         return "tree"
     if kind == S_IFGITLINK:
@@ -54,7 +57,7 @@ def canonical_mode(mode: int) -> int:
     """The mode git works with for a stored mode (git's ``canon_mode``):
     regular files become 100644 or 100755 by their owner-execute bit, and
     anything unrecognised is treated as a gitlink."""
-    kind = mode & S_IFMT
+    kind = stat.S_IFMT(mode)
     if kind == S_IFREG:
         return 0o100755 if mode & 0o100 else 0o100644
     if kind in (S_IFLNK, S_IFDIR):
@@ -122,7 +125,7 @@ class TreeEntry:
 
     @property
     def is_tree(self) -> bool:
-        return (self.mode & S_IFMT) == S_IFDIR
+        return S_ISDIR(self.mode)
 
 
 # --- the fast path for walks --------------------------------------------------
@@ -442,7 +445,7 @@ def tree_items(data: bytes, fmt: ObjectFormat, oid: bytes | None = None) -> list
     patterns = tree_patterns(fmt.rawsz)
     if patterns.whole.fullmatch(data) is not None:
         modes = _MODES
-        return [(modes.get(m) or int(m, 8), name, o) for m, name, o in patterns.entries.findall(data)]
+        return [(modes.get(m) or int(m, 8) & _MODE_BITS, name, o) for m, name, o in patterns.entries.findall(data)]
     return _tree_items_careful(data, fmt, oid)
 
 
@@ -489,12 +492,17 @@ def tree_patterns(rawsz: int) -> TreePatterns:
     return hit
 
 
+# git reads a mode into an unsigned int, wrapping (tree-walk.c get_mode); the
+# stat functions also refuse anything wider.
+_MODE_BITS = 0xFFFFFFFF
+
+
 def tree_mode(raw: bytes) -> int | None:
     """The mode an entry spells, None unless it is octal digits (``int``
     alone would accept "+7", " 7", "0o7", "1_0"; 8 and 9 are not octal)."""
     if not raw or raw.strip(_OCTAL):
         return None
-    return int(raw, 8)
+    return int(raw, 8) & _MODE_BITS
 
 
 _MODES = {b"100644": 0o100644, b"40000": 0o40000, b"100755": 0o100755, b"120000": 0o120000, b"160000": 0o160000}
@@ -522,4 +530,4 @@ def _tree_items_careful(data: bytes, fmt: ObjectFormat, oid: bytes | None) -> li
 
 def tree_sort_key(name: bytes, mode: int) -> bytes:
     """Git's tree order compares a directory as if its name ended in '/'."""
-    return name + b"/" if (mode & S_IFMT) == S_IFDIR else name
+    return name + b"/" if S_ISDIR(mode) else name

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from packscope.core.errors import CorruptObjectError
+from packscope.core.history.tree_diff import diff_trees
 from packscope.core.objects import (
     Commit,
     Ident,
@@ -17,6 +18,7 @@ from packscope.core.objects import (
     parse_commit,
     parse_ident,
     parse_tag,
+    tree_items,
     tree_sort_key,
     tz_minutes,
 )
@@ -300,3 +302,27 @@ def test_records_are_frozen():
     assert isinstance(c, Commit)
     with pytest.raises(AttributeError):
         c.tree = b""  # type: ignore[misc]
+
+
+def test_a_mode_wider_than_32_bits_reads_as_git_reads_it(tmp_path):
+    """git reads a mode into 32 bits (the rest wraps away); the file type of
+    what is left decides, in ls-tree, diff-tree, tree order and the walks."""
+    repo = repos.init_bare(tmp_path / "wide.git")
+    blob = bytes.fromhex(repos.hash_literally(repo, "blob", b"x\n"))
+    sub = bytes.fromhex(repos.hash_literally(repo, "tree", b"100644 y\0" + blob))
+    wide_dir = b"%o" % ((1 << 33) | 0o40000)
+    wide_file = b"%o" % ((1 << 40) | 0o100755)
+    data = wide_dir + b" d\0" + sub + wide_file + b" f\0" + blob
+    tree = repos.hash_literally(repo, "tree", data)
+    items = tree_items(data, SHA1)
+    assert [f"{mode_display(m)} {mode_type(m)} {o.hex()}\t{n.decode()}" for m, n, o in items] == git_text(
+        "ls-tree", tree, cwd=repo
+    ).splitlines()
+    assert [e.is_tree for e in iter_tree(data, SHA1)] == [True, False]
+    assert tree_sort_key(b"d", items[0][0]) == b"d/"
+    # Spelled plainly, the same tree is no change for git nor for us.
+    plain = repos.hash_literally(repo, "tree", b"40000 d\0" + sub + b"100755 f\0" + blob)
+    assert git("diff-tree", "-r", tree, plain, cwd=repo) == b""
+    store = core_store(repo)
+    assert list(diff_trees(store, bytes.fromhex(tree), bytes.fromhex(plain))) == []
+    assert [c.path for c in diff_trees(store, bytes.fromhex(tree), SHA1.hash_object("tree", b""))] == [b"d/y", b"f"]

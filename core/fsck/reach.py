@@ -35,6 +35,7 @@ impossible: they would make it reachable).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from stat import S_IFDIR, S_IFLNK, S_IFMT, S_IFREG
 
 from packscope.core.errors import CorruptObjectError, PackscopeError
 from packscope.core.fsck.findings import (
@@ -54,7 +55,6 @@ from packscope.core.fsck.roots import root_finding_message
 from packscope.core.objects import commit_header_fast, parse_tag, tree_items
 from packscope.core.store.promisor import PromisorSet
 
-S_IFMT, S_IFDIR, S_IFREG, S_IFLNK = 0o170000, 0o040000, 0o100000, 0o120000
 VALID_TYPES = ("commit", "tree", "blob", "tag")
 
 # role of a root -> (finding kind, area, exit bit) when its object cannot be produced
@@ -76,7 +76,7 @@ def references(type_name: str, data: bytes, fmt) -> list[bytes]:
             tree, parents, _ = commit_header_fast(data, fmt)
             return [tree, *parents]
         if type_name == "tree":
-            return [oid for mode, _, oid in tree_items(data, fmt) if (mode & S_IFMT) in (S_IFDIR, S_IFREG, S_IFLNK)]
+            return [oid for mode, _, oid in tree_items(data, fmt) if S_IFMT(mode) in (S_IFDIR, S_IFREG, S_IFLNK)]
         if type_name == "tag":
             return [parse_tag(data, fmt).object]
     except CorruptObjectError:
@@ -296,7 +296,7 @@ class Connectivity:
                     for mode, _name, entry in tree_items(data, fmt, oid):
                         if entry in seen:
                             continue
-                        kind = mode & S_IFMT
+                        kind = S_IFMT(mode)
                         if kind == S_IFDIR:
                             stack.append((entry, "tree", ref))
                         elif kind == S_IFREG or kind == S_IFLNK:

@@ -39,9 +39,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from stat import S_ISLNK
 
 from packscope.core.errors import ConfigError, LookupFailedError, PackscopeError
 from packscope.core.history.tree_entries import HFS_IGNORED, is_special_name, tree_entries_fast
+from packscope.core.objects import tree_mode
 from packscope.core.repo.config import Config
 
 GITMODULES = ".gitmodules"
@@ -65,7 +67,6 @@ SEVERITIES = {
     "gitattributesLineLength": "error",
 }
 
-_S_IFMT, _S_IFLNK = 0o170000, 0o120000
 # Only names holding one of these can fold to either file name: the letters
 # themselves (lower-cased) or an NTFS short-name stem, or one of HFS+'s
 # ignorable code points (tree_entries.HFS_IGNORED, in UTF-8), which may split
@@ -110,7 +111,7 @@ class SpecialBlobs:
             hits.update(i for i, e in enumerate(entries) if _HFS_IGNORABLE.search(e[1]))
         for i in sorted(hits):
             mode, name, oid = entries[i]
-            if (int(mode, 8) & _S_IFMT) == _S_IFLNK:
+            if S_ISLNK(tree_mode(mode) or 0):  # mode came from a match: never None
                 continue  # a symbolic link is the tree's own problem (gitmodulesSymlink)
             for which in (GITMODULES, GITATTRIBUTES):
                 if is_special_name(name, which):

@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from stat import S_IFDIR, S_IFLNK, S_IFREG, S_ISDIR, S_ISLNK
 
 from packscope.core.history.tree_entries import is_dotgit, is_special_name
-from packscope.core.objects import tree_mode, tree_patterns
+from packscope.core.objects import S_IFGITLINK, tree_mode, tree_patterns
 from packscope.core.oid import ObjectFormat
 
 SEVERITIES = ("fatal", "error", "warning", "info", "ignore")
@@ -93,7 +94,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
 }
 
 OBJECT_TYPES = (b"commit", b"tree", b"blob", b"tag")
-S_IFMT, S_IFDIR, S_IFREG, S_IFLNK, S_IFGITLINK = 0o170000, 0o040000, 0o100000, 0o120000, 0o160000
 GOOD_MODES = frozenset((S_IFREG | 0o755, S_IFREG | 0o644, S_IFLNK, S_IFDIR, S_IFGITLINK, S_IFREG | 0o664))
 TIME_OVERFLOW = 1 << 63  # git keeps dates in a signed 64-bit time_t
 
@@ -448,7 +448,7 @@ def check_tree_closely(data: bytes, fmt: ObjectFormat, severities: dict[str, str
             flags.setdefault("hasDot" if name == b"." else "hasDotdot", pos)
         elif is_dotgit(name):
             flags.setdefault("hasDotgit", pos)
-        if (mode & S_IFMT) == S_IFLNK:
+        if S_ISLNK(mode):
             for base, msg_id in _SPECIALS:
                 if is_special_name(name, base):
                     flags.setdefault(msg_id, pos)
@@ -458,7 +458,7 @@ def check_tree_closely(data: bytes, fmt: ObjectFormat, severities: dict[str, str
             flags.setdefault("duplicateEntries", pos)
         else:
             names.add(name)
-            key = name + b"/" if (mode & S_IFMT) == S_IFDIR else name
+            key = name + b"/" if S_ISDIR(mode) else name
             if prev_key is not None and key <= prev_key:
                 flags.setdefault("treeNotSorted", pos)
             prev_key = key

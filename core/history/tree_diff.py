@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from stat import S_IFMT, S_ISDIR
 
 from packscope.core.errors import CorruptObjectError
-from packscope.core.objects import S_IFDIR, S_IFMT, canonical_mode, tree_items
+from packscope.core.objects import canonical_mode, tree_items
 
 Items = list  # [(mode, name, oid), ...] in stored order
 
@@ -134,7 +135,7 @@ def diff_trees(
 
 
 def _key(mode: int, name: bytes) -> bytes:
-    return name + b"/" if (mode & S_IFMT) == S_IFDIR else name
+    return name + b"/" if S_ISDIR(mode) else name
 
 
 def _diff(reader: TreeReader, a: Items, b: Items, base: bytes, specs, recursive: bool) -> Iterator[TreeChange]:
@@ -158,7 +159,7 @@ def _diff(reader: TreeReader, a: Items, b: Items, base: bytes, specs, recursive:
             if oa == ob and ma == mb:
                 continue
             path = base + name
-            is_dir = (ma & S_IFMT) == S_IFDIR
+            is_dir = S_ISDIR(ma)
             sub = specs
             if specs is not None:
                 interest = _interest(path, is_dir, specs)
@@ -168,7 +169,7 @@ def _diff(reader: TreeReader, a: Items, b: Items, base: bytes, specs, recursive:
                     sub = None
             if is_dir and recursive:
                 yield from _diff(reader, reader.items(oa), reader.items(ob), path + b"/", sub, True)
-            elif (ma ^ mb) & S_IFMT:
+            elif S_IFMT(ma ^ mb):
                 yield TreeChange("T", path, ma, mb, oa, ob)
             else:
                 yield TreeChange("M", path, ma, mb, oa, ob)
@@ -185,7 +186,7 @@ def _diff(reader: TreeReader, a: Items, b: Items, base: bytes, specs, recursive:
 def _one_side(
     reader: TreeReader, mode: int, path: bytes, oid: bytes, added: bool, specs, recursive: bool
 ) -> Iterator[TreeChange]:
-    is_dir = (mode & S_IFMT) == S_IFDIR
+    is_dir = S_ISDIR(mode)
     if specs is not None:
         interest = _interest(path, is_dir, specs)
         if interest == NONE:
@@ -244,8 +245,8 @@ class PathLimiter:
                 if _entry_changed(reader, ea, eb):
                     return True
             elif sub:
-                ta = ea[1] if ea is not None and (ea[0] & S_IFMT) == S_IFDIR else None
-                tb = eb[1] if eb is not None and (eb[0] & S_IFMT) == S_IFDIR else None
+                ta = ea[1] if ea is not None and S_ISDIR(ea[0]) else None
+                tb = eb[1] if eb is not None and S_ISDIR(eb[0]) else None
                 if ta != tb and self._changed(ta, tb, sub):
                     return True
         return False
@@ -266,8 +267,8 @@ def _build_trie(split_paths: list[list[bytes]]) -> dict:
 
 def _entry_changed(reader: TreeReader, ea, eb) -> bool:
     """One directory entry named by a spec, on both sides (None: absent)."""
-    a_dir = ea is not None and (ea[0] & S_IFMT) == S_IFDIR
-    b_dir = eb is not None and (eb[0] & S_IFMT) == S_IFDIR
+    a_dir = ea is not None and S_ISDIR(ea[0])
+    b_dir = eb is not None and S_ISDIR(eb[0])
     if a_dir or b_dir:
         if ea is not None and eb is not None and a_dir != b_dir:
             return True  # a file replaced by a directory, or the reverse

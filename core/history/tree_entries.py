@@ -25,9 +25,10 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 from operator import itemgetter
+from stat import S_ISDIR
 
 from packscope.core.errors import CorruptObjectError
-from packscope.core.objects import S_IFDIR, S_IFMT, canonical_mode, tree_items, tree_mode, tree_patterns
+from packscope.core.objects import canonical_mode, tree_items, tree_mode, tree_patterns
 
 CACHE_SIZE = 512  # trees kept: a walk compares each commit's directory with its parent's, then moves on
 _mode = itemgetter(0)
@@ -178,11 +179,11 @@ class TreeEntries:
     def mode(self, raw: bytes) -> int:
         m = self._modes.get(raw)
         if m is None:
-            m = self._modes[raw] = int(raw, 8)
+            m = self._modes[raw] = tree_mode(raw) or 0  # raw came from a match: never None
         return m
 
     def is_dir(self, entry) -> bool:
-        return entry is not None and (self.mode(entry[0]) & S_IFMT) == S_IFDIR
+        return entry is not None and S_ISDIR(self.mode(entry[0]))
 
     def changed(self, a, b) -> bool:
         """One entry, ``(mode, name, id)`` or None (absent) on each side."""

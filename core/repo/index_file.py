@@ -36,8 +36,10 @@ import os
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
+from stat import S_IFDIR, S_IFMT
 
 from packscope.core.errors import RepositoryError
+from packscope.core.objects import S_IFGITLINK
 from packscope.core.oid import ObjectFormat
 
 SIGNATURE = b"DIRC"
@@ -49,7 +51,6 @@ FLAG_STAGE_SHIFT = 12
 NAME_MASK = 0x0FFF
 EXT_INTENT_TO_ADD = 0x2000
 EXT_SKIP_WORKTREE = 0x4000
-S_IFMT, S_IFDIR, S_IFGITLINK = 0o170000, 0o040000, 0o160000
 KNOWN_EXTENSIONS = frozenset((b"TREE", b"REUC", b"link", b"UNTR", b"FSMN", b"EOIE", b"IEOT", b"sdir"))
 REMEDY = "Rebuild the index from HEAD: git read-tree HEAD (staged but uncommitted changes are lost)."
 
@@ -72,7 +73,7 @@ class IndexEntry:
     def object_type(self) -> str | None:
         """What the entry's id names: "blob", "tree" (sparse directory), or
         None for a gitlink (another repository's commit)."""
-        kind = self.mode & S_IFMT
+        kind = S_IFMT(self.mode)
         if kind == S_IFGITLINK:
             return None
         return "tree" if kind == S_IFDIR else "blob"
