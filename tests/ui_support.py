@@ -71,8 +71,10 @@ def make_app(repo, **kw) -> PackscopeApp:
 
 
 async def started(app, pilot) -> None:
-    """Wait until the store is open and the first screen has its facts."""
-    await until(pilot, lambda: app.core.ready, "the store to open", timeout=10)
+    """Wait until the store is open and the first screen has its facts
+    (a store that fails to open fails the test at once, with its error)."""
+    await until(pilot, lambda: app.core.ready or app.core.error is not None, "the store to open", timeout=10)
+    assert app.core.error is None, app.core.error
     await settle(app, pilot)
 
 
