@@ -242,17 +242,17 @@ class _Resolver:
             )
         return e
 
-    def peel_to(self, oid: bytes, want: str, shown: str) -> bytes:
+    def peel_to(self, oid: bytes, want: str, shown: str, check: bool = True) -> bytes:
         """git's peel: follow tags, and commit → tree, until ``want``
         ("" = the first non-tag)."""
         for _ in range(MAX_TAG_CHAIN):
-            typ = self.header(oid)
+            typ, data = self.parsed(oid) if check else self.read(oid)
             if typ == want or (want == "" and typ != "tag"):
                 return oid
             if typ == "tag":
-                oid = parse_tag(self.read(oid)[1], self.fmt, oid).object
+                oid = parse_tag(data, self.fmt, oid).object
             elif typ == "commit" and want != "commit":
-                oid = commit_header_fast(self.read(oid)[1], self.fmt, oid)[0]
+                oid = commit_header_fast(data, self.fmt, oid)[0]
             else:
                 raise BadRevisionError(
                     f"{shown}^{{{want}}}: expected {want} type, but the object dereferences to {typ} type",
@@ -271,12 +271,29 @@ class _Resolver:
             oid = parse_tag(data, self.fmt, oid).object
         raise BadRevisionError(f"{shown}: more than {MAX_TAG_CHAIN} nested tags", oid=oid.hex())
 
+    def parsed(self, oid: bytes) -> tuple[str, bytes]:
+        """``read``, checked as git's parse_object checks every object a step
+        starts from: bytes that do not hash to their id (the replacement's,
+        under a replace ref) make the object missing."""
+        typ, data = self.read(oid)
+        target = getattr(self.store, "target", None)
+        expected = target(oid) if target is not None else oid
+        if self.fmt.hash_object(typ, data) != expected:
+            raise MissingObjectError(
+                f"{self.text}: hash mismatch {expected.hex()} (its stored bytes hash to another id)",
+                oid=expected.hex(),
+                remedy="Replace the damaged object with a good copy from another clone (git fsck names it).",
+            )
+        return typ, data
+
     def apply(self, step: Step, oid: bytes, shown: str) -> bytes:
         if step.op == "peel":
             if step.type == "object":
-                self.header(oid)
+                self.parsed(oid)
                 return oid
             return self.peel_to(oid, step.type, shown)
+        if step.n != 0:
+            self.parsed(oid)  # git parses (and so checks) the commit it steps from
         if step.op == "^":
             if step.n == 0:
                 return self.peel_to(oid, "commit", shown)
@@ -396,7 +413,7 @@ class _Resolver:
 
     def walk_path(self, oid: bytes, path: str, rev_text: str) -> tuple[bytes, bool]:
         """(id at ``path`` in the tree of ``oid``, whether it is a gitlink)."""
-        tree = self.peel_to(oid, "tree", rev_text)
+        tree = self.peel_to(oid, "tree", rev_text, check=False)  # git reads, not parses, here
         if path.startswith(("./", "../")) or path in (".", ".."):
             path = _relative(self.cwd_prefix, path, self.text)
         if path == "":
