@@ -8,7 +8,7 @@ import pytest
 from packscope.core.store.search import ALGORITHMS
 from packscope.inspector import lab_model as lab
 from packscope.inspector.screens.lab import LabScreen
-from packscope.inspector.widgets.lab_views import SearchView
+from packscope.inspector.widgets.lab_views import METRICS, SearchView
 from tests import repos
 from tests.ui_support import SIZE, make_app, plain, settle, started, until
 
@@ -156,7 +156,7 @@ async def test_batch_shows_distributions_per_algorithm(ui_repo):
         chart = plain(screen.query_one("#lab-batch-chart"))
         for a in ALGORITHMS:
             assert a in chart
-        assert chart.count("mean") == 3 * len(ALGORITHMS)
+        assert chart.count("mean") == len(METRICS) * len(ALGORITHMS)
         assert "300 lookups" in plain(screen.query_one("#lab-batch-summary"))
         assert screen.query_one("#lab-views").current == "lab-batch"
 

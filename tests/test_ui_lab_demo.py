@@ -172,3 +172,76 @@ async def test_keys_stay_the_labs_after_the_palette_and_tab_leaves_the_log(big_b
         await pilot.press("tab")
         assert app.focused is not log
         await _assert_lab_keys_are_the_labs(app, pilot, screen)
+
+
+def _steps(index, path, oid: bytes, algorithm: str):
+    """core's own count of one search: Steps records every name read."""
+    from packscope.core.store.search import Steps, search_function
+
+    lo, hi = path.bucket
+    steps = Steps(index.page_of)
+    search_function(algorithm)(index.name_accessor(), lo, hi, index.num_objects, oid, steps)
+    return steps
+
+
+@pytest.mark.asyncio
+async def test_names_read_include_the_bounds_interpolation_reads(big_bucket):
+    from tests.ui_support import plain
+
+    repo, names = big_bucket
+    one = next(n for n in names if n[0] == 0x5B)  # the synthetic pack's bucket 5b holds one name
+    app = make_app(repo, poll_seconds=60)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await _lab(app, pilot)
+        await _look_up(app, pilot, screen, one.hex())
+        stage = next(s for s in screen.run.stages if s.is_search and s.event.path.found is not None)
+        screen.set_frame(screen.frames.index((screen.run.stages.index(stage), stage.steps)))
+        await pilot.pause()
+        drawn = screen.query_one(SearchView).render_text(160).plain
+        for a in ALGORITHMS:
+            steps = _steps(stage.index, stage.paths[a], one, a)
+            reads = len(steps.reads)
+            assert reads >= len(steps.probes) and (a == "binary" or reads > len(steps.probes))
+            n = len(steps.probes)
+            assert f"{n} probe{'' if n == 1 else 's'}, {reads} name{'' if reads == 1 else 's'} read" in drawn, (
+                a,
+                drawn,
+            )
+        # A batch counts them the same way, and shows median and p99 beside the mean.
+        worker = screen.start_batch(ids=[one] * 3, source="one id")
+        await worker.wait()
+        await settle(app, pilot)
+        for a in ALGORITHMS:
+            per_lookup = sum(len(_steps(s.index, s.paths[a], one, a).reads) for s in screen.run.stages if s.is_search)
+            assert screen.batch.reads[a] == [per_lookup] * 3
+        chart = plain(screen.query_one("#lab-batch-chart"), width=160)
+        assert chart.count("p50") == chart.count("p99") == chart.count("mean") == 4 * len(ALGORITHMS)
+
+
+@pytest.mark.asyncio
+async def test_runs_start_from_a_fresh_store_unless_warm(big_bucket):
+    from tests.ui_support import plain
+
+    repo, _names = big_bucket
+    app = make_app(repo, poll_seconds=60)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await _lab(app, pilot)
+        await (screen.start_batch(k=100, mode="absent", seed=7)).wait()
+        await settle(app, pilot)
+        first = screen.batch
+        assert first.searches >= 100 and first.settings["cache"] == "cold"
+        await pilot.press("r")  # nothing changed: the same work again
+        await until(pilot, lambda: len(screen.runs) == 2, "the second run")
+        second = screen.runs[1]
+        assert second.searches == first.searches and second.probes == first.probes
+        await pilot.press("W", "r")  # warm: the live store ...
+        await until(pilot, lambda: len(screen.runs) == 3, "the first warm run")
+        await pilot.press("r")  # ... whose negative cache now knows these ids
+        await until(pilot, lambda: len(screen.runs) == 4, "the second warm run")
+        assert screen.runs[3].settings["cache"] == "warm" and screen.runs[3].searches < first.searches
+        await pilot.press("W", "a", "r")  # cold again, another store algorithm
+        await until(pilot, lambda: len(screen.runs) == 5, "a run under interpolation")
+        rows = plain(screen.query_one("#lab-batch-runs"), width=200)
+        for word in ("cold", "warm", "binary", "interpolation", "names b/i/h"):
+            assert word in rows, rows
+        assert screen.runs[4].settings["algorithm"] == "interpolation"

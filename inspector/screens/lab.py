@@ -3,6 +3,8 @@ algorithms side by side, and batches of lookups as distributions."""
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
 
 from rich.console import Group
@@ -20,6 +22,7 @@ from packscope.inspector.safe_text import literal
 from packscope.inspector.screens.base import PackscopeScreen
 from packscope.inspector.widgets.lab_views import (
     SearchView,
+    batch_bins,
     batch_summary,
     batch_table,
     runs_table,
@@ -52,7 +55,10 @@ f reads ids from a file, e.g. the output of `git rev-list --objects --all`),
 then per algorithm the distributions of probes, pages and µs per lookup,
 and the rescans and loose-cache fills.  r runs the same ids again: switch a
 setting first (P miss policy git/gated, Q quick, C loose-cache strategy,
-a the store's algorithm) and compare the runs.  v switches between the
+a the store's algorithm) and compare the runs.  Each run starts from a
+fresh store (empty negative cache, loose cache and MRU order) unless W
+makes runs warm (the live store, its caches as the runs before left them);
+the runs table shows every setting of every run.  v switches between the
 lookup and the batch views.
 """
 
@@ -83,6 +89,7 @@ class LabScreen(PackscopeScreen):
         Binding("Q", "toggle('quick')", "Quick", id="lab.quick"),
         Binding("C", "toggle('loose_strategy')", "Loose cache", id="lab.loose-strategy"),
         Binding("a", "toggle('algorithm')", "Store algorithm", id="lab.algorithm"),
+        Binding("W", "warm", "Warm/cold runs", id="lab.warm"),
         Binding("v", "view", "Lookup/batch view", id="lab.view"),
     ]
 
@@ -104,6 +111,7 @@ class LabScreen(PackscopeScreen):
         self.draw_ms: float | None = None  # submit → fully drawn, for the last lookup
         self._asked_at = 0.0
         self._warm = False
+        self.warm_runs = False  # batches keep the live store's caches (else: a fresh store per run)
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="lab-settings", markup=False)
@@ -151,11 +159,8 @@ class LabScreen(PackscopeScreen):
             importlib.import_module(name)
 
         core = self.app.core
-        with core.lock:
-            try:
-                core.session.refs.head()
-            except PackscopeError:
-                pass
+        with core.lock, contextlib.suppress(PackscopeError):
+            core.session.refs.head()
 
     def show_settings(self) -> None:
         store = self.app.core.store
@@ -175,7 +180,10 @@ class LabScreen(PackscopeScreen):
                 t.append(f" ({key})   ", style="dim")
             t.append("batch ", style="dim")
             t.append(f"K={self.batch_k:,} {self.batch_mode}", style="bold")
-            t.append(" (k, m)", style="dim")
+            t.append(" (k, m)   ", style="dim")
+            t.append("runs ", style="dim")
+            t.append("warm" if self.warm_runs else "cold", style="bold")
+            t.append(" (W)", style="dim")
         self.query_one("#lab-settings", Label).update(t)
 
     def action_toggle(self, name: str) -> None:
@@ -381,6 +389,16 @@ class LabScreen(PackscopeScreen):
         self.batch_k = BATCH_SIZES[(i + 1) % len(BATCH_SIZES)]
         self.show_settings()
 
+    def action_warm(self) -> None:
+        self.warm_runs = not self.warm_runs
+        self.show_settings()
+        self.notify(
+            "batch runs keep the store's caches (negative cache, loose cache, MRU)"
+            if self.warm_runs
+            else "each batch run starts from a fresh store (empty caches)",
+            timeout=3,
+        )
+
     def action_batch_mode(self) -> None:
         self.batch_mode = lab.BATCH_MODES[(lab.BATCH_MODES.index(self.batch_mode) + 1) % len(lab.BATCH_MODES)]
         self.show_settings()
@@ -415,10 +433,10 @@ class LabScreen(PackscopeScreen):
             self.notify("the repository is still opening", timeout=2)
             return None
         self.query_one(ContentSwitcher).current = "lab-batch"
-        return self._batch_worker(k or self.batch_k, mode or self.batch_mode, ids, path, source, seed)
+        return self._batch_worker(k or self.batch_k, mode or self.batch_mode, ids, path, source, seed, self.warm_runs)
 
     @work(thread=True, exclusive=True, group="lab-batch")
-    def _batch_worker(self, k: int, mode: str, ids, path, source: str, seed) -> lab.BatchResult | None:
+    def _batch_worker(self, k: int, mode: str, ids, path, source: str, seed, warm: bool) -> lab.BatchResult | None:
         from textual.worker import get_current_worker
 
         worker = get_current_worker()
@@ -443,7 +461,16 @@ class LabScreen(PackscopeScreen):
         def progress(done: int, total: int) -> None:
             say(self._batch_status, f"batch {label}: {done:,}/{total:,} ({done / total:.0%})")
 
-        res = lab.run_batch(core.store, core.lock, ids, label, progress, lambda: worker.is_cancelled)
+        if warm:
+            res = lab.run_batch(core.store, core.lock, ids, label, progress, lambda: worker.is_cancelled, warm=True)
+        else:
+            say(self._batch_status, f"batch {label}: opening a fresh store…")
+            fresh = lab.fresh_session(core.session, core.lock)
+            try:
+                lock = threading.RLock()  # the fresh store is this worker's alone
+                res = lab.run_batch(fresh.store, lock, ids, label, progress, lambda: worker.is_cancelled, warm=False)
+            finally:
+                fresh.close()
         say(self._batch_done, res, ids, source)
         return res
 
@@ -477,9 +504,9 @@ class LabScreen(PackscopeScreen):
             self.query_one("#lab-batch-runs", Static).update("")
             return
         self.query_one("#lab-batch-summary", Static).update(batch_summary(res))
-        self.query_one("#lab-batch-chart", Static).update(batch_table(res))
+        self.query_one("#lab-batch-chart", Static).update(batch_table(res, batch_bins(self.size.width)))
         runs = Group(
-            Text("\nruns (r repeats the same ids: switch P, Q or C first to compare)", style="bold"),
+            Text("\nruns (r repeats the same ids: switch a, P, Q, C or W first to compare)", style="bold"),
             runs_table(self.runs),
         )
         self.query_one("#lab-batch-runs", Static).update(runs)

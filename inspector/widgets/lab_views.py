@@ -255,7 +255,12 @@ class SearchView(Widget):
 
 # --- batches -------------------------------------------------------------------------
 
-METRICS = (("probes", "probes / lookup", True), ("pages", "pages / lookup", True), ("micros", "µs / lookup", False))
+METRICS = (
+    ("probes", "probes / lookup", True),
+    ("reads", "names read / lookup", True),
+    ("pages", "pages / lookup", True),
+    ("micros", "µs / lookup", False),
+)
 
 
 def _spark(counts: list[int]) -> str:
@@ -263,9 +268,16 @@ def _spark(counts: list[int]) -> str:
     return "".join(BARS[0 if not c else max(1, round(c / peak * 8))] for c in counts)
 
 
+def batch_bins(width: int) -> int:
+    """Histogram bins per cell so the four metric columns fit ``width``."""
+    return max(8, min(24, (width - 16) // len(METRICS) - 2))
+
+
 def batch_table(res: lab.BatchResult, bins: int = 24) -> Table:
     """Per algorithm (rows) and metric (columns): a histogram over one
-    shared range per metric, and its mean / 99th percentile / max."""
+    shared range per metric (the distribution), and under it the mean, the
+    median, the 99th percentile and the maximum — a timing's mean can sit
+    above its p99 when one outlier dominates, so the median is shown too."""
     t = Table(box=None, pad_edge=False, padding=(0, 2, 0, 0), show_header=True, header_style="bold")
     t.add_column("algorithm", no_wrap=True)
     for _key, title, _int in METRICS:
@@ -287,14 +299,9 @@ def batch_table(res: lab.BatchResult, bins: int = 24) -> Table:
             unit = "" if integer else " µs"
             fmt = (lambda v: f"{v:.0f}") if integer else (lambda v: f"{v:.1f}")
             cell.append(f"\n{fmt(lo)}…{fmt(hi)}{'+' if not integer else ''}{unit}", style="dim")
-            top = fmt(max(values) if values else 0)
-            if integer:
-                cell.append(f"\nmean {mean:.2f}  p99 {fmt(lab.percentile(values, 0.99))}  max {top}")
-            else:  # timings have outliers (a GC, a thread switch): the median says more
-                cell.append(
-                    f"\nmean {mean:.1f}  p50 {fmt(lab.percentile(values, 0.5))}  p99 "
-                    f"{fmt(lab.percentile(values, 0.99))}"
-                )
+            cell.append(f"\nmean {mean:.2f}" if integer else f"\nmean {mean:.1f}")
+            cell.append(f"\np50 {fmt(lab.percentile(values, 0.5))}", style="bold")
+            cell.append(f"  p99 {fmt(lab.percentile(values, 0.99))}  max {fmt(max(values) if values else 0)}")
             cells.append(cell)
         t.add_row(Text(a, style="bold"), *cells)
     return t
@@ -317,45 +324,52 @@ def batch_summary(res: lab.BatchResult) -> Text:
         f"{res.seconds * 1e3:.1f} ms   wall {res.wall:.2f} s\n"
     )
     t.append(
-        f"settings: policy {s['policy']}, quick {'on' if s['quick'] else 'off'}, loose cache {s['loose']}, "
-        f"store algorithm {s['algorithm']}",
+        f"settings: store algorithm {s['algorithm']}, policy {s['policy']}, quick {'on' if s['quick'] else 'off'}, "
+        f"loose cache {s['loose']}, caches {s.get('cache', 'warm')}"
+        + (" (kept from before)" if s.get("cache") == "warm" else " (a fresh store)"),
         style="dim",
     )
     return t
 
 
+def _setting_text(key: str, value) -> str:
+    if key == "quick":
+        return "quick-on" if value else "quick-off"
+    return str(value)
+
+
 def runs_table(runs: list[lab.BatchResult]) -> Table:
-    """Every batch run so far, one row each: the same ids under other
-    settings show their rescans and fills side by side."""
+    """Every batch run so far, one row each, with every setting it ran
+    under on the line below its name (a value that differs from the run
+    before is highlighted), so two rows never look alike when their
+    settings were not."""
     t = Table(box=None, pad_edge=False, padding=(0, 2, 0, 0), header_style="bold")
-    for col in (
-        "run",
-        "lookups",
-        "policy",
-        "quick",
-        "loose cache",
-        "rescans",
-        "skipped",
-        "fills",
-        "dirs",
-        "store ms",
-        "probes b/i/h",
-    ):
-        t.add_column(col, no_wrap=True, justify="right" if col not in ("run", "policy", "loose cache") else "left")
-    for r in runs[-6:]:
-        s = r.settings
-        mean = "/".join(f"{sum(r.probes[a]) / max(1, len(r.probes[a])):.2f}" for a in ALGORITHMS)
+    t.add_column("run / settings", no_wrap=True)
+    for col in ("lookups", "rescans", "skipped", "fills", "store ms", "probes b/i/h", "names b/i/h"):
+        t.add_column(col, no_wrap=True, justify="right")
+    shown = runs[-6:]
+    before = runs[-7] if len(runs) > 6 else None
+    for r in shown:
+
+        def means(values: dict) -> str:
+            return "/".join(f"{sum(values[a]) / max(1, len(values[a])):.1f}" for a in ALGORITHMS)
+
+        cell = literal(r.label if len(r.label) <= 36 else r.label[:35] + "…")
+        cell.append("\n")
+        for key in lab.RUN_SETTINGS:
+            value = r.settings.get(key)
+            changed = before is not None and before.settings.get(key) != value
+            cell.append(_setting_text(key, value), style="bold yellow" if changed else "dim")
+            cell.append(" ")
         t.add_row(
-            literal(r.label if len(r.label) <= 24 else r.label[:23] + "…"),
+            cell,
             f"{r.lookups:,}",
-            s["policy"],
-            "on" if s["quick"] else "off",
-            s["loose"],
             Text(f"{r.rescans:,}", style="yellow" if r.rescans else ""),
             f"{r.rescans_skipped:,}",
             Text(f"{r.fills:,}", style="green" if r.fills else ""),
-            f"{r.dir_reads:,}",
             f"{r.seconds * 1e3:.1f}",
-            mean,
+            means(r.probes),
+            means(r.reads),
         )
+        before = r
     return t
