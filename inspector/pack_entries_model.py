@@ -37,6 +37,7 @@ class EntryRow:
     depth: int | None
     base: bytes | None
     error: str | None = None
+    damage: str | None = None  # the entry reads, but its extent is wrong (cut by a truncation)
 
 
 class OffsetOrder:
@@ -97,15 +98,30 @@ class PackEntries:
     """Row data of one pack (a ``packscope.core.store.odb.PackHandle``)."""
 
     def __init__(self, handle, lock, rawsz: int) -> None:
+        from packscope.core.store.pack_index import PackIndex
+
         self.handle = handle
         self.lock = lock
+        # A mapping of our own: the store's may be closed by its open-file
+        # LRU or by a rescan after a repack deletes the file, and a mapped
+        # file stays readable after it is deleted — the view keeps its ids
+        # and offsets and can say where each object lives now.
         with lock:
-            self.index = handle.index.open()
+            self.index = PackIndex(handle.index.path, handle.index.fmt).open()
         self.count = self.index.num_objects
         self.data_end = handle.files.pack_size - rawsz
         self.order: OffsetOrder | None = None
         self.by_offset = True  # show offset order once it exists
+        self.removed: str | None = None  # why the pack's data is gone (a repack), once noticed
         self._rows: dict[int, EntryRow] = {}  # by position; bounded below
+
+    def close(self) -> None:
+        self.index.close()
+
+    def mark_removed(self, why: str) -> None:
+        """The .pack was deleted: rows keep id and offset, and say so."""
+        self.removed = why
+        self._rows.clear()
 
     @property
     def name(self) -> str:
@@ -136,15 +152,34 @@ class PackEntries:
         k = self.order.rank_of_offset(offset)
         return k if self.in_offset_order else self.order.positions[k]
 
-    def _disk_size(self, position: int, offset: int) -> int | None:
+    def _next_offset(self, offset: int) -> int | None:
+        """Where the entry at ``offset`` ends: the next entry's offset, or
+        the end of the data for the last (None before the order exists)."""
         order = self.order
         if order is None:
             return None
         k = bisect_left(order.offsets, offset)
         if k >= len(order) or order.offsets[k] != offset:
             return None
-        nxt = order.offsets[k + 1] if k + 1 < len(order) else self.data_end
-        return nxt - offset
+        return order.offsets[k + 1] if k + 1 < len(order) else self.data_end
+
+    def _disk_size(self, position: int, offset: int) -> int | None:
+        nxt = self._next_offset(offset)
+        return None if nxt is None else nxt - offset
+
+    def extent_problem(self, offset: int) -> str | None:
+        """An entry the end of the data cuts: it starts before the end but
+        the index puts the next entry past it (the pack was truncated)."""
+        end = self.data_end
+        if offset >= end:
+            return f"starts past the end of the data (@{end:,}): the pack is truncated"
+        nxt = self._next_offset(offset)
+        if nxt is not None and nxt > end:
+            return (
+                f"runs past the end of the data: {nxt - offset:,} bytes by the index, "
+                f"{end - offset:,} left before @{end:,} (the pack is truncated)"
+            )
+        return None
 
     def row(self, k: int) -> EntryRow:
         position = self.position_of_row(k)
@@ -163,6 +198,11 @@ class PackEntries:
         oid = index.name_at(position)
         offset = index.offset_at(position)
         disk = self._disk_size(position, offset)
+        if self.removed:
+            return EntryRow(position, oid, offset, "?", None, disk, None, None, self.removed)
+        cut = self.extent_problem(offset)
+        if cut is not None and offset >= self.data_end:
+            return EntryRow(position, oid, offset, "?", None, disk, None, None, cut)
         try:
             pack = self.handle.pack
             type_name, size = pack.info_at(offset)
@@ -171,8 +211,10 @@ class PackEntries:
             base = pack.delta_base(offset) if depth else None
         except (PackscopeError, OSError, TypeError, AttributeError) as e:
             msg = e.message if isinstance(e, PackscopeError) else f"{type(e).__name__}: {e}"
+            if cut is not None:
+                msg = f"{cut}; {msg}"
             return EntryRow(position, oid, offset, "?", None, disk, None, None, msg)
-        return EntryRow(position, oid, offset, type_name, size, disk, depth, base)
+        return EntryRow(position, oid, offset, type_name, size, disk, depth, base, damage=cut)
 
     def find(self, query: str) -> list[int]:
         """Rows matching ``query``: a hex id prefix, or ``@OFFSET``."""
@@ -180,16 +222,7 @@ class PackEntries:
 
         q = query.strip().lower()
         if q.startswith("@"):
-            try:
-                offset = int(q[1:], 0)
-            except ValueError:
-                return []
-            if self.order is None:
-                with self.lock:
-                    pos = [i for i in range(self.count) if self.index.offset_at(i) == offset][:1]
-                return pos
-            k = self.order.rank_of_offset(offset)
-            return [k if self.in_offset_order else self.order.positions[k]]
+            return [self.row_at_offset(q[1:])]
         try:
             prefix = parse_prefix(q, self.index.fmt) if len(q) >= 4 else None
         except PackscopeError:
@@ -207,6 +240,40 @@ class PackEntries:
                 name_at = self.index.name_accessor()
                 positions = [i for i in range(lo, min(hi, lo + 5000)) if name_at(i).hex().startswith(q)][:1000]
         return sorted(self.row_of_position(p) for p in positions)
+
+    def row_at_offset(self, text: str) -> int:
+        """The row of the entry that starts at offset ``text``; an offset
+        outside the entries or inside one is refused with a message that
+        says where it falls (never a jump to the nearest entry)."""
+        from packscope.inspector.widgets.virtual_list import SearchRefused
+
+        try:
+            offset = int(text.replace(",", "").replace("_", ""), 0)
+        except ValueError:
+            raise SearchRefused(f"@{text}: not an offset (a number: @1234 or @0x4d2)") from None
+        end = self.data_end
+        if offset < 12 or offset >= end:
+            raise SearchRefused(
+                f"@{offset:,} is outside this pack's entries, which lie in [12, {end:,})"
+                + (" — the pack is only " + f"{end + self.index.fmt.rawsz:,} bytes" if offset >= end else "")
+            )
+        if self.order is None:
+            with self.lock:
+                offsets = self.index.offsets()
+            pos = [i for i, o in enumerate(offsets) if o == offset]
+            if pos:
+                return self.row_of_position(pos[0])
+            before = max((o for o in offsets if o < offset), default=None)
+        else:
+            k = self.order.rank_of_offset(offset)
+            if self.order.offsets[k] == offset:
+                return k if self.in_offset_order else self.order.positions[k]
+            before = self.order.offsets[k] if self.order.offsets[k] < offset else None
+        if before is None:
+            raise SearchRefused(f"@{offset:,} is before the first entry of this pack")
+        nxt = self._next_offset(before)
+        span = f"[{before:,}, {nxt:,})" if nxt is not None else f"starting @{before:,}"
+        raise SearchRefused(f"@{offset:,} is inside the entry at @{before:,} {span}, not the start of an entry")
 
     def describe_row(self, r: EntryRow) -> str:
         return f"{short_id(r.oid)} @{r.offset}"

@@ -169,8 +169,6 @@ NOTICE_DEADLINE = 60.0
 
 @pytest.mark.asyncio
 async def test_outside_changes_are_noticed(ui_repo_copy):
-    from textual.widgets import DataTable
-
     app = make_app(ui_repo_copy, poll_seconds=0.2)
     async with app.run_test(size=SIZE) as pilot:
         await started(app, pilot)
@@ -213,5 +211,5 @@ async def test_outside_changes_are_noticed(ui_repo_copy):
         assert app.core.store.locate(bytes.fromhex(new_loose)) is not None
         # The packs screen follows.
         await eventually(
-            lambda: app.screen.query_one(DataTable).row_count == on_disk, "the Packs table to list the new pack"
+            lambda: app.screen.query_one("#packs-list").row_count == on_disk, "the Packs list to list the new pack"
         )

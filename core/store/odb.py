@@ -48,6 +48,22 @@ from packscope.core.store.pack_directory import DirectoryScan, PackFiles, dir_mt
 from packscope.core.store.search import ALGORITHMS
 
 POLICIES = ("git", "gated")
+VANISHED_REMEDY = (
+    "Nothing is damaged: the file was deleted after the store listed it — a concurrent git repack, gc or"
+    " prune replaced it.  Rescan (the UI's R) and look the object up again: it lives in the new pack."
+)
+
+
+def explain_vanished(e: PackscopeError) -> PackscopeError:
+    """An error opening a pack or index that is gone from disk now means a
+    concurrent repack removed it, not damage: give it that remedy (in place)."""
+    if e.kind in VANISHED_KINDS and e.path and not os.path.exists(e.path):
+        e.remedy = VANISHED_REMEDY
+        if "removed since" not in e.message:
+            e.message += " (removed since the store listed it: a concurrent repack?)"
+    return e
+
+
 MAX_RESCAN_ROUNDS = 5
 
 
@@ -62,13 +78,22 @@ class StoreCounters:
     negative_hits: int = 0
     rescans: int = 0
     rescans_skipped: int = 0
-    dir_reads: int = 0  # pack-directory scans plus loose subdirectory fills
+    pack_dir_reads: int = 0  # listings of objects/pack
     stats: int = 0
     opens: int = 0
     mru_moves: int = 0
+    loose_caches: tuple = ()  # the store's LooseCaches: each counts its own subdirectory reads
+
+    @property
+    def dir_reads(self) -> int:
+        """Directory listings: pack-directory scans plus loose subdirectory
+        reads (each ``objects/xx`` a loose cache fills)."""
+        return self.pack_dir_reads + sum(c.fills for c in self.loose_caches)
 
     def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in self.__slots__}
+        out = {k: getattr(self, k) for k in self.__slots__ if k != "loose_caches"}
+        out["dir_reads"] = self.dir_reads
+        return out
 
 
 @dataclass(slots=True)
@@ -131,6 +156,7 @@ class ObjectStore:
             _ObjectDir(d, i == 0, loose=LooseCache(d, fmt, strategy=loose_strategy, tracer=self.tracer))
             for i, d in enumerate(dirs)
         ]
+        self.counters.loose_caches = tuple(d.loose for d in self._dirs)
         self._mru: list[PackHandle] = []
         self._midxs: list = []
         self._negative: dict[bytes, tuple] = {}
@@ -233,7 +259,7 @@ class ObjectStore:
         for d in self._dirs:
             for _ in range(MAX_RESCAN_ROUNDS):
                 scan = scan_pack_dir(d.path, d.local)
-                self.counters.dir_reads += 1
+                self.counters.pack_dir_reads += 1
                 if dir_mtime_ns(scan.pack_dir) == scan.mtime_ns:
                     break  # nobody wrote while we listed
             d.scan = scan
@@ -556,6 +582,7 @@ class ObjectStore:
 
     def note_problem(self, e: PackscopeError) -> None:
         """Remember a problem met while answering (shown by info and the UI)."""
+        explain_vanished(e)
         if len(self.problems) < 1000 and all(str(p) != str(e) for p in self.problems[-20:]):
             self.problems.append(e)
 

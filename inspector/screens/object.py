@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 from dataclasses import dataclass, field
 
@@ -9,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.widgets import Label, Static
 
 from packscope.core.errors import PackscopeError
@@ -36,6 +38,14 @@ Content: a commit's headers (tree, parents, author, committer) and message;
 a tag's target and message; a tree's entries (mode, type, id, name); a blob
 as text, or as hex when it is binary (first 64 KiB).
 
+When the object cannot be read, the error says which step failed (the
+entry header, inflating its zlib data, finding or applying a delta base)
+and the chain marks the link it failed at; links below it were read,
+links above were not reached.
+
+Opened from a pack that a repack has since removed, the object is read
+where it lives now; f switches the view to that pack and offset.
+
 Enter on a line with an id (tree, parent, entry) opens that object.
 """
 
@@ -50,6 +60,34 @@ class ObjectView:
     rows: list[Text] = field(default_factory=list)
     links: dict[int, bytes] = field(default_factory=dict)
     error: str | None = None
+    failed_offset: int | None = None  # the chain entry whose step failed
+    failed_step: str | None = None  # which step: header, inflate, delta, base
+    moved_to: object = None  # where the object lives now, when the opened pack was removed
+
+
+# What a read was doing when an error of this kind stopped it.
+STEPS = {
+    "pack-offset": "reading the entry header (no entry there)",
+    "pack-entry-header": "reading the entry header",
+    "pack-entry-type": "reading the entry header",
+    "pack-zlib": "inflating the entry's zlib data",
+    "pack-truncated": "inflating the entry's zlib data (cut by the end of the pack)",
+    "pack-size": "inflating the entry's zlib data (wrong size)",
+    "delta-missing-base": "finding the delta base",
+    "delta-base-offset": "finding the delta base",
+    "delta-loop": "finding the delta base (the chain loops)",
+    "delta-too-deep": "walking the delta chain (too deep)",
+    "pack-unreadable": "opening the pack file",
+    "idx-unreadable": "opening the pack index",
+}
+
+
+def failed_step(e: PackscopeError) -> str:
+    if e.kind in STEPS:
+        return STEPS[e.kind]
+    if e.kind.startswith("delta-"):
+        return "applying the delta"
+    return f"reading ({e.kind})"
 
 
 def _ident(ident) -> Text:
@@ -151,9 +189,19 @@ def load_object(core, oid: bytes, pack=None, offset: int | None = None) -> Objec
     takes it).  ``pack``/``offset``: the entry the user opened, if any."""
     store = core.store
     view = ObjectView(oid)
+    removed = core.removed_at(pack) if pack is not None else None
     with core.lock:
         try:
             loc = store.locate(oid)
+            if removed is not None:
+                # Opened from a pack a repack has deleted since: say so, and
+                # read the object where it lives now.
+                view.where.append(("opened", f"{pack.name} @ {offset} — pack removed by a repack at {removed}"))
+                view.moved_to = loc
+                if loc is not None:
+                    now = loc.path if loc.pack is None else f"{loc.pack.name} @ {loc.offset}"
+                    view.where.append(("now lives in", f"{now} — f opens it there"))
+                pack = offset = None
             if pack is None and loc is not None and loc.pack is not None:
                 pack, offset = loc.pack, loc.offset
             if loc is None:
@@ -173,10 +221,8 @@ def load_object(core, oid: bytes, pack=None, offset: int | None = None) -> Objec
                 view.type_name, view.size = p.info_at(offset)
                 if loc is None or loc.pack is not pack or loc.offset != offset:
                     view.where.append(("opened", f"{pack.name} @ {offset}"))
-                try:
+                with contextlib.suppress(PackscopeError, AttributeError):
                     view.where.append(("on disk", human_bytes(p.disk_size(offset))))
-                except (PackscopeError, AttributeError):
-                    pass
                 view.chain = p.delta_chain(offset)  # before reading: which bases the cache holds now
                 if view.type_name == "blob" and view.size > BLOB_READ_LIMIT:
                     view.rows.append(Text(f"blob of {view.size:,} bytes: too large to show", style="yellow"))
@@ -196,7 +242,16 @@ def load_object(core, oid: bytes, pack=None, offset: int | None = None) -> Objec
                 return view
             view.type_name, view.size = type_name, len(data)
         except PackscopeError as e:
-            view.error = f"{e.message}" + (f" [{e.location()}]" if e.location() else "") + f"\nremedy: {e.remedy}"
+            from packscope.core.store.odb import explain_vanished
+
+            e = explain_vanished(e)
+            view.failed_offset, view.failed_step = e.offset, failed_step(e)
+            view.error = (
+                f"{e.message}"
+                + (f" [{e.location()}]" if e.location() else "")
+                + f"\nfailed step: {view.failed_step}"
+                + f"\nremedy: {e.remedy}"
+            )
             return view
         except OSError as e:
             view.error = f"cannot read: {e}"
@@ -212,6 +267,8 @@ def load_object(core, oid: bytes, pack=None, offset: int | None = None) -> Objec
 class ObjectScreen(PackscopeScreen):
     HELP = HELP
     TAB = "object"
+
+    BINDINGS = [Binding("f", "follow", "Follow to new pack", id="object.follow")]
 
     def __init__(
         self, oid: bytes | None = None, pack=None, offset: int | None = None, follows_last: bool = False
@@ -285,7 +342,7 @@ class ObjectScreen(PackscopeScreen):
         if v.error:
             t.add_row("error", literal(v.error, "red"))
         if v.chain is not None:
-            t.add_row("delta chain", self.chain_text(v.chain))
+            t.add_row("delta chain", self.chain_text(v.chain, v.failed_offset if v.error else None, bool(v.error)))
         where.update(t)
         self.query_one("#object-content-title", Label).update(
             Text(f"{v.type_name} content" + (" (Enter on an id opens it)" if v.links else ""), style="bold")
@@ -293,11 +350,16 @@ class ObjectScreen(PackscopeScreen):
         self.query_one(VirtualList).set_source(ListSource(v.rows))
 
     @staticmethod
-    def chain_text(chain) -> Text:
-        if len(chain) == 1:
+    def chain_text(chain, failed_at: int | None = None, failed: bool = False) -> Text:
+        """The chain, each link with what reading did to it.  When the read
+        failed, the link it failed at says so and nothing claims "applied":
+        links below it were read before the failure, links above were not
+        reached."""
+        if len(chain) == 1 and not failed:
             return Text("none: stored whole (depth 0)")
         t = Text()
         stop = next((i for i, link in enumerate(chain) if link.cached and i > 0), None)
+        fail_depth = next((link.depth for link in chain if failed and link.offset == failed_at), None)
         for link in chain:
             if link.depth:
                 t.append("\n")
@@ -306,7 +368,16 @@ class ObjectScreen(PackscopeScreen):
                 t.append(f"external base {short_id(link.base_oid or b'')}", style="yellow")
                 continue
             t.append(f"@{link.offset:<10} {link.type_name:<9}")
-            if link.cached:
+            if failed:
+                if fail_depth is None:
+                    t.append(" not read (the read failed elsewhere)", style="yellow")
+                elif link.depth == fail_depth:
+                    t.append(" ✗ failed here", style="bold red")
+                elif link.depth > fail_depth:
+                    t.append(" read before the failure", style="dim")
+                else:
+                    t.append(" not reached (a link below failed)", style="yellow")
+            elif link.cached:
                 t.append(" in delta-base cache", style="bold green")
             elif stop is not None and link.depth > stop:
                 t.append(" not needed (a cached base is above)", style="dim")
@@ -315,6 +386,20 @@ class ObjectScreen(PackscopeScreen):
             else:
                 t.append(" delta applied", style="")
         return t
+
+    def action_follow(self) -> None:
+        """Opened from a pack a repack removed: show the object's entry in
+        the pack that holds it now."""
+        v = self.view
+        loc = v.moved_to if v is not None else None
+        if loc is None:
+            self.notify("nothing to follow: this object's pack is still there", timeout=3)
+            return
+        self.entry_pack, self.entry_offset = loc.pack, loc.offset
+        self.app.last_object = (self.oid, loc.pack, loc.offset)
+        self.view = None
+        self.show()
+        self.load()
 
     def on_virtual_list_opened(self, event: VirtualList.Opened) -> None:
         if self.view is not None and event.row in self.view.links:

@@ -33,7 +33,15 @@ Rows are drawn only for the visible window, so a pack of a million entries
 opens at once.  Pack order (by offset) is built in the background; `o`
 switches between pack order and index order (sorted by id).
 
-/ finds an id prefix (a binary search in the .idx) or @OFFSET.
+/ finds an id prefix (a binary search in the .idx) or @OFFSET (the entry
+that starts there; an offset outside the entries or inside one is an error,
+not a jump).  An entry the end of the data cuts (a truncated pack) is marked
+in red, as is every entry past the end.
+
+If another process deletes this pack (git repack -a -d, gc) while it is
+open, the title says so and when; the ids and offsets stay listed, Enter
+opens the object where it lives now, and f opens its new pack at it.
+
 Enter opens the object.
 """
 
@@ -64,6 +72,9 @@ class _Source:
         t.append(f" {r.depth if r.depth is not None else '?':>5}")
         if r.base:
             t.append(f"  {short_id(r.base)}", style="cyan")
+        if r.damage:
+            t.append("  ")
+            t.append_text(literal(r.damage, "bold red"))
         return t
 
     def find(self, query: str) -> list[int]:
@@ -74,14 +85,19 @@ class PackScreen(PackscopeScreen):
     HELP = HELP
     TAB = "packs"
 
-    BINDINGS = [Binding("o", "toggle_order", "Pack/index order", id="pack.toggle-order")]
+    BINDINGS = [
+        Binding("o", "toggle_order", "Pack/index order", id="pack.toggle-order"),
+        Binding("f", "follow", "Follow to new pack", id="pack.follow"),
+    ]
 
-    def __init__(self, handle) -> None:
+    def __init__(self, handle, offset: int | None = None) -> None:
         super().__init__()
         self.handle = handle
         self.entries: PackEntries | None = None
         self.error: str | None = None
         self.progress = 0.0
+        self.start_offset = offset  # put the cursor on this entry once the order is known
+        self.removed: str | None = None  # "removed by a repack at HH:MM", once noticed
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="pack-title", markup=False)
@@ -105,6 +121,71 @@ class PackScreen(PackscopeScreen):
         self.update_title()
         if self.entries.order is None:
             self.build_order()
+        else:
+            self._go_to_start_offset()
+        self.check_removed()
+
+    def _go_to_start_offset(self) -> None:
+        if self.start_offset is not None and self.entries is not None and self.entries.order is not None:
+            row = self.entries.row_of_offset(self.start_offset)
+            self.start_offset = None
+            if row is not None:
+                self.query_one(VirtualList).move_to(row)
+
+    def on_unmount(self) -> None:
+        if self.entries is not None:
+            self.entries.close()
+
+    # --- the pack deleted under the view (a concurrent repack) -------------------------
+
+    def check_removed(self) -> None:
+        """Has the .pack gone since the view opened?  (core_access records
+        when a rescan first missed it.)"""
+        if self.removed is not None or self.entries is None:
+            return
+        when = self.app.core.removed_at(self.handle)
+        if when is None:
+            return
+        self.removed = f"pack removed by a repack at {when}"
+        self.entries.mark_removed(self.removed + " — Enter: the object where it lives now; f: follow it")
+        self.query_one(VirtualList).refresh_rows()
+        self.update_title()
+
+    def core_events(self, batch: list) -> None:
+        from packscope.core.trace import PackDirScanned
+
+        if any(isinstance(e, PackDirScanned) and e.removed for e in batch):
+            self.check_removed()
+
+    def outside_changed(self, changes: list) -> None:
+        self.check_removed()
+
+    def on_screen_resume(self) -> None:
+        super().on_screen_resume()
+        self.check_removed()
+
+    def action_follow(self) -> None:
+        """Open the pack that holds the object under the cursor now, at its entry."""
+        row = self._cursor_row()
+        if row is None:
+            return
+        loc = self.app.core.where_now(row.oid)
+        if loc is None:
+            self.notify(f"{row.oid.hex()} is not in the object store any more", severity="error", timeout=5)
+            return
+        if loc.pack is None:
+            self.notify(f"{row.oid.hex()[:12]} is now a loose object: {loc.path}", timeout=5)
+            self.app.open_object(row.oid)
+            return
+        if loc.pack is self.handle:
+            self.notify("this pack still holds it", timeout=3)
+            return
+        self.app.push_screen(PackScreen(loc.pack, offset=loc.offset))
+
+    def _cursor_row(self):
+        if self.entries is None or not self.entries.count:
+            return None
+        return self.entries.row(self.query_one(VirtualList).cursor)
 
     @work(thread=True, exclusive=True, group="pack-order")
     def build_order(self) -> None:
@@ -132,6 +213,7 @@ class PackScreen(PackscopeScreen):
         self.entries.set_order(order)
         lst.reset(self.entries.row_of_position(pos) if self.entries.count else 0)
         self.update_title()
+        self._go_to_start_offset()
 
     def update_title(self) -> None:
         t = Text(self.handle.name, style="bold")
@@ -147,6 +229,8 @@ class PackScreen(PackscopeScreen):
             else:
                 t.append("index order (by id)", style="cyan")
             t.append("   in multi-pack-index" if self.handle.in_midx else "")
+            if self.removed:
+                t.append(f"   {self.removed}: f follows an object to its new pack", style="bold yellow")
         self.query_one("#pack-title", Label).update(t)
 
     def action_toggle_order(self) -> None:
@@ -164,6 +248,7 @@ class PackScreen(PackscopeScreen):
         if self.entries is None:
             return
         r = self.entries.row(event.row)
+        # A removed pack's entry too: the Object screen says it moved, and where.
         self.app.open_object(r.oid, pack=self.handle, offset=r.offset)
 
     def current_id(self) -> str | None:
