@@ -59,6 +59,9 @@ def render(info: dict) -> None:
             else ""
         ),
     )
+    rewrites = _rewrites(info)
+    if rewrites:
+        t.add_row("history rewritten", escape(rewrites))
     c.print(t)
 
     p = info["packs"]
@@ -200,3 +203,19 @@ def render(info: dict) -> None:
             what = pb["message"] + (f"  [{pb['path']}]" if pb["path"] else "")
             t.add_row(pb["area"], pb["kind"], escape(what), escape(pb["remedy"] or ""))
         c.print(t)
+
+
+def _rewrites(info: dict) -> str:
+    """Shallow boundary, replace refs, grafts: what makes git's history differ
+    from the stored commits ("" when nothing does)."""
+    parts = []
+    sh = info.get("shallow") or {}
+    if sh.get("present"):
+        parts.append(f"shallow clone ({sh.get('commits')} boundary commits)")
+    rr = info.get("replace_refs") or {}
+    if rr.get("count"):
+        parts.append(f"{rr['count']} replace refs" + ("" if rr.get("used") else " (turned off)"))
+    gr = info.get("grafts") or {}
+    if gr.get("commits"):
+        parts.append(f"{gr['commits']} grafts (info/grafts)")
+    return "; ".join(parts)

@@ -25,6 +25,9 @@ TOP_KEYS = {
     "promisor",
     "refs",
     "worktrees",
+    "shallow",
+    "replace_refs",
+    "grafts",
     "problems",
 }
 PACK_KEYS = {
@@ -91,7 +94,7 @@ def test_counts_of_a_work_tree_repository_agree_with_git(refs_repo):
 
 def check_counts(repo):
     doc = info(repo)
-    assert set(doc) == TOP_KEYS and doc["schema"] == 1
+    assert set(doc) == TOP_KEYS and doc["schema"] == 2
     assert doc["object_format"] == git_text("rev-parse", "--show-object-format", cwd=repo).strip()
     want = count_objects(repo)
     packs, loose = doc["packs"], doc["loose"]

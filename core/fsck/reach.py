@@ -53,6 +53,7 @@ from packscope.core.fsck.findings import (
 from packscope.core.fsck.objects import ObjectTable, PackSlot, Unreadable, describe
 from packscope.core.fsck.roots import root_finding_message
 from packscope.core.objects import commit_header_fast, parse_tag, tree_items
+from packscope.core.repo.grafts import parent_overrides
 from packscope.core.store.promisor import PromisorSet
 
 VALID_TYPES = ("commit", "tree", "blob", "tag")
@@ -69,11 +70,14 @@ ROLES = {
 }
 
 
-def references(type_name: str, data: bytes, fmt) -> list[bytes]:
-    """Ids an object points to (gitlinks excluded); [] if it does not parse."""
+def references(type_name: str, data: bytes, fmt, oid: bytes | None = None, grafted=None) -> list[bytes]:
+    """Ids an object points to (gitlinks excluded); [] if it does not parse.
+    ``grafted``: {commit id: parents} of shallow and grafted commits."""
     try:
         if type_name == "commit":
             tree, parents, _ = commit_header_fast(data, fmt)
+            if grafted and oid in grafted:
+                parents = grafted[oid]
             return [tree, *parents]
         if type_name == "tree":
             return [oid for mode, _, oid in tree_items(data, fmt) if S_IFMT(mode) in (S_IFDIR, S_IFREG, S_IFLNK)]
@@ -136,6 +140,8 @@ class Connectivity:
         # counted whether or not the limiter lets their findings through
         self.absent: dict[str, int] = {}
         self._absent_roots: set[bytes] = set()
+        # git reads shallow commits without parents and grafted ones with theirs
+        self.grafted = parent_overrides(repo, self.fmt)[0] if repo is not None else {}
 
     # --- absent objects -----------------------------------------------------------------
 
@@ -286,6 +292,8 @@ class Connectivity:
             try:
                 if type_name == "commit":
                     tree, parents, _ = commit_header_fast(data, fmt, oid)
+                    if oid in self.grafted:
+                        parents = self.grafted[oid]
                     for p in parents:
                         if p not in seen:
                             stack.append((p, "commit", ("commit", oid)))
@@ -382,7 +390,7 @@ class Connectivity:
             try:
                 if table.read_header(oid, where) != "blob":
                     type_name, data, _ = table.read(oid, where)
-                    used.update(r for r in references(type_name, data, self.fmt) if r in unreachable)
+                    used.update(r for r in references(type_name, data, self.fmt, oid, self.grafted) if r in unreachable)
             except (PackscopeError, Unreadable):
                 continue
 
@@ -393,7 +401,7 @@ class Connectivity:
             try:
                 if table.read_header(oid, where) != "blob":
                     type_name, data, _ = table.read(oid, where)
-                    used.update(r for r in references(type_name, data, self.fmt) if r in unreachable)
+                    used.update(r for r in references(type_name, data, self.fmt, oid, self.grafted) if r in unreachable)
             except (PackscopeError, Unreadable):
                 return
             readable.add(oid)

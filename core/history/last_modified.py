@@ -83,10 +83,11 @@ def last_modified(
     return _LastModified(store, source, progress, cancelled).run(rev, path)
 
 
-def entries_of(store, rev: bytes, path: bytes | str = b"") -> list[bytes]:
+def entries_of(store, rev: bytes, path: bytes | str = b"", *, source=None) -> list[bytes]:
     """The names in directory ``path`` of ``rev``, in tree order (what
-    :func:`last_modified` answers for)."""
-    lm = _LastModified(store, None, None, None)
+    :func:`last_modified` answers for; ``source`` as there, so that a
+    replaced commit lists its replacement's entries)."""
+    lm = _LastModified(store, source, None, None)
     return lm.entries(lm.peel(rev), _dir_parts(path))[1]
 
 

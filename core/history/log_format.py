@@ -15,7 +15,10 @@ store can make them unique (packscope.core.history.abbrev has git's rules: by th
 prefix search, or over a sorted list of ids).
 
 Messages in another ``encoding`` are converted to UTF-8 as git's default
-``i18n.logOutputEncoding`` does; mailmap is not applied.
+``i18n.logOutputEncoding`` does.  A mailmap (packscope.core.repo.mailmap) maps the
+medium format's Author lines when the log asks for it (``log.mailmap``,
+``--use-mailmap``), and ``%aN %aE %aL %cN %cE %cL`` always, as in git; the
+mapping applies to names and emails after that conversion.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import unicodedata
 from binascii import hexlify
 from collections.abc import Callable, Iterable, Iterator
 
+from packscope.core.errors import LookupFailedError
 from packscope.core.history.abbrev import FALLBACK_ABBREV, SortedAbbreviator, StoreAbbreviator, default_abbrev_len
 from packscope.core.objects import Commit, Ident, parse_commit, parse_ident
 
@@ -204,16 +208,22 @@ def _expand_tabs(line: bytes, tabwidth: int = 8) -> bytes:
 # --- medium ---------------------------------------------------------------------------
 
 
-def format_medium(oid: bytes, commit: Commit, abbrev: Abbrev, parents: Iterable[bytes] | None = None) -> bytes:
+def format_medium(
+    oid: bytes, commit: Commit, abbrev: Abbrev, parents: Iterable[bytes] | None = None, mailmap=None
+) -> bytes:
     """One commit in git's default format, ending with a single newline.
-    ``parents`` are those the walk shows (default: the commit's own)."""
+    ``parents`` are those the walk shows (default: the commit's own);
+    ``mailmap`` (a packscope.core.repo.mailmap.Mailmap) maps the Author lines."""
     parents = tuple(commit.parents if parents is None else parents)
     enc = commit.encoding
     out = [b"commit " + oid.hex().encode() + b"\n"]
     if len(parents) > 1:
         out.append(b"Merge: " + " ".join(abbrev(p) for p in parents).encode() + b"\n")
     for ident in _author_lines(commit):
-        out.append(b"Author: %s <%s>\n" % (_reencode(ident.name, enc), _reencode(ident.email, enc)))
+        name, email = _reencode(ident.name, enc), _reencode(ident.email, enc)
+        if mailmap:
+            name, email = mailmap.map(name, email)
+        out.append(b"Author: %s <%s>\n" % (name, email))
         out.append(b"Date:   " + format_date(ident.time, ident.tz).encode() + b"\n")
     out.append(b"\n")
     lines = _lines(_reencode(commit.message, enc))
@@ -252,7 +262,8 @@ class UserFormat:
     semantics (a newline after every entry), False for ``format:``
     (a newline between entries)."""
 
-    def __init__(self, spec: str | bytes) -> None:
+    def __init__(self, spec: str | bytes, mailmap=None) -> None:
+        self.mailmap = mailmap  # for %aN %aE %aL %cN %cE %cL (None: unmapped)
         if isinstance(spec, str):
             spec = spec.encode("utf-8", "surrogateescape")
         if spec.startswith(b"format:"):
@@ -270,6 +281,7 @@ class UserFormat:
         # Only ids asked for (%H %h %T %t %P %p): the walk knows them all,
         # so a log need not read its commits at all.
         self.needs_commit = any(kind == "atom" and value not in _WALK_ATOMS for kind, value, _ in self.ops)
+        self.maps_idents = any(kind == "atom" and value[1:] in ("N", "E", "L") for kind, value, _ in self.ops)
 
     def format(
         self,
@@ -287,6 +299,7 @@ class UserFormat:
             abbrev,
             commit.parents if parents is None else tuple(parents),
             commit.tree if tree is None else tree,
+            self.mailmap,
         )
         out = bytearray()
         for kind, value, magic in self.ops:
@@ -372,9 +385,10 @@ _WALK_ATOMS = frozenset("HhTtPp")
 
 
 class _Context:
-    __slots__ = ("_msg", "abbrev", "commit", "oid", "parents", "tree")
+    __slots__ = ("_msg", "abbrev", "commit", "mailmap", "oid", "parents", "tree")
 
-    def __init__(self, oid, commit, abbrev, parents, tree) -> None:
+    def __init__(self, oid, commit, abbrev, parents, tree, mailmap=None) -> None:
+        self.mailmap = mailmap
         self.oid = oid
         self.commit = commit
         self.abbrev = abbrev
@@ -424,12 +438,15 @@ class _Context:
         if not ident.has_date and part in "tdiIs":
             return b"" if part in "tdDri" else None
         enc = c.encoding
+        name, email = _reencode(ident.name, enc), _reencode(ident.email, enc)
+        if part in "NEL" and self.mailmap:
+            name, email = self.mailmap.map(name, email)
         if part in "nN":
-            return _reencode(ident.name, enc)
+            return name
         if part in "eE":
-            return _reencode(ident.email, enc)
+            return email
         if part in "lL":
-            return _reencode(ident.email.split(b"@", 1)[0], enc)
+            return email.split(b"@", 1)[0]
         if part == "t":
             return str(ident.time).encode()
         if part == "d":
@@ -455,14 +472,23 @@ def _last_ident(commit: Commit, which: bytes) -> Ident | None:
 
 
 def render_log(
-    store, walked: Iterable, *, abbrev: Abbrev | None = None, pretty: str | bytes | None = None
+    store,
+    walked: Iterable,
+    *,
+    abbrev: Abbrev | None = None,
+    pretty: str | bytes | None = None,
+    mailmap=None,
+    map_authors: bool = False,
 ) -> Iterator[bytes]:
     """The bytes of ``git log`` for walked commits (anything with ``oid``,
     ``tree`` and ``parents``, e.g. history.WalkedCommit), one chunk per
     commit.  Commits are read only when the format shows more than ids.
     ``abbrev`` defaults to the store's own (packscope.core.history.abbrev.StoreAbbreviator),
-    made only if an abbreviation is asked for."""
-    user = None if pretty in (None, "medium", b"medium") else UserFormat(pretty)
+    made only if an abbreviation is asked for.  ``mailmap`` maps ``%aN``-style
+    placeholders, and the medium format's Author lines when ``map_authors``
+    (git's ``log.mailmap``/``--use-mailmap``)."""
+    user = None if pretty in (None, "medium", b"medium") else UserFormat(pretty, mailmap)
+    medium_map = mailmap if map_authors else None
     if abbrev is None:
         abbrev = _LazyAbbrev(store)
     if user is not None and not user.needs_commit:
@@ -470,10 +496,15 @@ def render_log(
         return
     first = True
     for entry in walked:
-        _, data = store.read(entry.oid)
+        try:
+            _, data = store.read(entry.oid)
+        except LookupFailedError:
+            if user is None:  # git has printed the commit line when it finds the body missing
+                pass
+            raise
         commit = parse_commit(data, store.fmt, entry.oid)
         if user is None:
-            text = format_medium(entry.oid, commit, abbrev, entry.parents)
+            text = format_medium(entry.oid, commit, abbrev, entry.parents, medium_map)
             yield text if first else b"\n" + text
         elif user.terminator:
             if not user.empty:

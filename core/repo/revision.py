@@ -265,7 +265,10 @@ class _Resolver:
         for _ in range(MAX_TAG_CHAIN):
             typ, data = self.read(oid)
             if typ == "commit":
-                return commit_header_fast(data, self.fmt, oid)[1]
+                parents = commit_header_fast(data, self.fmt, oid)[1]
+                # shallow and grafted commits: the parents git gives them (core.repo.object_view)
+                table = getattr(self.store, "parent_table", None)
+                return table.get(oid, parents) if table else parents
             if typ != "tag":
                 raise BadRevisionError(f"{shown}: object {oid.hex()} is a {typ}, not a commit", oid=oid.hex())
             oid = parse_tag(data, self.fmt, oid).object

@@ -4,7 +4,8 @@ Object format; packs (count, objects, sizes, index versions, .keep,
 .promisor, .bitmap and .rev companions, orphaned files); loose objects per
 subdirectory; the multi-pack-index; the commit-graph (single file or chain,
 layers, commits, Bloom filters, generation data); alternates; partial-clone
-promisor remotes and packs; refs by namespace and HEAD; worktrees.  Damage
+promisor remotes and packs; refs by namespace and HEAD; worktrees; what
+rewrites history (a shallow clone's boundary, replace refs, grafts).  Damage
 (bad refs, unreadable indexes, broken alternates, …) is listed under
 problems, never fatal.  `--json` prints one document whose schema is in the
 README (`schema` is its version).
@@ -19,7 +20,7 @@ from packscope.core.errors import BadRefError, PackscopeError
 from packscope.core.repo.session import open_session
 from packscope.inspector.info_view import render
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: shallow, replace_refs, grafts
 PRUNE_PACKABLE_BUDGET = 2_000_000  # loose ids × packs searched for "also_packed"; above it, not computed
 
 
@@ -107,6 +108,9 @@ def collect(session, *, promised: bool = False) -> dict:
         "promisor": _promisor(repo, store, problems, promised),
         "refs": _refs(session, problems),
         "worktrees": _worktrees(session, problems),
+        "shallow": _shallow(repo, problems),
+        "replace_refs": _replace_refs(session, problems),
+        "grafts": _grafts(repo, problems),
     }
     info["problems"] = problems.items
     return info
@@ -538,3 +542,47 @@ def _worktrees(session, problems: _Problems) -> list[dict]:
                 remedy="git worktree prune removes its administrative files.",
             )
     return out
+
+
+# --- what rewrites history ------------------------------------------------------------
+
+
+def _shallow(repo, problems: _Problems) -> dict:
+    from packscope.core.repo.shallow import is_shallow, read_shallow, shallow_path
+
+    out = {"present": is_shallow(repo), "path": None, "commits": 0}
+    if out["present"]:
+        out["path"] = _path(shallow_path(repo))
+        try:
+            out["commits"] = len(read_shallow(repo))
+        except PackscopeError as e:
+            out["commits"] = None
+            problems.add("shallow", e)
+    return out
+
+
+def _replace_refs(session, problems: _Problems) -> dict:
+    from packscope.core.repo.replace_refs import ReplaceRefs
+
+    try:
+        replace = ReplaceRefs.load(session.repo, session.refs)
+    except PackscopeError as e:
+        problems.add("replace-refs", e)
+        return {"count": 0, "base": None, "used": False, "list": []}
+    for text in replace.complaints:
+        problems.add("replace-refs", kind="bad-replace-ref", message=text, severity="warning")
+    return {
+        "count": len(replace),
+        "base": replace.base,
+        "used": replace.enabled,  # false: GIT_NO_REPLACE_OBJECTS or core.useReplaceRefs=false
+        "list": [{"original": a.hex(), "replacement": b.hex()} for a, b in sorted(replace.mapping.items())],
+    }
+
+
+def _grafts(repo, problems: _Problems) -> dict:
+    from packscope.core.repo.grafts import read_grafts
+
+    grafts = read_grafts(repo)
+    for text in grafts.complaints:
+        problems.add("grafts", kind="bad-graft", message=text, path=str(grafts.path), severity="warning")
+    return {"present": grafts.path.is_file(), "path": _path(grafts.path), "commits": len(grafts.parents)}

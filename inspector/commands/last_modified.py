@@ -59,7 +59,7 @@ def _run(args) -> int:
 
         def resolve(text: str) -> bytes:
             return resolve_revision(
-                text, repo=repo, refs=session.refs, store=session.store, cwd_prefix=cwd_prefix(repo)
+                text, repo=repo, refs=session.refs, store=session.objects, cwd_prefix=cwd_prefix(repo)
             )
 
         rev_text, dir_text = "HEAD", ""
@@ -76,8 +76,9 @@ def _run(args) -> int:
         source = WalkSource.open(repo, session.store, refs=session.refs)
         quote_high = repo.config.get_bool("core", "quotepath", default=True) is not False
         prefix = directory.encode("utf-8", "surrogateescape") + b"/" if directory else b""
-        answers = last_modified(session.store, rev, directory, source=source)
-        write_in_order(answers, _names(session.store, rev, directory), prefix, quote_high, quote_name)
+        # through replace refs, as git reads them (shallow and grafted parents come from the source)
+        answers = last_modified(session.objects, rev, directory, source=source)
+        write_in_order(answers, _names(session.objects, rev, directory, source), prefix, quote_high, quote_name)
     finally:
         if source is not None:
             for problem in source.problems:
@@ -87,10 +88,10 @@ def _run(args) -> int:
     return 0
 
 
-def _names(store, rev: bytes, directory: str) -> list[bytes]:
+def _names(store, rev: bytes, directory: str, source=None) -> list[bytes]:
     from packscope.core.history.last_modified import entries_of
 
-    return entries_of(store, rev, directory)
+    return entries_of(store, rev, directory, source=source)
 
 
 def write_in_order(answers, names: list[bytes], prefix: bytes, quote_high: bool, quote_name) -> None:

@@ -1,7 +1,8 @@
 """`packscope log`: git log's listing, answered by core.
 
     packscope log [REV…] [--all] [-n N] [--date-order|--topo-order]
-                  [--first-parent] [--format=FMT] [--literal-pathspecs] [-- PATH…]
+                  [--first-parent] [--format=FMT] [--literal-pathspecs]
+                  [--[no-]use-mailmap] [-- PATH…]
 
 Revisions: anything `git rev-parse` names (refs, ids, abbreviations, `~`,
 `^`, `^{}`), `^REV` and `A..B` exclusions, `--all` (every ref, then HEAD);
@@ -12,6 +13,11 @@ the default (medium) format, or `--format`/`--pretty` strings (`%H %h %T %t
 refused).  `-n N` (also `-N`, `--max-count=N`) stops after N commits.
 Paths after `--` limit the history with git's default simplification; they
 are literal (no wildcards).
+
+As in git: shallow clones end at their boundary, grafts (info/grafts) and
+replace refs rewrite history (GIT_NO_REPLACE_OBJECTS turns replace refs
+off), and `.mailmap` (mailmap.file, mailmap.blob) maps the Author lines
+unless `--no-mailmap` or `log.mailmap=false`; `%aN %aE %cN %cE` always map.
 
 The commit-graph is used when present (and sound); output streams — the
 first commits appear at once on any history.
@@ -29,7 +35,7 @@ from packscope.core.errors import PackscopeError
 
 USAGE = (
     "packscope log [REV…] [--all] [-n N] [--date-order|--topo-order] [--first-parent] "
-    "[--format=FMT] [--literal-pathspecs] [-- PATH…]"
+    "[--format=FMT] [--literal-pathspecs] [--[no-]use-mailmap] [-- PATH…]"
 )
 FLUSH_SECONDS = 0.05  # pending output waits at most this long
 FLUSH_BYTES = 1 << 16
@@ -70,6 +76,7 @@ def parse_words(words: list[str]) -> dict:
         "literal": False,
         "help": False,
         "dashdash": False,
+        "mailmap": None,  # --use-mailmap / --no-mailmap; None: log.mailmap decides
     }
     i = 0
     while i < len(words):
@@ -89,6 +96,10 @@ def parse_words(words: list[str]) -> dict:
             opts["order"] = "topo"
         elif w == "--first-parent":
             opts["first_parent"] = True
+        elif w in ("--use-mailmap", "--mailmap"):
+            opts["mailmap"] = True
+        elif w in ("--no-use-mailmap", "--no-mailmap"):
+            opts["mailmap"] = False
         elif w == "--literal-pathspecs":
             opts["literal"] = True
         elif w == "--pretty":
@@ -148,6 +159,7 @@ def _run(args) -> int:
     from packscope.core.history.log_format import UserFormat, render_log
     from packscope.core.history.rev_args import walk_starts
     from packscope.core.history.walk import walk
+    from packscope.core.repo.mailmap import load_mailmap, mailmap_enabled
     from packscope.core.repo.session import open_session
     from packscope.inspector.pathspecs import cwd_prefix, repo_paths
 
@@ -163,7 +175,11 @@ def _run(args) -> int:
     try:
         repo = session.repo
         revs, paths = _split_revs_and_paths(session, opts)
-        starts = walk_starts(revs, repo=repo, refs=session.refs, store=session.store, cwd_prefix=cwd_prefix(repo))
+        # revisions and commit contents are read as git reads them: through replace refs
+        objects = session.objects
+        starts = walk_starts(
+            revs, repo=repo, refs=session.refs, store=objects, cwd_prefix=cwd_prefix(repo), strict_all=True
+        )
         paths = repo_paths(repo, paths, literal=opts["literal"]) if paths else None
         try:
             min_abbrev = configured_abbrev(repo.config, session.fmt.hexsz)
@@ -181,7 +197,14 @@ def _run(args) -> int:
             paths=paths,
             **source.walk_options(paths),
         )
-        write_streaming(render_log(session.store, walked, abbrev=abbrev, pretty=pretty), sys.stdout.buffer)
+        map_authors = pretty in (None, "medium") and mailmap_enabled(repo, opts["mailmap"])
+        mailmap = None
+        if map_authors or (pretty not in (None, "medium") and UserFormat(pretty).maps_idents):
+            mailmap = load_mailmap(repo, objects, session.refs)
+        write_streaming(
+            render_log(objects, walked, abbrev=abbrev, pretty=pretty, mailmap=mailmap, map_authors=map_authors),
+            sys.stdout.buffer,
+        )
     finally:
         if source is not None:
             for problem in source.problems:
@@ -204,7 +227,7 @@ def _split_revs_and_paths(session, opts) -> tuple[list, list[str]]:
         if r is ALL or r.startswith("^") or ".." in r:
             continue
         try:
-            resolve_revision(r, repo=session.repo, refs=session.refs, store=session.store)
+            resolve_revision(r, repo=session.repo, refs=session.refs, store=session.objects)
         except PackscopeError:
             rest = [x for x in revs[k:] if x is not ALL]
             if all(os.path.lexists(x) for x in rest):
@@ -221,15 +244,22 @@ def write_streaming(chunks, out) -> None:
     size = 0
     last = float("-inf")  # the first chunk goes out at once
     clock = time.monotonic
-    for chunk in chunks:
-        pending.append(chunk)
-        size += len(chunk)
-        if size >= FLUSH_BYTES or clock() - last >= FLUSH_SECONDS:
-            out.write(b"".join(pending))
-            out.flush()
-            pending.clear()
-            size = 0
-            last = clock()
+    try:
+        for chunk in chunks:
+            pending.append(chunk)
+            size += len(chunk)
+            if size >= FLUSH_BYTES or clock() - last >= FLUSH_SECONDS:
+                out.write(b"".join(pending))
+                out.flush()
+                pending.clear()
+                size = 0
+                last = clock()
+    except PackscopeError:
+        # The walk failed part way (a missing commit): what it produced is
+        # printed before the error, as git prints the commits before it dies.
+        out.write(b"".join(pending))
+        out.flush()
+        raise
     if pending:
         out.write(b"".join(pending))
     out.flush()
