@@ -101,7 +101,9 @@ class RefStore:
         self.common_dir = Path(repo.common_dir)
         self.linked = self.git_dir != self.common_dir
         self.packed_path = self.common_dir / "packed-refs"
-        self.packed_traits: frozenset[str] = frozenset()
+        self._traits: frozenset[str] = frozenset()
+        self._data: bytes | None = None  # packed-refs' bytes, read once per change of the file
+        self._data_key: tuple[int, int, int] | None = None
         self._packed: dict[str, Ref] = {}
         self._packed_key = None
         self._packed_problems: list[BadRefError] = []
@@ -167,8 +169,7 @@ class RefStore:
         if ref is not None:
             return ref
         if packed_name is not None:
-            self._load_packed()
-            hit = self._packed.get(packed_name)
+            hit = self._packed_get(packed_name)
             if hit is not None and packed_name != name:
                 hit = Ref(name, hit.oid, hit.symref, hit.peeled, hit.source)
             return hit
@@ -213,19 +214,38 @@ class RefStore:
 
     # --- packed-refs -------------------------------------------------------------------
 
-    def _load_packed(self) -> None:
+    @property
+    def packed_traits(self) -> frozenset[str]:
+        """The traits packed-refs' header line declares (``peeled``, ``sorted``, …)."""
+        self._load_packed()
+        return self._traits
+
+    def _read_packed(self) -> tuple[tuple[int, int, int] | None, bytes | None, OSError | None]:
+        """(stat key, bytes, read error) of packed-refs; key None when it is
+        absent.  The bytes are kept until the file changes."""
         try:
             st = os.stat(self.packed_path)
         except OSError:
-            self._packed, self._packed_key, self._packed_problems = {}, None, []
-            self.packed_traits = frozenset()
-            return
+            return None, None, None
         key = (st.st_mtime_ns, st.st_size, st.st_ino)
+        if key != self._data_key:
+            try:
+                data = self.packed_path.read_bytes()
+            except OSError as e:
+                return key, None, e
+            self._data, self._data_key = data, key
+        return key, self._data, None
+
+    def _load_packed(self) -> None:
+        key, data, error = self._read_packed()
+        if key is None:
+            self._packed, self._packed_key, self._packed_problems = {}, None, []
+            self._traits = frozenset()
+            return
         if key == self._packed_key:
             return
-        try:
-            data = self.packed_path.read_bytes()
-        except OSError as e:
+        if data is None:
+            e = error or OSError("unreadable")
             self._packed, self._packed_key = {}, None
             self._packed_problems = [
                 _problem(
@@ -237,10 +257,29 @@ class RefStore:
                 )
             ]
             return
-        self._packed, self.packed_traits, self._packed_problems = parse_packed_refs(
-            data, self.fmt.hexsz, self.packed_path
-        )
+        self._packed, self._traits, self._packed_problems = parse_packed_refs(data, self.fmt.hexsz, self.packed_path)
         self._packed_key = key
+
+    def _packed_get(self, name: str) -> Ref | None:
+        """packed-refs' entry for ``name``.  Until something needs every
+        entry, one name is found by a byte search instead of parsing every
+        line (git.git's packed-refs has 4,000 refs: resolving HEAD should
+        not cost 20 ms); anything unusual falls back to the full parse."""
+        key, data, _ = self._read_packed()
+        if data is not None and key != self._packed_key:
+            hit = find_packed_ref(data, name, self.fmt.hexsz)
+            if hit is not UNSURE:
+                return hit  # type: ignore[return-value]
+        self._load_packed()
+        return self._packed.get(name)
+
+    def _packed_may_hold(self, prefix: str) -> bool:
+        """False when no line of packed-refs can name a ref under ``prefix``
+        (known without parsing it)."""
+        key, data, _ = self._read_packed()
+        if key is None or key == self._packed_key or data is None or prefix in ("", "refs/"):
+            return True
+        return b" " + os.fsencode(prefix) in data
 
     def packed_refs(self) -> dict[str, Ref]:
         """Every good packed-refs entry, by name."""
@@ -307,11 +346,12 @@ class RefStore:
         stored (``symref`` set).  A loose file that does not parse, or whose
         name is not a ref name, is skipped and recorded in :attr:`problems`
         (and hides the packed ref of the same name, as in git)."""
-        self._load_packed()
         found: dict[str, Ref] = {}
-        for name, ref in self._packed.items():
-            if name.startswith(prefix) and not (self.linked and is_per_worktree(name)):
-                found[name] = ref
+        if self._packed_may_hold(prefix):
+            self._load_packed()
+            for name, ref in self._packed.items():
+                if name.startswith(prefix) and not (self.linked and is_per_worktree(name)):
+                    found[name] = ref
         if prefix.startswith("refs/") or "refs/".startswith(prefix):
             if self.linked:
                 # A linked worktree sees its own per-worktree refs, not the main one's.
@@ -381,6 +421,36 @@ class RefStore:
     def dwim(self, name: str) -> str | None:
         """The full ref name git picks for ``name`` (first rule that resolves)."""
         return next(self._dwim_iter(name), None)
+
+
+# find_packed_ref's answer when only the full parse can tell.
+UNSURE = object()
+
+
+def find_packed_ref(data: bytes, name: str, hexsz: int) -> Ref | object | None:
+    """``name``'s entry in packed-refs ``data`` as :func:`parse_packed_refs`
+    would give it, found by searching for its line: None when no line names
+    it, UNSURE when the line is not plainly good (a duplicate, bad hex, a bad
+    peeled line, …), which the full parse then judges."""
+    needle = b" " + os.fsencode(name) + b"\n"
+    at = data.find(needle)
+    if at < 0:
+        return None  # every entry line is "<hex> <name>\n"; an unterminated last line is not an entry
+    start = at - hexsz
+    if data.find(needle, at + 1) >= 0 or start < 0 or (start and data[start - 1] != 0x0A):
+        return UNSURE
+    hexpart = data[start:at].decode("ascii", "replace")
+    if not is_hex(hexpart) or not name.startswith("refs/") or not check_refname(name):
+        return UNSURE
+    peeled = None
+    nxt = at + len(needle)
+    if data.startswith(b"^", nxt):
+        end = data.find(b"\n", nxt)
+        value = data[nxt + 1 : end].decode("ascii", "replace")
+        if end < 0 or len(value) != hexsz or not is_hex(value):
+            return UNSURE
+        peeled = bytes.fromhex(value)
+    return Ref(name, bytes.fromhex(hexpart), None, peeled, "packed")
 
 
 def parse_packed_refs(data: bytes, hexsz: int, path) -> tuple[dict[str, Ref], frozenset[str], list[BadRefError]]:
