@@ -245,3 +245,53 @@ async def test_runs_start_from_a_fresh_store_unless_warm(big_bucket):
         for word in ("cold", "warm", "binary", "interpolation", "names b/i/h"):
             assert word in rows, rows
         assert screen.runs[4].settings["algorithm"] == "interpolation"
+
+
+@pytest.fixture(scope="module")
+def forty_packs(tmp_path_factory):
+    repo = repos.build_many_packs(tmp_path_factory.mktemp("lab-packs"), packs=40)
+    repos.age_directories(repo)
+    return repo
+
+
+@pytest.mark.asyncio
+async def test_a_long_run_of_packs_searched_is_folded_and_enter_lists_it(forty_packs):
+    from tests.ui_support import plain
+
+    app = make_app(forty_packs, poll_seconds=60)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await _lab(app, pilot)
+        packs = len(app.core.store.packs)
+        assert packs >= 40
+        # The pack searched last: its ids are found after every other pack missed.
+        last = app.core.store.packs[-1]
+        target = sorted(repos.show_index(Path(last.index.path)))[0]
+        await _look_up(app, pilot, screen, target)
+        run = screen.run
+        searches = [s for s in run.stages if s.is_search]
+        assert len(searches) == packs and run.found
+        lines = plain_lines(screen.query_one("#lab-stages"))
+        assert len(lines) < 10, lines
+        assert f"… {packs - 1 - 3} packs searched, not found" in "\n".join(lines)
+        assert sum("found at" in line for line in lines) == 1  # the hit is never folded
+        assert lines[-1].lstrip("▶ ").split()[1] == "finished"
+        # Stepping inside the fold: the folded line says where it is.
+        middle = run.stages.index(searches[20])
+        screen.set_frame(screen.frames.index((middle, 0)))
+        await pilot.pause()
+        assert f"now {middle + 1}: {searches[20].event.pack}" in plain(screen.query_one("#lab-stages"), width=300)
+        await pilot.press("enter")  # all of them
+        assert len(plain_lines(screen.query_one("#lab-stages"))) == len(run.stages)
+        await pilot.press("enter")  # folded again
+        assert len(plain_lines(screen.query_one("#lab-stages"))) < 10
+
+
+def plain_lines(widget) -> list[str]:
+    from io import StringIO
+
+    from rich.console import Console
+
+    console = Console(width=300, file=StringIO(), color_system=None)
+    with console.capture() as cap:
+        console.print(widget.content)
+    return cap.get().rstrip("\n").split("\n")

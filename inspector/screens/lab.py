@@ -25,6 +25,7 @@ from packscope.inspector.widgets.lab_views import (
     batch_bins,
     batch_summary,
     batch_table,
+    folded_runs,
     runs_table,
     stage_list,
 )
@@ -35,7 +36,10 @@ up through the store with tracing on, then draws what happened, in order:
 the multi-pack-index and the packs searched (search order), the loose
 object check (stat, or the loose name cache when *quick*), cache fills,
 rescans of the pack directories with their reason (or why none happened),
-MRU moves, and the result.
+MRU moves, and the result.  A long run of packs searched in vain (a
+repository with hundreds of packs) shows its first few, then "… N packs
+searched, not found", then the rest; Enter lists them all (and folds them
+again).
 
 Inside each bucket searched, the same bucket of the same index is searched
 by all three algorithms (packscope.core.store.search.traced_search; the one the store used
@@ -72,7 +76,8 @@ class LabScreen(PackscopeScreen):
     TAB = "lab"
 
     BINDINGS = [
-        Binding("l,enter", "ask", "Look up…", id="lab.lookup"),
+        Binding("l", "ask", "Look up…", id="lab.lookup"),
+        Binding("enter", "enter", "All stages/look up", id="lab.expand"),
         Binding("space,right", "step(1)", "Step", id="lab.step"),
         Binding("left", "step(-1)", "Back", id="lab.step-back"),
         Binding("home", "frame(0)", "First", id="lab.first"),
@@ -111,6 +116,7 @@ class LabScreen(PackscopeScreen):
         self.draw_ms: float | None = None  # submit → fully drawn, for the last lookup
         self._asked_at = 0.0
         self._warm = False
+        self.expanded = False  # every stage listed, long runs of misses unfolded
         self.warm_runs = False  # batches keep the live store's caches (else: a fresh store per run)
 
     def compose_body(self) -> ComposeResult:
@@ -204,6 +210,15 @@ class LabScreen(PackscopeScreen):
 
     # --- one lookup ---------------------------------------------------------------
 
+    def action_enter(self) -> None:
+        """Enter unfolds (and folds again) a long list of packs searched;
+        with nothing to unfold it asks for a lookup, as l does."""
+        if folded_runs(self.run) and self.query_one(ContentSwitcher).current == "lab-lookup":
+            self.expanded = not self.expanded
+            self.draw()
+        else:
+            self.action_ask()
+
     def action_ask(self) -> None:
         from packscope.inspector.widgets.prompt import Prompt
 
@@ -243,6 +258,7 @@ class LabScreen(PackscopeScreen):
     def show_run(self, run: lab.LookupRun) -> None:
         self.stop()
         self.run = run
+        self.expanded = False
         self.frames = run.frames()
         self.frame = len(self.frames) - 1  # the whole lookup first; Home replays it
         self.query_one(ContentSwitcher).current = "lab-lookup"
@@ -295,7 +311,7 @@ class LabScreen(PackscopeScreen):
         run = self.run
         stage_i, step = self.frames[self.frame] if run is not None else (0, 0)
         self.draw_head()
-        self.query_one("#lab-stages", Static).update(stage_list(run, stage_i))
+        self.query_one("#lab-stages", Static).update(stage_list(run, stage_i, self.expanded))
         # The bucket search drawn: this stage's, or (past it) the last one, finished.
         stage = None
         if run is not None:

@@ -66,8 +66,48 @@ def _flow(pieces: list[Text], room: int) -> list[Text]:
     return lines
 
 
-def stage_list(run: lab.LookupRun | None, current: int) -> Text:
-    """One line per stage: done, ▶ current, dim for those still to come."""
+FIRST_MISSES = 3  # searches shown before a long run of misses is folded
+
+
+def _missed(s: lab.Stage) -> bool:
+    return s.is_search and s.event.path.found is None
+
+
+def folded_runs(run: lab.LookupRun | None) -> list[tuple[int, int]]:
+    """[start, end) of each run of consecutive searches that found nothing
+    and is long enough to fold: the stages after its first few."""
+    out: list[tuple[int, int]] = []
+    if run is None:
+        return out
+    stages, i = run.stages, 0
+    while i < len(stages):
+        if not _missed(stages[i]):
+            i += 1
+            continue
+        j = i
+        while j < len(stages) and _missed(stages[j]):
+            j += 1
+        if j - i > FIRST_MISSES + 2:
+            out.append((i + FIRST_MISSES, j))
+        i = j
+    return out
+
+
+def _stage_line(t: Text, run: lab.LookupRun, i: int, current: int) -> None:
+    s = run.stages[i]
+    future = i > current
+    t.append("▶ " if i == current else "  ", style="bold")
+    t.append(f"{i + 1:>2} {s.kind:<8} ", style="dim" if future else KIND_STYLE.get(s.kind, ""))
+    t.append_text(literal(s.text, "dim" if future else ("bold" if i == current else "")))
+    if s.is_search:
+        t.append("  " + " · ".join(f"{SHORT[a]} {len(p.probes)}" for a, p in s.paths.items()) + " probes", style="dim")
+
+
+def stage_list(run: lab.LookupRun | None, current: int, expanded: bool = False) -> Text:
+    """One line per stage: done, ▶ current, dim for those still to come.
+    A long run of packs searched in vain (hundreds, in a repository never
+    repacked) is folded after its first few into one line, unless
+    ``expanded`` (Enter); the stage being stepped through is shown on it."""
     t = Text(no_wrap=True, overflow="ellipsis", end="")
     if run is None:
         t.append("Press l (or Enter) and type an id, an abbreviation or a revision.", style="italic")
@@ -77,18 +117,26 @@ def stage_list(run: lab.LookupRun | None, current: int) -> Text:
         t.append(": ")
         t.append_text(literal(run.error, "red"))
         return t
-    for i, s in enumerate(run.stages):
-        future = i > current
-        mark = "▶ " if i == current else "  "
-        t.append(mark, style="bold")
-        t.append(f"{i + 1:>2} {s.kind:<8} ", style="dim" if future else KIND_STYLE.get(s.kind, ""))
-        t.append_text(literal(s.text, "dim" if future else ("bold" if i == current else "")))
-        if s.is_search:
-            t.append(
-                "  " + " · ".join(f"{SHORT[a]} {len(p.probes)}" for a, p in s.paths.items()) + " probes", style="dim"
-            )
-        if i < len(run.stages) - 1:
+    folds = {} if expanded else dict(folded_runs(run))
+    lines = 0
+    i = 0
+    while i < len(run.stages):
+        if lines:
             t.append("\n")
+        lines += 1
+        if i in folds:
+            end = folds[i]
+            inside = i <= current < end
+            t.append("▶ " if inside else "  ", style="bold")
+            t.append(f"   … {end - i} packs searched, not found", style="bold" if inside else "dim")
+            if inside:
+                t.append(f" — now {current + 1}: ", style="bold")
+                t.append_text(literal(run.stages[current].event.pack, "bold"))
+            t.append("  (Enter lists them)", style="dim")
+            i = end
+            continue
+        _stage_line(t, run, i, current)
+        i += 1
     return t
 
 
