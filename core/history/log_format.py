@@ -500,7 +500,7 @@ def render_log(
             _, data = store.read(entry.oid)
         except LookupFailedError:
             if user is None:  # git has printed the commit line when it finds the body missing
-                pass
+                yield (b"" if first else b"\n") + b"commit " + hexlify(entry.oid) + b"\n"
             raise
         commit = parse_commit(data, store.fmt, entry.oid)
         if user is None:

@@ -9,8 +9,11 @@ in that order).  :func:`walk_starts` does the same for:
 * ``^REV`` — an exclusion (packscope.core.history.walk.Excluded);
 * ``A..B`` — ``^A`` then ``B``; an empty side means HEAD (``A..``, ``..B``);
 * :data:`ALL` (``--all``) — every ref under ``refs/`` in name order
-  (symbolic ones followed, broken ones skipped), then HEAD, then the HEADs
-  of the other worktrees (git's handle_revision_pseudo_opt).
+  (symbolic ones followed, dangling ones skipped), then HEAD, then the HEADs
+  of the other worktrees (git's handle_revision_pseudo_opt).  With
+  ``strict_all`` (``log``), a ref git cannot use — a loose file that holds
+  no id, or an id of an absent object — is git's fatal "bad object REF",
+  the first in name order; else such refs are skipped.
 
 ``A...B`` (a symmetric difference needs merge bases) is refused with a
 clear error.  With no revision at all, HEAD is the start; an unborn HEAD
@@ -26,7 +29,7 @@ from packscope.core.repo.revision import resolve_revision
 ALL = object()  # the --all marker among revision arguments
 
 
-def walk_starts(args, *, repo, refs, store, cwd_prefix: str = "") -> list[bytes]:
+def walk_starts(args, *, repo, refs, store, cwd_prefix: str = "", strict_all: bool = False) -> list[bytes]:
     """Starts (and :class:`Excluded` exclusions) for ``args``: revision
     strings and :data:`ALL` markers, in command-line order."""
 
@@ -38,6 +41,8 @@ def walk_starts(args, *, repo, refs, store, cwd_prefix: str = "") -> list[bytes]
         return [_head(refs, resolve)]
     for arg in args:
         if arg is ALL:
+            if strict_all:
+                _check_all_refs(refs, store)
             out += all_tips(repo, refs)
         elif "..." in arg:
             raise BadRevisionError(
@@ -70,6 +75,22 @@ def all_tips(repo, refs) -> list[bytes]:
         if oid is not None:
             out.append(oid)
     return out
+
+
+def _check_all_refs(refs, store) -> None:
+    """git's --all adds every ref, broken ones included, and dies at the
+    first it cannot read as an object."""
+    broken = refs.broken_refs("refs/")
+    names = sorted(
+        [(r.name, r) for r in refs.iter_refs("refs/") if r.symref is None] + [(n, None) for n in broken],
+        key=lambda item: item[0].encode("utf-8", "surrogateescape"),
+    )
+    for name, ref in names:
+        if ref is None or not store.contains(ref.oid):
+            raise BadRevisionError(
+                f"bad object {name}",
+                remedy="Point the ref at an existing commit (git update-ref), or delete it (git update-ref -d).",
+            )
 
 
 def _other_worktree_heads(repo) -> list[str]:

@@ -362,6 +362,15 @@ class RefStore:
         for name in sorted(found, key=lambda n: n.encode("utf-8", "surrogateescape")):
             yield found[name]
 
+    def broken_refs(self, prefix: str = "refs/") -> list[str]:
+        """Names of loose refs under ``prefix`` that hold no id and no valid
+        ``ref:`` line (empty files included), as the last :meth:`iter_refs`
+        found them, sorted."""
+        list(self.iter_refs(prefix))
+        return sorted(
+            name for name, e in self._loose_problems.items() if name.startswith(prefix) and e.kind == "ref-unparseable"
+        )
+
     def _walk(self, base: Path, prefix: str, out: dict[str, Ref], accept) -> None:
         stack = ["refs/"]
         while stack:
