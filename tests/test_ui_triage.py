@@ -133,3 +133,102 @@ async def test_an_offset_outside_the_pack_or_inside_an_entry_is_an_error_not_a_j
         assert f"inside the entry at @{rows[10]['offset']:,}" in seen[-1][1], seen
         await search(app, pilot, f"@{rows[10]['offset']}")
         assert lst.cursor == 10 and list_text(lst)[10].split()[1] == rows[10]["oid"]
+
+
+@pytest.mark.asyncio
+async def test_a_pack_view_open_across_an_outside_repack_says_so_and_follows_the_object(packed_repo, tmp_path):
+    repo = repos.copy_repo(packed_repo, tmp_path / "repacked.git")
+    old_pack, _ = repos.the_pack(repo)
+    repos.add_pack_beside(repo)  # two packs: the repack below merges them and deletes both
+    app = make_app(repo, poll_seconds=0.2)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_pack(app, pilot, old_pack.stem)
+        await until(pilot, lambda: app.watcher is not None, "the watcher started")
+        lst = screen.query_one(VirtualList)
+        lst.move_to(7)
+        oid = list_text(lst)[7].split()[1]
+        repos.git("repack", "-a", "-d", "-q", cwd=repo)
+        (new_pack,) = repos.pack_files(repo)
+        new_offset = repos.show_index(new_pack.with_suffix(".idx"))[oid]
+        title = await until(
+            pilot,
+            lambda: "removed by a repack at" in (t := plain(screen.query_one("#pack-title"), width=200)) and t,
+            "the pack view to say its pack was removed",
+        )
+        assert old_pack.stem in title
+        # ids and offsets stay listed (the view's own mapping of the deleted index)
+        assert list_text(lst)[7].split()[1] == oid and "removed by a repack" in list_text(lst)[7]
+        await pilot.press("enter")
+        obj = await until(pilot, lambda: isinstance(app.screen, ObjectScreen) and app.screen, "the object screen")
+        await until(pilot, lambda: obj.view is not None, "the object read")
+        where = plain(obj.query_one("#object-where"), width=240)
+        assert "pack removed by a repack at" in where
+        assert f"now lives in {new_pack.stem} @ {new_offset}" in where, where
+        assert "unpack-objects" not in where and "No such file" not in where and obj.view.error is None
+        size = int(repos.git_text("cat-file", "-s", oid, cwd=repo))
+        assert obj.view.size == size
+        # f in the Object screen: the entry in the pack that holds it now
+        await pilot.press("f")
+        await until(pilot, lambda: obj.view is not None and obj.entry_pack is not None, "the object re-read there")
+        assert obj.entry_pack.name == new_pack.stem and obj.entry_offset == new_offset
+        await pilot.press("escape")
+        assert app.screen is screen
+        # f in the pack view: the new pack, at the object's entry
+        await pilot.press("f")
+        moved = await until(
+            pilot, lambda: isinstance(app.screen, PackScreen) and app.screen is not screen and app.screen, "new pack"
+        )
+        mlst = moved.query_one(VirtualList)
+        await until(
+            pilot,
+            lambda: moved.entries is not None and list_text(mlst)[mlst.cursor].split()[1] == oid,
+            "the new pack's view on the object",
+        )
+        assert moved.handle.name == new_pack.stem
+
+
+def test_a_vanished_pack_error_says_repack_not_damage(packed_repo, tmp_path):
+    """core: opening a pack the scan listed but a repack deleted since is
+    explained as such, with a remedy that is not a repair."""
+    from packscope.core.errors import PackscopeError
+    from packscope.core.repo.session import open_session
+
+    repo = repos.copy_repo(packed_repo, tmp_path / "vanish.git")
+    pack, idx = repos.the_pack(repo)
+    session = open_session(str(repo))
+    try:
+        (handle,) = session.store.packs
+        pack.unlink()
+        idx.unlink()
+        with pytest.raises(PackscopeError) as caught:
+            handle.index.open()
+        session.store.note_problem(caught.value)
+        (problem,) = session.store.problems
+        assert "concurrent repack" in problem.message and "Nothing is damaged" in problem.remedy
+        assert "unpack-objects" not in problem.remedy
+    finally:
+        session.close()
+
+
+@pytest.mark.asyncio
+async def test_dir_reads_counts_loose_subdirectory_reads(loose_repo):
+    """The Overview's "dir reads": listings of objects/pack plus each loose
+    objects/xx the store reads — one per subdirectory holding the ids asked."""
+    loose = sorted(repos.loose_files(loose_repo))
+    subdirs = sorted({oid[:2] for oid in loose})[:5]
+    asked = [next(o for o in loose if o.startswith(s)) for s in subdirs]
+    app = make_app(loose_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+
+        def shown() -> int:
+            text = plain(app.screen.query_one("#ov-counters"), width=200)
+            return int(text.split("dir reads ")[1].split()[0].replace(",", ""))
+
+        before = app.core.counters()["dir_reads"]
+        await until(pilot, lambda: shown() == before, "the counters panel drawn")
+        with app.core.lock:
+            for oid in asked + asked:  # the second round is answered from the cache
+                assert app.core.store.locate(bytes.fromhex(oid), quick=True) is not None
+        assert app.core.counters()["dir_reads"] == before + len(subdirs)
+        await until(pilot, lambda: shown() == before + len(subdirs), "the Overview to show the loose reads")
