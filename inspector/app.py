@@ -25,6 +25,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from packscope.core.errors import PackscopeError
+from packscope.core.trace import LookupFinished
 from packscope.inspector.core_access import CoreAccess
 from packscope.inspector.events import EventDigest, EventPump, LogBook, RateHistory
 from packscope.inspector.palette import PackscopeCommands
@@ -97,6 +98,7 @@ class PackscopeApp(App):
         self.watcher: DirWatcher | None = None
         self.poll_seconds = poll_seconds
         self.outside_changes = 0
+        self.last_lookup = None  # the latest LookupFinished, whichever screen (or worker) made it
 
     # --- start-up -------------------------------------------------------------
 
@@ -157,6 +159,7 @@ class PackscopeApp(App):
         screen = self.top_screen
         if batch:
             self.logbook.extend(self.digest.digest(batch))
+            self.last_lookup = next((e for e in reversed(batch) if type(e) is LookupFinished), self.last_lookup)
             if screen is not None:
                 screen.core_events(batch)
         if screen is not None and self.show_log:

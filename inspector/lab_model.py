@@ -116,6 +116,19 @@ def bucket_ids(index, first_byte: int, lock) -> tuple[list[int], list[bytes]]:
     return positions, ids
 
 
+def index_holds(index, oid: bytes, lock) -> bool:
+    """Whether ``index`` lists ``oid``: its bucket searched with the pure
+    binary search (no counters, caches or recency of the store touched)."""
+    from packscope.core.store.search import binary_search
+
+    with lock:
+        index.open()
+        first = oid[0]
+        spans = index.layer_buckets(first) if hasattr(index, "layer_buckets") else [index.bucket(first)]
+        name_at = index.name_accessor()
+        return any(binary_search(name_at, lo, hi, search_bounds(index, (lo, hi)), oid) >= 0 for lo, hi in spans)
+
+
 # --- one traced lookup --------------------------------------------------------------
 
 CMP = {-1: "<", 0: "=", 1: ">"}

@@ -94,3 +94,74 @@ async def test_bucket_list_and_lookup_highlight(ui_repo):
         assert len(rows) == chart.counts[target]
         await pilot.press("escape")
         assert isinstance(app.screen, FanoutScreen)
+
+
+def _outside_midx(repo, app) -> tuple[str, bytes]:
+    """(pack index name, an id) for a pack the multi-pack-index does not cover."""
+    covered = set(app.core.store.midxs[0].pack_names)
+    for p in repos.pack_files(repo):
+        idx = p.with_suffix(".idx")
+        if idx.name not in covered:
+            return idx.name, bytes.fromhex(sorted(repos.show_index(idx))[0])
+    raise AssertionError("every pack is in the multi-pack-index")
+
+
+@pytest.mark.asyncio
+async def test_marker_is_the_last_lookup_made_anywhere_on_the_indexes_that_hold_it(ui_repo):
+    app = make_app(ui_repo, poll_seconds=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        name, oid = _outside_midx(ui_repo, app)
+        # Looked up before the Fanout screen ever existed.
+        with app.core.lock:
+            assert app.core.store.locate(oid) is not None
+        await until(pilot, lambda: app.last_lookup is not None, "the app to note the lookup")
+        await pilot.press("5")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, FanoutScreen)
+        await until(pilot, lambda: screen.stats is not None, "the fanout statistics")
+        chart = screen.query_one(FanoutChart)
+        # The multi-pack-index (chosen first) does not hold it: no mark, and it says so.
+        assert screen.choices[screen.selected].kind == "midx"
+        await until(pilot, lambda: screen.lookup_oid == oid.hex(), "the lookup to be taken in")
+        assert chart.lookup_bucket is None
+        assert "is not in this index" in plain(screen.query_one("#fanout-bucket"))
+        # The pack that holds it: marked.
+        row = next(i for i, c in enumerate(screen.choices) if c.name == name)
+        screen.query_one("#fanout-indexes", VirtualList).move_to(row)
+        await until(pilot, lambda: chart.lookup_bucket == oid[0], "the mark on the pack holding the id")
+        # Another pack, which does not hold it: no mark.
+        other = next(i for i, c in enumerate(screen.choices) if c.kind == "pack" and c.name != name)
+        screen.query_one("#fanout-indexes", VirtualList).move_to(other)
+        await until(pilot, lambda: screen.selected == other, "the other pack selected")
+        await until(pilot, lambda: screen._shown == (app.last_lookup, other), "the mark recomputed")
+        assert chart.lookup_bucket is None
+        # A lookup that finds nothing: the bucket it would be in, on any index.
+        absent = bytes([0xAB]) + bytes(19)
+        with app.core.lock:
+            assert app.core.store.locate(absent) is None
+        await until(pilot, lambda: chart.lookup_bucket == 0xAB, "the would-be bucket marked")
+        assert "would be in bucket ab" in plain(screen.query_one("#fanout-bucket"))
+
+
+@pytest.mark.asyncio
+async def test_one_tracer_listener_however_often_enter_is_pressed(ui_repo):
+    app = make_app(ui_repo, poll_seconds=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        await pilot.press("5")
+        await settle(app, pilot)
+        screen = app.screen
+        await until(pilot, lambda: screen.stats is not None, "the fanout statistics")
+        listeners = len(app.core.tracer._listeners)
+        lst = screen.query_one("#fanout-indexes", VirtualList)
+        for _ in range(3):
+            lst.focus()
+            await pilot.press("enter")  # choose the index: focus goes to the chart
+            await until(pilot, lambda: screen.query_one(FanoutChart).has_focus, "the chart focused")
+            await pilot.press("enter")  # list the bucket ...
+            await until(pilot, lambda: isinstance(app.screen, BucketScreen), "the bucket list")
+            await pilot.press("escape")  # ... and back
+            await until(pilot, lambda: app.screen is screen, "the fanout screen back")
+        assert len(app.core.tracer._listeners) == listeners

@@ -10,7 +10,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, Static
 
-from packscope.core import trace
 from packscope.core.errors import PackscopeError
 from packscope.inspector import lab_model as lab
 from packscope.inspector.safe_text import literal
@@ -32,8 +31,11 @@ within 3, red beyond).  χ² sums (actual − expected)² / expected over the
 256 buckets; for uniform ids it is about 255 (255 degrees of freedom,
 standard deviation about 22.6).
 
-The bucket of the most recent lookup since this screen was first shown
-(from any screen: the Lookup lab, a workload, `:`) is magenta, marked ◆.
+The bucket of the most recent lookup (from any screen: the Lookup lab, a
+workload, `:`, made before or after this screen was opened) is magenta,
+marked ◆ — on the indexes that hold the id, or on every index when the
+lookup found it nowhere (that is the bucket it would be in).  An index
+that does not hold a found id shows no mark, and says where it was.
 
 The list at the top chooses the index (multi-pack-index and every pack;
 the biggest is chosen first).  Enter on the chart lists a bucket's ids.
@@ -76,9 +78,9 @@ class FanoutScreen(PackscopeScreen):
         self.choices: list[lab.IndexChoice] = []
         self.selected: int | None = None
         self.stats: lab.FanoutStats | None = None
-        self.lookup_oid: str | None = None
-        self._last_lookup: str | None = None
-        self._unsubscribe = None
+        self.lookup_oid: str | None = None  # the lookup shown (hex), marked or not
+        self.lookup_held = False  # the selected index lists it
+        self._shown: tuple | None = None  # (LookupFinished, index) the mark was computed for
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="fanout-main"):
@@ -107,8 +109,6 @@ class FanoutScreen(PackscopeScreen):
         super().on_mount()
         self.query_one("#fanout-indexes").border_title = "index"
         self.query_one(FanoutChart).focus()
-        # The bucket of the latest lookup, whichever screen made it.
-        self._unsubscribe = self.app.core.tracer.subscribe(self._listen)
 
     def refresh_data(self) -> None:
         self.load_indexes()
@@ -146,7 +146,7 @@ class FanoutScreen(PackscopeScreen):
         self.stats = lab.fanout_stats(fanout)
         self.query_one(FanoutChart).set_counts(self.stats.counts, self.stats.expected)
         self.show_stats()
-        self.show_bucket(self.query_one(FanoutChart).cursor)
+        self.show_lookup()
 
     def show_stats(self) -> None:
         c, s = self.choices[self.selected], self.stats
@@ -179,10 +179,17 @@ class FanoutScreen(PackscopeScreen):
         t.append(f")\npositions [{lo:,}, {hi:,})")
         if getattr(c.index, "layers", None) is not None and len(c.index.layers) > 1:
             t.append(f" (tip layer of {len(c.index.layers)})", style="dim")
-        if self.lookup_oid:
+        last = self.app.last_lookup
+        if self.lookup_oid and last is not None:
             t.append("\nlast lookup ")
-            t.append(self.lookup_oid[:12], style="bold magenta")
-            t.append(f" → bucket {self.lookup_oid[:2]}")
+            t.append(self.lookup_oid[:12], style="bold magenta" if self.lookup_held or not last.source else "bold")
+            if self.lookup_held:
+                t.append(f" → bucket {self.lookup_oid[:2]}")
+            elif last.source is None:
+                t.append(f" missing: it would be in bucket {self.lookup_oid[:2]}")
+            else:
+                t.append(" is not in this index (found in ")
+                t.append_text(literal(f"{last.source} {last.where})"))
         t.append("  Enter lists them", style="dim")
         self.query_one("#fanout-bucket", Static).update(t)
 
@@ -195,8 +202,6 @@ class FanoutScreen(PackscopeScreen):
     def on_virtual_list_opened(self, event: VirtualList.Opened) -> None:
         if event.vlist.id == "fanout-indexes":
             self.query_one(FanoutChart).focus()
-        # The bucket of the latest lookup, whichever screen made it.
-        self._unsubscribe = self.app.core.tracer.subscribe(self._listen)
 
     def on_fanout_chart_moved(self, event: FanoutChart.Moved) -> None:
         self.show_bucket(event.bucket)
@@ -205,22 +210,29 @@ class FanoutScreen(PackscopeScreen):
         if self.stats is not None:
             self.app.push_screen(BucketScreen(self.choices[self.selected], event.bucket))
 
-    def _listen(self, event) -> None:
-        # On core's thread, inside a lookup: only note the id (tick draws it).
-        if type(event) is trace.LookupFinished:
-            self._last_lookup = event.oid
-
     def tick(self) -> None:
-        if self._last_lookup != self.lookup_oid and self.stats is not None:
-            self.set_lookup(self._last_lookup)
+        # The app keeps the latest lookup (its one tracer listener, the
+        # event pump): nothing to subscribe here, nothing to pile up.
+        if self.stats is not None and (self.app.last_lookup, self.selected) != self._shown:
+            self.show_lookup()
 
-    def on_unmount(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-
-    def set_lookup(self, oid_hex: str | None) -> None:
-        self.lookup_oid = oid_hex
-        self.query_one(FanoutChart).set_lookup(int(oid_hex[:2], 16) if oid_hex else None)
+    def show_lookup(self) -> None:
+        """Mark the latest lookup's bucket on the selected index, if that
+        index holds the id, or would (the lookup found it nowhere)."""
+        last = self.app.last_lookup
+        self._shown = (last, self.selected)
+        bucket, held = None, False
+        if last is not None and self.choices and self.selected is not None:
+            oid = bytes.fromhex(last.oid)
+            try:
+                held = lab.index_holds(self.choices[self.selected].index, oid, self.app.core.lock)
+            except PackscopeError:
+                held = False
+            if held or last.source is None:
+                bucket = oid[0]
+        self.lookup_oid = last.oid if last is not None else None
+        self.lookup_held = held
+        self.query_one(FanoutChart).set_lookup(bucket)
         self.show_bucket(self.query_one(FanoutChart).cursor)
 
     def action_switch_focus(self) -> None:
