@@ -6,11 +6,14 @@ compare, slice and hash.  Hex is for people and for the CLI.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from packscope.core.errors import BadObjectIdError
+
+if TYPE_CHECKING:
+    import hashlib
 
 MIN_ABBREV = 4
 
@@ -30,11 +33,23 @@ class ObjectFormat:
     def null_hex(self) -> str:
         return "0" * self.hexsz
 
+    @property
+    def empty_tree(self) -> bytes:
+        """The empty tree's id, which every store has (a constant, so opening
+        a store needs no hashing; tests check it against hash_object)."""
+        return _EMPTY_TREES[self.name]
+
+    # hashlib is imported on first use: loading OpenSSL costs ~4 ms, and a
+    # one-shot read never hashes.
     def new_hash(self) -> hashlib._Hash:
+        import hashlib
+
         return hashlib.new(self.hashname)
 
     def hash_object(self, type_name: str, data: bytes) -> bytes:
         """The id git gives an object of this type and content."""
+        import hashlib
+
         h = hashlib.new(self.hashname)
         h.update(b"%s %d\0" % (type_name.encode(), len(data)))
         h.update(data)
@@ -47,6 +62,10 @@ class ObjectFormat:
         return bytes.fromhex(text)
 
 
+_EMPTY_TREES = {
+    "sha1": bytes.fromhex("4b825dc642cb6eb9a060e54bf8d69288fbee4904"),
+    "sha256": bytes.fromhex("6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"),
+}
 SHA1 = ObjectFormat("sha1", 20, 40, "sha1")
 SHA256 = ObjectFormat("sha256", 32, 64, "sha256")
 FORMATS = {"sha1": SHA1, "sha256": SHA256}

@@ -22,14 +22,17 @@ import os
 import time
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from sortedcontainers import SortedList
 from zlib_ng import zlib_ng
 
 from packscope.core.errors import CorruptObjectError, LimitExceededError, MissingObjectError
 from packscope.core.oid import ObjectFormat, Prefix
 from packscope.core.store.zlib_errors import ZlibError
 from packscope.core.trace import LooseCacheFilled, LooseCacheFlushed, Tracer
+
+if TYPE_CHECKING:
+    from sortedcontainers import SortedList
 
 OBJECT_TYPES = frozenset((b"commit", b"tree", b"blob", b"tag"))
 DEFAULT_MAX_OBJECT_SIZE = 4 << 30
@@ -233,7 +236,7 @@ class LooseCache:
         t0 = time.perf_counter()
         names = self._scan(n)
         if self._strategy == "per-subdir":
-            self._lists[n] = SortedList(names)
+            self._lists[n] = _sorted_list(names)
         else:
             self._all.extend(names)
             self._all.sort()  # the whole list, every time: the point of this strategy
@@ -252,7 +255,7 @@ class LooseCache:
             self.fill(n)
         names = self._lists[n]
         if names is None:  # seen under the other strategy, then switched
-            names = self._lists[n] = SortedList(self._scan(n))
+            names = self._lists[n] = _sorted_list(self._scan(n))
         return names
 
     def contains(self, oid: bytes) -> bool:
@@ -315,3 +318,11 @@ class LooseCache:
 
     def counts(self) -> LooseCacheCounts:
         return LooseCacheCounts(self.count, self.subdirs_seen, self.fills, self.flushes, self._strategy)
+
+
+def _sorted_list(names: list[bytes]) -> SortedList:
+    """A SortedList of ``names``; sortedcontainers is imported here, on first
+    use, because its import (~4 ms) is a tenth of a one-shot command's budget."""
+    from sortedcontainers import SortedList
+
+    return SortedList(names)

@@ -140,7 +140,7 @@ class ObjectStore:
         self.fmt = fmt
         # git always has the empty tree (a "cached object"), stored or not,
         # and answers it before looking: size 0, 0 bytes on disk, no base.
-        self.empty_tree = fmt.hash_object("tree", b"")
+        self.empty_tree = fmt.empty_tree
         self.objects_dir = str(objects_dir)
         self.tracer = tracer or trace.Tracer()
         self.counters = StoreCounters()
@@ -250,8 +250,6 @@ class ObjectStore:
         )
 
     def _scan_all(self, reason: str) -> None:
-        from packscope.core.store.midx import MultiPackIndex
-
         t0 = time.perf_counter()
         old = {h.files.base: h for h in self.all_packs()}
         found: list[PackFiles] = []
@@ -265,6 +263,8 @@ class ObjectStore:
             d.scan = scan
             d.midx = None
             if scan.midx:
+                from packscope.core.store.midx import MultiPackIndex  # only when there is one: ~4 ms to import
+
                 try:  # the single file, else an incremental chain (multi-pack-index.d/)
                     d.midx = MultiPackIndex.discover(scan.pack_dir, self.fmt)
                     if d.midx is not None:

@@ -1,0 +1,71 @@
+"""A one-shot command imports only what it uses: `cat-file -t HEAD` loads no
+UI library, no history or fsck code, no hashing (unless it checks an
+object), no multi-pack-index reader when there is none, and no sorted
+containers when there are no loose objects; and the constants that spare it
+work are git's values."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from packscope.core.oid import SHA1, SHA256
+from tests.repos import build_packed, git, git_env
+
+PROBE = """
+import json, sys
+from packscope.inspector.cli import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+
+NOT_FOR_ONE_SHOT = (
+    "textual",
+    "rich",
+    "sortedcontainers",
+    "packscope.core.store.midx",
+    "packscope.core.history",
+    "packscope.core.fsck",
+    "packscope.inspector.app",
+    "packscope.inspector.screens",
+    "packscope.inspector.widgets",
+)
+
+
+@pytest.fixture(scope="module")
+def packed(tmp_path_factory):
+    return build_packed(tmp_path_factory.mktemp("startup"), commits=5)
+
+
+@pytest.mark.parametrize(
+    "args, hashes",
+    [
+        (["cat-file", "-t", "HEAD"], False),
+        (["cat-file", "-p", "HEAD"], False),
+        (["cat-file", "-s", "HEAD~2"], True),  # stepping to a parent checks the commit's hash, as git does
+    ],
+)
+def test_one_shot_cat_file_imports_only_what_it_uses(packed, args, hashes):
+    p = subprocess.run(
+        [sys.executable, "-c", PROBE, "-C", str(packed), *args], capture_output=True, env=git_env(), check=True
+    )
+    expected = git(*args[:1], *args[1:], cwd=packed)
+    assert p.stdout == expected
+    report = json.loads(p.stderr.decode().strip().splitlines()[-1])
+    assert report["code"] == 0
+    loaded = [m for m in report["modules"] if m.startswith(NOT_FOR_ONE_SHOT)]
+    assert loaded == []
+    assert ("hashlib" in report["modules"]) == hashes
+
+
+def test_empty_tree_ids_are_the_hash_of_an_empty_tree(tmp_path):
+    for fmt in (SHA1, SHA256):
+        assert fmt.empty_tree == fmt.hash_object("tree", b"")
+        repo = tmp_path / fmt.name
+        git("init", "-q", f"--object-format={fmt.name}", repo)
+        out = git("hash-object", "-t", "tree", "--stdin", cwd=repo, input=b"").decode().strip()
+        assert fmt.empty_tree.hex() == out
