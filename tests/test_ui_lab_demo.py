@@ -295,3 +295,42 @@ def plain_lines(widget) -> list[str]:
     with console.capture() as cap:
         console.print(widget.content)
     return cap.get().rstrip("\n").split("\n")
+
+
+@pytest.mark.asyncio
+async def test_every_screen_at_80x24_folds_the_panels_and_shows_its_own_keys_first(big_bucket):
+    from textual.binding import Binding
+
+    from packscope.inspector.app import SCREEN_TABLE
+    from packscope.inspector.widgets.key_bar import KeyBar, _own_ids
+
+    repo, _names = big_bucket
+    app = make_app(repo, poll_seconds=60)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(app, pilot)
+        checked = 0
+        for spec in SCREEN_TABLE:
+            await pilot.press(spec.key)
+            await settle(app, pilot)
+            screen = app.screen
+            assert not screen.log_panel.display and not screen.rates_panel.display, spec.name
+            rows = screen_text(app)
+            assert f"{spec.key} {spec.title}" in rows[0], rows[0]  # this screen's tab, by name
+            own = [
+                b
+                for b in type(screen).BINDINGS
+                if isinstance(b, Binding) and b.show and b.description and b.id in _own_ids(type(screen))
+            ]
+            if not own:
+                continue
+            bar = screen.query_one(KeyBar).plain
+            firsts = [f"{app.get_key_display(b)} {b.description}" for b in own]
+            assert any(bar.startswith(f) for f in firsts), (spec.name, bar)
+            assert rows[-1].startswith(bar[:20]), rows[-1]
+            checked += 1
+        assert checked >= 4
+    # Tall enough, the panels are back.
+    app = make_app(repo, poll_seconds=60)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await started(app, pilot)
+        assert app.screen.log_panel.display and app.screen.rates_panel.display

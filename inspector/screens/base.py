@@ -107,9 +107,11 @@ class PackscopeScreen(Screen):
         self.log_panel.display = app.show_log and room
         self.rates_panel.display = app.show_rates and room
         tabs = Text()
+        narrow = app.size.width < 100  # 80 columns: other screens by number only, this one by name
         for spec in app.screen_table:
             active = spec.name == app.current_mode
-            tabs.append(f" {spec.key} {spec.title} ", style="bold reverse" if active else "dim")
+            label = f" {spec.key} {spec.title} " if active or not narrow else f" {spec.key} "
+            tabs.append(label, style="bold reverse" if active else "dim")
         self.query_one("#tabs", Label).update(tabs)
         where = app.core.repo.git_dir if app.core.ready else (app.core.path or ".")
         self.query_one("#where", Label).update(literal(str(where)))

@@ -13,6 +13,19 @@ from textual import events
 from textual.widget import Widget
 
 
+def _own_ids(cls) -> set:
+    """Ids of the bindings a screen class declares itself (its own class
+    and the classes between it and the shared base), not the base's."""
+    from packscope.inspector.screens.base import PackscopeScreen
+
+    ids = set()
+    for c in cls.__mro__:
+        if c is PackscopeScreen or not (isinstance(c, type) and issubclass(c, PackscopeScreen)):
+            continue
+        ids.update(getattr(b, "id", None) for b in c.__dict__.get("BINDINGS", ()))
+    return ids
+
+
 class KeyBar(Widget):
     DEFAULT_CSS = """
     KeyBar {
@@ -34,6 +47,17 @@ class KeyBar(Widget):
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
 
+    @staticmethod
+    def _rank(screen, node, binding) -> int:
+        """Order in the bar: the screen's own keys, then the focused
+        widget's (a list's cursor keys), then the keys every screen shares
+        (back, copy, refresh), then the app's (screens, panels, quit)."""
+        if node is screen:
+            return 0 if binding.id in _own_ids(type(screen)) else 2
+        if node is screen.app:
+            return 3
+        return 1
+
     def _bindings_changed(self, screen) -> None:
         seen: set[tuple] = set()
         text = Text(no_wrap=True, overflow="ellipsis", end="")
@@ -41,7 +65,9 @@ class KeyBar(Widget):
         # terminal the middle is cut, never the way to see every key.
         tail = Text(no_wrap=True, end="")
         spans, tail_spans = [], []
-        for _node, binding, enabled, _tooltip in screen.active_bindings.values():
+        active = list(screen.active_bindings.values())
+        active.sort(key=lambda a: self._rank(screen, a[0], a[1]))  # stable: each level keeps its order
+        for _node, binding, enabled, _tooltip in active:
             if not binding.show or not binding.description:
                 continue
             ident = (binding.action, binding.description)
