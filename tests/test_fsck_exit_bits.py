@@ -255,6 +255,16 @@ def test_split_chain_across_an_alternate_is_read_whole(tmp_path, run_fsck):
     assert len(lines) == 2 and f"graph-{lines[0]}.graph" not in local  # the base layer is the lender's
     status, findings, _ = compare(run_fsck, borrower)
     assert status == 0 and not [f for f in findings if f.area == "commit-graph"]
+    # walks read the whole chain too, the lender's layer included
+    from packscope.core.history.commit_graph import CommitGraph
+    from packscope.core.oid import SHA1
+
+    objects = str(borrower / ".git" / "objects")
+    graph = CommitGraph.open(objects, SHA1, alternates=(str(lender / ".git" / "objects"),))
+    assert graph is not None and len(graph.layers) == 2
+    graph.close()
+    problems: list = []
+    assert CommitGraph.open(objects, SHA1, problems=problems) is None and "missing" in problems[0].message
 
 
 # --- alternates' dangling objects ----------------------------------------------------------------------

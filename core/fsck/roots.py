@@ -287,7 +287,7 @@ class Roots:
             if not os.path.isfile(path):
                 continue
             # git dies on the index it reads; the others it does not read at all
-            unreadable_bit = ERROR_FATAL if os.path.samefile(path, current) else ERROR_REACHABLE
+            unreadable_bit = ERROR_FATAL if os.path.realpath(path) == os.path.realpath(current) else ERROR_REACHABLE
             try:
                 index = IndexFile.open(path, walk.fmt)
                 if index.checksum_ok() is False:
