@@ -82,7 +82,14 @@ class PackscopeApp(App):
         Binding("q", "quit", "Quit", id="app.quit"),
     ]
 
-    def __init__(self, path: str | None = None, *, poll_seconds: float = POLL_SECONDS) -> None:
+    def __init__(
+        self,
+        path: str | None = None,
+        *,
+        poll_seconds: float = POLL_SECONDS,
+        present: bool = False,
+        start: str | None = None,
+    ) -> None:
         super().__init__()
         self.screen_table = SCREEN_TABLE
         self.core = CoreAccess(path)
@@ -99,11 +106,13 @@ class PackscopeApp(App):
         self.poll_seconds = poll_seconds
         self.outside_changes = 0
         self.last_lookup = None  # the latest LookupFinished, whichever screen (or worker) made it
+        self.present = present  # presentation mode: no live panels (the Lab draws larger)
+        self.start = start  # the screen shown first (default: the first of the table)
 
     # --- start-up -------------------------------------------------------------
 
     def on_mount(self) -> None:
-        self.switch_mode(SCREEN_TABLE[0].name)
+        self.switch_mode(self.start or SCREEN_TABLE[0].name)
         self.set_interval(1 / DRAIN_HZ, self.drain_events)
         self.set_interval(TICK_SECONDS, self.tick)
         self.set_interval(1.0, self.sample_rates)
@@ -354,13 +363,15 @@ class PackscopeApp(App):
         self.core.close()
 
 
-def run_app(path: str | None) -> int:
+def run_app(path: str | None, *, present: bool = False, start: str | None = None, on_ready=None) -> int:
     """``packscope [PATH]``: open the UI; errors finding the repository are
     reported by the CLI like any command's (exit status 128)."""
     from packscope.core.repo.repository import Repository
 
     # Cheap (a few stat calls): fail before taking over the terminal.
     Repository.discover(path) if path is None else Repository.open(path)
-    app = PackscopeApp(os.path.abspath(path) if path else None)
+    app = PackscopeApp(os.path.abspath(path) if path else None, present=present, start=start)
+    if on_ready is not None:
+        app.call_later(on_ready, app)
     app.run()
     return app.return_code or 0

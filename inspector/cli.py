@@ -137,10 +137,11 @@ def _open_ui(argv: list[str]) -> int:
     parser.add_argument(
         "path", nargs="?", default=None, help="repository (default: discovered from the current directory)"
     )
+    parser.add_argument("--present", action="store_true", help="presentation mode (no live panels; the Lab draws larger)")
     args = parser.parse_args(argv)
     from packscope.inspector.app import run_app  # Textual is imported only to draw
 
-    return run_guarded(lambda a: run_app(a.path), args)
+    return run_guarded(lambda a: run_app(a.path, present=a.present), args)
 
 
 if __name__ == "__main__":

@@ -334,3 +334,57 @@ async def test_every_screen_at_80x24_folds_the_panels_and_shows_its_own_keys_fir
     async with app.run_test(size=(160, 48)) as pilot:
         await started(app, pilot)
         assert app.screen.log_panel.display and app.screen.rates_panel.display
+
+
+BAR_CHARS = set("█━─│▼◆✕ ")
+
+
+@pytest.mark.asyncio
+async def test_presentation_mode_hides_panels_enlarges_bars_and_shows_keys(big_bucket):
+    from textual.widgets import Digits
+
+    from packscope.inspector.widgets.keys_overlay import KeysOverlay
+
+    repo, names = big_bucket
+    app = make_app(repo, poll_seconds=60)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await _lab(app, pilot)
+        await _look_up(app, pilot, screen, names[1234].hex())
+        assert screen.log_panel.display and screen.rates_panel.display
+        await pilot.press("z")
+        assert app.present
+        await pilot.pause()
+        assert not screen.log_panel.display and not screen.rates_panel.display
+        await pilot.press("home", "right", "right")
+        await pilot.pause()
+        rows = screen_text(app)
+        for a in ALGORITHMS:
+            r = next(i for i, row in enumerate(rows) if re.match(rf"\s*{a}\s+[━─│▼◆✕]", row))
+            for above in rows[r - 2 : r]:  # two more rows of the same bar
+                assert above[:14].strip() == "" and above[14:].strip(), (a, above)
+                assert set(above[14:].rstrip()) <= BAR_CHARS, (a, above)
+        # The keys pressed, in the corner; the frame and the speed, large.
+        overlay = screen.query_one(KeysOverlay)
+        assert overlay.display and overlay.shown[-3:] == ["Home", "→", "→"]
+        corner = "\n".join(row[-40:] for row in rows[-8:])
+        assert "→" in corner and "Home" in corner, corner
+        assert screen.query_one("#lab-big-frame", Digits).value == "3"
+        await pilot.press("plus")
+        assert screen.query_one("#lab-big-speed", Digits).value == str(4 * 2)  # 4 → 8 frames/s
+        await pilot.press("z")  # and back
+        await pilot.pause()
+        assert not app.present and screen.log_panel.display and not overlay.display
+        assert screen.query_one(SearchView).bar_rows == 1
+
+
+@pytest.mark.asyncio
+async def test_present_from_the_start_opens_without_panels(big_bucket):
+    from packscope.inspector.app import PackscopeApp
+
+    repo, _names = big_bucket
+    app = PackscopeApp(str(repo), poll_seconds=60, present=True, start="lab")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await started(app, pilot)
+        assert isinstance(app.screen, LabScreen)
+        assert not app.screen.log_panel.display and not app.screen.rates_panel.display
+        assert app.screen.query_one("#lab-big").display

@@ -12,14 +12,15 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
-from textual.widgets import ContentSwitcher, Label, Static
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import ContentSwitcher, Digits, Label, Static
 
 from packscope.core.errors import PackscopeError
 from packscope.core.store.search import ALGORITHMS
 from packscope.inspector import lab_model as lab
 from packscope.inspector.safe_text import literal
 from packscope.inspector.screens.base import PackscopeScreen
+from packscope.inspector.widgets.keys_overlay import KeysOverlay
 from packscope.inspector.widgets.lab_views import (
     SearchView,
     batch_bins,
@@ -64,6 +65,10 @@ fresh store (empty negative cache, loose cache and MRU order) unless W
 makes runs warm (the live store, its caches as the runs before left them);
 the runs table shows every setting of every run.  v switches between the
 lookup and the batch views.
+
+z (or `packscope --present`) is presentation mode: the event log and
+rates hidden, the bucket bars three rows tall, the frame and the speed in
+large digits, and the keys pressed shown in the bottom-right corner.
 """
 
 SHORT_ROWS = 32  # below this, the compact layout
@@ -95,6 +100,7 @@ class LabScreen(PackscopeScreen):
         Binding("C", "toggle('loose_strategy')", "Loose cache", id="lab.loose-strategy"),
         Binding("a", "toggle('algorithm')", "Store algorithm", id="lab.algorithm"),
         Binding("W", "warm", "Warm/cold runs", id="lab.warm"),
+        Binding("z", "present", "Present", id="lab.present"),
         Binding("v", "view", "Lookup/batch view", id="lab.view"),
     ]
 
@@ -121,6 +127,13 @@ class LabScreen(PackscopeScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="lab-settings", markup=False)
+        with Horizontal(id="lab-big"):  # presentation mode: frame and speed, large
+            yield Label("frame", classes="lab-big-label")
+            yield Digits("", id="lab-big-frame")
+            yield Label("", id="lab-big-of", classes="lab-big-label")
+            yield Label("speed", classes="lab-big-label")
+            yield Digits("", id="lab-big-speed")
+            yield Label("", id="lab-big-state", classes="lab-big-label")
         with ContentSwitcher(initial="lab-lookup", id="lab-views"):
             with VerticalScroll(id="lab-lookup"):
                 yield Static("", id="lab-head")
@@ -132,6 +145,7 @@ class LabScreen(PackscopeScreen):
                 yield Static("", id="lab-batch-chart")
                 yield Static("", id="lab-batch-runs")
         yield Label("", id="lab-batch-status", markup=False)
+        yield KeysOverlay(id="lab-keys")
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -278,6 +292,51 @@ class LabScreen(PackscopeScreen):
         if self.ready:
             self.draw()
 
+    # --- presentation mode ----------------------------------------------------------
+
+    @property
+    def presenting(self) -> bool:
+        return bool(getattr(self.app, "present", False))
+
+    def action_present(self) -> None:
+        """Presentation mode (also ``--present``): no event log or rates,
+        taller bucket bars, the keys pressed shown in a corner, the frame
+        and the speed in large digits."""
+        self.app.present = not self.presenting
+        self.update_chrome()
+        self.draw()
+
+    def on_key(self, event) -> None:
+        # Keys reach the screen before the bindings run (they bubble up
+        # from the focused widget): note them, do not stop them.
+        if self.presenting:
+            overlay = self.query_one(KeysOverlay)
+            overlay.add(event.key)
+            self._place_keys()
+
+    def _place_keys(self) -> None:
+        overlay = self.query_one(KeysOverlay)
+        overlay.display = self.presenting
+        if self.presenting:
+            body = self.query_one("#body")
+            overlay.place(body.size.width, body.size.height)
+
+    def tick(self) -> None:
+        if self.presenting:
+            self.query_one(KeysOverlay).refresh(layout=True)  # old keys fade out
+            self._place_keys()
+
+    def draw_big(self) -> None:
+        big = self.query_one("#lab-big")
+        big.display = self.presenting and not self.short
+        if not big.display:
+            return
+        self.query_one("#lab-big-frame", Digits).update(str(self.frame + 1) if self.run is not None else "0")
+        self.query_one("#lab-big-of", Label).update(f"of {len(self.frames)}")
+        self.query_one("#lab-big-speed", Digits).update(str(SPEEDS[self.speed]))
+        state = "frames/s  ▶ playing" if self.playing else "frames/s  ⏸ paused"
+        self.query_one("#lab-big-state", Label).update(state)
+
     @property
     def short(self) -> bool:
         """A terminal too short for the roomy layout (80×24): one line of
@@ -323,6 +382,9 @@ class LabScreen(PackscopeScreen):
         note = "No bucket was searched." if run is not None and run.oid is not None else ""
         view = self.query_one(SearchView)
         view.probe_lines = 1 if self.short else 2
+        view.bar_rows = 3 if self.presenting and not self.short else 1
+        self.draw_big()
+        self._place_keys()
         self.set_class(self.short, "-short")
         view.show(stage, step, note)
         f = Text(end="")
