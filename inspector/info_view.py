@@ -62,6 +62,9 @@ def render(info: dict) -> None:
     rewrites = _rewrites(info)
     if rewrites:
         t.add_row("history rewritten", escape(rewrites))
+    impl = info.get("implementation")
+    if impl:
+        t.add_row("packscope path", escape(f"{impl['path']} ({impl['reason']})"))
     c.print(t)
 
     p = info["packs"]

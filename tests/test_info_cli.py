@@ -28,6 +28,7 @@ TOP_KEYS = {
     "shallow",
     "replace_refs",
     "grafts",
+    "implementation",
     "problems",
 }
 PACK_KEYS = {

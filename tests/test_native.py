@@ -5,7 +5,9 @@ of repositories full of deltas matches git's output on both paths."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -82,3 +84,13 @@ def test_cat_file_batch_matches_git_on_both_paths(delta_repos, pure):
         ids = git("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=repo)
         expected = git("cat-file", "--batch", cwd=repo, input=ids)
         assert run("-C", repo, "cat-file", "--batch", pure=pure, input=ids).stdout == expected
+
+
+@pytest.mark.parametrize("pure", [True, False], ids=["pure", "compiled"])
+def test_info_says_which_path_runs(delta_repos, pure):
+    doc = json.loads(run("-C", delta_repos[0], "info", "--json", pure=pure).stdout)
+    path = "pure" if pure or _native is None else "compiled"
+    assert doc["implementation"]["path"] == path
+    assert ("PACKSCOPE_PURE" in doc["implementation"]["reason"]) == pure
+    text = run("-C", delta_repos[0], "info", pure=pure).stdout.decode()
+    assert re.search(rf"packscope path +{path} \(", text)

@@ -17,6 +17,7 @@ import json
 import os
 
 from packscope.core.errors import BadRefError, PackscopeError
+from packscope.core.native import describe
 from packscope.core.repo.session import open_session
 from packscope.inspector.info_view import render
 
@@ -111,6 +112,7 @@ def collect(session, *, promised: bool = False) -> dict:
         "shallow": _shallow(repo, problems),
         "replace_refs": _replace_refs(session, problems),
         "grafts": _grafts(repo, problems),
+        "implementation": describe(),  # which path runs: the compiled module or pure Python
     }
     info["problems"] = problems.items
     return info
