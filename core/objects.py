@@ -44,8 +44,9 @@ def mode_is_tree(mode: int) -> bool:
 
 
 def mode_type(mode: int) -> str:
-    """The object type an entry of this mode names ("commit" for gitlinks)."""
-    kind = stat.S_IFMT(mode)
+    """The object type an entry of this mode names, decided on the canonical
+    mode as git does: "commit" for gitlinks and for unknown file types."""
+    kind = stat.S_IFMT(canonical_mode(mode))
     if kind == S_IFDIR:
         return "tree"
     if kind == S_IFGITLINK:
@@ -123,10 +124,6 @@ class TreeEntry:
     def type(self) -> str:
         return mode_type(self.mode)
 
-    @property
-    def is_tree(self) -> bool:
-        return S_ISDIR(self.mode)
-
 
 # --- the fast path for walks --------------------------------------------------
 
@@ -163,16 +160,6 @@ def commit_header_fast(
     except _HexError:
         raise _corrupt("commit has a non-hex tree or parent id", oid) from None
     return tree, tuple(parents), _commit_date(data, pos)
-
-
-def commit_header_prefix(prefix: bytes, fmt: ObjectFormat) -> tuple[bytes, tuple[bytes, ...], int] | None:
-    """:func:`commit_header_fast`'s answer from the *first bytes* of a
-    commit, or None when they do not hold a header of the common shape
-    (then read the whole commit).  The common shape's match never looks
-    past the byte after the committer line, so a match in the prefix is the
-    match in the whole commit."""
-    m = commit_header_regex(fmt.hexsz).match(prefix)
-    return None if m is None else commit_header_fields(m, fmt.hexsz)
 
 
 def commit_header_fields(m: re.Match[bytes], hexsz: int) -> tuple[bytes, tuple[bytes, ...], int]:

@@ -55,12 +55,6 @@ class ObjectFormat:
         h.update(data)
         return h.digest()
 
-    def from_hex(self, text: str) -> bytes:
-        """A full hex id as raw bytes; BadObjectIdError otherwise."""
-        if len(text) != self.hexsz or not _is_hex(text):
-            raise BadObjectIdError(f"not a full {self.name} object id: {text!r}")
-        return bytes.fromhex(text)
-
 
 _EMPTY_TREES = {
     "sha1": bytes.fromhex("4b825dc642cb6eb9a060e54bf8d69288fbee4904"),
@@ -69,13 +63,6 @@ _EMPTY_TREES = {
 SHA1 = ObjectFormat("sha1", 20, 40, "sha1")
 SHA256 = ObjectFormat("sha256", 32, 64, "sha256")
 FORMATS = {"sha1": SHA1, "sha256": SHA256}
-
-
-def format_by_name(name: str) -> ObjectFormat:
-    try:
-        return FORMATS[name.lower()]
-    except KeyError:
-        raise BadObjectIdError(f"unknown object format {name!r}", remedy="Use sha1 or sha256.") from None
 
 
 _HEX_RE = re.compile(r"[0-9a-fA-F]*\Z")
@@ -121,20 +108,3 @@ def parse_prefix(text: str, fmt: ObjectFormat) -> Prefix:
     low = bytes.fromhex((t + "0" * fmt.hexsz)[: fmt.hexsz])
     high = bytes.fromhex((t + "f" * fmt.hexsz)[: fmt.hexsz])
     return Prefix(t, low, high)
-
-
-def parse_oid_or_prefix(text: str, fmt: ObjectFormat) -> bytes | Prefix:
-    """Raw bytes for a full id, a Prefix for an abbreviation."""
-    t = text.strip()
-    if len(t) == fmt.hexsz and _is_hex(t):
-        return bytes.fromhex(t)
-    return parse_prefix(t, fmt)
-
-
-def guess_format_from_hex(text: str) -> ObjectFormat | None:
-    if _is_hex(text):
-        if len(text) == 40:
-            return SHA1
-        if len(text) == 64:
-            return SHA256
-    return None

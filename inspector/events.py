@@ -227,10 +227,6 @@ class LogBook:
         self.held = 0
         self.version += 1
 
-    def toggle_kind(self, kind: str) -> None:
-        self.enabled.symmetric_difference_update({kind})
-        self.version += 1
-
     def set_kinds(self, kinds) -> None:
         self.enabled = set(kinds)
         self.version += 1

@@ -66,11 +66,6 @@ def literal(value: str | bytes, style: str = "") -> Text:
     return Text(visible(value), style=style, end="")
 
 
-def literal_block(value: str | bytes, style: str = "") -> Text:
-    """A ``Text`` that shows ``value`` exactly, keeping its line breaks."""
-    return Text(visible(value, keep_newlines=True), style=style, end="")
-
-
 def short_id(oid: bytes | str, n: int = 12) -> str:
     return (oid.hex() if isinstance(oid, (bytes, bytearray)) else oid)[:n]
 

@@ -171,3 +171,27 @@ def test_blank_lines_and_whitespace_around_names_are_answered_as_git_does(packed
     stdin = " HEAD\nHEAD \n\n\tx y\nHEAD \t  x  y \nHEAD\tz\n  \nHEAD\n"
     got = packscope("-C", packed_repo, "cat-file", f"--batch-check={fmt}", input=stdin).stdout
     assert got == git("cat-file", f"--batch-check={fmt}", cwd=packed_repo, input=stdin)
+
+
+def test_print_shows_odd_tree_modes_as_git_does(tmp_path):
+    """cat-file -p of a tree whose modes git would not write: group-writable
+    and non-executable files, a symlink with permission bits, a gitlink, an
+    unknown file type and a mode wider than 32 bits."""
+    repo = tmp_path / "odd-modes.git"
+    git("init", "-q", "--bare", repo)
+    blob = bytes.fromhex(git_text("hash-object", "-w", "--stdin", cwd=repo, input="x").strip())
+    sub = bytes.fromhex(git_text("mktree", cwd=repo, input="").strip())
+    entries = [
+        (b"100664", b"a"),
+        (b"100600", b"b"),
+        (b"160000", b"c"),
+        (b"40000", b"d", sub),
+        (b"170000", b"e"),
+        (b"%o" % ((1 << 36) | 0o100775), b"f"),
+        (b"120777", b"l"),
+    ]
+    raw = b"".join(e[0] + b" " + e[1] + b"\0" + (e[2] if len(e) > 2 else blob) for e in entries)
+    tree = git_text("hash-object", "--literally", "-t", "tree", "-w", "--stdin", cwd=repo, input=raw).strip()
+    want = git("cat-file", "-p", tree, cwd=repo)
+    assert packscope("-C", repo, "cat-file", "-p", tree).stdout == want
+    assert len(want.splitlines()) == len(entries)

@@ -14,6 +14,7 @@ from packscope.core.objects import (
     commit_header_fast,
     iter_tree,
     mode_display,
+    mode_is_tree,
     mode_type,
     parse_commit,
     parse_ident,
@@ -318,7 +319,7 @@ def test_a_mode_wider_than_32_bits_reads_as_git_reads_it(tmp_path):
     assert [f"{mode_display(m)} {mode_type(m)} {o.hex()}\t{n.decode()}" for m, n, o in items] == git_text(
         "ls-tree", tree, cwd=repo
     ).splitlines()
-    assert [e.is_tree for e in iter_tree(data, SHA1)] == [True, False]
+    assert [mode_is_tree(e.mode) for e in iter_tree(data, SHA1)] == [True, False]
     assert tree_sort_key(b"d", items[0][0]) == b"d/"
     # Spelled plainly, the same tree is no change for git nor for us.
     plain = repos.hash_literally(repo, "tree", b"40000 d\0" + sub + b"100755 f\0" + blob)

@@ -1,8 +1,6 @@
 """The scenarios of ``packscope bench``, in the order they run.
 
-Each module has ``NAME``, ``TITLE`` and ``run(ctx) -> ScenarioResult``; a
-scenario whose subject does not exist yet (a core module, a command, the
-UI) stays registered and reports "not available" with the reason.
+Each module has ``NAME``, ``TITLE`` and ``run(ctx) -> ScenarioResult``.
 """
 
 from __future__ import annotations

@@ -5,8 +5,7 @@ asked the way a web front-end asks it, ``git log -1 --format=%H -- ENTRY``,
 one process per entry.  Rows: ``packscope last-modified`` as a whole
 process, ``packscope.core.history.last_modified`` in-process (with the same walk source the
 command uses), and git's per-entry loop.  The answers are compared.  No
-peer library has this operation.  Until ``core/last_modified.py`` exists
-the scenario stays registered and says it is not available.
+peer library has this operation.
 """
 
 from __future__ import annotations

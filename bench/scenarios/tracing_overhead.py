@@ -8,14 +8,13 @@ objects) with:
   False again): the flag check alone;
 * ``recorder`` — a ``packscope.core.trace.Recorder`` listening: every event built and kept;
 * ``ui adapter`` — ``packscope.inspector.events.EventPump``, the UI's listener (a
-  deque append per event), when that module exists.
+  deque append per event).
 
 Ratios are against ``off``; no peer has tracing to compare with.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import time
 
 from packscope.bench import inputs as inp
@@ -27,10 +26,6 @@ TITLE = "Tracing overhead: off, inactive, recorder, UI adapter"
 MODES = ("off", "inactive", "recorder", "ui adapter")
 
 
-def ui_adapter_available() -> bool:
-    return importlib.util.find_spec("packscope.inspector.events") is not None
-
-
 def run(ctx) -> ScenarioResult:
     res = ScenarioResult(NAME, TITLE, layout="matrix")
     source = inp.real_history(ctx)
@@ -40,9 +35,6 @@ def run(ctx) -> ScenarioResult:
     table = inp.object_table(ctx, repo)
     inp.warm(ctx, repo)
     n_lookups, n_reads = ctx.size(10_000, 200), ctx.size(3_000, 100)
-    modes = MODES if ui_adapter_available() else MODES[:-1]
-    if len(modes) < len(MODES):
-        res.notes.append("packscope.inspector.events is not available: no UI adapter column")
     for op, label, n in (("contains", "lookups (half absent)", n_lookups), ("read", "reads", n_reads)):
 
         def inputs(rep: int, op=op, n=n) -> dict:
@@ -57,7 +49,7 @@ def run(ctx) -> ScenarioResult:
             f"{source.label} · {n} {label}",
             source.label,
             {"items": n, "op": op},
-            extra_ratios=[(m, "off") for m in modes[1:]],
+            extra_ratios=[(m, "off") for m in MODES[1:]],
         )
         runs = [
             WorkerRun(
@@ -66,7 +58,7 @@ def run(ctx) -> ScenarioResult:
                 lambda i, m=m, op=op: {"repo": repo, "mode": m, "op": op, "ids": i["raw"], "rawsz": table.rawsz},
                 check=lambda r, i: {"events": r.get("events")},
             )
-            for m in modes
+            for m in MODES
         ]
         res.cases.append(repeat(case, runs, inputs, ctx))
     return res

@@ -30,7 +30,6 @@ SEED1 = 0x293AE76F
 SEED2 = 0x7E646E2C
 DEFAULT_NUM_HASHES = 7
 DEFAULT_BITS_PER_ENTRY = 10
-MAX_CHANGED_PATHS = 512
 
 _M32 = 0xFFFFFFFF
 _C1 = 0xCC9E2D51
@@ -126,27 +125,10 @@ def with_leading_dirs(paths) -> list[bytes]:
     return list(seen)
 
 
-def build_filter(changed_paths, settings: BloomSettings, max_changed: int = MAX_CHANGED_PATHS) -> bytes:
-    """The filter bytes git writes for a commit whose diff lists ``changed_paths``."""
-    changed_paths = list(changed_paths)
-    if len(changed_paths) > max_changed:
-        return b"\xff"
-    keys = with_leading_dirs(changed_paths)
-    nbytes = (len(keys) * settings.bits_per_entry + 7) // 8
-    if nbytes == 0:
-        return b"\x00"
-    data = bytearray(nbytes)
-    nbits = nbytes * 8
-    for key in keys:
-        for h in path_hashes(key, settings):
-            bit = h % nbits
-            data[bit >> 3] |= 1 << (bit & 7)
-    return bytes(data)
-
-
 class BloomFilter:
-    """One commit's filter: ``maybe_contains`` is False only when the path
-    certainly did not change against the first parent."""
+    """One commit's filter: ``contains_hashes`` is False only when the path
+    (hashed by ``path_hashes``) certainly did not change against the first
+    parent."""
 
     __slots__ = ("data", "settings")
 
@@ -178,26 +160,6 @@ class BloomFilter:
             if not data[bit >> 3] & (1 << (bit & 7)):
                 return False
         return True
-
-    def maybe_contains(self, path: bytes) -> bool:
-        """Whether ``path`` may have changed.
-
-        Like git's path-limited walk, the path's leading directories are
-        checked too: each was added alongside it, so requiring all of them
-        keeps every true answer and rules out more false positives.
-        """
-        if isinstance(path, str):
-            path = path.encode()
-        path = path.rstrip(b"/")
-        if not path or not self.data:
-            return True
-        for key in with_leading_dirs([path]):
-            if not self.contains_hashes(path_hashes(key, self.settings)):
-                return False
-        return True
-
-    def bits_set(self) -> int:
-        return sum(bin(b).count("1") for b in self.data)
 
     def __repr__(self) -> str:
         return f"BloomFilter({len(self.data)} bytes, {self.state}, v{self.settings.hash_version})"

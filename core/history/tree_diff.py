@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from stat import S_IFMT, S_ISDIR
 
 from packscope.core.errors import CorruptObjectError
-from packscope.core.objects import canonical_mode, tree_items
+from packscope.core.objects import canonical_mode, tree_items, tree_sort_key
 
 Items = list  # [(mode, name, oid), ...] in stored order
 
@@ -134,10 +134,6 @@ def diff_trees(
     return _diff(reader, reader.items(old_tree), reader.items(new_tree), b"", specs, recursive)
 
 
-def _key(mode: int, name: bytes) -> bytes:
-    return name + b"/" if S_ISDIR(mode) else name
-
-
 def _diff(reader: TreeReader, a: Items, b: Items, base: bytes, specs, recursive: bool) -> Iterator[TreeChange]:
     i = j = 0
     na, nb = len(a), len(b)
@@ -147,8 +143,8 @@ def _diff(reader: TreeReader, a: Items, b: Items, base: bytes, specs, recursive:
         elif i >= na:
             side = 1
         else:
-            ka = _key(a[i][0], a[i][1])
-            kb = _key(b[j][0], b[j][1])
+            ka = tree_sort_key(a[i][1], a[i][0])
+            kb = tree_sort_key(b[j][1], b[j][0])
             side = -1 if ka < kb else (1 if ka > kb else 0)
         if side == 0:
             ma, name, oa = a[i]

@@ -92,11 +92,6 @@ class DeltaBaseCache:
             if tracer is not None:
                 tracer.emit(DeltaBaseCacheEvent("evict", epack, eoffset, len(edata)))
 
-    def drop_pack(self, pack: str) -> None:
-        """Forget every entry of one pack (it was removed or replaced)."""
-        for key in [k for k in self._entries if k[0] == pack]:
-            self.bytes -= len(self._entries.pop(key)[1])
-
     def clear(self) -> None:
         self._entries.clear()
         self.bytes = 0

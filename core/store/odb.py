@@ -115,7 +115,6 @@ class _Settings:
     quick: bool = False
     algorithm: str = "binary"
     loose_strategy: str = "per-subdir"
-    extra: dict = field(default_factory=dict)
 
 
 class ObjectStore:

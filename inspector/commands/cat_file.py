@@ -23,6 +23,7 @@ from packscope.core.errors import (
     PackscopeError,
     PromisedObjectError,
 )
+from packscope.core.objects import iter_tree, mode_display
 from packscope.core.oid import is_hex
 from packscope.core.repo.session import open_session
 from packscope.inspector.commands.store_options import add_store_options
@@ -128,26 +129,11 @@ def format_tree(data: bytes, fmt, store, quote_path: bool = True) -> bytes:
     """Tree entries as `git cat-file -p` prints them: mode, type, id, TAB,
     name (C-quoted when it holds control characters, quotes or backslashes,
     and bytes above 0x7f unless core.quotePath is false)."""
-    from packscope.core.objects import iter_tree
-
     lines = []
     for e in iter_tree(data, fmt):
-        mode = canonical_mode(e.mode)
-        kind = "tree" if mode == 0o40000 else "commit" if mode == 0o160000 else "blob"
-        lines.append(b"%06o %s %s\t%s\n" % (mode, kind.encode(), e.oid.hex().encode(), quote_name(e.name, quote_path)))
+        mode = mode_display(e.mode).encode()
+        lines.append(b"%s %s %s\t%s\n" % (mode, e.type.encode(), e.oid.hex().encode(), quote_name(e.name, quote_path)))
     return b"".join(lines)
-
-
-def canonical_mode(mode: int) -> int:
-    """The mode git shows for a stored one: the file-type bits decide, and a
-    regular file keeps only its owner-execute bit (100664 shows as 100644);
-    anything neither file, symlink nor directory shows as a submodule."""
-    kind = mode & 0o170000
-    if kind == 0o100000:
-        return 0o100755 if mode & 0o100 else 0o100644
-    if kind in (0o120000, 0o040000):
-        return kind
-    return 0o160000
 
 
 _C_ESCAPES = {
