@@ -14,9 +14,11 @@
   then streams ``--topo-order``/``--date-order`` as git does with a graph.
 
 The graph is used when git would use it: ``core.commitGraph`` is not false,
-and nothing rewrites commits behind the graph's back — no
-``objects/info/grafts``, no ``shallow`` file, no ``refs/replace/`` refs
-(git's commit_graph_compatible()).  Bloom filters are read unless
+and nothing rewrites commits behind the graph's back — no grafts in
+``info/grafts``, no ``shallow`` file, no replace refs git reads (git's
+commit_graph_compatible()).  When something does, commits are read through
+packscope.core.history.commit_rewrites (shallow commits without parents,
+grafted parents, replacements).  Bloom filters are read unless
 ``commitGraph.readChangedPaths`` is false.
 
 A graph that cannot be read — at open, or on any commit later — is dropped
@@ -59,6 +61,9 @@ class WalkSource:
         self.bloom = bloom
         self.problems: list[PackscopeError] = list(problems or ())
         self.reader = CommitHeaderReader(store)
+        self.rewrites = None  # packscope.core.history.commit_rewrites.RewrittenReader, when in use
+        self.grafts = None  # packscope.core.repo.grafts.Grafts, when a grafts file was read
+        self.replace = None  # packscope.core.repo.replace_refs.ReplaceRefs, when git reads some
         self._pos: dict[bytes, int] = {}  # graph position of commits met so far
         self._single = graph.layers[0] if graph is not None and len(graph.layers) == 1 else None
         self.generation_numbers = graph is not None and _generations_enabled(graph)
@@ -75,7 +80,8 @@ class WalkSource:
     def open(cls, repo, store, *, refs=None) -> WalkSource:
         """The repository's walk source; ``refs`` (a packscope.core.repo.refs.RefStore) lets
         replace refs be seen (without it, only the loose refs/replace/ directory is)."""
-        reasons = _graph_unusable(repo, refs)
+        parents, grafts, replace = _rewrites(repo, refs, store)
+        reasons = _graph_unusable(repo, parents, grafts, replace)
         problems: list[PackscopeError] = []
         graph = None
         if not reasons:
@@ -101,6 +107,12 @@ class WalkSource:
         bloom = repo.config.get_bool("commitgraph", "readchangedpaths", default=True) if repo is not None else True
         source = cls(store, graph, bloom=bool(bloom), problems=problems)
         source.reasons = reasons
+        source.grafts = grafts
+        source.replace = replace
+        if parents or replace:
+            from packscope.core.history.commit_rewrites import RewrittenReader
+
+            source.reader = source.rewrites = RewrittenReader(source.reader, store, parents, replace)
         return source
 
     def close(self) -> None:
@@ -227,34 +239,41 @@ def _generations_enabled(graph: CommitGraph) -> bool:
         return False
 
 
-def _graph_unusable(repo, refs) -> list[str]:
+def _rewrites(repo, refs, store):
+    """(parent table of grafts and shallow commits, the grafts file read or
+    None, the replace refs git reads or None)."""
+    if repo is None:
+        return {}, None, None
+    from packscope.core.repo.grafts import parent_overrides
+    from packscope.core.repo.replace_refs import ReplaceRefs
+
+    parents, grafts = parent_overrides(repo, store.fmt)
+    replace = ReplaceRefs.load(repo, refs) if refs is not None else _loose_replace_refs(repo)
+    return parents, grafts, (replace if replace else None)
+
+
+def _loose_replace_refs(repo):
+    """Without a ref store: the replace refs of the loose refs/replace/ directory."""
+    from packscope.core.repo.refs import RefStore
+    from packscope.core.repo.replace_refs import ReplaceRefs
+
+    try:
+        return ReplaceRefs.load(repo, RefStore(repo))
+    except PackscopeError:
+        return None
+
+
+def _graph_unusable(repo, parents, grafts, replace) -> list[str]:
     """Why git would not use a commit-graph here (empty: it would)."""
     if repo is None:
         return []
     reasons = []
     if repo.config.get_bool("core", "commitgraph", default=True) is False:
         reasons.append("core.commitGraph is false")
-    common = str(repo.common_dir)
-    if os.path.exists(os.path.join(str(repo.objects_dir), "info", "grafts")):
-        reasons.append("objects/info/grafts exists")
-    if os.path.exists(os.path.join(common, "shallow")):
+    if grafts is not None and grafts.parents:
+        reasons.append("info/grafts lists grafts")
+    if os.path.exists(os.path.join(str(repo.common_dir), "shallow")):
         reasons.append("the repository is shallow")
-    if (
-        os.environ.get("GIT_NO_REPLACE_OBJECTS") is None
-        and repo.config.get_bool("core", "usereplacerefs", default=True) is not False
-        and _has_replace_refs(common, refs)
-    ):
+    if replace:
         reasons.append("refs/replace/ refs exist")
     return reasons
-
-
-def _has_replace_refs(common_dir: str, refs) -> bool:
-    if refs is not None:
-        try:
-            return next(iter(refs.iter_refs("refs/replace/")), None) is not None
-        except PackscopeError:
-            return False
-    for _root, _dirs, files in os.walk(os.path.join(common_dir, "refs", "replace")):
-        if files:
-            return True
-    return False
