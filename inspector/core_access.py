@@ -397,6 +397,14 @@ class CoreAccess:
             removed[base] = time.time()
         return time.strftime("%H:%M", time.localtime(removed[base]))
 
+    def pack_handle(self, pack_path: str):
+        """The store's handle of the pack at ``pack_path`` (None: not known)."""
+        store = self.store
+        if store is None:
+            return None
+        with self.lock:
+            return next((h for h in store.all_packs() if h.files.pack_path == pack_path), None)
+
     def where_now(self, oid: bytes):
         """Where the store finds ``oid`` now (rescanning if it must): a
         core Location, or None."""

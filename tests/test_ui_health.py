@@ -11,6 +11,7 @@ import pytest
 
 from packscope.inspector.screens.health import FindingScreen, HealthScreen
 from packscope.inspector.widgets.virtual_list import VirtualList
+from tests import repos
 from tests import ui_history_repos as hr
 from tests.ui_support import SIZE, list_text, make_app, plain, started, until
 
@@ -37,7 +38,11 @@ async def run_health(app, pilot, timeout=20):
 
 
 def kinds(screen) -> dict[str, int]:
-    return {g.kind: len(g.findings) for g in screen.groups.values()}
+    """Findings by kind, over every group."""
+    out: dict[str, int] = {}
+    for f in screen.findings:
+        out[f.kind] = out.get(f.kind, 0) + 1
+    return out
 
 
 @pytest.mark.asyncio
@@ -71,21 +76,20 @@ async def test_problems_grouped_with_details(corrupt, name, kind_part):
         assert any(kind_part in k for k in found), found
         lst = screen.query_one(VirtualList)
         rows = list_text(lst)
-        # groups, worst first, with counts
+        # groups, causes (damaged files) first, then worst first, with counts
         first_group = next(g for g in screen.ordered_groups())
-        assert (
-            rows[0].startswith(("▾", "▸"))
-            and first_group.kind in rows[0]
-            and f"×{len(first_group.findings)}" in rows[0]
+        assert rows[0].startswith(("▾", "▸")) and (first_group.title or first_group.kind) in rows[0]
+        assert ("findings caused by this" in rows[0] or first_group.count() == len(first_group.findings)) and (
+            first_group.cause or f"×{first_group.count()}" in rows[0]
         )
-        # Enter on a finding: location, elsewhere, remedy
+        # i on a finding: location, elsewhere, remedy
         row = next(i for i, (k, _v) in enumerate(screen.rows) if k == "finding")
         lst.move_to(row)
-        await pilot.press("enter")
+        await pilot.press("i")
         await pilot.pause()
         assert isinstance(app.screen, FindingScreen)
         detail = plain(app.screen.query_one("#finding-detail"), width=200)
-        f = screen.rows[row][1]
+        f = screen.rows[row][1].finding
         assert "remedy" in detail and "file" in detail and "offset" in detail
         assert f.path and os.path.basename(f.path) in detail
         assert f.remedy and f.remedy.split()[0] in detail
@@ -96,6 +100,90 @@ async def test_problems_grouped_with_details(corrupt, name, kind_part):
         before = len(screen.rows)
         await pilot.press("enter")
         assert len(screen.rows) != before  # opened or closed
+
+
+def git_fsck_lines(repo) -> list[str]:
+    return repos.git_fsck(repo)[1].splitlines()
+
+
+@pytest.mark.asyncio
+async def test_a_truncated_pack_comes_first_above_what_it_causes(corrupt):
+    """The damaged pack is the first group, open, with "N findings caused by
+    this"; the commit-graph mismatches and unreadable objects it causes sit
+    below it in closed subgroups — each about an object that pack's index
+    holds — not above it as groups of their own."""
+    repo = corrupt["truncated-pack"]
+    pack = repos.pack_files(repo)[0]
+    held = repos.show_index(pack.with_suffix(".idx"))
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_health(app, pilot)
+        lst = screen.query_one(VirtualList)
+        rows = list_text(lst)
+        top = screen.ordered_groups()[0]
+        assert top.cause and top.kind == str(pack)
+        assert rows[0].startswith("▾") and pack.name in rows[0] and "pack-truncated" in rows[0]
+        caused = [e for sub in top.subgroups.values() for e in sub.findings]
+        assert caused and f"{len(caused):,} findings caused by this" in rows[0]
+        assert all(e.finding.oid in held for e in caused)
+        assert all(e.offset == held[e.finding.oid] for e in caused)
+        # every finding about an object of that pack is under it (none left at the top level)
+        for g in screen.groups.values():
+            if g is not top:
+                assert all(e.finding.oid not in held for e in g.findings), g.kind
+        sub_rows = [i for i, (k, v) in enumerate(screen.rows) if k == "group" and v.depth == 1]
+        assert sub_rows and all(rows[i].lstrip().startswith("▸") for i in sub_rows)  # closed, with counts
+        # git agrees the pack is the problem
+        assert any(pack.stem in line for line in git_fsck_lines(repo))
+
+
+@pytest.mark.asyncio
+async def test_enter_on_a_caused_finding_opens_the_pack_entry_at_its_offset(corrupt):
+    repo = corrupt["truncated-pack"]
+    pack = repos.pack_files(repo)[0]
+    held = repos.show_index(pack.with_suffix(".idx"))
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_health(app, pilot)
+        lst = screen.query_one(VirtualList)
+        top = screen.ordered_groups()[0]
+        sub = next(iter(top.subgroups.values()))
+        at = next(i for i, (k, v) in enumerate(screen.rows) if k == "group" and v is sub)
+        lst.move_to(at)
+        await pilot.press("enter")  # opens the subgroup
+        entry = sub.findings[0]
+        lst.move_to(next(i for i, (k, v) in enumerate(screen.rows) if k == "finding" and v is entry))
+        await pilot.press("enter")
+        from packscope.inspector.screens.pack_entries import PackScreen
+
+        pack_view = await until(pilot, lambda: isinstance(app.screen, PackScreen) and app.screen, "the pack view")
+        plst = pack_view.query_one(VirtualList)
+        await until(
+            pilot,
+            lambda: (
+                pack_view.entries is not None
+                and list_text(plst)[plst.cursor].split()[:2] == [str(held[entry.finding.oid]), entry.finding.oid]
+            ),
+            "the cursor on the entry of the finding's object",
+        )
+        assert pack_view.handle.name == pack.stem
+
+
+@pytest.mark.asyncio
+async def test_dangling_objects_are_one_closed_group_with_git_s_count(base_repo, tmp_path):
+    repo = repos.copy_repo(base_repo, tmp_path / "dangling.git")
+    repos.add_loose(repo, 40, seed=77)  # unreachable blobs
+    dangling = [line for line in git_fsck_lines(repo) if line.startswith("dangling ")]
+    assert len(dangling) >= 40
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_health(app, pilot)
+        rows = list_text(screen.query_one(VirtualList))
+        group = screen.groups["dangling"]
+        assert group.count() == len(dangling)
+        line = rows[next(i for i, (k, v) in enumerate(screen.rows) if v is group)]
+        assert line.startswith("▸") and f"×{len(dangling)}" in line
+        assert not any(k == "finding" and v.finding.kind == "dangling" for k, v in screen.rows)
 
 
 @pytest.mark.asyncio

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from packscope.inspector.screens.object import ObjectScreen
 from packscope.inspector.screens.overview import OverviewScreen
 from packscope.inspector.screens.pack_list import PacksScreen
 from tests import repos
+from tests.cli import packscope
 from tests.ui_support import SIZE, make_app, plain, settle, started, until
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,9 +93,60 @@ async def test_health_shows_orphans_and_problems(ui_repo_copy):
     app = make_app(ui_repo_copy)
     async with app.run_test(size=SIZE) as pilot:
         await started(app, pilot)
-        health = plain(app.screen.query_one("#ov-health"), width=300)
-        assert "orphan pack file" in health and "pack-0000000000000000000000000000000000000000.idx" in health
+        health = await until(
+            pilot,
+            lambda: "pack-orphan" in (t := plain(app.screen.query_one("#ov-health"), width=400)) and t,
+            "the opening problems in the Health panel",
+        )
+        assert "pack-0000000000000000000000000000000000000000.idx" in health
         assert "alternate object directory does not exist" in health
+
+
+def info_problems(repo) -> list[dict]:
+    out = packscope("-C", repo, "info", "--json").stdout
+    return json.loads(out)["problems"]
+
+
+@pytest.mark.asyncio
+async def test_health_panel_says_what_info_and_the_last_health_run_say(packed_repo, tmp_path):
+    """One health state: the Overview lists exactly the problems `packscope
+    info` reports (here a .promisor pack without a promisor remote, and an
+    orphan .idx), and after a Health run, that run's counts and age."""
+    import shutil
+
+    repo = tmp_path / "promisor.git"
+    shutil.copytree(packed_repo, repo)
+    pack, idx = repos.the_pack(repo)
+    pack.with_suffix(".promisor").write_text("")
+    shutil.copy(idx, idx.with_name("pack-" + "2" * 40 + ".idx"))
+    problems = info_problems(repo)
+    assert {p["kind"] for p in problems} == {"promisor-without-remote", "pack-orphan"}
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+
+        def panel() -> str:
+            return plain(app.screen.query_one("#ov-health"), width=400)
+
+        await until(pilot, lambda: "promisor-without-remote" in panel(), "info's problems in the Health panel")
+        text = panel()
+        for p in problems:
+            assert f"{p['kind']}: {p['message']}" in text, (p, text)
+        assert "WARN" in text and "no problems" not in text
+        assert "no Health run yet" in text
+        await pilot.press("8")
+        health = app.screen
+        await until(pilot, lambda: health.state.finished, "the Health run")
+        counts = {sev: sum(1 for f in health.findings if f.severity == sev) for sev in ("error", "warning", "info")}
+        exit_status = health.state.summary["exit"]
+        await pilot.press("1")
+        await until(pilot, lambda: "last Health run (full check) at" in panel(), "the last run in the Health panel")
+        text = panel()
+        assert (
+            f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} infos, exit status {exit_status}"
+            in text
+        )
+        assert " s ago" in text or "min ago" in text
 
 
 @pytest.mark.asyncio

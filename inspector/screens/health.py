@@ -11,6 +11,8 @@ and the remedy.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import threading
 import time
 from dataclasses import dataclass, field
@@ -26,13 +28,19 @@ from textual.widgets import Label, ProgressBar, Static
 
 from packscope.core.errors import CancelledError, PackscopeError
 from packscope.inspector.commit_text import name_text
+from packscope.inspector.health_state import LastRun, health_state
 from packscope.inspector.safe_text import literal
 from packscope.inspector.screens.base import PackscopeScreen
 from packscope.inspector.widgets.virtual_list import VirtualList
 
 HELP = """
 Health runs packscope's fsck (what `git fsck --full` checks) and groups
-what it finds by kind, worst first, with counts.
+what it finds by cause: a damaged file first (a pack, an index, a loose
+object), with the findings it causes below it ("N findings caused by
+this": objects it makes unreadable, the commit-graph entries and refs
+that name them); then what is left, by file or by kind, worst first.
+Groups start closed when they are long; dangling objects are one closed
+group with a count.
 
 Phases: packs (every .idx/.pack pair: checksums, the index's copy of the
 pack's checksum, each entry's CRC32, inflation, delta bases and object id,
@@ -47,25 +55,53 @@ Severity: error (git fsck would fail; the exit bits are git's: 1 objects,
 warning, info.  A bad object never stops the check: the other objects are
 still checked.
 
-Enter on a group opens or closes it; on a finding, its details: the file
-and byte offset, the pack and index, the object id, whether a good copy
-exists elsewhere (another pack, loose, an alternate, promised by a promisor
-remote) and the remedy.  Esc cancels a running check (through core's
-cancel check, within a few hundred objects); r runs it again; c runs the
-quicker connectivity-only check (no per-object reading).
+Enter on a group opens or closes it.  Enter on a finding goes to it: the
+pack entry at its offset (for a finding a damaged pack causes: the
+object's entry in that pack), else the object.  i shows its details: the
+file and byte offset, the pack and index, the object id, whether a good
+copy exists elsewhere (another pack, loose, an alternate, promised by a
+promisor remote) and the remedy.  Esc cancels a running check (through
+core's cancel check, within a few hundred objects); r runs it again; c
+runs the quicker connectivity-only check (no per-object reading).  The
+Overview's Health panel shows the last run's counts.
 """
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 SEVERITY_STYLE = {"error": "bold white on red", "warning": "bold black on yellow", "info": "bold black on cyan"}
-EXPAND_LIMIT = 30  # groups larger than this start closed
+EXPAND_LIMIT = 5  # groups with more findings than this start closed
+# Findings about a file's own damage: the cause of what its objects then do.
+CAUSE_AREAS = ("packs", "loose")
+
+
+@dataclass
+class Entry:
+    """A finding and, when a damaged file explains it, that file (a cause
+    finding's own file, or the damaged pack holding its object) and the
+    object's offset in it."""
+
+    finding: object
+    cause: str | None = None
+    offset: int | None = None
+    is_cause: bool = False
 
 
 @dataclass
 class Group:
-    kind: str
+    kind: str  # the key: a file path, or a finding kind
     severity: str
-    findings: list = field(default_factory=list)
+    findings: list = field(default_factory=list)  # Entries
     open: bool | None = None  # None: decided by size
+    title: str = ""
+    cause: bool = False  # a damaged file: its own findings, then what it causes
+    depth: int = 0
+    subgroups: dict = field(default_factory=dict)  # kind -> Group (what this cause causes)
+
+    def count(self) -> int:
+        return len(self.findings) + sum(g.count() for g in self.subgroups.values())
+
+    def worsen(self, severity: str) -> None:
+        if SEVERITY_ORDER.get(severity, 3) < SEVERITY_ORDER.get(self.severity, 3):
+            self.severity = severity
 
 
 @dataclass
@@ -81,6 +117,53 @@ class RunState:
     started: float = 0.0
     seconds: float = 0.0
     mode: str = "full"
+
+
+def is_cause(f) -> bool:
+    return f.area in CAUSE_AREAS and f.severity == "error" and bool(f.pack or f.path)
+
+
+class Attributor:
+    """In the check's worker: which damaged file explains a finding.  A
+    damaged pack explains every finding about an object its index holds; a
+    damaged loose object, the findings about that object."""
+
+    def __init__(self, store) -> None:
+        self.store = store
+        self.packs: list[tuple[str, object]] = []  # (pack path, its PackIndex)
+        self.loose: dict[str, str] = {}  # oid -> path
+
+    def entry(self, f) -> Entry:
+        if is_cause(f):
+            key = f.pack or f.path
+            if f.pack and all(p != f.pack for p, _ in self.packs):
+                idx = self._index(f.pack)
+                if idx is not None:
+                    self.packs.append((f.pack, idx))
+            elif f.oid and not f.pack:
+                self.loose[f.oid] = f.path
+            return Entry(f, key, f.offset, True)
+        if f.oid:
+            if f.oid in self.loose:
+                return Entry(f, self.loose[f.oid])
+            raw = bytes.fromhex(f.oid)
+            for path, idx in self.packs:
+                try:
+                    pos = idx.find(raw)
+                    if pos >= 0:
+                        return Entry(f, path, idx.offset_at(pos))
+                except PackscopeError:
+                    continue
+        return Entry(f)
+
+    def _index(self, pack_path: str):
+        for h in self.store.all_packs():
+            if h.files.pack_path == pack_path:
+                try:
+                    return h.index.open()
+                except PackscopeError:
+                    return None
+        return None
 
 
 def severity_badge(severity: str) -> Text:
@@ -100,22 +183,35 @@ class _Source:
         kind, value = self.s.rows[row]
         if kind == "group":
             g: Group = value
-            t = Text("▾ " if self.s.is_open(g) else "▸ ", style="bold")
+            t = Text("   " * g.depth + ("▾ " if self.s.is_open(g) else "▸ "), style="bold")
             t.append_text(severity_badge(g.severity))
             t.append(" ")
-            t.append_text(literal(g.kind, "bold"))
-            t.append(f"  ×{len(g.findings):,}", style="bold")
-            area = sorted({f.area for f in g.findings})
-            t.append(f"   ({', '.join(area)})", style="dim")
+            t.append_text(literal(g.title or g.kind, "bold"))
+            if g.cause:
+                kinds = sorted({e.finding.kind for e in g.findings})
+                t.append("  ")
+                t.append_text(literal(", ".join(kinds), "red"))
+                caused = g.count() - len(g.findings)
+                t.append(f"  — {caused:,} findings caused by this" if caused else "", style="bold yellow")
+            else:
+                t.append(f"  ×{g.count():,}", style="bold")
+                if g.depth:
+                    t.append("  caused by the damaged file above", style="dim")
+                else:
+                    area = sorted({e.finding.area for e in g.findings})
+                    t.append(f"   ({', '.join(area)})", style="dim")
             return t
         if kind == "finding":
-            f = value
-            t = Text("     ")
+            e: Entry = value
+            f = e.finding
+            t = Text("     " + ("   " if e.cause and not e.is_cause else ""))
             t.append_text(literal(f.message))
             loc = f.location()
             if loc:
                 t.append("  ")
                 t.append_text(literal(short_location(loc), "dim"))
+            if e.offset is not None and not e.is_cause:
+                t.append(f"  → entry @{e.offset:,}", style="cyan")
             return t
         return value if isinstance(value, Text) else Text(str(value))
 
@@ -137,6 +233,7 @@ class HealthScreen(PackscopeScreen):
     BINDINGS = [
         Binding("r", "run_check('full')", "Check again", id="health.run"),
         Binding("c", "run_check('connectivity')", "Connectivity only", id="health.connectivity"),
+        Binding("i", "details", "Finding details", id="health.details"),
         Binding("escape", "cancel_or_back", "Cancel / back", id="health.cancel"),
     ]
 
@@ -144,12 +241,14 @@ class HealthScreen(PackscopeScreen):
         super().__init__()
         self.groups: dict[str, Group] = {}
         self.findings: list = []
+        self.entries: list[Entry] = []
         self.rows: list[tuple[str, object]] = []
         self.state = RunState()
         self._cancel = threading.Event()
         self._dirty = False
         self._pending: list = []
         self._pending_lock = threading.Lock()
+        self._open: dict[str, bool] = {}  # group key -> opened/closed by the user
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="health-title", markup=False)
@@ -185,6 +284,7 @@ class HealthScreen(PackscopeScreen):
             return
         self.groups.clear()
         self.findings.clear()
+        self.entries.clear()
         self._cancel.clear()
         self.state = RunState(running=True, started=time.monotonic(), mode=mode)
         self.rebuild_rows()
@@ -198,7 +298,7 @@ class HealthScreen(PackscopeScreen):
 
         state = self.state
         core = self.app.core
-        session = None
+        session = checker = None
         try:
             session = open_session(core.path)  # private: see the module's docstring
 
@@ -213,9 +313,11 @@ class HealthScreen(PackscopeScreen):
                 progress=progress,
                 cancel=self._cancel.is_set,
             )
+            attribute = Attributor(session.store)
             for finding in checker.run():
+                entry = attribute.entry(finding)
                 with self._pending_lock:
-                    self._pending.append(finding)
+                    self._pending.append(entry)
             state.summary = checker.summary()
         except CancelledError:
             state.cancelled = True
@@ -224,28 +326,64 @@ class HealthScreen(PackscopeScreen):
         except Exception as e:  # a bug in a check must not take the UI down
             state.error = f"{type(e).__name__}: {e}"
         finally:
+            # Give the memory back now, not when the next run replaces these:
+            # the checker's tables and the session's maps and caches.
+            checker = attribute = None
             if session is not None:
                 session.close()
+                session = None
+            gc.collect()
             state.running = False
             state.finished = True
             state.seconds = time.monotonic() - state.started
-            try:
+            with contextlib.suppress(RuntimeError):  # the app is closing
                 self.app.call_from_thread(self._check_ended, state)
-            except RuntimeError:
-                pass
 
     def _take_pending(self) -> bool:
         with self._pending_lock:
             batch, self._pending = self._pending, []
-        for f in batch:
-            g = self.groups.get(f.kind)
-            if g is None:
-                g = self.groups[f.kind] = Group(f.kind, f.severity)
-            elif SEVERITY_ORDER.get(f.severity, 3) < SEVERITY_ORDER.get(g.severity, 3):
-                g.severity = f.severity
-            g.findings.append(f)
-            self.findings.append(f)
+        for entry in batch:
+            self.entries.append(entry)
+            self.findings.append(entry.finding)
+        if batch:
+            self.regroup()
         return bool(batch)
+
+    def regroup(self) -> None:
+        """Groups: each damaged file (its own findings, then what it causes,
+        by kind), then the rest by file (commit-graph, midx, a ref) or by
+        kind; dangling objects in one group."""
+        groups: dict[str, Group] = {}
+        for e in self.entries:
+            if e.is_cause:
+                g = groups.get(e.cause)
+                if g is None:
+                    g = groups[e.cause] = Group(e.cause, e.finding.severity, title=_file_title(e.cause), cause=True)
+                g.findings.append(e)
+                g.worsen(e.finding.severity)
+        for e in self.entries:
+            if e.is_cause:
+                continue
+            f = e.finding
+            parent = groups.get(e.cause) if e.cause else None
+            if parent is not None:
+                sub = parent.subgroups.get(f.kind)
+                if sub is None:
+                    sub = parent.subgroups[f.kind] = Group(f"{e.cause}\0{f.kind}", f.severity, depth=1)
+                sub.findings.append(e)
+                sub.worsen(f.severity)
+                parent.worsen(f.severity)
+                continue
+            key = f.kind
+            title = f.kind
+            if f.area in ("commit-graph", "midx", "multi-pack-index") and f.path:
+                key, title = f.path, f"{_file_title(f.path)}: {f.kind}"
+            g = groups.get(key)
+            if g is None:
+                g = groups[key] = Group(key, f.severity, title=title)
+            g.findings.append(e)
+            g.worsen(f.severity)
+        self.groups = groups
 
     def _check_ended(self, state: RunState) -> None:
         if state is not self.state:
@@ -253,6 +391,19 @@ class HealthScreen(PackscopeScreen):
         self._take_pending()
         self.rebuild_rows()
         self.update_title()
+        counts = {"error": 0, "warning": 0, "info": 0}
+        for f in self.findings:
+            counts[f.severity] = counts.get(f.severity, 0) + 1
+        health_state(self.app).record_run(
+            LastRun(
+                state.mode,
+                time.time(),
+                counts,
+                None if state.cancelled or state.error else (state.summary or {}).get("exit", 0),
+                state.cancelled,
+                state.error,
+            )
+        )
         if state.cancelled:
             self.notify("check cancelled", timeout=2)
 
@@ -280,10 +431,17 @@ class HealthScreen(PackscopeScreen):
     # --- rows ------------------------------------------------------------------------
 
     def is_open(self, g: Group) -> bool:
-        return g.open if g.open is not None else len(g.findings) <= EXPAND_LIMIT
+        if g.kind in self._open:
+            return self._open[g.kind]
+        if g.cause:
+            return True  # the cause itself shows; what it causes stays folded
+        return g.count() <= EXPAND_LIMIT and g.severity != "info"
 
     def ordered_groups(self) -> list[Group]:
-        return sorted(self.groups.values(), key=lambda g: (SEVERITY_ORDER.get(g.severity, 3), -len(g.findings), g.kind))
+        return sorted(
+            self.groups.values(),
+            key=lambda g: (not g.cause, SEVERITY_ORDER.get(g.severity, 3), -g.count(), g.kind),
+        )
 
     def rebuild_rows(self) -> None:
         lst = self.query_one(VirtualList)
@@ -291,14 +449,22 @@ class HealthScreen(PackscopeScreen):
         rows: list[tuple[str, object]] = []
         for g in self.ordered_groups():
             rows.append(("group", g))
-            if self.is_open(g):
-                rows.extend(("finding", f) for f in g.findings)
+            if not self.is_open(g):
+                continue
+            rows.extend(("finding", e) for e in g.findings)
+            for sub in sorted(g.subgroups.values(), key=lambda x: (SEVERITY_ORDER.get(x.severity, 3), x.kind)):
+                rows.append(("group", sub))
+                if self.is_open(sub):
+                    rows.extend(("finding", e) for e in sub.findings)
         if not rows and self.state.finished and not self.state.error and not self.state.cancelled:
             rows.append(("text", Text("  no problems found", style="bold green")))
         self.rows = rows
         cursor = 0
         if keep is not None:
-            cursor = next((i for i, r in enumerate(rows) if r[1] is keep[1]), min(lst.cursor, max(0, len(rows) - 1)))
+            cursor = next(
+                (i for i, r in enumerate(rows) if r[0] == keep[0] and _same(r[1], keep[1])),
+                min(lst.cursor, max(0, len(rows) - 1)),
+            )
         lst.reset(cursor)
 
     def update_title(self) -> None:
@@ -325,9 +491,10 @@ class HealthScreen(PackscopeScreen):
             t.append(f" — exit status {status} (git fsck's bits)")
         else:
             t.append("not run yet", style="dim")
+        causes = sum(1 for g in self.groups.values() if g.cause)
         t.append(
             f"   {counts['error']} errors, {counts['warning']} warnings, {counts['info']} infos"
-            f" in {len(self.groups)} kinds"
+            f" in {len(self.groups)} groups" + (f", {causes} damaged files" if causes else "")
         )
         self.query_one("#health-title", Label).update(t)
 
@@ -338,21 +505,60 @@ class HealthScreen(PackscopeScreen):
             return
         kind, value = self.rows[event.row]
         if kind == "group":
-            value.open = not self.is_open(value)
+            self._open[value.kind] = not self.is_open(value)
             self.rebuild_rows()
         elif kind == "finding":
-            self.app.push_screen(FindingScreen(value))
+            self.go_to(value)
+
+    def go_to(self, e: Entry) -> None:
+        """The finding's place: the pack entry at its offset (or its
+        object's entry in the damaged pack that explains it), else the
+        object, else its details."""
+        f = e.finding
+        pack_path = e.cause if (e.offset is not None and e.cause and e.cause.endswith(".pack")) else None
+        offset = e.offset
+        if pack_path is None and f.pack and f.offset is not None:
+            pack_path, offset = f.pack, f.offset
+        if pack_path is not None:
+            handle = self.app.core.pack_handle(pack_path)
+            if handle is not None:
+                from packscope.inspector.screens.pack_entries import PackScreen
+
+                self.app.push_screen(PackScreen(handle, offset=offset))
+                return
+        if f.oid and f.area not in ("refs",):
+            self.app.open_object(bytes.fromhex(f.oid))
+            return
+        self.app.push_screen(FindingScreen(f))
+
+    def action_details(self) -> None:
+        lst = self.query_one(VirtualList)
+        if lst.cursor < len(self.rows) and self.rows[lst.cursor][0] == "finding":
+            self.app.push_screen(FindingScreen(self.rows[lst.cursor][1].finding))
 
     def current_id(self) -> str | None:
         lst = self.query_one(VirtualList)
         if lst.cursor < len(self.rows):
             kind, value = self.rows[lst.cursor]
-            if kind == "finding" and value.oid:
-                return value.oid
+            if kind == "finding" and value.finding.oid:
+                return value.finding.oid
         return None
 
     def on_unmount(self) -> None:
         self._cancel.set()
+
+
+def _file_title(path: str) -> str:
+    import os
+
+    parent = os.path.basename(os.path.dirname(path))
+    return f"{parent}/{os.path.basename(path)}" if len(parent) == 2 else os.path.basename(path)
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, Group) and isinstance(b, Group):
+        return a.kind == b.kind
+    return a is b
 
 
 def finding_table(f) -> Table:

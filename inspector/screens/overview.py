@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from rich.table import Table
 from rich.text import Text
 from textual import work
@@ -13,6 +15,7 @@ from textual.widgets import Static
 
 from packscope.core.errors import PackscopeError
 from packscope.inspector.core_access import Facts
+from packscope.inspector.health_state import describe_run, health_state
 from packscope.inspector.safe_text import human_bytes, literal
 from packscope.inspector.screens.base import PackscopeScreen
 from packscope.inspector.watcher import count_loose_on_disk
@@ -35,10 +38,13 @@ loose objects (one zlib file per object under objects/xx/), the commit-graph
 (commit parents and generation numbers without parsing commits), alternates
 (other object directories this one borrows from) and refs.
 
-Health: what core noticed — problems met while opening (damaged indexes,
-bad alternates), orphan files (an .idx without its .pack or the reverse),
-provisional scans (the pack directory changed within 2 s of the scan, so the
-next miss rescans), and git's `gc --auto` thresholds.
+Health: one state shared with the Health screen — the problems opening the
+repository found (exactly what `packscope info` reports: damaged indexes,
+orphan files, a bad commit-graph or multi-pack-index, broken refs, bad
+alternates, a .promisor pack without a promisor remote…), then the last
+Health run (when, how long ago, its counts and exit status), then notes:
+provisional scans (the pack directory changed within 2 s of the scan, so
+the next miss rescans) and git's `gc --auto` thresholds.
 
 Counters (live): lookups, hits by source (midx, pack, loose), misses,
 negative-cache hits (ids known missing), rescans and rescans skipped by the
@@ -79,6 +85,7 @@ class OverviewScreen(PackscopeScreen):
         super().__init__()
         self.facts = Facts()
         self._pack_rows: list = []
+        self._health_shown: tuple = ()
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="overview-body"):
@@ -124,7 +131,7 @@ class OverviewScreen(PackscopeScreen):
         core = self.app.core
         facts = Facts()
         facts.repo = core.repo_facts()
-        rows = core.pack_rows()
+        rows = [r for r in core.pack_rows() if r.orphan is None]  # orphans are info's problems
         self._pack_rows = rows
         self.app.call_from_thread(self._show_facts, facts)
         total = 0
@@ -136,6 +143,7 @@ class OverviewScreen(PackscopeScreen):
             if i % 200 == 199:
                 self.app.call_from_thread(self.app.set_status, f"counting packs {i + 1}/{len(rows)}")
         facts.pack_objects = total
+        self.gather_opening_problems()
         try:
             facts.midx = core.midx_facts()
         except (PackscopeError, OSError) as e:
@@ -158,6 +166,28 @@ class OverviewScreen(PackscopeScreen):
         self.app.call_from_thread(self._show_facts, facts)
         self.app.call_from_thread(self.app.set_status, "")
 
+    def gather_opening_problems(self) -> None:
+        """What ``packscope info`` reports as problems, from the same code
+        (on the untraced session: info reads every index)."""
+        from packscope.inspector.commands.info import collect
+
+        core = self.app.core
+        try:
+            with core.lock:
+                problems = collect(core.bulk)["problems"]
+        except (PackscopeError, OSError) as e:
+            problems = [
+                {
+                    "area": "repository",
+                    "severity": "error",
+                    "kind": getattr(e, "kind", "unreadable"),
+                    "message": str(e),
+                    "path": None,
+                    "remedy": getattr(e, "remedy", None),
+                }
+            ]
+        self.app.call_from_thread(health_state(self.app).set_opening, problems)
+
     def _show_facts(self, facts: Facts) -> None:
         self.facts = facts
         self.render_all()
@@ -179,7 +209,7 @@ class OverviewScreen(PackscopeScreen):
     def render_store(self) -> None:
         f = self.facts
         core = self.app.core
-        rows = self._pack_rows or core.pack_rows()
+        rows = self._pack_rows or [r for r in core.pack_rows() if r.orphan is None]
         in_midx = sum(1 for r in rows if r.in_midx)
         size = sum(r.size for r in rows)
         objs = "counting…" if f.pack_objects is None else f"{f.pack_objects:,} objects"
@@ -200,7 +230,7 @@ class OverviewScreen(PackscopeScreen):
         else:
             out.append(("multi-pack-index", "none" if f.packs_counted else "…"))
         loose_rows = []
-        for d, c in core.loose_counts():
+        for _d, c in core.loose_counts():
             loose_rows.append(f"{c.entries:,} cached from {c.subdirs_seen}/256 subdirs ({c.strategy})")
         disk = "counting…" if f.loose_on_disk is None else f"{f.loose_on_disk:,} on disk"
         out.append(("loose objects", f"{disk}; " + "; ".join(loose_rows)))
@@ -241,27 +271,39 @@ class OverviewScreen(PackscopeScreen):
         self.query_one("#ov-store", Static).update(_kv_table(out))
 
     def health_badges(self) -> list[Text]:
+        """The shared health state (opening problems as info reports them,
+        the last Health run), then notes that are not problems."""
         core = self.app.core
         f = self.facts
+        state = health_state(self.app)
         out: list[Text] = []
-        problems = core.problems()
-        for p in problems[:8]:
-            t = badge("error", f"{p.message}" + (f" [{p.location()}]" if p.location() else ""))
-            out.append(t)
-        if len(problems) > 8:
-            out.append(badge("error", f"… {len(problems) - 8} more problems"))
-        orphans = core.orphans()
-        for o in orphans[:5]:
-            out.append(badge("warn", f"orphan pack file (no partner .idx/.pack): {o}"))
-        if len(orphans) > 5:
-            out.append(badge("warn", f"… {len(orphans) - 5} more orphan files"))
-        bad = [r for r in self._pack_rows if r.error]
-        for r in bad[:5]:
-            out.append(badge("error", f"{r.name}: {r.error}"))
+        if state.opening is None:
+            out.append(badge("info", "checking what opening the repository found…"))
+        elif not state.opening:
+            out.append(badge("ok", "opening found no problems (as packscope info)"))
+        else:
+            for p in state.opening[:8]:
+                where = f" [{p['path']}]" if p.get("path") else ""
+                level = {"error": "error", "warning": "warn"}.get(p.get("severity", "error"), "info")
+                out.append(badge(level, f"{p['kind']}: {p['message']}{where}"))
+            if len(state.opening) > 8:
+                out.append(badge("error", f"… {len(state.opening) - 8} more problems (packscope info lists them)"))
+        run = state.last_run
+        if run is None:
+            out.append(badge("info", "no Health run yet: 8 runs the full check"))
+        else:
+            level = (
+                "error"
+                if run.error or (run.exit or 0) != 0 or run.counts.get("error")
+                else "warn"
+                if run.cancelled or run.counts.get("warning")
+                else "ok"
+            )
+            out.append(badge(level, describe_run(run)))
         if core.provisional_scans():
             out.append(badge("info", "pack directory changed within 2 s of its scan: the next miss will rescan"))
         rows = self._pack_rows
-        outside = [r for r in rows if not r.in_midx]
+        outside = [r for r in rows if not r.in_midx and r.orphan is None]
         if f.midx and outside:
             out.append(badge("info", f"{len(outside)} packs outside the multi-pack-index are searched one by one"))
         if len(outside) > GC_AUTO_PACK_LIMIT:
@@ -272,16 +314,6 @@ class OverviewScreen(PackscopeScreen):
             )
         if f.loose_on_disk is not None and f.loose_on_disk > GC_AUTO_LOOSE:
             out.append(badge("warn", f"{f.loose_on_disk:,} loose objects > gc.auto {GC_AUTO_LOOSE}"))
-        if f.commit_graph_error:
-            out.append(badge("error", f"commit-graph: {f.commit_graph_error}"))
-        if f.refs is not None:
-            for p in f.refs["problems"][:5]:
-                out.append(badge("error", f"ref: {p.message}" + (f" [{p.location()}]" if p.location() else "")))
-        if any("error" in m for m in f.midx):
-            out.append(badge("error", "multi-pack-index unreadable: packs are searched without it"))
-        if not out:
-            done = f.loose_on_disk is not None
-            out.append(badge("ok", "no problems found" if done else "no problems so far (still counting)"))
         return out
 
     def action_open_health(self) -> None:
@@ -344,6 +376,10 @@ class OverviewScreen(PackscopeScreen):
         if self.app.core.ready:
             try:
                 self.render_counters()
+                shown = (health_state(self.app).runs, id(health_state(self.app).opening), int(time.time()) // 30)
+                if shown != self._health_shown:  # a new run or problems; the age every 30 s
+                    self._health_shown = shown
+                    self.render_health()
             except NoMatches:
                 pass
 
