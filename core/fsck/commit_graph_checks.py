@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from packscope.core.errors import BadCommitGraphError, CorruptObjectError, MissingObjectError, PackscopeError
-from packscope.core.fsck.findings import ERROR_COMMIT_GRAPH, WARNING, Ticker, from_error
+from packscope.core.fsck.findings import ERROR_COMMIT_GRAPH, WARNING, Finding, Ticker, from_error
 from packscope.core.fsck.objects import ObjectTable, Unreadable
 from packscope.core.history.commit_graph import CommitGraph, CommitRecord
 from packscope.core.objects import commit_header_fast
@@ -55,26 +55,28 @@ def commit_graph_problems(
 
     for layer in graph.layers:
         if layer.computed_checksum() != layer.checksum:
-            e = layer.problem(
+            bad = layer.problem(
                 "commit-graph checksum does not match its contents", layer.trailer_offset, "commit-graph-checksum"
             )
-            if add(e):
+            if add(bad):
                 return out
         prev = None
         for i in range(layer.num_commits):
             name = layer.name_at(i)
             if prev is not None and name <= prev:
-                e = layer.problem(f"commit ids out of order at position {i}", layer.id_offset(i), "commit-graph-order")
-                if add(e):
+                bad = layer.problem(
+                    f"commit ids out of order at position {i}", layer.id_offset(i), "commit-graph-order"
+                )
+                if add(bad):
                     return out
             b = name[0]
             if not ((layer.fanout[b - 1] if b else 0) <= i < layer.fanout[b]):
-                e = layer.problem(
+                bad = layer.problem(
                     f"commit {name.hex()} at position {i} lies outside its fanout bucket",
                     layer.id_offset(i),
                     "commit-graph-fanout",
                 )
-                if add(e):
+                if add(bad):
                     return out
             prev = name
     fmt = fmt or (graph.layers[0].fmt if graph.layers else None)
@@ -140,7 +142,7 @@ def _compare_with_object(rec: CommitRecord, read_object: ReadObject, fmt: Object
 
 def check_commit_graph(
     table: ObjectTable, objects_dir: str, ticker: Ticker, alternates: tuple[str, ...] = ()
-) -> Iterator:
+) -> Iterator[Finding]:
     """The findings of the commit-graph phase."""
     dropped: list[BadCommitGraphError] = []
     try:
@@ -148,14 +150,14 @@ def check_commit_graph(
     except BadCommitGraphError as e:
         yield from_error(e, "commit-graph", ERROR_COMMIT_GRAPH)
         return
-    for e in dropped:
-        failing = e.kind in FAILING_CHAIN_KINDS
-        yield from_error(e, "commit-graph", ERROR_COMMIT_GRAPH, severity="error" if failing else WARNING)
+    for drop in dropped:
+        failing = drop.kind in FAILING_CHAIN_KINDS
+        yield from_error(drop, "commit-graph", ERROR_COMMIT_GRAPH, severity="error" if failing else WARNING)
     if graph is None:
         return
     ticker.start("commit-graph", graph.num_commits)
 
-    def read_object(oid: bytes):
+    def read_object(oid: bytes) -> tuple[str, bytes]:
         ticker.tick()
         try:
             type_name, data, _ = table.read(oid)
@@ -169,6 +171,6 @@ def check_commit_graph(
         problems = [e]
     finally:
         graph.close()
-    for e in problems:
-        yield from_error(e, "commit-graph", ERROR_COMMIT_GRAPH)
+    for problem in problems:
+        yield from_error(problem, "commit-graph", ERROR_COMMIT_GRAPH)
     ticker.finish()

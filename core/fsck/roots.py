@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
-from packscope.core.errors import BadRefError, RepositoryError
+from packscope.core.errors import BadRefError, PackscopeError, RepositoryError
 from packscope.core.fsck.findings import (
     ERROR,
     ERROR_FATAL,
@@ -49,7 +50,10 @@ from packscope.core.fsck.findings import (
 )
 from packscope.core.repo.index_file import IndexFile, index_objects
 from packscope.core.repo.reflog import read_reflog, reflogs
-from packscope.core.repo.refs import check_refname
+from packscope.core.repo.refs import Ref, check_refname
+
+if TYPE_CHECKING:
+    from packscope.core.fsck.reach import Connectivity
 
 PACKED_REMEDY = "Correct or delete the line (git pack-refs --all rewrites the file from the refs git can read)."
 
@@ -68,7 +72,7 @@ def ignored_ref_name(name: str) -> bool:
 class Roots:
     """The root phases of one fsck run, feeding ``walk`` (a Connectivity)."""
 
-    def __init__(self, walk) -> None:
+    def __init__(self, walk: Connectivity) -> None:
         self.walk = walk
         self.repo, self.refs = walk.repo, walk.refs
         self.null_hex = walk.null.hex()
@@ -97,10 +101,10 @@ class Roots:
                 at += len(line) + 1
         return self._packed_lines.get(name)
 
-    def _where(self, ref) -> dict:
+    def _where(self, ref: Ref) -> dict[str, Any]:
         if ref.source == "loose":
             return {"path": str(self.refs.ref_path(ref.name))}
-        place = {"path": str(self.refs.packed_path)}
+        place: dict[str, Any] = {"path": str(self.refs.packed_path)}
         hit = self.packed_line(ref.name)
         if hit is not None:
             place["line"], place["offset"] = hit
@@ -194,12 +198,12 @@ class Roots:
                 0,
                 remedy="Nothing to check history from: create a branch, or fetch one.",
             )
-        for e in refs.problems:
-            f = self._problem(e)
+        for problem in refs.problems:
+            f = self._problem(problem)
             if f is not None:
                 yield f
 
-    def _null_ref(self, name: str, kind: str, why: str, place: dict, remedy: str | None) -> Finding:
+    def _null_ref(self, name: str, kind: str, why: str, place: dict[str, Any], remedy: str | None) -> Finding:
         return Finding(
             kind,
             ERROR,
@@ -219,7 +223,7 @@ class Roots:
             if name is None or ignored_ref_name(name):
                 return None  # a stale lock, a dotfile: git does not look at them
             return self._null_ref(name, e.kind, e.message, {"path": e.path}, e.remedy)
-        place = {"path": e.path, "offset": e.offset, "line": getattr(e, "line", None)}
+        place: dict[str, Any] = {"path": e.path, "offset": e.offset, "line": getattr(e, "line", None)}
         line = self._line_at(e.offset)
         head, sp, rawname = line.partition(b" ")
         name = os.fsdecode(rawname)
@@ -260,7 +264,7 @@ class Roots:
     def reflogs(self) -> Iterator[Finding]:
         walk = self.walk
         for log in reflogs(self.repo):
-            problems: list = []
+            problems: list[PackscopeError] = []
             label = f"reflog of {log.ref}"
             for n, entry in enumerate(read_reflog(log, walk.fmt, problems)):
                 if not n & 4095:
@@ -269,8 +273,8 @@ class Roots:
                     f = walk.root(oid, label, "reflog", path=log.path, offset=entry.offset)
                     if f is not None:
                         yield f
-            for e in problems:
-                yield from_error(e, "reflog", 0, severity=WARNING)
+            for problem in problems:
+                yield from_error(problem, "reflog", 0, severity=WARNING)
 
     # --- indexes ----------------------------------------------------------------------------
 
@@ -313,10 +317,10 @@ class Roots:
             except RepositoryError as e:
                 yield from_error(e, "index", unreadable_bit)
                 continue
-            for e in index.problems:
-                yield from_error(e, "index", ERROR_REACHABLE)
+            for problem in index.problems:
+                yield from_error(problem, "index", ERROR_REACHABLE)
 
-    def _cache_tree(self, index, label: str, path: str) -> Iterator[Finding]:
+    def _cache_tree(self, index: IndexFile, label: str, path: str) -> Iterator[Finding]:
         """git's order: a node, then its subtrees — unless the node's tree
         cannot be read, when its subtrees are not looked at."""
         walk = self.walk
