@@ -174,7 +174,11 @@ def render(info: dict) -> None:
     rf = info["refs"]
     t = section("refs")
     t.add_row("HEAD", escape(_head_text(rf["head"])))
-    t.add_row("refs", f"{rf['total']} ({rf['loose']} loose, {rf['packed']} packed, {rf['symbolic']} symbolic)")
+    if rf.get("storage") == "reftable":
+        tables = rf.get("reftable_tables") or 0
+        t.add_row("refs", f"{rf['total']} in reftable ({tables} tables; {rf['symbolic']} symbolic)")
+    else:
+        t.add_row("refs", f"{rf['total']} ({rf['loose']} loose, {rf['packed']} packed, {rf['symbolic']} symbolic)")
     for ns, n in rf["namespaces"].items():
         t.add_row(f"  {escape(ns)}", str(n))
     c.print(t)

@@ -21,6 +21,11 @@ Root refs other than HEAD may be any valid one-level name, as git 2.39 allows;
 names with a slash outside ``refs/`` (other than the worktree forms) are never
 refs here, so ``logs/HEAD`` or ``objects/…`` cannot be read as refs.
 
+With ``extensions.refStorage = reftable`` the same questions are answered
+from the reftable stacks (packscope.core.repo.reftable): ``reftable/`` in
+the common dir for shared refs, in a linked worktree's git dir for its
+per-worktree refs; FETCH_HEAD and MERGE_HEAD stay files, as git keeps them.
+
 Damage is local: an unparseable ``packed-refs`` line or loose file, or a file
 whose name is not a valid ref name, is recorded in :attr:`RefStore.problems`
 (``BadRefError``, kind ``ref-unparseable`` or ``ref-bad-name``, with path,
@@ -37,11 +42,13 @@ from pathlib import Path
 
 from packscope.core.errors import BadRefError
 from packscope.core.oid import is_hex
+from packscope.core.repo.reftable import ReftableStack
 
 MAX_SYMREF_READS = 5  # git's SYMREF_MAXDEPTH: reads per resolution
 PER_WORKTREE_PREFIXES = ("refs/bisect/", "refs/worktree/", "refs/rewritten/")
 PACKED_HEADER = b"# pack-refs with:"
 MAX_LOOSE_SIZE = 1 << 16  # a loose ref is a line; anything bigger is not one
+FILE_REFS = ("FETCH_HEAD", "MERGE_HEAD")  # files even in a reftable repository (git 2.45+)
 
 # git's ref_rev_parse_rules, in order.
 DWIM_RULES = ("{}", "refs/{}", "refs/tags/{}", "refs/heads/{}", "refs/remotes/{}", "refs/remotes/{}/HEAD")
@@ -59,7 +66,7 @@ class Ref:
     oid: bytes | None
     symref: str | None = None
     peeled: bytes | None = None
-    source: str = "loose"  # "loose" or "packed"
+    source: str = "loose"  # "loose", "packed" or "reftable"
 
 
 def check_refname(name: str, *, allow_onelevel: bool = False) -> bool:
@@ -108,6 +115,8 @@ class RefStore:
         self._packed_key = None
         self._packed_problems: list[BadRefError] = []
         self._loose_problems: dict[str, BadRefError] = {}
+        self.storage = getattr(repo, "ref_storage", "files")
+        self._stacks: dict[Path, tuple[object, ReftableStack]] = {}
 
     # --- problems -----------------------------------------------------------------
 
@@ -117,7 +126,58 @@ class RefStore:
         lines and loose files that do not parse, files whose names are not
         ref names.  (:meth:`read` raises instead of recording.)"""
         self._load_packed()
-        return list(self._packed_problems) + list(self._loose_problems.values())
+        tables = [e for _, stack in self._stacks.values() for e in stack.problems]
+        return list(self._packed_problems) + list(self._loose_problems.values()) + tables
+
+    # --- reftable ---------------------------------------------------------------------
+
+    def _stack(self, directory: Path) -> ReftableStack:
+        """The reftable stack in ``directory``, read again when tables.list changed."""
+        try:
+            st = os.stat(directory / "tables.list")
+            key: object = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except OSError:
+            key = None
+        cached = self._stacks.get(directory)
+        if cached is None or cached[0] != key or key is None:
+            cached = (key, ReftableStack(directory, self.fmt.name, self.fmt.rawsz))
+            self._stacks[directory] = cached
+        return cached[1]
+
+    def reftable_tables(self) -> int:
+        """How many tables the (shared) reftable stack holds."""
+        return len(self._stack(self.common_dir / "reftable").tables)
+
+    def _reftable_place(self, name: str) -> tuple[Path, str]:
+        """(stack directory, name inside it) for a reftable repository."""
+        if name.startswith("main-worktree/"):
+            return self.common_dir / "reftable", name[len("main-worktree/") :]
+        if name.startswith("worktrees/"):
+            wt, _, rest = name[len("worktrees/") :].partition("/")
+            return self.common_dir / "worktrees" / wt / "reftable", rest
+        if self.linked and is_per_worktree(name):
+            return self.git_dir / "reftable", name
+        return self.common_dir / "reftable", name
+
+    def _read_reftable(self, name: str) -> Ref | None:
+        directory, key = self._reftable_place(name)
+        record = self._stack(directory).refs.get(key)
+        if record is None:
+            return None
+        return Ref(name, record.oid, record.target, record.peeled, "reftable")
+
+    def _iter_reftable(self, prefix: str) -> Iterator[Ref]:
+        found: dict[str, Ref] = {}
+        own = self._stack(self.git_dir / "reftable") if self.linked else None
+        for stack, keep in ((self._stack(self.common_dir / "reftable"), False), (own, True)):
+            if stack is None:
+                continue
+            for name, r in stack.refs.items():
+                if name.startswith(prefix) and name.startswith("refs/"):
+                    if not self.linked or is_per_worktree(name) == keep:
+                        found[name] = Ref(name, r.oid, r.target, r.peeled, "reftable")
+        for name in sorted(found, key=lambda n: n.encode("utf-8", "surrogateescape")):
+            yield found[name]
 
     # --- where a name lives -------------------------------------------------------
 
@@ -149,8 +209,11 @@ class RefStore:
         return self.common_dir.joinpath(*name.split("/")), packed
 
     def ref_path(self, name: str) -> Path | None:
-        """The loose file that would hold ``name``."""
+        """The loose file that would hold ``name`` (in a reftable
+        repository: the stack's tables.list)."""
         loc = self._locate(name)
+        if loc is not None and self.storage == "reftable" and name not in FILE_REFS:
+            return self._reftable_place(name)[0] / "tables.list"
         return None if loc is None else loc[0]
 
     # --- reading one ref ------------------------------------------------------------
@@ -164,6 +227,8 @@ class RefStore:
             raise BadRefError(
                 f"not a valid ref name: {name!r}", kind="ref-bad-name", remedy="See git check-ref-format for the rules."
             )
+        if self.storage == "reftable" and name not in FILE_REFS:
+            return self._read_reftable(name)
         path, packed_name = loc
         ref = self._read_loose(name, path)
         if ref is not None:
@@ -282,7 +347,9 @@ class RefStore:
         return b" " + os.fsencode(prefix) in data
 
     def packed_refs(self) -> dict[str, Ref]:
-        """Every good packed-refs entry, by name."""
+        """Every good packed-refs entry, by name (none with reftable)."""
+        if self.storage == "reftable":
+            return {}
         self._load_packed()
         return dict(self._packed)
 
@@ -346,6 +413,9 @@ class RefStore:
         stored (``symref`` set).  A loose file that does not parse, or whose
         name is not a ref name, is skipped and recorded in :attr:`problems`
         (and hides the packed ref of the same name, as in git)."""
+        if self.storage == "reftable":
+            yield from self._iter_reftable(prefix)
+            return
         found: dict[str, Ref] = {}
         if self._packed_may_hold(prefix):
             self._load_packed()

@@ -155,6 +155,12 @@ class Repository:
             return self.git_dir.name
         return None
 
+    @property
+    def ref_storage(self) -> str:
+        """``files`` or ``reftable`` (extensions.refStorage)."""
+        value = self.extension("refstorage")
+        return value.lower() if value else "files"
+
     def extension(self, name: str) -> str | None:
         """The raw value of ``extensions.NAME`` (None when absent or bare)."""
         n = name.lower()
@@ -407,13 +413,7 @@ def check_format(config: Config, path: Path | None = None) -> tuple[int, tuple[t
             f"invalid value for extensions.objectformat: {fmt!r} (expected sha1 or sha256)", path=where
         )
     refs = last.get("refstorage")
-    if "refstorage" in last and refs != "files":
-        if refs == "reftable":
-            raise UnsupportedRepositoryError(
-                "this repository stores refs in the reftable format, which packscope does not read",
-                path=where,
-                remedy="Migrate it for reading with `git refs migrate --ref-format=files`, or use git.",
-            )
+    if "refstorage" in last and refs not in ("files", "reftable"):  # reftable: core.repo.reftable
         raise UnsupportedRepositoryError(f"unknown refStorage format {refs!r}", path=where)
     return 1, extensions
 

@@ -482,7 +482,7 @@ def _refs(session, problems: _Problems) -> dict:
         total += 1
         if ref.source == "packed":
             packed += 1
-        else:
+        elif ref.source == "loose":
             loose += 1
         ns = _namespace(ref.name)
         namespaces[ns] = namespaces.get(ns, 0) + 1
@@ -496,6 +496,8 @@ def _refs(session, problems: _Problems) -> dict:
         "namespaces": dict(sorted(namespaces.items())),
         "packed_refs": {"present": refs.packed_path.is_file(), "traits": sorted(refs.packed_traits)},
         "head": _head(refs, "HEAD", problems, "HEAD"),
+        "storage": refs.storage,  # "files" or "reftable" (extensions.refStorage)
+        "reftable_tables": refs.reftable_tables() if refs.storage == "reftable" else None,
     }
 
 

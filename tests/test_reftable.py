@@ -1,0 +1,232 @@
+"""Repositories whose refs are in reftable (``extensions.refStorage =
+reftable``), read as git reads them.
+
+git 2.39 cannot write reftable, so each test builds a repository with git
+(the files backend: the oracle), copies it, and rewrites the copy's refs as
+a reftable stack with tests/reftable_writer.py: a base table with every ref
+(several ref blocks, restart points, prefix compression, an index, obj and
+log block after them) and a newer table that deletes a branch, moves
+another, adds a tag and points HEAD elsewhere.  The same updates are made in
+the oracle with git; packscope on the reftable copy must then answer as git
+does on the oracle.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from packscope.core.repo.refs import RefStore
+from packscope.core.repo.reftable import ReftableFile
+from packscope.core.repo.repository import Repository
+from tests.cli import packscope
+from tests.reftable_writer import Rec, write_stack, write_table
+from tests.repos import git, git_env, git_text
+
+NAMES = [
+    "HEAD",
+    "main",
+    "refs/heads/b07",
+    "b05",
+    "refs/heads/b05",
+    "b01",
+    "v1",
+    "v1^{}",
+    "v1^{tree}",
+    "refs/tags/v1",
+    "new",
+    "light",
+    "origin/HEAD",
+    "refs/remotes/origin/main",
+    "HEAD~1",
+    "b39",
+    "nosuch",
+]
+
+
+def build_oracle(root: Path, object_format: str) -> Path:
+    work = root / "work"
+    git("init", "-q", f"--object-format={object_format}", "--initial-branch=main", work)
+    for i in range(4):
+        (work / "f").write_text(f"{i}\n")
+        git("add", "f", cwd=work)
+        git("commit", "-qm", f"c{i}", cwd=work)
+    for i in range(40):
+        git("branch", f"b{i:02d}", f"HEAD~{i % 4}", cwd=work)
+    git("tag", "-a", "-m", "release", "v1", "HEAD~1", cwd=work)
+    git("tag", "light", "HEAD~2", cwd=work)
+    oracle = root / "oracle.git"
+    git("clone", "-q", "--mirror", work, oracle)
+    git("update-ref", "refs/remotes/origin/main", "main", cwd=oracle)
+    git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main", cwd=oracle)
+    return oracle
+
+
+def refs_as_records(repo: Path, update_index: int) -> list[Rec]:
+    out = []
+    fmt = "%(refname) %(objectname) %(*objectname) %(symref)"
+    for line in git_text("for-each-ref", f"--format={fmt}", cwd=repo).splitlines():
+        name, oid, peeled, symref = (line.split(" ") + [""] * 4)[:4]
+        if symref:
+            out.append(Rec(name, update_index, target=symref))
+        else:
+            out.append(Rec(name, update_index, bytes.fromhex(oid), bytes.fromhex(peeled) if peeled else None))
+    head = git_text("symbolic-ref", "HEAD", cwd=repo).strip()
+    out.append(Rec("HEAD", update_index, target=head))
+    return out
+
+
+def to_reftable(oracle: Path, dest: Path, *, version: int, block_size: int) -> Path:
+    """A copy of ``oracle`` whose refs live in a reftable stack (base table only)."""
+    shutil.copytree(oracle, dest, symlinks=True)
+    records = refs_as_records(dest, 1)
+    shutil.rmtree(dest / "refs")
+    (dest / "refs").mkdir()
+    (dest / "refs" / "heads").write_text("this repository uses the reftable format\n")
+    (dest / "packed-refs").unlink(missing_ok=True)
+    (dest / "HEAD").write_text("ref: refs/heads/.invalid\n")
+    git("config", "-f", dest / "config", "core.repositoryformatversion", "1")
+    git("config", "-f", dest / "config", "extensions.refStorage", "reftable")
+    table = "0x000000000001-0x000000000001-0001.ref"
+    (dest / "reftable").mkdir()
+    write_table(
+        dest / "reftable" / table,
+        records,
+        min_update_index=1,
+        max_update_index=1,
+        version=version,
+        block_size=block_size,
+        per_block=7,
+        restart_every=3,
+        extras=True,
+    )
+    write_stack(dest / "reftable", [table])
+    return dest
+
+
+def apply_update(oracle: Path, reftable_repo: Path, version: int, block_size: int) -> None:
+    """Delete b05, move b07, add tag `new`, point HEAD at b01: with git in
+    the oracle, as a newer table in the reftable copy."""
+    moved = bytes.fromhex(git_text("rev-parse", "main~1", cwd=oracle).strip())
+    new = bytes.fromhex(git_text("rev-parse", "main~3", cwd=oracle).strip())
+    git("update-ref", "-d", "refs/heads/b05", cwd=oracle)
+    git("update-ref", "refs/heads/b07", "main~1", cwd=oracle)
+    git("tag", "new", "main~3", cwd=oracle)
+    git("symbolic-ref", "HEAD", "refs/heads/b01", cwd=oracle)
+    recs = [
+        Rec("refs/heads/b05", 2),
+        Rec("refs/heads/b07", 2, moved),
+        Rec("refs/tags/new", 2, new),
+        Rec("HEAD", 2, target="refs/heads/b01"),
+    ]
+    base = "0x000000000001-0x000000000001-0001.ref"
+    table = "0x000000000002-0x000000000002-0002.ref"
+    write_table(
+        reftable_repo / "reftable" / table,
+        recs,
+        min_update_index=2,
+        max_update_index=2,
+        version=version,
+        block_size=block_size,
+    )
+    write_stack(reftable_repo / "reftable", [base, table])
+
+
+@pytest.fixture(
+    scope="module",
+    params=[("sha1", 1, 0), ("sha1", 1, 256), ("sha1", 2, 0), ("sha256", 2, 0), ("sha256", 2, 512)],
+    ids=["sha1-v1-unaligned", "sha1-v1-aligned", "sha1-v2", "sha256-unaligned", "sha256-aligned"],
+)
+def pair(request, tmp_path_factory):
+    object_format, version, block_size = request.param
+    root = tmp_path_factory.mktemp("reftable")
+    oracle = build_oracle(root, object_format)
+    rt = to_reftable(oracle, root / "rt.git", version=version, block_size=block_size)
+    apply_update(oracle, rt, version, block_size)
+    return oracle, rt
+
+
+def test_the_base_table_has_what_a_reader_must_skip_and_split(pair):
+    """Guard for the fixture: several ref blocks, then index/obj/log blocks."""
+    _, rt = pair
+    fmt = Repository.open(rt).object_format
+    base = (rt / "reftable" / "tables.list").read_text().split()[0]
+    table = ReftableFile(rt / "reftable" / base, fmt.name, fmt.rawsz)
+    records = list(table.records())
+    assert len(records) >= 45  # 7 per block: at least 7 ref blocks
+    assert 0 < table.refs_end < table.end  # an index, obj and log section follow
+
+
+def test_refs_resolve_as_git_resolves_them_in_the_files_twin(pair):
+    oracle, rt = pair
+    names = "".join(f"{n}\n" for n in NAMES)
+    want = git("cat-file", "--batch-check", cwd=oracle, input=names)
+    got = packscope("cat-file", "--batch-check", cwd=rt, input=names)
+    assert got.returncode == 0
+    assert got.stdout == want
+    assert b"refs/heads/b05 missing" in want  # the deletion in the newer table hides the base's b05
+
+
+def test_log_all_walks_every_reftable_ref(pair):
+    oracle, rt = pair
+    want = git("log", "--all", "--format=%H %s", cwd=oracle)
+    got = packscope("log", "--all", "--format=%H %s", cwd=rt)
+    assert (got.returncode, got.stdout) == (0, want)
+
+
+def test_refs_head_symref_and_peeled_tags_come_from_the_stack(pair):
+    oracle, rt = pair
+    refs = RefStore(Repository.open(rt))
+    head = refs.read("HEAD")
+    assert head.symref == "refs/heads/b01" and head.source == "reftable"
+    v1 = refs.read("refs/tags/v1")
+    assert v1.peeled.hex() == git_text("rev-parse", "v1^{}", cwd=oracle).strip()
+    assert refs.read("refs/heads/b05") is None
+    listed = [(r.name, (r.oid or b"").hex(), r.symref or "") for r in refs.iter_refs("refs/")]
+    fmt = "%(refname) %(objectname) %(symref)"
+    oracle_refs = []
+    for line in git_text("for-each-ref", f"--format={fmt}", cwd=oracle).splitlines():
+        name, oid, symref = line.split(" ")
+        oracle_refs.append((name, "" if symref else oid, symref))
+    assert listed == oracle_refs
+    assert refs.problems == []
+
+
+def test_info_reads_a_reftable_repository(pair):
+    _, rt = pair
+    p = packscope("info", "--json", cwd=rt)
+    assert p.returncode == 0, p.stderr
+    info = json.loads(p.stdout)
+    assert info["refs"]["storage"] == "reftable"
+    assert info["refs"]["head"]["symref"] == "refs/heads/b01"
+    assert info["problems"] == []
+    assert packscope("info", cwd=rt).returncode == 0
+
+
+def test_a_damaged_table_is_a_problem_not_a_failure(pair, tmp_path):
+    _, rt = pair
+    broken = shutil.copytree(rt, tmp_path / "broken.git", symlinks=True)
+    newer = (broken / "reftable" / "tables.list").read_text().split()[1]
+    path = broken / "reftable" / newer
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 0xFF  # the footer's CRC-32
+    path.write_bytes(bytes(data))
+    p = packscope("info", "--json", cwd=broken)
+    assert p.returncode == 0
+    kinds = [problem["kind"] for problem in json.loads(p.stdout)["problems"]]
+    assert "reftable-checksum" in kinds
+    # the base table still answers (b05 is back: its deletion was in the damaged table)
+    got = packscope("cat-file", "--batch-check", cwd=broken, input="refs/heads/b05\n")
+    assert not got.stdout.endswith(b"missing\n")
+
+
+def test_git_cannot_read_it_but_agrees_it_is_a_repository(pair):
+    """The copy is laid out as git lays out reftable repositories: an older
+    git recognises the directory and refuses the extension."""
+    _, rt = pair
+    p = subprocess.run(["git", "rev-parse", "HEAD"], cwd=rt, capture_output=True, env=git_env())
+    assert p.returncode != 0 and b"refstorage" in p.stderr.lower()
