@@ -1,0 +1,186 @@
+"""What a commit changed: its files with status and line counts, and each
+file's patch — what ``git diff -M --numstat`` and ``git diff -M`` show
+between a commit and one of its parents.
+
+* :func:`file_changes` — the changed files in ``git diff --name-status -M``
+  order: added, deleted, modified, type-changed (``T``: file ↔ symlink ↔
+  gitlink) and *exactly* renamed (``R100``: a deleted and an added path
+  holding the same blob; git's similarity-based renames are not searched).
+* :func:`line_counts` — ``--numstat``'s (added, deleted) for one change, or
+  None for a binary file (git's rule: a NUL byte in the first 8000 bytes).
+* :func:`patch_lines` — the change as ``git diff`` prints it: the
+  ``diff --git`` header, mode lines, ``index`` line, hunks; "Binary files …
+  differ" for binary content; a note instead of hunks past ``max_lines``.
+  Where several minimal alignments exist among repeated lines, the hunks may
+  sit a line or two away from git's (git slides change groups with its
+  indent heuristic); the line counts are the same either way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from stat import S_IFMT
+
+from packscope.core.history.line_diff import count_changes, edit_script, unified_hunks
+from packscope.core.history.tree_diff import TreeChange, TreeReader, diff_trees
+from packscope.core.objects import canonical_mode
+from packscope.core.oid import ObjectFormat
+
+BINARY_PROBE = 8000  # git looks for a NUL byte in this many leading bytes
+GITLINK = 0o160000
+
+
+class BlobSource:
+    """What the diff needs from a store: blob contents by id."""
+
+    fmt: ObjectFormat
+
+    def read(self, oid: bytes) -> tuple[str, bytes]:  # pragma: no cover - a protocol
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    status: str  # "A", "D", "M", "T" or "R" (exact rename)
+    path: bytes  # the new path (the old one for a deletion)
+    old_path: bytes | None  # set for renames (and equal to path otherwise)
+    old_mode: int  # 0 when added
+    new_mode: int  # 0 when deleted
+    old_oid: bytes | None
+    new_oid: bytes | None
+
+    @property
+    def name_status(self) -> str:
+        """The ``--name-status -M`` line's status column."""
+        return "R100" if self.status == "R" else self.status
+
+
+def file_changes(store: BlobSource, old_tree: bytes | None, new_tree: bytes | None) -> list[FileChange]:
+    """The files changed from ``old_tree`` to ``new_tree`` (None: the empty
+    tree, as for a root commit), exact renames paired, in git's order."""
+    reader = TreeReader(store)
+    changes = list(diff_trees(store, old_tree, new_tree, reader=reader))
+    return _pair_exact_renames(changes)
+
+
+def _pair_exact_renames(changes: list[TreeChange]) -> list[FileChange]:
+    # A deleted path and an added one with the same blob (and the same kind
+    # of entry: file, symlink) are a rename, as git's exact-rename pass
+    # pairs them; each source pairs once, sources taken in path order.
+    sources: dict[tuple[bytes, int], list[TreeChange]] = {}
+    for c in changes:
+        if c.status == "D" and c.old_oid is not None and S_IFMT(c.old_mode) != GITLINK:
+            sources.setdefault((c.old_oid, S_IFMT(c.old_mode)), []).append(c)
+    renamed_from: dict[bytes, TreeChange] = {}
+    used: set[bytes] = set()
+    for c in changes:
+        if c.status != "A" or c.new_oid is None:
+            continue
+        candidates = sources.get((c.new_oid, S_IFMT(c.new_mode)), [])
+        source = next((s for s in candidates if s.path not in used), None)
+        if source is not None:
+            used.add(source.path)
+            renamed_from[c.path] = source
+    out = []
+    for c in changes:
+        if c.status == "D" and c.path in used:
+            continue
+        source = renamed_from.get(c.path)
+        if source is not None:
+            out.append(FileChange("R", c.path, source.path, source.old_mode, c.new_mode, source.old_oid, c.new_oid))
+        else:
+            out.append(FileChange(c.status, c.path, c.path, c.old_mode, c.new_mode, c.old_oid, c.new_oid))
+    # git sorts the result by path once renames are paired (a rename sits at its new path)
+    out.sort(key=lambda f: f.path)
+    return out
+
+
+def is_binary(data: bytes) -> bool:
+    return b"\0" in data[:BINARY_PROBE]
+
+
+def _content(store: BlobSource, oid: bytes | None, mode: int) -> bytes:
+    if oid is None or S_IFMT(mode) == GITLINK:
+        # A gitlink's "content" in a diff is its commit id line.
+        return b"Subproject commit %s\n" % oid.hex().encode() if oid is not None else b""
+    return store.read(oid)[1]
+
+
+def _lines(data: bytes) -> list[bytes]:
+    return data.split(b"\n")[:-1] if data.endswith(b"\n") else data.split(b"\n") if data else []
+
+
+def line_counts(store: BlobSource, change: FileChange) -> tuple[int, int] | None:
+    """``--numstat``'s (added, deleted) lines; None for binary content."""
+    old = _content(store, change.old_oid, change.old_mode)
+    new = _content(store, change.new_oid, change.new_mode)
+    if is_binary(old) or is_binary(new):
+        return None
+    a, b = _lines(old), _lines(new)
+    # A missing final newline makes the last line differ, as in git.
+    if old and not old.endswith(b"\n"):
+        a[-1] += b"\0no-eol"
+    if new and not new.endswith(b"\n"):
+        b[-1] += b"\0no-eol"
+    return count_changes(edit_script(a, b))
+
+
+def patch_lines(store: BlobSource, change: FileChange, *, max_lines: int = 5000, context: int = 3) -> list[bytes]:
+    """The change as ``git diff -M`` prints it, one line per element.  A
+    type change is printed as git prints it: a deletion, then an addition."""
+    if change.status == "T":
+        deletion = FileChange("D", change.path, change.path, change.old_mode, 0, change.old_oid, None)
+        addition = FileChange("A", change.path, change.path, 0, change.new_mode, None, change.new_oid)
+        return patch_lines(store, deletion, max_lines=max_lines, context=context) + patch_lines(
+            store, addition, max_lines=max_lines, context=context
+        )
+    fmt = store.fmt
+    old_path = change.old_path or change.path
+    out = [b"diff --git a/%s b/%s" % (old_path, change.path)]
+    old_mode, new_mode = canonical_mode(change.old_mode), canonical_mode(change.new_mode)
+    if change.status == "A":
+        out.append(b"new file mode %o" % new_mode)
+    elif change.status == "D":
+        out.append(b"deleted file mode %o" % old_mode)
+    elif old_mode != new_mode:
+        out += [b"old mode %o" % old_mode, b"new mode %o" % new_mode]
+        if change.old_oid == change.new_oid:
+            return out  # the mode alone changed: no index line, no hunks
+    if change.status == "R":
+        out += [b"similarity index 100%", b"rename from %s" % old_path, b"rename to %s" % change.path]
+        if change.old_oid == change.new_oid:
+            return out
+    null = b"0" * fmt.hexsz
+    old_id = change.old_oid.hex().encode() if change.old_oid else null
+    new_id = change.new_oid.hex().encode() if change.new_oid else null
+    index = b"index %s..%s" % (old_id[:7], new_id[:7])
+    if change.status == "M" and old_mode == new_mode:
+        index += b" %o" % new_mode
+    out.append(index)
+    old = _content(store, change.old_oid, change.old_mode)
+    new = _content(store, change.new_oid, change.new_mode)
+    a_name = b"a/" + old_path if change.status != "A" else b"/dev/null"
+    b_name = b"b/" + change.path if change.status != "D" else b"/dev/null"
+    if is_binary(old) or is_binary(new):
+        out.append(b"Binary files %s and %s differ" % (a_name, b_name))
+        return out
+    out += [b"--- " + a_name, b"+++ " + b_name]
+    a, b = _lines(old), _lines(new)
+    a_eol, b_eol = not old or old.endswith(b"\n"), not new or new.endswith(b"\n")
+    if not a_eol:
+        a[-1] += b"\0no-eol"  # differs from the same line with a newline, as in git
+    if not b_eol:
+        b[-1] += b"\0no-eol"
+    emitted = 0
+    for hunk in unified_hunks(a, b, context):
+        out.append(hunk.header)
+        for line in hunk.lines:
+            if emitted >= max_lines:
+                out.append(b"[... the rest of this diff is not shown: over %d lines]" % max_lines)
+                return out
+            if line.endswith(b"\0no-eol"):
+                out += [line[: -len(b"\0no-eol")], b"\\ No newline at end of file"]
+            else:
+                out.append(line)
+            emitted += 1
+    return out
