@@ -25,6 +25,7 @@ from packscope.core.errors import PackscopeError
 COMMANDS = {
     "demo": "packscope.inspector.commands.demo",
     "lookup": "packscope.inspector.commands.lookup",
+    "lab": "packscope.inspector.commands.lab",
     "cat-file": "packscope.inspector.commands.cat_file",
     "info": "packscope.inspector.commands.info",
     "log": "packscope.inspector.commands.log",

@@ -258,8 +258,7 @@ def traced_lookup(session, lock, text: str) -> LookupRun:
             loc = store.locate(oid)
             seconds = time.perf_counter() - t0
             events = list(recorder.events)
-            by_name = _index_by_name(store)
-            stages = [s for e in events if (s := _stage(e, oid, store, by_name)) is not None]
+            drawn = stages(events, oid, store.objects_dir, live_searches(store, oid))
     finally:
         unsubscribe()
     return LookupRun(
@@ -267,7 +266,7 @@ def traced_lookup(session, lock, text: str) -> LookupRun:
         oid,
         None,
         events,
-        stages,
+        drawn,
         loc is not None,
         loc.where if loc else None,
         loc.source if loc else None,
@@ -276,21 +275,38 @@ def traced_lookup(session, lock, text: str) -> LookupRun:
     )
 
 
-def _stage(e, oid: bytes, store, by_name: dict) -> Stage | None:
-    if isinstance(e, trace.PackSearched):
+def live_searches(store, oid: bytes):
+    """For ``stages``: each bucket search of a live lookup searched again
+    by every algorithm on the very index the store searched."""
+    by_name = _index_by_name(store)
+
+    def searched(e: trace.PackSearched):
         target = by_name.get(e.pack)
         index = getattr(target, "index", target)
-        where = "" if getattr(target, "files", None) is None or target.files.local else " (alternate)"
+        alternate = getattr(target, "files", None) is not None and not target.files.local
+        if index is None:
+            return None, {e.path.algorithm: e.path}, None, alternate
+        return index, compare_paths(index, e.path.bucket, oid), search_bounds(index, e.path.bucket), alternate
+
+    return searched
+
+
+def stages(events, oid: bytes, objects_dir: str, searched) -> list[Stage]:
+    """The stages the lab draws for a lookup's events; ``searched(event)``
+    gives a bucket search's (index, paths by algorithm, nr, alternate?)."""
+    return [s for e in events if (s := _stage(e, oid, objects_dir, searched)) is not None]
+
+
+def _stage(e, oid: bytes, objects_dir: str, searched) -> Stage | None:
+    if isinstance(e, trace.PackSearched):
+        index, paths, nr, alternate = searched(e)
+        where = " (alternate)" if alternate else ""
         lo, hi = e.path.bucket
         verdict = f"found at {e.path.found}" if e.path.found is not None else f"absent (would be at {e.path.insert_at})"
         text = f"{e.pack}{where}  bucket {oid[0]:02x} [{lo},{hi}) {hi - lo} names  {verdict}"
-        if index is not None:
-            paths, nr = compare_paths(index, e.path.bucket, oid), search_bounds(index, e.path.bucket)
-        else:
-            paths, nr = {e.path.algorithm: e.path}, None
         return Stage(e.source, text, e, index, paths, nr)
     if isinstance(e, trace.LooseChecked):
-        alt = "" if e.objects_dir == store.objects_dir else f" (alternate {e.objects_dir})"
+        alt = "" if e.objects_dir == objects_dir else f" (alternate {e.objects_dir})"
         return Stage("loose", f"loose {e.subdir}/ by {e.method}{alt}: {'found' if e.found else 'absent'}", e)
     if isinstance(e, trace.LooseCacheFilled):
         return Stage(

@@ -388,3 +388,102 @@ async def test_present_from_the_start_opens_without_panels(big_bucket):
         assert isinstance(app.screen, LabScreen)
         assert not app.screen.log_panel.display and not app.screen.rates_panel.display
         assert app.screen.query_one("#lab-big").display
+
+
+def _masked(text: str) -> str:
+    """Timings differ between any two runs: mask them."""
+    return re.sub(r"[\d.]+ (µs|ms)", "T", text)
+
+
+async def _drawings(app, pilot, screen: LabScreen) -> list[tuple[str, str, str]]:
+    """(stage list, bucket search, frame line) at every frame of the run shown."""
+    from tests.ui_support import plain
+
+    out = []
+    for f in range(len(screen.frames)):
+        screen.set_frame(f)
+        await pilot.pause()
+        out.append(
+            (
+                _masked("\n".join(plain_lines(screen.query_one("#lab-stages")))),
+                screen.query_one(SearchView).render_text(150).plain,
+                plain(screen.query_one("#lab-frame"), width=150),
+            )
+        )
+    return out
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("compare", ["all", "binary"])
+async def test_a_recorded_trace_replays_frame_by_frame_as_the_live_lookup(big_bucket, tmp_path, compare):
+    from packscope.inspector import lab_model as lab
+    from tests.cli import packscope
+
+    repo, names = big_bucket
+    real = sorted(repos.show_index(repos.pack_files(repo)[0].with_suffix(".idx")))[7]
+    targets = [names[1234].hex(), (names[1234][:-1] + b"\x01").hex(), real, "main"]
+    # Recorded "on a server": a fresh process, its own store.
+    out = packscope("-C", repo, "lookup", "--json", "--algorithm", compare, *targets).stdout
+    trace_file = tmp_path / "trace.jsonl"
+    trace_file.write_bytes(out)
+    assert len(out.splitlines()) == len(targets)
+    app = make_app(repo, poll_seconds=60)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await _lab(app, pilot)
+        # The same lookups live, in the same order on one fresh store, as recorded
+        # (each lookup leaves the store's MRU order to the next).
+        fresh = lab.fresh_session(app.core.session, app.core.lock)
+        try:
+            lives = [lab.traced_lookup(fresh, app.core.lock, text) for text in targets]
+        finally:
+            fresh.close()
+        assert screen.open_trace(str(trace_file))
+        for i, text in enumerate(targets):
+            replayed = screen.run
+            assert replayed.text == text and screen.replay[2] == i
+            assert f"replay {i + 1}/{len(targets)}" in "\n".join(screen_text(app))
+            played = await _drawings(app, pilot, screen)
+            live = lives[i]
+            assert replayed.frames() == live.frames()
+            assert [s.paths for s in replayed.stages] == [s.paths for s in live.stages]
+            assert any(len(s.paths) == len(ALGORITHMS) for s in replayed.stages)  # all three drawn
+            replay_state = screen.replay
+            screen.show_run(live)
+            assert await _drawings(app, pilot, screen) == played
+            screen.replay = replay_state
+            await pilot.press("right_square_bracket")  # the next recorded lookup
+            await until(pilot, lambda i=i: screen.replay[2] == (i + 1) % len(targets), "the next recording")
+
+
+@pytest.mark.asyncio
+async def test_replay_is_opened_from_the_lab_and_from_the_command_line(big_bucket, tmp_path):
+    from packscope.inspector.app import PackscopeApp
+    from packscope.inspector.widgets.prompt import Prompt
+    from tests.cli import packscope
+
+    repo, names = big_bucket
+    trace_file = tmp_path / "one.jsonl"
+    trace_file.write_bytes(packscope("-C", repo, "lookup", "--json", "--algorithm", "all", names[99].hex()).stdout)
+    app = make_app(repo, poll_seconds=60)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await _lab(app, pilot)
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(app.screen, Prompt), "the replay prompt")
+        await pilot.press(*str(trace_file), "enter")
+        await until(pilot, lambda: screen.replay is not None, "the trace replayed")
+        assert screen.run.oid == names[99] and screen.run.found
+        assert screen.frame == len(screen.frames) - 1
+        await pilot.press("home", "space")
+        assert screen.frame == 1
+    # `packscope lab --replay FILE` sets this before the app starts.
+    app = PackscopeApp(str(repo), poll_seconds=60, start="lab")
+    app.lab_replay = str(trace_file)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await started(app, pilot)
+        assert isinstance(app.screen, LabScreen)
+        await until(pilot, lambda: app.screen.replay is not None, "the trace replayed at start")
+        assert app.screen.run.oid == names[99]
+    bad = tmp_path / "summary.json"
+    bad.write_bytes(packscope("-C", repo, "lookup", "--json", "--summary", names[99].hex()).stdout)
+    p = packscope("-C", repo, "lab", "--replay", bad, check=False)
+    assert p.returncode == 128 and b"cannot be replayed" in p.stderr

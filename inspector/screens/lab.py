@@ -4,6 +4,7 @@ algorithms side by side, and batches of lookups as distributions."""
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 
@@ -66,6 +67,13 @@ makes runs warm (the live store, its caches as the runs before left them);
 the runs table shows every setting of every run.  v switches between the
 lookup and the batch views.
 
+o replays recorded lookups (`packscope lookup --json --algorithm all
+OBJECT… > FILE`, on any machine; also `packscope lab --replay FILE`):
+stepped exactly as a live lookup; [ and ] move between the lookups of
+the file.  Without --algorithm all, the other algorithms are searched
+again here when this repository has the same index, else only the
+store's own search is drawn.
+
 z (or `packscope --present`) is presentation mode: the event log and
 rates hidden, the bucket bars three rows tall, the frame and the speed in
 large digits, and the keys pressed shown in the bottom-right corner.
@@ -101,6 +109,9 @@ class LabScreen(PackscopeScreen):
         Binding("a", "toggle('algorithm')", "Store algorithm", id="lab.algorithm"),
         Binding("W", "warm", "Warm/cold runs", id="lab.warm"),
         Binding("z", "present", "Present", id="lab.present"),
+        Binding("o", "open_trace", "Replay trace…", id="lab.replay"),
+        Binding("left_square_bracket", "recorded(-1)", "Prev recorded", id="lab.replay-prev"),
+        Binding("right_square_bracket", "recorded(1)", "Next recorded", id="lab.replay-next"),
         Binding("v", "view", "Lookup/batch view", id="lab.view"),
     ]
 
@@ -123,6 +134,7 @@ class LabScreen(PackscopeScreen):
         self._asked_at = 0.0
         self._warm = False
         self.expanded = False  # every stage listed, long runs of misses unfolded
+        self.replay: tuple[str, list, int] | None = None  # (file, recordings, which) when replaying
         self.warm_runs = False  # batches keep the live store's caches (else: a fresh store per run)
 
     def compose_body(self) -> ComposeResult:
@@ -160,6 +172,10 @@ class LabScreen(PackscopeScreen):
         self.draw()
         self.show_batch()
         self._batch_status("")
+        replay = getattr(self.app, "lab_replay", None)  # packscope lab --replay FILE
+        if replay:
+            self.app.lab_replay = None
+            self.open_trace(replay)
 
     # --- settings ---------------------------------------------------------------
 
@@ -269,10 +285,12 @@ class LabScreen(PackscopeScreen):
     def _lookup_worker(self, text: str) -> None:
         self.app.call_from_thread(self.show_run, self._traced(text))
 
-    def show_run(self, run: lab.LookupRun) -> None:
+    def show_run(self, run: lab.LookupRun, replay: bool = False) -> None:
         self.stop()
         self.run = run
         self.expanded = False
+        if not replay:
+            self.replay = None
         self.frames = run.frames()
         self.frame = len(self.frames) - 1  # the whole lookup first; Home replays it
         self.query_one(ContentSwitcher).current = "lab-lookup"
@@ -305,6 +323,50 @@ class LabScreen(PackscopeScreen):
         self.app.present = not self.presenting
         self.update_chrome()
         self.draw()
+
+    # --- recorded traces -------------------------------------------------------------
+
+    def action_open_trace(self) -> None:
+        from packscope.inspector.widgets.prompt import Prompt
+
+        self.app.push_screen(
+            Prompt("replay:", "a file of `packscope lookup --json` output"),
+            lambda path: path and self.open_trace(path),
+        )
+
+    def open_trace(self, path: str) -> bool:
+        """Replay the lookups recorded in ``path``, the first one now."""
+        from packscope.inspector.replay import read_recordings
+
+        try:
+            recordings = read_recordings(path)
+        except PackscopeError as e:
+            self.notify(f"{e.message} — {e.remedy}", severity="error", timeout=6)
+            return False
+        self.replay = (path, recordings, 0)
+        self.show_recorded()
+        return True
+
+    def action_recorded(self, d: int) -> None:
+        if self.replay is None:
+            self.notify("no recorded trace: o opens one", timeout=2)
+            return
+        path, recordings, i = self.replay
+        self.replay = (path, recordings, (i + d) % len(recordings))
+        self.show_recorded()
+
+    def show_recorded(self) -> None:
+        from packscope.inspector.replay import replayed_run
+
+        _path, recordings, i = self.replay
+        core = self.app.core
+        try:
+            run = replayed_run(recordings[i], core.store, core.lock)
+        except PackscopeError as e:
+            self.notify(f"{e.message} — {e.remedy}", severity="error", timeout=6)
+            return
+        self._asked_at = 0.0
+        self.show_run(run, replay=True)
 
     def on_key(self, event) -> None:
         # Keys reach the screen before the bindings run (they bubble up
@@ -346,6 +408,10 @@ class LabScreen(PackscopeScreen):
     def draw_head(self) -> None:
         run = self.run
         t = Text(end="", no_wrap=True, overflow="ellipsis")
+        if self.replay is not None and run is not None:
+            path, recordings, i = self.replay
+            t.append(f"replay {i + 1}/{len(recordings)}", style="bold reverse")
+            t.append_text(literal(f" {os.path.basename(path)} ", "dim"))
         if run is None:
             t.append("no lookup yet", style="dim")
         elif run.oid is None:
@@ -362,6 +428,8 @@ class LabScreen(PackscopeScreen):
             else:
                 t.append("missing", style="bold red")
             t.append(f"  {run.seconds * 1e6:.0f} µs in the store", style="dim")
+            if self.replay is not None:
+                t.append(" (recorded)", style="dim")
             if self.draw_ms is not None:
                 t.append(f", drawn in {self.draw_ms:.0f} ms", style="dim")
         self.query_one("#lab-head", Static).update(t)
