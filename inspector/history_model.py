@@ -111,13 +111,47 @@ def decorations(core) -> dict[bytes, list[tuple[str, str]]]:
     return out
 
 
-class HistoryLog:
-    """One walk: ``revs`` (revision words; ``--all``), ``paths`` (literal)."""
+class LockedReads:
+    """The store as a walk sees it, each read under the core lock: a walk
+    that must read everything before its first row (``--topo-order``
+    without generation numbers) never holds the lock for seconds."""
 
-    def __init__(self, core, revs: list[str], paths: list[str] | None = None) -> None:
+    def __init__(self, core, store) -> None:
+        self.lock = core.lock
+        self.store = store
+        self.fmt = store.fmt
+        self.reads = 0
+
+    def read(self, oid: bytes):
+        self.reads += 1
+        with self.lock:
+            return self.store.read(oid)
+
+    def locked(self, fn):
+        if fn is None:
+            return None
+
+        def call(*a):
+            with self.lock:
+                return fn(*a)
+
+        return call
+
+
+class HistoryLog:
+    """One walk: ``revs`` (revision words; ``--all``), ``paths`` (literal).
+    ``graph``: walk in ``--topo-order`` (as ``git log --graph`` does) and
+    assign graph lanes (:class:`LaneIndex`) as commits load."""
+
+    def __init__(self, core, revs: list[str], paths: list[str] | None = None, graph: bool = False) -> None:
+        from packscope.inspector.history_graph import LaneIndex
+
         self.core = core
         self.revs = list(revs)
         self.paths = list(paths or [])
+        self.graph = graph
+        self.lanes = LaneIndex(self) if graph else None
+        self.reads: LockedReads | None = None
         self.rows: list = []  # WalkedCommit, in walk order
         self.want = 0
         self.done = False
@@ -187,7 +221,12 @@ class HistoryLog:
             # pack header reader is twice as fast but keeps a map of every
             # packed object (~120 MB on git.git), over the UI's memory budget.
             options = source.walk_options(paths) if source.graph is not None else {}
-            it = walk(session.store, starts, paths=paths, **options)
+            reads = self.reads = LockedReads(core, session.store)
+            for hook in ("commit_info", "first_parent_unchanged"):
+                if hook in options:
+                    options[hook] = reads.locked(options[hook])
+            order = "topo" if self.graph else "default"
+            it = walk(reads, starts, paths=paths, order=order, **options)
         return source, it
 
     def run(self, notify, is_cancelled) -> None:
@@ -215,20 +254,22 @@ class HistoryLog:
                     target = self.want
                 chunk = []
                 try:
+                    # Each read takes the core lock (LockedReads): the UI draws between them.
                     until = time.monotonic() + HOLD_SECONDS
-                    with self.core.lock:
-                        for c in it:
-                            chunk.append(c)
-                            if len(chunk) >= chunk_size or (len(chunk) & 31 == 0 and time.monotonic() > until):
-                                break
-                        else:
-                            self.done = True
+                    for c in it:
+                        chunk.append(c)
+                        if len(chunk) >= chunk_size or (len(chunk) & 31 == 0 and time.monotonic() > until):
+                            break
+                    else:
+                        self.done = True
                 except PackscopeError as e:
                     self.error = f"the walk stopped: {e.message}" + (f" [{e.location()}]" if e.location() else "")
                     self.done = True
                 except (OSError, ValueError) as e:
                     self.error = f"the walk stopped: {e}"
                     self.done = True
+                if self.lanes is not None:
+                    self.lanes.feed(chunk)  # before the rows are seen: a drawn row has its lanes
                 with self.cond:
                     rows.extend(chunk)
                     self.cond.notify_all()

@@ -301,3 +301,58 @@ async def test_long_history_scrolls_to_the_end_and_searches_deep(long_repo):
         assert f"{LONG:,} commits" in title(screen, "#history-title")
         await pilot.press("g")
         assert lst.cursor == 0
+
+
+def git_graph_columns(repo, *args: str) -> list[tuple[str, int]]:
+    """(commit, column of git's ``*``) from ``git log --graph --format=%H``."""
+    import re
+
+    out = []
+    for line in git("log", "--graph", "--format=%H", *args, cwd=repo).decode().splitlines():
+        m = re.search(r"[0-9a-f]{40}", line)
+        if m:
+            out.append((m.group(0), line.index("*") // 2))
+    return out
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("revs", ["HEAD", "--all"])
+async def test_graph_column_places_every_commit_where_git_log_graph_does(scenario_repo, revs):
+    """criss-cross and octopus merges: History lists git log --graph's order
+    and draws each commit's marker in git's column."""
+    app = make_app(scenario_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(app, pilot)
+        if revs != "HEAD":
+            screen.revs = [revs]
+            screen.restart()
+        await pilot.press("G")
+        await until(
+            pilot, lambda: screen.history.done and screen.history.revs == [revs], "the whole history", timeout=20
+        )
+        await pilot.pause()
+        want = git_graph_columns(scenario_repo, revs)
+        assert [c.oid.hex() for c in screen.history.rows] == [c for c, _ in want]
+        rows = list_text(screen.vlist)
+        drawn = []
+        for text, (commit, _col) in zip(rows, want, strict=True):
+            marker = min(i for i in (text.find("●"), text.find("◉")) if i >= 0)
+            assert text[marker + 2 :].startswith(commit[:10]) or commit[:10] in text
+            drawn.append((commit, marker // 2))
+        assert drawn == want
+        assert any(col > 0 for _, col in want)  # lanes right of the first are exercised
+        assert "◉" in "".join(rows)  # merges are drawn as merges
+
+
+@pytest.mark.asyncio
+async def test_t_hides_the_graph_and_lists_in_git_logs_default_order(scenario_repo):
+    app = make_app(scenario_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(app, pilot)
+        await pilot.press("t")
+        await until(pilot, lambda: screen.history.graph is False, "t to restart without the graph")
+        await pilot.press("G")
+        await until(pilot, lambda: screen.history.done and not screen.history.graph, "the date-ordered history")
+        await pilot.pause()
+        assert [c.oid.hex() for c in screen.history.rows] == revlist(scenario_repo, "HEAD")
+        assert not any("●" in r for r in list_text(screen.vlist))

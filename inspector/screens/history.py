@@ -19,6 +19,7 @@ from textual.geometry import Size
 from textual.widgets import Label
 
 from packscope.inspector.commit_text import DECOR_STYLE
+from packscope.inspector.history_graph import graph_text
 from packscope.inspector.history_model import HistoryLog
 from packscope.inspector.safe_text import literal
 from packscope.inspector.screens.base import PackscopeScreen
@@ -27,11 +28,16 @@ from packscope.inspector.widgets.prompt import Prompt
 from packscope.inspector.widgets.virtual_list import VirtualList
 
 HELP = """
-The commit log, newest first (git log's default order: by commit date,
-following every parent), as `git log` would list it for the revisions
-shown in the title (HEAD unless you pick others with `r`).
+The commit log, newest first, as `git log --graph` lists it for the
+revisions shown in the title (HEAD unless you pick others with `r`): in
+topological order (a commit before its parents) with the graph column —
+each commit (●, a merge ◉) in the lane git draws it in, lines for the
+branches passing by.  `t` hides the graph and lists in git log's default
+order (by commit date); `t` again brings it back.  Without a commit-graph
+file, the topological order needs the whole history read first (the title
+counts the commits read), as git's does.
 
-Rows: abbreviated id, author date (in the author's time zone), author, the
+Rows: graph, abbreviated id, author date (in the author's time zone), author, the
 refs that point at the commit (HEAD, branches, tags: peeled to the commit
 they name) and the subject.  Text from the repository is shown literally:
 markup is not interpreted, control and bidi characters are spelled out
@@ -104,7 +110,11 @@ class _Source:
     def row_text(self, row: int) -> Text:
         c = self.history.rows[row]
         s = self.history.summaries.get(c.oid)
-        t = Text(c.oid.hex()[:10], style="yellow")
+        t = Text()
+        if self.history.lanes is not None:
+            t.append_text(graph_text(self.history.lanes.row(row)))
+            t.append(" ")
+        t.append(c.oid.hex()[:10], style="yellow")
         if s.error:
             t.append("  ")
             t.append_text(literal(f"cannot read: {s.error}", "red"))
@@ -134,6 +144,7 @@ class HistoryScreen(PackscopeScreen):
     BINDINGS = [
         Binding("r", "pick_revisions", "Revisions", id="history.revisions"),
         Binding("p", "pick_paths", "Paths", id="history.paths"),
+        Binding("t", "toggle_graph", "Graph on/off", id="history.graph"),
     ]
 
     PAGE_MARGIN = 3  # pages loaded beyond the cursor
@@ -142,6 +153,7 @@ class HistoryScreen(PackscopeScreen):
         super().__init__()
         self.revs = revs or ["HEAD"]
         self.paths = paths or []
+        self.graph = True  # the graph column, and git log --graph's topo order
         self.history: HistoryLog | None = None
         self.search_state = ""  # what the title says about a search
         self.searching = False
@@ -175,7 +187,7 @@ class HistoryScreen(PackscopeScreen):
             return
         if self.history is not None:
             self.history.cancel()
-        self.history = HistoryLog(self.app.core, self.revs, self.paths)
+        self.history = HistoryLog(self.app.core, self.revs, self.paths, graph=self.graph)
         lst = self.vlist
         lst.follow = False
         lst.set_source(_Source(self.history))
@@ -249,8 +261,13 @@ class HistoryScreen(PackscopeScreen):
         else:
             t.append_text(literal(log.describe(), "bold cyan"))
             total = "?" if log.estimate is None else f"~{log.estimate:,}"
+            if log.graph:
+                t.append("  graph", style="dim")
             if log.done:
                 t.append(f"  {log.loaded:,} commits", style="green")
+            elif log.graph and not log.loaded and log.reads is not None and log.reads.reads:
+                # without generation numbers, --topo-order reads everything before its first row
+                t.append(f"  ordering for the graph: {log.reads.reads:,} commits read…", style="yellow")
             else:
                 t.append(f"  loaded {log.loaded:,} of {total}")
                 if log.want > log.loaded:
@@ -336,6 +353,14 @@ class HistoryScreen(PackscopeScreen):
             lst.follow = False
             lst.move_to(found)
         self.update_title()
+
+    def action_toggle_graph(self) -> None:
+        self.graph = not self.graph
+        self.notify(
+            "graph shown (topo order, as git log --graph)" if self.graph else "graph hidden (date order, as git log)",
+            timeout=2,
+        )
+        self.restart()
 
     # --- pickers ----------------------------------------------------------------------
 
