@@ -52,11 +52,13 @@ class PackscopeError(Exception):
         oid: str | None = None,
         remedy: str | None = None,
         kind: str | None = None,
+        line: int | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.path = None if path is None else str(path)
         self.offset = offset
+        self.line = line  # 1-based line of a text file (config, packed-refs, a reflog), when that is the place
         self.oid = oid
         self.remedy = remedy or self.default_remedy
         if kind is not None:

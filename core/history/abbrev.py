@@ -15,8 +15,13 @@ counted — and lengthens an abbreviation until no other object shares it
 from __future__ import annotations
 
 from bisect import bisect_left
+from typing import TYPE_CHECKING
 
 from packscope.core.oid import parse_prefix
+
+if TYPE_CHECKING:
+    from packscope.core.repo.config import Config
+    from packscope.core.store.odb import ObjectStore
 
 FALLBACK_ABBREV = 7
 
@@ -31,7 +36,7 @@ def default_abbrev_len(object_count: int) -> int:
     return max(FALLBACK_ABBREV, (bits + 1) // 2)
 
 
-def configured_abbrev(config, hexsz: int) -> int | None:
+def configured_abbrev(config: Config | None, hexsz: int) -> int | None:
     """``core.abbrev``: None for auto (the default), else the minimum length
     (``false``/``no``: the whole id); ValueError for what git refuses (a
     length below 4 or above the id's)."""
@@ -50,10 +55,10 @@ def configured_abbrev(config, hexsz: int) -> int | None:
     return n
 
 
-def approximate_object_count(store) -> int:
+def approximate_object_count(store: ObjectStore) -> int:
     """git's repo_approximate_object_count(): the objects of every
     multi-pack-index plus those of the packs no multi-pack-index covers."""
-    count = sum(m.num_objects for m in getattr(store, "midxs", ()))
+    count: int = sum(m.num_objects for m in store.midxs)
     for h in store.packs:
         if not h.in_midx:
             count += h.index.open().num_objects
@@ -83,7 +88,7 @@ class StoreAbbreviator:
     ``min_len`` digits (usually none but ``oid``) decide how much longer it
     must be.  Answers are remembered (a log names parents again and again)."""
 
-    def __init__(self, store, min_len: int | None = None) -> None:
+    def __init__(self, store: ObjectStore, min_len: int | None = None) -> None:
         self.store = store
         self.min_len = default_abbrev_len(approximate_object_count(store)) if min_len is None else min_len
         self._known: dict[bytes, str] = {}

@@ -24,6 +24,7 @@ agree on pure-ASCII paths.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 SEED1 = 0x293AE76F
@@ -51,10 +52,7 @@ def murmur3_32(data: bytes, seed: int = 0, *, signed_chars: bool = False) -> int
     h = seed & _M32
     n = len(data)
     nblocks = n // 4
-    if signed_chars:
-        conv = _signed_byte
-    else:
-        conv = int  # identity on ints
+    conv: Callable[[int], int] = _signed_byte if signed_chars else int  # int: identity on ints
     for i in range(nblocks):
         b = 4 * i
         # OR of the shifted bytes, as git's loop builds each block; with
@@ -111,7 +109,7 @@ def path_hashes(path: bytes, settings: BloomSettings) -> tuple[int, ...]:
     return tuple((h1 + i * h2) & _M32 for i in range(settings.num_hashes))
 
 
-def with_leading_dirs(paths) -> list[bytes]:
+def with_leading_dirs(paths: Iterable[bytes]) -> list[bytes]:
     """Every path plus its leading directories, once each, in first-seen order."""
     seen: dict[bytes, None] = {}
     for p in paths:

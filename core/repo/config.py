@@ -42,6 +42,7 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import overload
 
 from packscope.core.errors import ConfigError
 
@@ -297,13 +298,13 @@ class Config:
     # --- construction -------------------------------------------------------
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike, *, includes: bool = True, missing_ok: bool = False) -> Config:
+    def from_file(cls, path: str | os.PathLike[str], *, includes: bool = True, missing_ok: bool = False) -> Config:
         """Read one file (and, by default, what it includes)."""
         return cls.from_files([path], includes=includes, missing_ok=missing_ok)
 
     @classmethod
     def from_files(
-        cls, paths: Iterable[str | os.PathLike], *, includes: bool = True, missing_ok: bool = False
+        cls, paths: Iterable[str | os.PathLike[str]], *, includes: bool = True, missing_ok: bool = False
     ) -> Config:
         """Read several files in order; later files win for :meth:`get`."""
         reader = _Reader(includes)
@@ -356,6 +357,12 @@ class Config:
             return default
         return parse_bool(e.value, where=e)
 
+    @overload
+    def get_int(self, section: str, key: str, subsection: str | None = None, *, default: int) -> int: ...
+    @overload
+    def get_int(
+        self, section: str, key: str, subsection: str | None = None, default: int | None = None
+    ) -> int | None: ...
     def get_int(self, section: str, key: str, subsection: str | None = None, default: int | None = None) -> int | None:
         """An integer with an optional k/m/g suffix (powers of 1024);
         ``0x`` hex and leading-zero octal are read as C's strtol does."""
@@ -459,7 +466,7 @@ class _Reader:
         self.files: list[str] = []
         self.ignored: list[IgnoredInclude] = []
 
-    def read_file(self, path: str, *, depth: int, missing_ok: bool, chain: tuple) -> None:
+    def read_file(self, path: str, *, depth: int, missing_ok: bool, chain: tuple[str, ...]) -> None:
         try:
             with open(path, "rb") as f:
                 data = f.read()
@@ -479,7 +486,7 @@ class _Reader:
             ) from None
         self.read_data(data, path, depth=depth, chain=chain + (path,))
 
-    def read_data(self, data: bytes, path: str | None, *, depth: int, chain: tuple) -> None:
+    def read_data(self, data: bytes, path: str | None, *, depth: int, chain: tuple[str, ...]) -> None:
         if path is not None:
             self.files.append(path)
         parser = _Parser(data, path)
@@ -493,7 +500,7 @@ class _Reader:
             elif section == "includeif" and subsection is not None and key == "path":
                 self.ignored.append(IgnoredInclude(subsection, value, path, line))
 
-    def _include(self, entry: ConfigEntry, depth: int, chain: tuple) -> None:
+    def _include(self, entry: ConfigEntry, depth: int, chain: tuple[str, ...]) -> None:
         if entry.value is None:
             err = ConfigError(
                 f"missing value for 'include.path' (line {entry.line} of {entry.path})",
@@ -543,7 +550,7 @@ class _Reader:
         self.read_file(target, depth=depth + 1, missing_ok=True, chain=chain)
 
 
-def expand_path(value: str, relative_to: str | os.PathLike | None = None) -> Path:
+def expand_path(value: str, relative_to: str | os.PathLike[str] | None = None) -> Path:
     """A path-valued setting: ``~`` expanded, relative to ``relative_to``."""
     p = os.path.expanduser(value)
     if relative_to is not None and not os.path.isabs(p):

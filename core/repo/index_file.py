@@ -309,7 +309,7 @@ class IndexFile:
             return []
         data, rawsz = self.data, self.fmt.rawsz
         pos, end = ext[0], ext[0] + ext[1]
-        out = []
+        out: list[tuple[bytes, int, bytes, int]] = []
         while pos < end:
             nul = data.find(b"\0", pos, end)
             if nul < 0:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from packscope.core.errors import BadRefError
 from packscope.core.oid import ObjectFormat, is_hex
+from packscope.core.repo.repository import Repository
 
 MAX_LINE = 1 << 20  # a longer "line" is not a reflog entry
 
@@ -37,7 +38,7 @@ class Reflog:
     path: str
 
 
-def reflogs(repo) -> list[Reflog]:
+def reflogs(repo: Repository) -> list[Reflog]:
     """Every reflog of the repository, all worktrees included, by ref name."""
     common = Path(repo.common_dir)
     out = []

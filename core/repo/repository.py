@@ -86,7 +86,7 @@ class Repository:
     # --- construction ----------------------------------------------------------
 
     @classmethod
-    def discover(cls, start: str | os.PathLike | None = None, env: Mapping[str, str] = os.environ) -> Repository:
+    def discover(cls, start: str | os.PathLike[str] | None = None, env: Mapping[str, str] = os.environ) -> Repository:
         """Find the repository the way ``git -C START`` would."""
         cwd = Path(os.path.abspath(os.fspath(start) if start is not None else os.getcwd()))
         if env.get("GIT_DIR"):
@@ -118,7 +118,7 @@ class Repository:
         )
 
     @classmethod
-    def open(cls, path: str | os.PathLike, env: Mapping[str, str] | None = None) -> Repository:
+    def open(cls, path: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> Repository:
         """The repository at exactly ``path``: a work tree (holding ``.git``),
         a ``.git`` directory or gitfile, or a bare repository.  No walking up.
         ``env`` (default: none) may supply GIT_WORK_TREE, GIT_OBJECT_DIRECTORY,
