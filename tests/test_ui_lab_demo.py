@@ -487,3 +487,19 @@ async def test_replay_is_opened_from_the_lab_and_from_the_command_line(big_bucke
     bad.write_bytes(packscope("-C", repo, "lookup", "--json", "--summary", names[99].hex()).stdout)
     p = packscope("-C", repo, "lab", "--replay", bad, check=False)
     assert p.returncode == 128 and b"cannot be replayed" in p.stderr
+
+
+@pytest.mark.asyncio
+async def test_a_frame_is_built_once_for_layout_and_paint(big_bucket):
+    repo, names = big_bucket
+    app = make_app(repo, poll_seconds=60)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await _lab(app, pilot)
+        await _look_up(app, pilot, screen, names[1234].hex())
+        view = screen.query_one(SearchView)
+        built = []
+        build = view._build
+        view._build = lambda width: built.append(width) or build(width)
+        screen.set_frame(1)
+        await pilot.pause(0.1)
+        assert built == [view.size.width]  # the height asked and the lines drawn from one build

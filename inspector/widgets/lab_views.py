@@ -8,9 +8,6 @@ drawing is plain Rich text (block characters), cheap to redo every frame.
 
 from __future__ import annotations
 
-import io
-
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 from textual.widget import Widget
@@ -38,9 +35,6 @@ BARS = " ▁▂▃▄▅▆▇█"
 
 def _n(k: int, word: str) -> str:
     return f"{k} {word}{'' if k == 1 else 's'}"
-
-
-_CONSOLE = Console(width=400, color_system=None, file=io.StringIO())
 
 
 def rendered_height(console, text: Text, width: int) -> int:
@@ -182,6 +176,17 @@ class SearchView(Widget):
         return self.render_text(self.size.width)
 
     def render_text(self, width: int) -> Text:
+        # Layout asks for the height and then draws at the same width: one
+        # build per frame (a 3,400-name bucket is ~450 cells of bars).
+        key = (width, self.step, self.note, self.probe_lines, self.bar_rows)
+        cached = getattr(self, "_drawn", None)
+        if cached is not None and cached[0] == key and cached[1] is self.stage:
+            return cached[2].copy()
+        text = self._build(width)
+        self._drawn = (key, self.stage, text)
+        return text.copy()
+
+    def _build(self, width: int) -> Text:
         width = max(40, width or 100)
         if not self.paths:
             return Text(self.note or "No bucket search at this step.", style="italic dim", end="")
@@ -259,10 +264,8 @@ class SearchView(Widget):
     def _thick(bar: Text) -> Text:
         """An extra row above a bar (presentation mode): the window solid,
         the marks repeated, the rest blank."""
-        out = Text(end="")
-        for ch, style in ((seg.text, seg.style) for seg in bar.render(_CONSOLE)):
-            for c in ch:
-                out.append({"━": "█", "─": " "}.get(c, c), style=style)
+        out = bar.copy()
+        out.plain = bar.plain.replace("━", "█").replace("─", " ")
         return out
 
     @staticmethod
@@ -295,9 +298,13 @@ class SearchView(Widget):
                 cells[col(path.found)] = ["◆", "bold green"]
             else:
                 cells[min(bar_w - 1, col(path.insert_at))] = ["✕", "bold red"]
-        t = Text(end="")
-        for ch, style in cells:
-            t.append(ch, style=style)
+        # One span per run of equal style, not per cell.
+        t = Text("".join(ch for ch, _ in cells), end="")
+        start = 0
+        for c in range(1, bar_w + 1):
+            if c == bar_w or cells[c][1] != cells[start][1]:
+                t.stylize(cells[start][1], start, c)
+                start = c
         return t
 
 
