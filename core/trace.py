@@ -10,6 +10,7 @@ once per lookup and take an untraced path otherwise.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -157,10 +158,8 @@ class Tracer:
         self.active = True
 
         def unsubscribe() -> None:
-            try:
+            with contextlib.suppress(ValueError):  # unsubscribed twice
                 self._listeners.remove(listener)
-            except ValueError:
-                pass
             self.active = bool(self._listeners)
 
         return unsubscribe

@@ -16,6 +16,7 @@ byte (fullest first), then the loose name caches.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from packscope.core.errors import CorruptObjectError, PackscopeError
@@ -216,10 +217,8 @@ class ObjectTable:
     def total_objects(self) -> int:
         n = 0
         for slot in self.packs:
-            try:
+            with contextlib.suppress(PackscopeError):  # a bad index is reported by the pack checks
                 n += slot.handle.index.open().num_objects
-            except PackscopeError:
-                pass
         for d in self.loose:
             n += sum(len(d.cache.entries(sub)) for sub in range(256))
         return n

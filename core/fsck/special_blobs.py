@@ -199,7 +199,7 @@ def submodule_name_ok(name: str) -> bool:
 def submodule_url_ok(url: str) -> bool:
     if url.startswith("-"):
         return False  # would be read as an option by the transport
-    if url.startswith(("./", "../")) or url.startswith("git://"):
+    if url.startswith(("./", "../", "git://")):
         # Relative URLs are appended to the superproject's URL and decoded:
         # a newline there could inject a credential-protocol line.
         if "\n" in _percent_decode(url):

@@ -283,9 +283,8 @@ def check_commit(data: bytes, fmt: ObjectFormat, severities: dict[str, str] | No
     if authors == 0:
         if report("missingAuthor", "commit has no 'author' line after its parents", pos):
             return report.problems
-    elif authors > 1:
-        if report("multipleAuthors", f"commit has {authors} 'author' lines", pos):
-            return report.problems
+    elif authors > 1 and report("multipleAuthors", f"commit has {authors} 'author' lines", pos):
+        return report.problems
     if not data.startswith(b"committer ", pos):
         report("missingCommitter", "commit has no 'committer' line after its author", pos)
         return report.problems
@@ -327,9 +326,10 @@ def check_tag(data: bytes, fmt: ObjectFormat, severities: dict[str, str] | None 
     if eol < 0:
         report("missingType", "tag ends inside its 'type' line", pos)
         return report.problems
-    if data[pos + 5 : eol] not in OBJECT_TYPES:
-        if report("badType", f"tag's type {data[pos + 5 : eol][:20]!r} is not an object type", pos + 5):
-            return report.problems
+    if data[pos + 5 : eol] not in OBJECT_TYPES and report(
+        "badType", f"tag's type {data[pos + 5 : eol][:20]!r} is not an object type", pos + 5
+    ):
+        return report.problems
     pos = eol + 1
     if not data.startswith(b"tag ", pos):
         report("missingTagEntry", "tag has no 'tag' line after its type", pos)
@@ -339,9 +339,10 @@ def check_tag(data: bytes, fmt: ObjectFormat, severities: dict[str, str] | None 
         report("missingTag", "tag ends inside its 'tag' line", pos)
         return report.problems
     name = data[pos + 4 : eol].decode("utf-8", "surrogateescape")
-    if not check_refname("refs/tags/" + name):
-        if report("badTagName", f"tag name {name[:60]!r} is not a valid ref name", pos + 4):
-            return report.problems
+    if not check_refname("refs/tags/" + name) and report(
+        "badTagName", f"tag name {name[:60]!r} is not a valid ref name", pos + 4
+    ):
+        return report.problems
     pos = eol + 1
     if not data.startswith(b"tagger ", pos):
         if report("missingTaggerEntry", "tag has no 'tagger' line", pos):
@@ -378,7 +379,7 @@ def _tree_is_clean(data: bytes, rawsz: int) -> bool:
     entries = tree_patterns(rawsz).entries.findall(data)
     if not entries:
         return not data
-    modes, names, oids = zip(*entries)
+    modes, names, oids = zip(*entries, strict=True)
     # findall skips what it cannot match: the matches cover the whole tree
     # only if every entry parsed, back to back.
     if sum(map(len, modes)) + sum(map(len, names)) + (2 + rawsz) * len(entries) != len(data):
@@ -390,16 +391,21 @@ def _tree_is_clean(data: bytes, rawsz: int) -> bool:
         return False
     # Only a name starting with '.', an HFS+-ignorable code point (lead
     # bytes E2/EF) or "git~" can fold to ".git": look closer at those alone.
-    if _DOTGIT_CANDIDATE.search(joined):
-        if any(is_dotgit(n) for n in names if n[:1] in (b".", b"\xe2", b"\xef") or n[:4].lower() == b"git~"):
-            return False
+    if _DOTGIT_CANDIDATE.search(joined) and any(
+        is_dotgit(n) for n in names if n[:1] in (b".", b"\xe2", b"\xef") or n[:4].lower() == b"git~"
+    ):
+        return False
     if b"120000" in modes:
-        for mode, name in zip(modes, names):
+        for mode, name in zip(modes, names, strict=True):
             if mode == b"120000" and any(is_special_name(name, base) for base, _ in _SPECIALS):
                 return False
     if len(set(names)) != len(names):
         return False
-    keys = [n + b"/" if m == b"40000" else n for m, n in zip(modes, names)] if b"40000" in modes else list(names)
+    keys = (
+        [n + b"/" if m == b"40000" else n for m, n in zip(modes, names, strict=True)]
+        if b"40000" in modes
+        else list(names)
+    )
     return keys == sorted(keys)
 
 

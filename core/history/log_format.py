@@ -90,24 +90,24 @@ def format_date(time: int, tz: str) -> str:
     """git's default date format in the ident's own zone:
     ``Thu Sep 13 12:26:40 2020 +0200``."""
     y, m, d, hh, mm, ss, wday, tzv = _tm(time, tz)
-    return "%s %s %d %02d:%02d:%02d %d %+05d" % (_DAYS[wday], _MONTHS[m - 1], d, hh, mm, ss, y, tzv)
+    return f"{_DAYS[wday]} {_MONTHS[m - 1]} {d} {hh:02d}:{mm:02d}:{ss:02d} {y} {tzv:+05d}"
 
 
 def format_date_iso(time: int, tz: str) -> str:
     y, m, d, hh, mm, ss, _, tzv = _tm(time, tz)
-    return "%04d-%02d-%02d %02d:%02d:%02d %+05d" % (y, m, d, hh, mm, ss, tzv)
+    return f"{y:04d}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}:{ss:02d} {tzv:+05d}"
 
 
 def format_date_iso_strict(time: int, tz: str) -> str:
     y, m, d, hh, mm, ss, _, tzv = _tm(time, tz)
-    s = "%04d-%02d-%02dT%02d:%02d:%02d" % (y, m, d, hh, mm, ss)
+    sign = "+" if tzv >= 0 else "-"
     # git 2.39 writes UTC as +00:00 (later versions write Z)
-    return s + "%s%02d:%02d" % ("+" if tzv >= 0 else "-", abs(tzv) // 100, abs(tzv) % 100)
+    return f"{y:04d}-{m:02d}-{d:02d}T{hh:02d}:{mm:02d}:{ss:02d}{sign}{abs(tzv) // 100:02d}:{abs(tzv) % 100:02d}"
 
 
 def format_date_short(time: int, tz: str) -> str:
     y, m, d, *_ = _tm(time, tz)
-    return "%04d-%02d-%02d" % (y, m, d)
+    return f"{y:04d}-{m:02d}-{d:02d}"
 
 
 # --- message helpers (git's pretty.c rules) ---------------------------------------
@@ -196,12 +196,14 @@ def _display_width(segment: bytes) -> int:
 def _expand_tabs(line: bytes, tabwidth: int = 8) -> bytes:
     if b"\t" not in line:
         return line
+    # Every segment but the first starts at a tab stop, so the padding after
+    # one depends on its own width only.
+    *segs, last = line.split(b"\t")
     out = []
-    for k, seg in enumerate(line.split(b"\t")):
-        if k:
-            out.append(b" " * (tabwidth - _display_width(prev) % tabwidth))
+    for seg in segs:
         out.append(seg)
-        prev = seg
+        out.append(b" " * (tabwidth - _display_width(seg) % tabwidth))
+    out.append(last)
     return b"".join(out)
 
 

@@ -147,10 +147,9 @@ class OpenFiles:
             self._evict_one(keep=key)
 
     def touch(self, owner: object) -> None:
-        try:
-            self._owners.move_to_end(id(owner))
-        except KeyError:
-            pass
+        key = id(owner)
+        if key in self._owners:  # closed owners are not in the LRU
+            self._owners.move_to_end(key)
 
     def closed(self, owner: object) -> None:
         self._owners.pop(id(owner), None)

@@ -8,6 +8,7 @@ store's open-file LRU, the LRU in ``self._open_files``.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import mmap
 import os
@@ -79,10 +80,8 @@ class MappedFile:
         m = self._map
         if m is None:
             return
-        try:
+        with contextlib.suppress(BufferError):  # a view is still exported; the GC will unmap
             m.close()
-        except BufferError:  # a view is still exported; the GC will unmap
-            pass
         self._map = None
         self._forget_mapping()
         if self._open_files is not None:
