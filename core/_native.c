@@ -11,6 +11,8 @@
  *       fallback set with set_delta_fallback(func) with the same arguments,
  *       so every error (kind, offset, message) comes from the reference.
  *
+ * Tree entries: tree_items (below), the reference being core/objects.py.
+ *
  * The input is hostile until proven otherwise: the header's sizes are 64-bit
  * varints (more than 63 bits is refused), every read of the delta is checked
  * against its length, every copy against the base, and the instruction
@@ -310,6 +312,70 @@ native_set_delta_fallback(PyObject *self, PyObject *func)
     Py_RETURN_NONE;
 }
 
+/* Tree entries (gitformat: "<octal mode> <name>\0<raw id>" repeated):
+ *
+ *   tree_items(data, rawsz) -> [(mode, name, id), ...], or None unless every
+ *       byte belongs to a well-formed entry (what the pure path's one regex
+ *       fullmatch accepts); the caller's careful pure loop then says where
+ *       it breaks.  The mode wraps at 32 bits as git's get_mode does. */
+static PyObject *
+native_tree_items(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "tree_items(data, rawsz)");
+        return NULL;
+    }
+    Py_ssize_t rawsz = PyLong_AsSsize_t(args[1]);
+    if (rawsz == -1 && PyErr_Occurred())
+        return NULL;
+    if (rawsz <= 0 || rawsz > 64) {
+        PyErr_SetString(PyExc_ValueError, "tree_items: rawsz must be 1..64");
+        return NULL;
+    }
+    Py_buffer view;
+    const uint8_t *d;
+    Py_ssize_t n;
+    if (get_bytes(args[0], &view, &d, &n) < 0)
+        Py_RETURN_NONE;
+    PyObject *items = PyList_New(0);
+    if (items == NULL)
+        goto done;
+    Py_ssize_t pos = 0;
+    while (pos < n) {
+        Py_ssize_t start = pos;
+        uint32_t mode = 0;
+        while (pos < n && d[pos] >= '0' && d[pos] <= '7') {
+            mode = mode * 8u + (uint32_t)(d[pos] - '0');
+            pos++;
+        }
+        if (pos == start || pos >= n || d[pos] != ' ')
+            goto doubt;
+        pos++;
+        const uint8_t *nul = memchr(d + pos, 0, (size_t)(n - pos));
+        if (nul == NULL || nul == d + pos)
+            goto doubt; /* no end to the name, or an empty name */
+        Py_ssize_t name_end = nul - d;
+        if (n - (name_end + 1) < rawsz)
+            goto doubt; /* the id is cut short */
+        PyObject *entry = Py_BuildValue("(ky#y#)", (unsigned long)mode, (const char *)(d + pos),
+                                        name_end - pos, (const char *)(nul + 1), rawsz);
+        if (entry == NULL || PyList_Append(items, entry) < 0) {
+            Py_XDECREF(entry);
+            Py_CLEAR(items);
+            goto done;
+        }
+        Py_DECREF(entry);
+        pos = name_end + 1 + rawsz;
+    }
+    goto done;
+doubt:
+    Py_DECREF(items);
+    items = Py_NewRef(Py_None);
+done:
+    release_bytes(&view);
+    return items;
+}
+
 static PyMethodDef native_methods[] = {
     {"apply_delta", (PyCFunction)(void (*)(void))native_apply_delta, METH_FASTCALL | METH_KEYWORDS,
      "apply_delta(base, delta, max_size=4 GiB) -> bytes: the object the delta makes from base; on anything "
@@ -318,6 +384,8 @@ static PyMethodDef native_methods[] = {
      "try_apply_delta(base, delta, max_size) -> bytes, or None if the delta is not valid for this base."},
     {"set_delta_fallback", native_set_delta_fallback, METH_O,
      "set_delta_fallback(func): what apply_delta calls with (base, delta, max_size) on doubt."},
+    {"tree_items", (PyCFunction)(void (*)(void))native_tree_items, METH_FASTCALL,
+     "tree_items(data, rawsz) -> [(mode, name, id), ...], or None unless the whole tree is well-formed."},
     {NULL, NULL, 0, NULL},
 };
 
