@@ -21,33 +21,59 @@ The walk's node objects come from packscope.core.history.walk (``flags``, ``pare
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from heapq import heappop, heappush
+from typing import Any, Protocol, TypeVar
 
 from packscope.core.history.walk_flags import EXPLORED, GENERATION_INFINITY, INDEGREE, UNINTERESTING
 
 
-def sort_in_topological_order(nodes: list, by_date: bool) -> list:
+class TopoNode(Protocol):
+    """What the orders need of a walk's commit node."""
+
+    flags: int
+    date: int
+    generation: int
+
+    @property
+    def parents(self) -> Sequence[TopoNode] | None: ...
+
+
+N = TypeVar("N", bound=TopoNode)
+
+
+class TopoWalker(Protocol):
+    """What the incremental order needs of the walk (packscope.core.history.walk)."""
+
+    first_parent: bool
+
+    def parse_gently(self, node: Any) -> bool: ...
+    def process_parents(self, node: Any, queue: bool = True) -> None: ...
+    def shown(self, node: Any) -> bool: ...
+    def record(self, node: Any) -> Any: ...
+
+
+def sort_in_topological_order(nodes: Sequence[N], by_date: bool) -> list[N]:
     """git's sort_in_topological_order: a parent comes out only after all
     its children in the list; ready commits wait in a stack (graph order,
     so a merge's last parent continues first) or a date heap (date order)."""
-    indegree: dict = {n: 1 for n in nodes}
+    indegree: dict[Any, int] = {n: 1 for n in nodes}  # parents are nodes of the same walk
     for n in nodes:
-        for p in n.parents:
+        for p in n.parents or ():
             d = indegree.get(p)
             if d:
                 indegree[p] = d + 1
     tips = [n for n in nodes if indegree[n] == 1]
-    out: list = []
+    out: list[N] = []
     if by_date:
-        heap = []
+        heap: list[tuple[int, int, Any]] = []
         counter = 0
         for n in tips:
             heappush(heap, (-n.date, counter, n))
             counter += 1
         while heap:
             n = heappop(heap)[2]
-            for p in n.parents:
+            for p in n.parents or ():
                 d = indegree.get(p)
                 if not d:
                     continue
@@ -58,10 +84,10 @@ def sort_in_topological_order(nodes: list, by_date: bool) -> list:
             indegree[n] = 0
             out.append(n)
         return out
-    stack = tips[::-1]  # the first tip on top: tips come out in walk order
+    stack: list[Any] = tips[::-1]  # the first tip on top: tips come out in walk order
     while stack:
         n = stack.pop()
-        for p in n.parents:
+        for p in n.parents or ():
             d = indegree.get(p)
             if not d:
                 continue
@@ -78,27 +104,26 @@ class _Incremental:
     parents are counted), an indegree queue (count children down to a
     generation) and the topo queue of commits whose children are all out."""
 
-    def __init__(self, w, by_date: bool) -> None:
-
+    def __init__(self, w: TopoWalker, by_date: bool) -> None:
         self.uninteresting = UNINTERESTING
         self.w = w
         self.by_date = by_date
         self.first_parent = w.first_parent
-        self.explore: list = []  # heaps of (-generation, -date, insertion, node)
-        self.indegree_queue: list = []
-        self.topo: list = []  # stack of nodes, or heap of (-date, insertion, node)
-        self.indegree: dict = {}
+        self.explore: list[tuple[int, int, int, TopoNode]] = []  # heaps of (-generation, -date, insertion, node)
+        self.indegree_queue: list[tuple[int, int, int, TopoNode]] = []
+        self.topo: list[Any] = []  # stack of nodes, or heap of (-date, insertion, node)
+        self.indegree: dict[TopoNode, int] = {}
         self.counter = 0
         self.min_generation = GENERATION_INFINITY
 
-    def insert(self, queue: list, node, flag: int) -> None:
+    def insert(self, queue: list[tuple[int, int, int, TopoNode]], node: TopoNode, flag: int) -> None:
         if node.flags & flag:
             return
         node.flags |= flag
         heappush(queue, (-node.generation, -node.date, self.counter, node))
         self.counter += 1
 
-    def put_topo(self, node) -> None:
+    def put_topo(self, node: TopoNode) -> None:
         if self.by_date:
             heappush(self.topo, (-node.date, self.counter, node))
             self.counter += 1
@@ -112,7 +137,7 @@ class _Incremental:
             if not self.w.parse_gently(c):
                 continue
             self.w.process_parents(c, queue=False)
-            for p in c.parents:
+            for p in c.parents or ():
                 self.insert(q, p, EXPLORED)
 
     def compute_indegrees_to_depth(self, cutoff: int) -> None:
@@ -123,7 +148,7 @@ class _Incremental:
             if not self.w.parse_gently(c):
                 continue
             self.explore_to_depth(c.generation)
-            for p in c.parents:
+            for p in c.parents or ():
                 if not self.w.parse_gently(p):
                     break
                 indegree[p] = indegree.get(p, 0) + 1 if indegree.get(p) else 2
@@ -131,7 +156,7 @@ class _Incremental:
                 if self.first_parent:
                     break
 
-    def start(self, tips: list) -> None:
+    def start(self, tips: Sequence[TopoNode]) -> None:
         for c in tips:
             if not self.w.parse_gently(c):
                 continue
@@ -146,10 +171,10 @@ class _Incremental:
         if not self.by_date:
             self.topo.reverse()  # the tips come out in the walk's order
 
-    def expand(self, c) -> None:
+    def expand(self, c: TopoNode) -> None:
         self.w.process_parents(c, queue=False)
         indegree = self.indegree
-        for p in c.parents:
+        for p in c.parents or ():
             if p.flags & self.uninteresting:
                 continue
             if not self.w.parse_gently(p):
@@ -164,7 +189,7 @@ class _Incremental:
             if self.first_parent:
                 break
 
-    def run(self) -> Iterator:
+    def run(self) -> Iterator[Any]:
         topo = self.topo
         w = self.w
         while topo:
@@ -175,14 +200,14 @@ class _Incremental:
                 yield w.record(c)
 
 
-def incremental_topo_walk(w, tips: list, by_date: bool) -> Iterator:
+def incremental_topo_walk(w: TopoWalker, tips: Sequence[TopoNode], by_date: bool) -> Iterator[Any]:
     """Commits of an unlimited walk in topological (``by_date``: date) order,
     as git's init_topo_walk / next_topo_commit / expand_topo_walk give them.
     ``w`` is packscope.core.history.walk's walk (parse, process_parents, shown, record);
     ``tips`` its start commits, sorted by date."""
     walk = _Incremental(w, by_date)
 
-    def run() -> Iterator:
+    def run() -> Iterator[Any]:
         walk.start(tips)  # lazily, so that nothing is read before the first next()
         yield from walk.run()
 
