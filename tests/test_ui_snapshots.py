@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests import ui_history_repos as hr
-from tests.repos import git
+from tests.repos import build_many_packs, git
 from tests.ui_support import until
 
 SIZE = (120, 36)
@@ -35,6 +35,10 @@ BUILDER_SOURCES = (HERE / "ui_history_repos.py", HERE / "repos.py")
 def _build(root: Path) -> None:
     base = hr.build_history_repo(root, "snap.git")
     hr.corrupt_copies(base, root / "corrupt")
+    (root / "many").mkdir()
+    many = build_many_packs(root / "many", packs=12)
+    keep = sorted(many.glob("objects/pack/*.pack"))[4]
+    keep.with_suffix(".keep").write_text("")  # a K badge
     # Fixed, old mtimes: a pack directory written just now would make
     # the store's scan provisional (a badge on the Overview).
     for dirpath, dirs, files in os.walk(root):
@@ -63,11 +67,16 @@ def snap_repos() -> dict[str, Path]:
         key = builder_key()
         if not marker.exists() or marker.read_text() != key:
             marker.unlink(missing_ok=True)  # a build that dies half-way is never trusted
-            for old in (ROOT / "snap.git", ROOT / "corrupt"):
+            for old in (ROOT / "snap.git", ROOT / "corrupt", ROOT / "many"):
                 shutil.rmtree(old, ignore_errors=True)
             _build(ROOT)
             marker.write_text(key)
-    return {"base": ROOT / "snap.git", "corrupt": ROOT / "corrupt" / "garbage-loose.git"}
+    return {
+        "base": ROOT / "snap.git",
+        "corrupt": ROOT / "corrupt" / "garbage-loose.git",
+        "truncated": ROOT / "corrupt" / "truncated-pack.git",
+        "many": ROOT / "many" / "many-packs.git",
+    }
 
 
 def test_the_snapshot_repositories_are_rebuilt_when_their_builder_changes(tmp_path):
@@ -124,6 +133,54 @@ def test_packs_snapshot(snap_compare, snap_repos):
         await pilot.pause(0.5)
 
     assert snap_compare(_app(snap_repos["base"]), terminal_size=SIZE, run_before=before)
+
+
+def test_packs_sorted_and_filtered_snapshot(snap_compare, snap_repos):
+    """12 packs sorted by size, largest first (o o O), then filtered (/) by
+    an id the largest holds: the packs holding it, with the offset."""
+
+    async def before(pilot):
+        app = pilot.app
+        await _quiet(app, pilot)
+        await pilot.press("2")
+        screen = app.screen
+        await until(pilot, lambda: screen.view and all(r.objects is not None for r in screen.view), "packs checked")
+        await pilot.press("o", "o", "O")
+        await pilot.pause(0.2)
+
+    assert snap_compare(_app(snap_repos["many"]), terminal_size=SIZE, run_before=before)
+
+
+def test_packs_filtered_by_id_snapshot(snap_compare, snap_repos):
+    async def before(pilot):
+        app = pilot.app
+        await _quiet(app, pilot)
+        await pilot.press("2")
+        screen = app.screen
+        await until(pilot, lambda: screen.view and all(r.objects is not None for r in screen.view), "packs checked")
+        with app.core.lock:
+            oid = screen.view[3].handle.index.open().name_at(0).hex()
+        await pilot.press("slash")
+        await pilot.pause(0.2)
+        await pilot.press(*oid[:8], "enter")
+        await until(pilot, lambda: screen.filter == oid[:8], "the filter applied")
+        await pilot.pause(0.3)
+
+    assert snap_compare(_app(snap_repos["many"]), terminal_size=SIZE, run_before=before)
+
+
+def test_health_grouped_by_cause_snapshot(snap_compare, snap_repos):
+    """A truncated pack first, with what it causes folded below it."""
+
+    async def before(pilot):
+        app = pilot.app
+        await _quiet(app, pilot)
+        await pilot.press("8")
+        await until(pilot, lambda: app.screen.state.finished, "the health check to finish", timeout=20)
+        app.screen.tick()
+        await pilot.pause(0.3)
+
+    assert snap_compare(_app(snap_repos["truncated"]), terminal_size=SIZE, run_before=before)
 
 
 def test_history_snapshot(snap_compare, snap_repos):

@@ -120,7 +120,11 @@ class RunState:
 
 
 def is_cause(f) -> bool:
-    return f.area in CAUSE_AREAS and f.severity == "error" and bool(f.pack or f.path)
+    """A finding about a damaged file (a pack or its index, a loose
+    object's file) rather than about what that damage does elsewhere."""
+    if f.severity != "error" or not (f.pack or f.path):
+        return False
+    return f.area in CAUSE_AREAS or f.kind.startswith("loose-")
 
 
 class Attributor:
@@ -369,7 +373,7 @@ class HealthScreen(PackscopeScreen):
             if parent is not None:
                 sub = parent.subgroups.get(f.kind)
                 if sub is None:
-                    sub = parent.subgroups[f.kind] = Group(f"{e.cause}\0{f.kind}", f.severity, depth=1)
+                    sub = parent.subgroups[f.kind] = Group(f"{e.cause}\0{f.kind}", f.severity, title=f.kind, depth=1)
                 sub.findings.append(e)
                 sub.worsen(f.severity)
                 parent.worsen(f.severity)

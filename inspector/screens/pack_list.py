@@ -30,7 +30,7 @@ the multi-pack-index covers have no rank: they are reached through it.
 
 Columns: MRU rank; a mark (✗ a cheap check found damage, ? not checked
 yet); the pack's name; objects (from the .idx); size of the .pack file; age
-(since the .pack was last written); midx (covered by the
+(since the .pack was last written; its date when over a day); midx (covered by the
 multi-pack-index); files: K .keep (git repack leaves the pack alone),
 P .promisor (from a partial clone's promisor remote), B .bitmap
 (reachability bitmaps), R .rev (reverse index: objects in pack order);
@@ -60,7 +60,7 @@ COLUMNS = (  # (title, width, sort): the header and the click targets
     ("pack", NAME_WIDTH, "name"),
     ("objects", 9, "objects"),
     ("size", 9, "size"),
-    ("age", 5, "age"),
+    ("age", 10, "age"),
     ("midx", 4, "midx"),
     ("files", 5, None),
     ("checks / matches", 40, None),
@@ -69,9 +69,13 @@ RIGHT = ("rank", "objects", "size", "age")
 HEADER = " ".join(t.rjust(w) if t in RIGHT else t.ljust(w) for t, w, _s in COLUMNS)
 
 
-def age_text(seconds: float) -> str:
-    s = max(0, int(seconds))
-    for unit, n in (("d", 86400), ("h", 3600), ("m", 60)):
+def age_text(mtime: float, now: float) -> str:
+    """How long ago a pack was written: "42s", "17m", "5h" within a day,
+    else the date (which, unlike "812d", does not change while you look)."""
+    s = max(0, int(now - mtime))
+    if s >= 86400:
+        return time.strftime("%Y-%m-%d", time.localtime(mtime))
+    for unit, n in (("h", 3600), ("m", 60)):
         if s >= n:
             return f"{s // n}{unit}"
     return f"{s}s"
@@ -118,7 +122,7 @@ class _Source:
         t.append_text(literal(r.name.ljust(NAME_WIDTH), "bold red" if r.orphan else "bold"))
         t.append(f" {'?' if r.objects is None else f'{r.objects:,}':>9}")
         t.append(f" {human_bytes(r.size):>9}")
-        t.append(f" {age_text(self.s.now - r.mtime):>5}", style="dim")
+        t.append(f" {age_text(r.mtime, self.s.now):>10}", style="dim")
         t.append(f" {'yes' if r.in_midx else '':<4}", style="cyan")
         t.append(f" {files_text(r):<5} ")
         notes: list[tuple[str, str]] = [(d, "red") for d in r.damage]
