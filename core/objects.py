@@ -25,10 +25,22 @@ from binascii import unhexlify
 from collections.abc import Iterator
 from dataclasses import dataclass
 from stat import S_IFDIR, S_IFLNK, S_IFREG, S_ISDIR
+from typing import Protocol
 
 from packscope.core.errors import CorruptObjectError
 from packscope.core.native import native as _native
 from packscope.core.oid import ObjectFormat
+
+
+class ObjectReader(Protocol):
+    """Anything objects can be read from by id: the object store, or a view
+    of it (replace refs, grafts).  What the history and fsck layers ask of it."""
+
+    @property
+    def fmt(self) -> ObjectFormat: ...
+
+    def read(self, oid: bytes) -> tuple[str, bytes]: ...
+
 
 # --- modes -------------------------------------------------------------------
 

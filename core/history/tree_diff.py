@@ -20,11 +20,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from stat import S_IFMT, S_ISDIR
+from typing import TypeVar
 
 from packscope.core.errors import CorruptObjectError
-from packscope.core.objects import canonical_mode, tree_items, tree_sort_key
+from packscope.core.objects import ObjectReader, canonical_mode, tree_items, tree_sort_key
 
-Items = list  # [(mode, name, oid), ...] in stored order
+V = TypeVar("V")
+
+Items = list[tuple[int, bytes, bytes]]  # [(mode, name, oid), ...] in stored order
+Entry = tuple[int, bytes]  # (mode, oid) of one name
+Trie = dict[bytes, tuple[bool, "Trie"]]  # pathspec components: exact here?, deeper components
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +47,7 @@ class TreeReader:
     used (a walk compares each commit's trees with its parents', so every
     tree is wanted twice in a row)."""
 
-    def __init__(self, store, cache_size: int = 4096) -> None:
+    def __init__(self, store: ObjectReader, cache_size: int = 4096) -> None:
         self.store = store
         self.fmt = store.fmt
         self.empty_tree = store.fmt.hash_object("tree", b"")
@@ -72,7 +77,7 @@ class TreeReader:
         return hit
 
 
-def _remember(cache: dict, key, value, limit: int) -> None:
+def _remember(cache: dict[bytes, V], key: bytes, value: V, limit: int) -> None:
     if len(cache) >= limit:
         # dicts keep insertion order: dropping the oldest quarter is a cheap LRU-ish policy
         for k in list(cache)[: limit // 4 or 1]:
@@ -87,7 +92,7 @@ ALL, SOME, NONE = 2, 1, 0
 
 def normalize_paths(paths: Iterable[bytes | str]) -> tuple[bytes, ...]:
     """Literal pathspecs as bytes without trailing slashes; "." becomes ""."""
-    out = []
+    out: list[bytes] = []
     for p in paths:
         if isinstance(p, str):
             p = p.encode("utf-8", "surrogateescape")
@@ -114,11 +119,11 @@ def _interest(path: bytes, is_dir: bool, specs: tuple[bytes, ...]) -> int:
 
 
 def diff_trees(
-    store,
+    store: ObjectReader,
     old_tree: bytes | None,
     new_tree: bytes | None,
     *,
-    paths=None,
+    paths: Iterable[bytes | str] | None = None,
     recursive: bool = True,
     reader: TreeReader | None = None,
 ) -> Iterator[TreeChange]:
@@ -134,7 +139,9 @@ def diff_trees(
     return _diff(reader, reader.items(old_tree), reader.items(new_tree), b"", specs, recursive)
 
 
-def _diff(reader: TreeReader, a: Items, b: Items, base: bytes, specs, recursive: bool) -> Iterator[TreeChange]:
+def _diff(
+    reader: TreeReader, a: Items, b: Items, base: bytes, specs: tuple[bytes, ...] | None, recursive: bool
+) -> Iterator[TreeChange]:
     i = j = 0
     na, nb = len(a), len(b)
     while i < na or j < nb:
@@ -180,7 +187,13 @@ def _diff(reader: TreeReader, a: Items, b: Items, base: bytes, specs, recursive:
 
 
 def _one_side(
-    reader: TreeReader, mode: int, path: bytes, oid: bytes, added: bool, specs, recursive: bool
+    reader: TreeReader,
+    mode: int,
+    path: bytes,
+    oid: bytes,
+    added: bool,
+    specs: tuple[bytes, ...] | None,
+    recursive: bool,
 ) -> Iterator[TreeChange]:
     is_dir = S_ISDIR(mode)
     if specs is not None:
@@ -204,7 +217,7 @@ def _one_side(
 class PathLimiter:
     """ "Did anything under ``paths`` change?" for pairs of trees."""
 
-    def __init__(self, store, paths, reader: TreeReader | None = None) -> None:
+    def __init__(self, store: ObjectReader, paths: Iterable[bytes | str], reader: TreeReader | None = None) -> None:
         self.reader = reader or TreeReader(store)
         self.paths = normalize_paths(paths)
         if not self.paths:
@@ -226,7 +239,7 @@ class PathLimiter:
         comparison with the empty tree)."""
         return self.changed(None, tree)
 
-    def _changed(self, a: bytes | None, b: bytes | None, trie: dict) -> bool:
+    def _changed(self, a: bytes | None, b: bytes | None, trie: Trie) -> bool:
         if a == b:
             return False
         reader = self.reader
@@ -248,8 +261,8 @@ class PathLimiter:
         return False
 
 
-def _build_trie(split_paths: list[list[bytes]]) -> dict:
-    trie: dict = {}
+def _build_trie(split_paths: list[list[bytes]]) -> Trie:
+    trie: Trie = {}
     for comps in split_paths:
         node = trie
         for k, c in enumerate(comps):
@@ -261,16 +274,16 @@ def _build_trie(split_paths: list[list[bytes]]) -> dict:
     return trie
 
 
-def _entry_changed(reader: TreeReader, ea, eb) -> bool:
+def _entry_changed(reader: TreeReader, ea: Entry | None, eb: Entry | None) -> bool:
     """One directory entry named by a spec, on both sides (None: absent)."""
-    a_dir = ea is not None and S_ISDIR(ea[0])
-    b_dir = eb is not None and S_ISDIR(eb[0])
-    if a_dir or b_dir:
-        if ea is not None and eb is not None and a_dir != b_dir:
+    a_tree = ea[1] if ea is not None and S_ISDIR(ea[0]) else None
+    b_tree = eb[1] if eb is not None and S_ISDIR(eb[0]) else None
+    if a_tree is not None or b_tree is not None:
+        if ea is not None and eb is not None and (a_tree is None) != (b_tree is None):
             return True  # a file replaced by a directory, or the reverse
         # Compare contents: an added empty tree, or two spellings of the same
         # tree, show no change in git's recursive diff either.
-        return _any_change(reader, ea[1] if a_dir else None, eb[1] if b_dir else None)
+        return _any_change(reader, a_tree, b_tree)
     if ea is None or eb is None:
         return True
     return ea[1] != eb[1] or canonical_mode(ea[0]) != canonical_mode(eb[0])
@@ -284,6 +297,8 @@ def _any_change(reader: TreeReader, a: bytes | None, b: bytes | None) -> bool:
     return False
 
 
-def paths_changed(store, tree_a: bytes | None, tree_b: bytes | None, paths) -> bool:
+def paths_changed(
+    store: ObjectReader, tree_a: bytes | None, tree_b: bytes | None, paths: Iterable[bytes | str]
+) -> bool:
     """One-off form of :meth:`PathLimiter.changed`."""
     return PathLimiter(store, paths).changed(tree_a, tree_b)
