@@ -144,6 +144,9 @@ async def test_o_sorts_by_each_column_as_the_files_say(ui_repo):
             assert len(out) == len(packs)
             return out
 
+        initial = names()  # search order
+        await pilot.press("o")
+        assert screen.sort == "problems" and names() == initial  # nothing damaged: search order
         await pilot.press("o")
         assert screen.sort == "name" and names() == sorted(packs)
         await pilot.press("o")
@@ -249,6 +252,10 @@ async def test_badges_from_cheap_checks_and_checksum_on_demand(many_packs_repo, 
         clean = [n for n, line in rows.items() if "✗" in line]
         assert sorted(clean) == sorted([cut.stem, orphan])  # the flipped byte needs the full hash
         assert "2 with problems" in plain(screen.query_one("#packs-summary"))
+        # o: the damaged ones first
+        await pilot.press("o")
+        assert screen.sort == "problems"
+        assert sorted(r.name for r in screen.view[:2]) == sorted([cut.stem, orphan])
         # t hashes the selected pack: the flipped one fails, a good one passes.
         lst = screen.query_one(VirtualList)
         for pack, expect in ((flipped, "checksum: pack checksum does not match"), (packs[0], "checksum ok")):

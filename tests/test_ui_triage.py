@@ -86,6 +86,10 @@ async def test_the_entry_a_truncation_cuts_is_flagged_and_the_ones_past_it(trunc
                 assert r["type"] in line  # its header is still readable: the row says what it was
             else:
                 assert "starts past the end of the data" in line, line
+        # x: to the entry the end of the data cuts
+        lst = screen.query_one(VirtualList)
+        await pilot.press("g", "x")
+        assert list_text(lst)[lst.cursor].split()[1] == victim["oid"]
 
 
 @pytest.mark.asyncio

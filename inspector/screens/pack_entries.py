@@ -36,7 +36,7 @@ switches between pack order and index order (sorted by id).
 / finds an id prefix (a binary search in the .idx) or @OFFSET (the entry
 that starts there; an offset outside the entries or inside one is an error,
 not a jump).  An entry the end of the data cuts (a truncated pack) is marked
-in red, as is every entry past the end.
+in red, as is every entry past the end; x goes to the first of them.
 
 If another process deletes this pack (git repack -a -d, gc) while it is
 open, the title says so and when; the ids and offsets stay listed, Enter
@@ -88,6 +88,7 @@ class PackScreen(PackscopeScreen):
     BINDINGS = [
         Binding("o", "toggle_order", "Pack/index order", id="pack.toggle-order"),
         Binding("f", "follow", "Follow to new pack", id="pack.follow"),
+        Binding("x", "first_cut", "Where the data ends", id="pack.first-cut"),
     ]
 
     def __init__(self, handle, offset: int | None = None) -> None:
@@ -181,6 +182,25 @@ class PackScreen(PackscopeScreen):
             self.notify("this pack still holds it", timeout=3)
             return
         self.app.push_screen(PackScreen(loc.pack, offset=loc.offset))
+
+    def action_first_cut(self) -> None:
+        """To the entry the end of the data cuts, or the first past it (a
+        truncated pack): found from the offsets alone, no reading."""
+        e = self.entries
+        if e is None or e.order is None:
+            self.notify("pack order is still being built", timeout=2)
+            return
+        k = e.order.rank_of_offset(e.data_end)
+        if e.extent_problem(e.order.offsets[k]) is None:
+            k += 1
+        if k >= len(e.order):
+            self.notify(
+                "no entry runs past the end of the data; damage inside entries shows in Health (8)",
+                timeout=4,
+            )
+            return
+        lst = self.query_one(VirtualList)
+        lst.move_to(k if e.in_offset_order else e.row_of_position(e.order.positions[k]))
 
     def _cursor_row(self):
         if self.entries is None or not self.entries.count:

@@ -43,8 +43,8 @@ against the checksum its index records, and a lone .idx or .pack whose
 partner is missing (git ignores it).  t hashes the selected pack (reads it
 all) and compares the result with its trailer.
 
-o changes the sort: search order, name, size, objects, age, midx
-coverage; O reverses it; a click on a column header sorts by it (again:
+o changes the sort: search order, problems (what the checks flagged
+first), name, size, objects, age, midx coverage; O reverses it; a click on a column header sorts by it (again:
 reversed).  / filters: by a part of the name, or by an id or id prefix
 (4+ hex digits): every pack holding it, duplicates included, with the
 offsets ("name:TEXT" filters by name only).  Esc clears the filter.
@@ -52,7 +52,7 @@ Enter opens a pack: its entries in pack order (at the held id, when a
 filter found one).
 """
 
-SORTS = ("search order", "name", "size", "objects", "age", "midx")
+SORTS = ("search order", "problems", "name", "size", "objects", "age", "midx")
 NAME_WIDTH = 45  # "pack-" and 40 hex digits
 COLUMNS = (  # (title, width, sort): the header and the click targets
     ("rank", 4, "search order"),
@@ -96,11 +96,14 @@ def sort_key(name: str):
         return lambda r: -r.mtime  # youngest first
     if name == "midx":
         return lambda r: (not r.in_midx, r.name)  # covered packs first
-    return lambda r: (r.orphan is not None, r.rank is None, r.rank or 0, r.name)  # search order
+    order = lambda r: (r.orphan is not None, r.rank is None, r.rank or 0, r.name)  # noqa: E731 (search order)
+    if name == "problems":
+        return lambda r: (not is_damaged(r), order(r))  # damaged packs (and orphans) first
+    return order
 
 
 def is_damaged(r: PackRow) -> bool:
-    return bool(r.damage or r.error or (r.checksum and r.checksum != "ok"))
+    return bool(r.damage or r.error or r.orphan or (r.checksum and r.checksum != "ok"))
 
 
 class _Source:
