@@ -28,6 +28,7 @@ from packscope.inspector.widgets.lab_views import (
     batch_summary,
     batch_table,
     folded_runs,
+    rendered_height,
     runs_table,
     stage_list,
 )
@@ -321,6 +322,8 @@ class LabScreen(PackscopeScreen):
         taller bucket bars, the keys pressed shown in a corner, the frame
         and the speed in large digits."""
         self.app.present = not self.presenting
+        if self.presenting:
+            self.query_one(KeysOverlay).add("z")  # the key that started it, too
         self.update_chrome()
         self.draw()
 
@@ -438,7 +441,8 @@ class LabScreen(PackscopeScreen):
         run = self.run
         stage_i, step = self.frames[self.frame] if run is not None else (0, 0)
         self.draw_head()
-        self.query_one("#lab-stages", Static).update(stage_list(run, stage_i, self.expanded))
+        stages_text = stage_list(run, stage_i, self.expanded)
+        self.query_one("#lab-stages", Static).update(stages_text)
         # The bucket search drawn: this stage's, or (past it) the last one, finished.
         stage = None
         if run is not None:
@@ -449,12 +453,29 @@ class LabScreen(PackscopeScreen):
                     break
         note = "No bucket was searched." if run is not None and run.oid is not None else ""
         view = self.query_one(SearchView)
-        view.probe_lines = 1 if self.short else 2
         view.bar_rows = 3 if self.presenting and not self.short else 1
         self.draw_big()
         self._place_keys()
         self.set_class(self.short, "-short")
+        f = self._frame_line(run, stage_i, step)
+        view.probe_lines = self._probe_lines(view, stages_text, f)
         view.show(stage, step, note)
+        self.query_one("#lab-frame", Static).update(f)
+
+    def _probe_lines(self, view: SearchView, stages_text: Text, frame_text: Text) -> int:
+        """Lines each algorithm's probes may take: what the lookup view has
+        left once everything else is drawn (1 to 3)."""
+        scroll = self.query_one("#lab-lookup")
+        height, width = scroll.content_region.height, scroll.content_region.width
+        if not height or not width:
+            return 1 if self.short else 2
+        console = self.app.console
+        margins = 0 if self.short else 2
+        used = 1 + stages_text.plain.count("\n") + 1 + rendered_height(console, frame_text, width) + margins
+        free = height - used - view.fixed_height(width)
+        return max(1, min(3, free // len(ALGORITHMS)))
+
+    def _frame_line(self, run, stage_i: int, step: int) -> Text:
         f = Text(end="")
         if run is not None and run.stages:
             f.append(f"frame {self.frame + 1}/{len(self.frames)}", style="bold")
@@ -467,7 +488,7 @@ class LabScreen(PackscopeScreen):
             f.append(f" at {SPEEDS[self.speed]} frames/s", style="dim")
             if not self.short:
                 f.append("   space/→ step  ← back  Home/End  p play  +/- speed", style="dim")
-        self.query_one("#lab-frame", Static).update(f)
+        return f
 
     # --- stepping and playing --------------------------------------------------------
 

@@ -43,6 +43,16 @@ def rendered_height(console, text: Text, width: int) -> int:
     return max(1, len(text.wrap(console, max(1, width))))
 
 
+def _legend(width: int) -> list[Text]:
+    legend = [
+        Text.assemble(("━", "bold"), (" window [lo,hi)  ─ ruled out", "dim")),
+        Text.assemble(("▼ probe: ", "dim"), (">", CMP_STYLE[1]), (" name there > target, go left", "dim")),
+        Text.assemble(("<", CMP_STYLE[-1]), (" go right", "dim")),
+        Text.assemble(("=", CMP_STYLE[0]), (" hit  ◆ found  ✕ absent", "dim")),
+    ]
+    return _flow(legend, width)
+
+
 def _flow(pieces: list[Text], room: int) -> list[Text]:
     """Pieces joined by two spaces into lines of at most ``room`` cells
     (a piece wider than that gets a line of its own)."""
@@ -218,14 +228,13 @@ class SearchView(Widget):
                 lines.append(line)
             for probe_line in self._probe_lines(path, shown, done, n, width):
                 lines.append(Text(" " * ind, end="") + probe_line)
-        legend = [
-            Text.assemble(("━", "bold"), (" window [lo,hi)  ─ ruled out", "dim")),
-            Text.assemble(("▼ probe: ", "dim"), (">", CMP_STYLE[1]), (" name there > target, go left", "dim")),
-            Text.assemble(("<", CMP_STYLE[-1]), (" go right", "dim")),
-            Text.assemble(("=", CMP_STYLE[0]), (" hit  ◆ found  ✕ absent", "dim")),
-        ]
-        lines += _flow(legend, width)
+        lines += _legend(width)
         return Text("\n", end="").join(lines)
+
+    def fixed_height(self, width: int) -> int:
+        """Rows drawn whatever the probes: title, scale, the bars, legend."""
+        width = max(40, width or 100)
+        return 2 + len(ALGORITHMS) * self.bar_rows + len(_legend(width))
 
     def _probe_lines(self, path, shown, done: bool, n: int, width: int) -> list[Text]:
         """The probes so far and the verdict, laid out in lines that fit
@@ -256,8 +265,10 @@ class SearchView(Widget):
         while True:
             head = [Text(f"… {dropped} earlier", style="dim", end="")] if dropped else []
             lines = _flow(head + pieces[dropped:] + [tail], room)
-            if len(lines) <= self.probe_lines or dropped >= len(shown):
+            if len(lines) <= self.probe_lines:
                 return lines
+            if dropped >= len(shown):  # the verdict alone needs the room (it counts the probes)
+                return _flow([*pieces[dropped:], tail], room)
             dropped += 1
 
     @staticmethod
