@@ -352,6 +352,7 @@ class CoreAccess:
             "by kind": kinds,
             "head": head_text,
             "packed": sum(1 for r in all_refs if r.source == "packed"),
+            "storage": getattr(refs, "storage", "files"),  # extensions.refStorage
             "problems": problems,
         }
 

@@ -230,3 +230,19 @@ def test_git_cannot_read_it_but_agrees_it_is_a_repository(pair):
     _, rt = pair
     p = subprocess.run(["git", "rev-parse", "HEAD"], cwd=rt, capture_output=True, env=git_env())
     assert p.returncode != 0 and b"refstorage" in p.stderr.lower()
+
+
+@pytest.mark.asyncio
+async def test_overview_names_the_ref_storage_and_counts_the_refs(pair):
+    from tests.ui_support import SIZE, make_app, plain, settle, started, until
+
+    oracle, rt = pair
+    app = make_app(rt)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        await until(pilot, lambda: app.screen.facts.refs is not None, "the refs to be counted")
+        await settle(app, pilot)
+        store_text = plain(app.screen.query_one("#ov-store"), width=400)
+        nrefs = len(git_text("for-each-ref", cwd=oracle).splitlines())
+        assert f"refs {nrefs} (" in store_text
+        assert "in reftable; HEAD → refs/heads/b01" in store_text

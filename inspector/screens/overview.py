@@ -255,7 +255,8 @@ class OverviewScreen(PackscopeScreen):
                     "refs",
                     f"{f.refs['total']:,}"
                     + (f" ({kinds})" if kinds else "")
-                    + f", {f.refs['packed']} packed; HEAD {f.refs['head']}",
+                    + (" in reftable" if f.refs.get("storage") == "reftable" else f", {f.refs['packed']} packed")
+                    + f"; HEAD {f.refs['head']}",
                 )
             )
         elif f.refs_error:
