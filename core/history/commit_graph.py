@@ -33,12 +33,13 @@ import mmap
 import os
 import re
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from packscope.core.errors import BadCommitGraphError
 from packscope.core.history.bloom import BloomFilter, BloomSettings
 from packscope.core.oid import ObjectFormat
-from packscope.core.store.chunk_file import ChunkTable, read_chunk_table
+from packscope.core.store.chunk_file import Chunk, ChunkTable, read_chunk_table
 from packscope.core.store.mapped_file import MappedFile
 from packscope.core.store.search import binary_search
 
@@ -173,7 +174,8 @@ class GraphLayer(MappedFile):
         # missing or its version is unknown; bloom_unusable says why.
         self.bloom_settings: BloomSettings | None = None
         self.bloom_unusable: str | None = None
-        self._bidx = self._bdat = None
+        self._bidx: int | None = None
+        self._bdat: Chunk | None = None
         bidx, bdat = ch.get(b"BIDX"), ch.get(b"BDAT")
         if bidx is None and bdat is None:
             return
@@ -268,7 +270,10 @@ class GraphLayer(MappedFile):
 
     def generation_offset(self, i: int) -> int:
         m = self.map
-        v = _U32.unpack_from(m, self._gda2 + 4 * i)[0]
+        gda2 = self._gda2
+        if gda2 is None:
+            raise self._error("this commit-graph has no generation data (GDA2)", None, "commit-graph-generation")
+        v: int = _U32.unpack_from(m, gda2 + 4 * i)[0]
         if not v & OVERFLOW_FLAG:
             return v
         k = v & ~OVERFLOW_FLAG
@@ -276,26 +281,27 @@ class GraphLayer(MappedFile):
         if g is None or k >= g.size // 8:
             raise self._error(
                 f"generation offset of commit {i} points past the GDO2 overflow table",
-                self._gda2 + 4 * i,
+                gda2 + 4 * i,
                 "commit-graph-generation",
             )
-        return _U64.unpack_from(m, g.offset + 8 * k)[0]
+        return int(_U64.unpack_from(m, g.offset + 8 * k)[0])
 
     def bloom_bytes(self, i: int) -> bytes | None:
         """The raw filter of local commit ``i`` (b"" when not computed), None without Bloom data."""
-        if self.bloom_settings is None:
+        bidx, bdat = self._bidx, self._bdat
+        if self.bloom_settings is None or bidx is None or bdat is None:
             return None
         m = self.map
-        end = _U32.unpack_from(m, self._bidx + 4 * i)[0]
-        start = _U32.unpack_from(m, self._bidx + 4 * (i - 1))[0] if i else 0
-        limit = self._bdat.size - BLOOM_HEADER
+        end = _U32.unpack_from(m, bidx + 4 * i)[0]
+        start = _U32.unpack_from(m, bidx + 4 * (i - 1))[0] if i else 0
+        limit = bdat.size - BLOOM_HEADER
         if start > end or end > limit:
             raise self._error(
                 f"Bloom filter of commit {i} spans [{start}, {end}), outside BDAT's {limit} bytes",
-                self._bidx + 4 * i,
+                bidx + 4 * i,
                 "commit-graph-bloom",
             )
-        at = self._bdat.offset + BLOOM_HEADER
+        at = bdat.offset + BLOOM_HEADER
         return bytes(m[at + start : at + end])
 
     # --- for checkers: where things are, errors located in this file ----
@@ -518,10 +524,10 @@ class CommitGraph:
         data or the filter was not computed (zero length)."""
         layer = self.layer_of(pos)
         data = layer.bloom_bytes(pos - layer.commit_base)
-        if not data:
+        if not data or layer.bloom_settings is None:  # (bytes come only with settings)
             return None
-        return BloomFilter(data, layer.bloom_settings)  # type: ignore[arg-type]
+        return BloomFilter(data, layer.bloom_settings)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[CommitRecord]:
         for pos in range(self.num_commits):
             yield self.commit_at(pos)
