@@ -246,3 +246,41 @@ async def test_overview_names_the_ref_storage_and_counts_the_refs(pair):
         nrefs = len(git_text("for-each-ref", cwd=oracle).splitlines())
         assert f"refs {nrefs} (" in store_text
         assert "in reftable; HEAD → refs/heads/b01" in store_text
+
+
+def test_a_linked_worktree_reads_its_own_stack_for_per_worktree_refs(pair, tmp_path):
+    """Per-worktree refs (HEAD, refs/bisect/…) live in the worktree's own
+    stack, shared refs in the common one — compared with git on the twin."""
+    oracle, rt = pair
+    oracle = shutil.copytree(oracle, tmp_path / "oracle.git", symlinks=True)
+    rt = shutil.copytree(rt, tmp_path / "rt.git", symlinks=True)
+    bad = bytes.fromhex(git_text("rev-parse", "main~2", cwd=oracle).strip())
+    git("worktree", "add", "-q", tmp_path / "owt", "b02", cwd=oracle)
+    git("update-ref", "refs/bisect/bad", "main~2", cwd=tmp_path / "owt")
+    # the same worktree by hand in the reftable copy
+    admin = rt / "worktrees" / "wt"
+    admin.mkdir(parents=True)
+    wt = tmp_path / "wt"
+    wt.mkdir()
+    (wt / ".git").write_text(f"gitdir: {admin}\n")
+    (admin / "gitdir").write_text(f"{wt / '.git'}\n")
+    (admin / "commondir").write_text("../..\n")
+    (admin / "HEAD").write_text("ref: refs/heads/.invalid\n")
+    (admin / "refs").mkdir()
+    (admin / "reftable").mkdir()
+    write_table(
+        admin / "reftable" / "0x01-0x01-0001.ref",
+        [Rec("HEAD", 1, target="refs/heads/b02"), Rec("refs/bisect/bad", 1, bad)],
+        min_update_index=1,
+        max_update_index=1,
+        version=1 if len(bad) == 20 else 2,
+    )
+    write_stack(admin / "reftable", ["0x01-0x01-0001.ref"])
+    names = "HEAD\nrefs/bisect/bad\nmain-worktree/HEAD\nb07\nrefs/heads/b05\n"
+    want = git("cat-file", "--batch-check", cwd=tmp_path / "owt", input=names)
+    got = packscope("cat-file", "--batch-check", cwd=wt, input=names)
+    assert (got.returncode, got.stdout) == (0, want)
+    from_main = "worktrees/wt/HEAD\nrefs/bisect/bad\n"
+    want = git("cat-file", "--batch-check", cwd=oracle, input=from_main.replace("/wt/", "/owt/"))
+    got = packscope("cat-file", "--batch-check", cwd=rt, input=from_main)
+    assert got.stdout == want.replace(b"worktrees/owt/HEAD", b"worktrees/wt/HEAD")
