@@ -180,9 +180,14 @@ async def test_commit_screen_parents_idents_tree_and_last_commits(history_repo):
         await pilot.press("enter")
         await until(
             pilot,
-            lambda: isinstance(app.screen, CommitScreen) and app.screen.last_done,
-            "the merge's commit screen with its last commits",
-            timeout=10,
+            lambda: (
+                isinstance(app.screen, CommitScreen)
+                and app.screen.last_done
+                and app.screen.changes is not None
+                and all(pc.counting_done for pc in app.screen.changes)
+            ),
+            "the merge's commit screen with its last commits and changed files",
+            timeout=30,
         )
         commit = app.screen
         await pilot.pause()
@@ -212,7 +217,7 @@ async def test_commit_screen_parents_idents_tree_and_last_commits(history_repo):
         await pilot.press("escape")
         assert app.screen is commit
         # Enter on a directory opens its tree (with its own last commits) ...
-        lst.move_to(next(i for i, r in enumerate(rows) if "dir1/" in r))
+        lst.move_to(next(i for i, r in enumerate(rows) if r.startswith("040000 tree") and "dir1/" in r))
         await pilot.press("enter")
         await until(
             pilot,

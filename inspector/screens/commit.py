@@ -24,11 +24,18 @@ the date in its own time zone, as recorded), the encoding header if any,
 the message (decoded with that encoding; bytes that are not valid show as
 \ufffd; markup and control characters shown literally), then its tree.
 
+What it changed: the files changed against the parent (each parent in
+turn for a merge; a root commit against the empty tree) with git's status
+letter (A added, D deleted, M modified, T type changed, R100 renamed with
+the same content — exact renames, as `git diff -M100%` finds them) and the
+lines added and removed (`git diff --numstat`; "- -" for a binary file).
+Enter on a file opens its diff.
+
 Tree rows: mode, type, name, and the last commit that changed the entry —
 found by one history walk from this commit, filled in as the answers arrive
 (the title shows how far the walk got).
 
-Enter on a parent opens that commit; on a subdirectory, its tree (with its
+Enter on a parent opens that commit; on a changed file, its diff; on a subdirectory, its tree (with its
 own last commits); on a file, the Object screen (the blob's content and
 where it is stored); on the tree line, the tree object.  `o` opens the
 Object screen for the row (or the commit itself).  Esc goes back.
@@ -105,6 +112,10 @@ class _Source:
             return t
         if kind == "entry":
             return self.s.entry_text(value)
+        if kind == "changes":
+            return self.s.changes_title(value)
+        if kind == "change":
+            return self.s.change_text(*value)
         return Text(str(value))
 
 
@@ -131,6 +142,7 @@ class CommitScreen(PackscopeScreen):
         self.walked = 0
         self.last_done = False
         self.summaries = None
+        self.changes: list | None = None  # ParentChanges per parent, once listed
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="commit-title", markup=False)
@@ -158,6 +170,8 @@ class CommitScreen(PackscopeScreen):
         self.build_rows()
         self.query_one(VirtualList).set_source(_Source(self), self.first_entry_row())
         self.update_title()
+        if view.commit is not None and not self.path:
+            self.find_changes(view.commit)
         if view.entries:
             self.find_last_commits(view)
 
@@ -204,6 +218,13 @@ class CommitScreen(PackscopeScreen):
         for line in decode(c.message, enc).split("\n"):
             text(literal("    " + line))
         text("")
+        if not self.path and self.changes is not None:
+            for k, pc in enumerate(self.changes):
+                rows.append(("changes", k))
+                for i in range(len(pc.changes)):
+                    links[len(rows)] = ("change", (k, i))
+                    rows.append(("change", (k, i)))
+                text("")
         title = Text(f"{'tree':<10} ", style="bold")
         if v.tree is not None:
             links[len(rows)] = ("object", v.tree)
@@ -243,6 +264,81 @@ class CommitScreen(PackscopeScreen):
         t.append(commit.hex()[:10], style="yellow")
         t.append(f" {sm.date:<10} ", style="dim")
         t.append_text(literal(sm.error or sm.subject, "red" if sm.error else ""))
+        return t
+
+    # --- what it changed -------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="commit-changes")
+    def find_changes(self, commit) -> None:
+        from textual.worker import get_current_worker
+
+        from packscope.inspector.commit_changes_model import count_lines, list_changes
+
+        worker = get_current_worker()
+        parents = list_changes(self.app.core, commit)
+        self.app.call_from_thread(self._changes_listed, parents)
+        count_lines(
+            self.app.core,
+            parents,
+            counted=lambda: self.app.call_from_thread(self._counted),
+            cancelled=lambda: worker.is_cancelled,
+        )
+
+    def _changes_listed(self, parents) -> None:
+        if not self.is_mounted:
+            return
+        self.changes = parents
+        lst = self.query_one(VirtualList)
+        cursor = lst.cursor
+        self.build_rows()
+        lst.set_source(_Source(self), cursor if not self.path else self.first_entry_row())
+
+    def _counted(self) -> None:
+        if self.is_mounted:
+            self.query_one(VirtualList).refresh_rows()
+
+    def changes_title(self, k: int) -> Text:
+        pc = self.changes[k]
+        t = Text(f"{'changes':<10} ", style="bold")
+        if pc.parent is None:
+            t.append("against the empty tree (a root commit)", style="dim")
+        else:
+            t.append("against ")
+            t.append(f"parent {pc.number} " if len(self.changes) > 1 else "the parent ", style="dim")
+            t.append(pc.parent.hex()[:10], style="cyan")
+        n = len(pc.changes)
+        t.append(f"  {n:,} file{'s' if n != 1 else ''} changed", style="bold")
+        added, deleted = pc.totals()
+        t.append(f", +{added:,}", style="green")
+        t.append(f" -{deleted:,}", style="red")
+        if not pc.counting_done:
+            t.append(f"  (counting {len(pc.counts):,}/{n:,}…)", style="yellow")
+        if pc.error:
+            t.append("  ")
+            t.append_text(literal(pc.error, "red"))
+        return t
+
+    def change_text(self, k: int, i: int) -> Text:
+        pc = self.changes[k]
+        c = pc.changes[i]
+        t = Text(f"  {c.name_status:<4} ", style="bold magenta")
+        if i in pc.counts:
+            counts = pc.counts[i]
+            if counts is None:  # binary: numstat's "-  -"
+                t.append(f"{'-':>7} {'-':>7}  ", style="dim")
+            else:
+                t.append(f"{'+' + format(counts[0], ','):>7}", style="green")
+                t.append(f" {'-' + format(counts[1], ','):>7}  ", style="red")
+        else:
+            t.append(f"{'…':>7} {'…':>7}  ", style="dim")
+        if c.status == "R":
+            t.append_text(literal(name_text(c.old_path)))
+            t.append(" → ", style="dim")
+        t.append_text(literal(name_text(c.path)))
+        if i in pc.counts and pc.counts[i] is None:
+            t.append("  binary", style="dim italic")
+        if c.status == "T" or (c.old_mode and c.new_mode and c.old_mode != c.new_mode):
+            t.append(f"  mode {c.old_mode:o} → {c.new_mode:o}", style="dim")
         return t
 
     # --- last commits -------------------------------------------------------------------
@@ -323,6 +419,12 @@ class CommitScreen(PackscopeScreen):
         kind, value = link
         if kind == "commit":
             self.app.push_screen(CommitScreen(value, decor=self.decor))
+        elif kind == "change":
+            from packscope.inspector.screens.diff import DiffScreen
+
+            k, i = value
+            pc = self.changes[k]
+            self.app.push_screen(DiffScreen(self.oid, pc.parent, pc.changes, i))
         elif kind == "object":
             self.app.open_object(value)
         elif kind == "entry":
@@ -342,6 +444,9 @@ class CommitScreen(PackscopeScreen):
         link = self.links.get(row)
         if link is not None and link[0] == "entry":
             self.app.open_object(self.view.entries[link[1]][2])
+        elif link is not None and link[0] == "change":
+            oid = self.current_id()
+            self.app.open_object(bytes.fromhex(oid) if oid else self.oid)
         elif link is not None:
             self.app.open_object(link[1])
         else:
@@ -352,6 +457,10 @@ class CommitScreen(PackscopeScreen):
         link = self.links.get(row)
         if link is not None and link[0] == "entry":
             return self.view.entries[link[1]][2].hex()
+        if link is not None and link[0] == "change":
+            k, i = link[1]
+            c = self.changes[k].changes[i]
+            return (c.new_oid or c.old_oid).hex() if (c.new_oid or c.old_oid) else None
         if link is not None:
             return link[1].hex()
         return self.oid.hex()

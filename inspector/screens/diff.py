@@ -1,0 +1,143 @@
+"""One file's diff (opened from a Commit screen's changed files): the patch
+as ``git diff -M100%`` prints it, in a virtual list."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import Label
+
+from packscope.core.errors import PackscopeError
+from packscope.inspector.commit_text import name_text
+from packscope.inspector.safe_text import literal
+from packscope.inspector.screens.base import PackscopeScreen
+from packscope.inspector.widgets.virtual_list import ListSource, VirtualList
+
+HELP = """
+One file's change, as `git diff -M100%` prints it between the commit and
+the parent named in the title: the `diff --git` header, mode lines, the
+`index` line, then the hunks (`@@ -old +new @@` with 3 lines of context;
+removed lines red, added lines green).  A binary file is said as git says
+it ("Binary files … differ"); a diff longer than 5,000 lines is cut, with
+a note where it stops.  Exact renames are paired (R100), as `-M100%` does;
+git's similarity renames are not searched.
+
+] and [ open the next and the previous changed file of the same commit;
+Esc goes back to the commit.
+"""
+
+MAX_LINES = 5000
+
+
+def _line_text(raw: bytes, in_hunks: bool) -> Text:
+    s = raw.decode("utf-8", "replace")
+    if not in_hunks:
+        return literal(s, "bold")
+    if s.startswith("@@"):
+        return literal(s, "cyan")
+    if s.startswith("+"):
+        return literal(s, "green")
+    if s.startswith("-"):
+        return literal(s, "red")
+    if s.startswith("["):
+        return literal(s, "italic yellow")
+    if s.startswith("\\"):
+        return literal(s, "dim")
+    return literal(s)
+
+
+class DiffScreen(PackscopeScreen):
+    HELP = HELP
+    TAB = "history"
+    DEFAULT_CSS = """
+    #diff-title { height: 1; padding: 0 1; }
+    #diff-list { padding: 0 1; }
+    """
+    BINDINGS = [
+        Binding("right_square_bracket", "step(1)", "Next file", id="diff.next-file"),
+        Binding("left_square_bracket", "step(-1)", "Previous file", id="diff.previous-file"),
+    ]
+
+    def __init__(self, commit: bytes, parent: bytes | None, changes: list, index: int) -> None:
+        super().__init__()
+        self.commit = commit
+        self.parent_commit = parent
+        self.changes = changes
+        self.index = index
+        self.lines: list[bytes] | None = None
+        self.error: str | None = None
+
+    @property
+    def change(self):
+        return self.changes[self.index]
+
+    def compose_body(self) -> ComposeResult:
+        yield Label("", id="diff-title", markup=False)
+        yield VirtualList(width=400, id="diff-list")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one(VirtualList).focus()
+        self.update_title()
+        self.load()
+
+    @work(thread=True, exclusive=True, group="diff-load")
+    def load(self) -> None:
+        from packscope.inspector.commit_changes_model import patch_text
+
+        index = self.index
+        try:
+            lines, error = patch_text(self.app.core, self.changes[index], MAX_LINES), None
+        except PackscopeError as e:
+            lines, error = [], e.message + (f" [{e.location()}]" if e.location() else "")
+        self.app.call_from_thread(self._loaded, index, lines, error)
+
+    def _loaded(self, index: int, lines: list[bytes], error: str | None) -> None:
+        if index != self.index or not self.is_mounted:
+            return
+        self.lines, self.error = lines, error
+        rows = []
+        in_hunks = False
+        for raw in lines:
+            in_hunks = in_hunks or raw.startswith((b"@@", b"Binary files "))
+            rows.append(_line_text(raw, in_hunks))
+        if error:
+            rows.append(literal(f"cannot read: {error}", "red"))
+        self.query_one(VirtualList).set_source(ListSource(rows))
+        self.update_title()
+
+    def update_title(self) -> None:
+        c = self.change
+        t = Text("Diff ", style="bold")
+        t.append(f"{self.index + 1}/{len(self.changes)} ", style="dim")
+        t.append(c.name_status + " ", style="bold magenta")
+        if c.status == "R":
+            t.append_text(literal(name_text(c.old_path) + " → ", "bold"))
+        t.append_text(literal(name_text(c.path), "bold"))
+        t.append("  ")
+        t.append(self.commit.hex()[:10], style="yellow")
+        t.append(" vs ", style="dim")
+        t.append(self.parent_commit.hex()[:10] if self.parent_commit else "the empty tree", style="yellow")
+        if self.lines is None:
+            t.append("  reading…", style="italic")
+        else:
+            n = len(self.lines)
+            t.append(f"  {n:,} line{'s' if n != 1 else ''}", style="dim")
+        self.query_one("#diff-title", Label).update(t)
+
+    def action_step(self, direction: int) -> None:
+        i = self.index + direction
+        if not 0 <= i < len(self.changes):
+            self.notify("no next file" if direction > 0 else "no previous file", timeout=2)
+            return
+        self.index, self.lines, self.error = i, None, None
+        self.query_one(VirtualList).set_source(ListSource([]))
+        self.update_title()
+        self.load()
+
+    def current_id(self) -> str | None:
+        c = self.change
+        oid = c.new_oid or c.old_oid
+        return oid.hex() if oid else None
