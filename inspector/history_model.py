@@ -212,7 +212,8 @@ class HistoryLog:
         session = core.bulk
         with core.lock:
             revs = [ALL if r == "--all" else r for r in self.revs]
-            starts = walk_starts(revs, repo=session.repo, refs=session.refs, store=session.store)
+            # revisions through replace refs, as git reads them
+            starts = walk_starts(revs, repo=session.repo, refs=session.refs, store=session.objects)
             paths = repo_paths(session.repo, self.paths, literal=True) if self.paths else None
             source = WalkSource.open(session.repo, session.store, refs=session.refs)
             if source.graph is not None and not paths:
@@ -225,8 +226,17 @@ class HistoryLog:
             for hook in ("commit_info", "first_parent_unchanged"):
                 if hook in options:
                     options[hook] = reads.locked(options[hook])
+            walked = reads
+            rewrites = source.rewrites
+            if rewrites is not None:
+                # shallow boundaries, grafts, replace refs (never with a graph):
+                # the same rewriting, over the locked store reads
+                from packscope.core.history.commit_rewrites import RewrittenReader
+
+                walked = RewrittenReader(None, reads, rewrites.parents, rewrites.replace)
+                options = {"commit_info": walked}
             order = "topo" if self.graph else "default"
-            it = walk(reads, starts, paths=paths, order=order, **options)
+            it = walk(walked, starts, paths=paths, order=order, **options)
         return source, it
 
     def run(self, notify, is_cancelled) -> None:

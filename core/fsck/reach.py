@@ -307,7 +307,7 @@ class Connectivity:
                         kind = S_IFMT(mode)
                         if kind == S_IFDIR:
                             stack.append((entry, "tree", ref))
-                        elif kind == S_IFREG or kind == S_IFLNK:
+                        elif kind in (S_IFREG, S_IFLNK):
                             stack.append((entry, "blob", ref))
                 elif type_name == "tag":
                     tag = parse_tag(data, fmt, oid)

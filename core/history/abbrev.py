@@ -108,8 +108,9 @@ class StoreAbbreviator:
 
 
 def _common_hex(a: str, b: str) -> int:
+    """Hex digits two full ids (of one format) share at their start."""
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=True):
         if x != y:
             break
         n += 1

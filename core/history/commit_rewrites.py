@@ -19,7 +19,8 @@ from packscope.core.objects import commit_header_fast
 
 class RewrittenReader:
     def __init__(self, reader, store, parents: dict[bytes, tuple[bytes, ...]], replace=None) -> None:
-        self.reader = reader  # packscope.core.history.commit_reader.CommitHeaderReader
+        # packscope.core.history.commit_reader.CommitHeaderReader, or None: every read through ``store``
+        self.reader = reader
         self.store = store  # the object store, unreplaced
         self.fmt = store.fmt
         self.parents = parents
@@ -34,7 +35,7 @@ class RewrittenReader:
         a readable commit (the walk's own read then says what it is)."""
         try:
             target = self._target(oid)
-            got = self.reader(target)
+            got = self.reader(target) if self.reader is not None else None
             if got is None:
                 typ, data = self.store.read(target)
                 if typ != "commit":
@@ -48,7 +49,7 @@ class RewrittenReader:
         return got
 
     def read(self, oid: bytes):
-        return self.reader.read(self._target(oid))
+        return (self.reader or self.store).read(self._target(oid))
 
     def read_header(self, oid: bytes):
-        return self.reader.read_header(self._target(oid))
+        return (self.reader or self.store).read_header(self._target(oid))

@@ -219,10 +219,8 @@ class WalkSource:
             per_path = hashes.get(f.settings)
             if per_path is None:
                 per_path = hashes[f.settings] = [[path_hashes(k, f.settings) for k in ks] for ks in keys]
-            for path_keys in per_path:
-                if all(f.contains_hashes(h) for h in path_keys):
-                    return False  # this path may have changed
-            return True
+            # unchanged unless some path (all its keys) may have changed
+            return not any(all(f.contains_hashes(h) for h in path_keys) for path_keys in per_path)
 
         return unchanged
 

@@ -160,7 +160,7 @@ class _LastModified:
                 f"{shown!r} is not a directory in {start.hex()}",
                 remedy="Name a directory of that revision (git ls-tree REV shows them).",
             )
-        typ, data = self.trees.read(tree)
+        _, data = self.trees.read(tree)
         names: list[bytes] = []
         seen = set()
         for _, name, _ in tree_items(data, self.fmt, tree):  # tree order
@@ -216,7 +216,7 @@ class _LastModified:
 
     def run(self, rev: bytes, path) -> Iterator[tuple[bytes, bytes]]:
         start_oid = self.peel(rev)
-        start, names = self.entries(start_oid, _dir_parts(path))
+        _, names = self.entries(start_oid, _dir_parts(path))
         self._filter_keys(names)
         total = len(names)
         answered = 0

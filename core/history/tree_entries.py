@@ -23,23 +23,35 @@ close the module: which entries a checkout would write as ``.git`` or
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from operator import itemgetter
 from stat import S_ISDIR
+from typing import TypeVar
 
 from packscope.core.errors import CorruptObjectError
+from packscope.core.history.tree_diff import Trie, normalize_paths, pathspec_trie
 from packscope.core.objects import canonical_mode, tree_items, tree_mode, tree_patterns
+from packscope.core.oid import ObjectFormat
+
+V = TypeVar("V")
 
 CACHE_SIZE = 512  # trees kept: a walk compares each commit's directory with its parent's, then moves on
 _mode = itemgetter(0)
 _name = itemgetter(1)
-_NOTHING: set = set()
-_MISSING = object()
-FAR = object()  # near(): the entry, if any, lies too far into the tree to look for it by hand
+RawEntry = tuple[bytes, bytes, bytes]  # (mode as the tree spells it, name, id)
+
+
+class _Far:
+    """near()'s answer when the entry, if any, lies too far into the tree to look for it by hand."""
+
+
+FAR = _Far()
+_NOTHING: frozenset[bytes] = frozenset()
 RAW_CACHE = 16
 
 
-def token(entry) -> bytes:
+def token(entry: RawEntry) -> bytes:
     """The raw bytes of an entry ``(mode, name, id)`` as the tree holds them."""
     return entry[0] + b" " + entry[1] + b"\0" + entry[2]
 
@@ -49,13 +61,15 @@ class TreeEntries:
     ``read(oid) -> (type, data)`` is the object source (a store, or
     packscope.core.history.commit_reader's quick reads)."""
 
-    def __init__(self, read, fmt, cache_size: int = CACHE_SIZE) -> None:
+    def __init__(
+        self, read: Callable[[bytes], tuple[str, bytes]], fmt: ObjectFormat, cache_size: int = CACHE_SIZE
+    ) -> None:
         self.read = read
         self.fmt = fmt
         self.cache_size = cache_size
-        self._cache: dict[bytes, dict] = {}
-        self._token_cache: dict[bytes, set] = {}
-        self._one: dict[tuple, tuple | None] = {}  # (tree, name) -> entry, from near()
+        self._cache: dict[bytes, dict[bytes, RawEntry]] = {}
+        self._token_cache: dict[bytes, frozenset[bytes]] = {}
+        self._one: dict[tuple[bytes, bytes], RawEntry | _Far | None] = {}  # (tree, name) -> entry, from near()
         self._raw: dict[bytes, bytes] = {}
         patterns = tree_patterns(fmt.rawsz)
         self._entry = patterns.entries
@@ -77,13 +91,13 @@ class TreeEntries:
             raw[tree] = data
         return data
 
-    def _remember(self, cache: dict, tree: bytes, value) -> None:
+    def _remember(self, cache: dict[bytes, V], tree: bytes, value: V) -> None:
         if len(cache) >= self.cache_size:
             for k in list(cache)[: self.cache_size // 4]:
                 del cache[k]
         cache[tree] = value
 
-    def tokens(self, tree: bytes | None) -> set:
+    def tokens(self, tree: bytes | None) -> frozenset[bytes]:
         """Every entry of the tree as its raw bytes (``mode SP name NUL id``,
         see :func:`token`): one C-speed pass, one object per entry.  An
         entry's bytes found here are exactly an entry of this tree."""
@@ -95,11 +109,11 @@ class TreeEntries:
             found = self._token.findall(data)
             if sum(map(len, found)) != len(data):  # not a clean run of entries
                 tree_items(data, self.fmt, tree)  # says where it breaks
-            hit = set(found)
+            hit = frozenset(found)
             self._remember(self._token_cache, tree, hit)
         return hit
 
-    def entries(self, tree: bytes | None) -> dict:
+    def entries(self, tree: bytes | None) -> dict[bytes, RawEntry]:
         if tree is None or tree == self.empty_tree:
             return {}
         hit = self._cache.get(tree)
@@ -116,20 +130,20 @@ class TreeEntries:
         # {name: (mode, name, id)}, built from the end so that a duplicated
         # name keeps its first entry, as git's lookups do.
         found.reverse()
-        by_name = dict(zip(map(_name, found), found))
+        by_name = dict(zip(map(_name, found), found, strict=True))
         self._remember(self._cache, tree, by_name)
         return by_name
 
-    def lookup(self, tree: bytes | None, name: bytes):
+    def lookup(self, tree: bytes | None, name: bytes) -> RawEntry | None:
         return self.entries(tree).get(name)
 
-    def entry(self, tree: bytes | None, name: bytes):
+    def entry(self, tree: bytes | None, name: bytes) -> RawEntry | None:
         """``lookup``, reading only as far into the tree as needed when the
         entry lies near its start (see :meth:`near`)."""
         found = self.near(tree, name)
-        return self.entries(tree).get(name) if found is FAR else found
+        return self.entries(tree).get(name) if isinstance(found, _Far) else found
 
-    def near(self, tree: bytes | None, name: bytes):
+    def near(self, tree: bytes | None, name: bytes) -> RawEntry | _Far | None:
         """The entry named ``name`` (or None) when that is settled by reading
         the tree's first part only, else :data:`FAR`.  A path-limited walk
         asks each tree for a name or two, often near the start (git sorts
@@ -144,16 +158,16 @@ class TreeEntries:
         if whole is not None:
             return whole.get(name)
         key = (tree, name)
-        found = self._one.get(key, _MISSING)
-        if found is _MISSING:
-            found = self._scan(self._data(tree), name)
-            one = self._one
-            if len(one) >= 4 * self.cache_size:
-                one.clear()
-            one[key] = found
+        if key in self._one:
+            return self._one[key]
+        found = self._scan(self._data(tree), name)
+        one = self._one
+        if len(one) >= 4 * self.cache_size:
+            one.clear()
+        one[key] = found
         return found
 
-    def _scan(self, data: bytes, name: bytes):
+    def _scan(self, data: bytes, name: bytes) -> RawEntry | _Far | None:
         needle = b" " + name + b"\0"
         at = data.find(needle)
         if at < 0:
@@ -182,18 +196,19 @@ class TreeEntries:
             m = self._modes[raw] = tree_mode(raw) or 0  # raw came from a match: never None
         return m
 
-    def is_dir(self, entry) -> bool:
+    def is_dir(self, entry: RawEntry | None) -> bool:
         return entry is not None and S_ISDIR(self.mode(entry[0]))
 
-    def changed(self, a, b) -> bool:
+    def changed(self, a: RawEntry | None, b: RawEntry | None) -> bool:
         """One entry, ``(mode, name, id)`` or None (absent) on each side."""
         if a == b:
             return False
-        a_dir, b_dir = self.is_dir(a), self.is_dir(b)
-        if a_dir or b_dir:
-            if a is not None and b is not None and a_dir != b_dir:
+        a_tree = a[2] if a is not None and self.is_dir(a) else None
+        b_tree = b[2] if b is not None and self.is_dir(b) else None
+        if a_tree is not None or b_tree is not None:
+            if a is not None and b is not None and (a_tree is None) != (b_tree is None):
                 return True  # a file replaced by a directory, or the reverse
-            return self.tree_changed(a[2] if a_dir else None, b[2] if b_dir else None)
+            return self.tree_changed(a_tree, b_tree)
         if a is None or b is None:
             return True
         return a[2] != b[2] or canonical_mode(self.mode(a[0])) != canonical_mode(self.mode(b[0]))
@@ -215,25 +230,16 @@ class EntryPathLimiter:
     descent along the paths' components and the same entry rules, with
     trees indexed at C speed.  History walks ask it once per commit."""
 
-    def __init__(self, read, fmt, paths) -> None:
-        from packscope.core.history.tree_diff import normalize_paths
-
+    def __init__(
+        self, read: Callable[[bytes], tuple[str, bytes]], fmt: ObjectFormat, paths: Iterable[bytes | str]
+    ) -> None:
         self.trees = TreeEntries(read, fmt)
         self.paths = normalize_paths(paths)
         if not self.paths:
             raise ValueError("EntryPathLimiter needs at least one path")
         self._everything = b"" in self.paths
         # the paths as a trie of components: {component: (a path ends here, subtrie)}
-        self._trie: dict = {}
-        for path in self.paths:
-            if not path:
-                continue
-            node = self._trie
-            parts = path.split(b"/")
-            for k, part in enumerate(parts):
-                exact, sub = node.get(part, (False, {}))
-                node[part] = (exact or k == len(parts) - 1, sub)
-                node = sub
+        self._trie = pathspec_trie(self.paths)
 
     def changed(self, old_tree: bytes | None, new_tree: bytes | None) -> bool:
         """Whether ``git diff-tree old new -- paths`` would print anything."""
@@ -247,7 +253,7 @@ class EntryPathLimiter:
         """Whether ``tree`` has anything under the paths (a root commit)."""
         return self.changed(None, tree)
 
-    def _changed(self, a: bytes | None, b: bytes | None, trie: dict) -> bool:
+    def _changed(self, a: bytes | None, b: bytes | None, trie: Trie) -> bool:
         if a == b:
             return False
         trees = self.trees
@@ -260,8 +266,8 @@ class EntryPathLimiter:
                 if trees.changed(ea, eb):
                     return True
             elif sub:
-                ta = ea[2] if trees.is_dir(ea) else None
-                tb = eb[2] if trees.is_dir(eb) else None
+                ta = ea[2] if ea is not None and trees.is_dir(ea) else None
+                tb = eb[2] if eb is not None and trees.is_dir(eb) else None
                 if ta != tb and self._changed(ta, tb, sub):
                     return True
         return False

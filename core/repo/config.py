@@ -484,7 +484,7 @@ class _Reader:
                 path=path,
                 remedy="Check the file's permissions (or that it is not a directory).",
             ) from None
-        self.read_data(data, path, depth=depth, chain=chain + (path,))
+        self.read_data(data, path, depth=depth, chain=(*chain, path))
 
     def read_data(self, data: bytes, path: str | None, *, depth: int, chain: tuple[str, ...]) -> None:
         if path is not None:
@@ -519,7 +519,7 @@ class _Reader:
             target = os.path.join(os.path.dirname(entry.path), target)
         target = os.path.abspath(target)
         if target in chain:
-            cycle = " -> ".join(chain + (target,))
+            cycle = " -> ".join((*chain, target))
             err = ConfigError(
                 f"include loop: {cycle} (line {entry.line} of {entry.path})",
                 path=entry.path,

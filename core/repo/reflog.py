@@ -86,7 +86,7 @@ def read_reflog(log: Reflog, fmt: ObjectFormat, problems: list[BadRefError] | No
     ``problems`` (kind ``reflog-unparseable``) and are skipped."""
     hexsz = fmt.hexsz
     try:
-        f = open(log.path, "rb")
+        f = open(log.path, "rb")  # noqa: SIM115 -- opening fails apart from reading; `with f` below closes it
     except OSError as e:
         if problems is not None:
             problems.append(

@@ -173,9 +173,12 @@ class RefStore:
             if stack is None:
                 continue
             for name, r in stack.refs.items():
-                if name.startswith(prefix) and name.startswith("refs/"):
-                    if not self.linked or is_per_worktree(name) == keep:
-                        found[name] = Ref(name, r.oid, r.target, r.peeled, "reftable")
+                if (
+                    name.startswith(prefix)
+                    and name.startswith("refs/")
+                    and (not self.linked or is_per_worktree(name) == keep)
+                ):
+                    found[name] = Ref(name, r.oid, r.target, r.peeled, "reftable")
         for name in sorted(found, key=lambda n: n.encode("utf-8", "surrogateescape")):
             yield found[name]
 
@@ -550,7 +553,7 @@ def parse_packed_refs(data: bytes, hexsz: int, path) -> tuple[dict[str, Ref], fr
         else:
             line, pos = data[start:nl], nl + 1
 
-        def bad(why: str) -> None:
+        def bad(why: str, line: bytes = line, start: int = start, line_no: int = line_no) -> None:
             problems.append(
                 _problem(
                     f"packed-refs line {line_no}: {why}: {line[:120]!r}",
