@@ -107,6 +107,7 @@ async def test_object_screen_of_a_cut_entry_names_the_failed_step_never_applied(
         assert "inflating the entry's zlib data" in where and "failed" in where, where
         assert "runs past the end of the pack's data" in where, where
         assert "applied" not in where, where
+        assert "failed step" in where and "remedy" in where and "\\n" not in where  # rows, not escaped newlines
         chain = where[where.index("delta chain") :]
         assert f"@{victim['offset']}" in chain and "✗ failed here" in chain, chain
         assert victim["depth"] == chain.count("read before the failure")  # every link below it was read

@@ -63,6 +63,7 @@ class ObjectView:
     failed_offset: int | None = None  # the chain entry whose step failed
     failed_step: str | None = None  # which step: header, inflate, delta, base
     moved_to: object = None  # where the object lives now, when the opened pack was removed
+    remedy: str | None = None
 
 
 # What a read was doing when an error of this kind stopped it.
@@ -246,12 +247,8 @@ def load_object(core, oid: bytes, pack=None, offset: int | None = None) -> Objec
 
             e = explain_vanished(e)
             view.failed_offset, view.failed_step = e.offset, failed_step(e)
-            view.error = (
-                f"{e.message}"
-                + (f" [{e.location()}]" if e.location() else "")
-                + f"\nfailed step: {view.failed_step}"
-                + f"\nremedy: {e.remedy}"
-            )
+            view.error = e.message + (f" [{e.location()}]" if e.location() else "")
+            view.remedy = e.remedy
             return view
         except OSError as e:
             view.error = f"cannot read: {e}"
@@ -339,8 +336,12 @@ class ObjectScreen(PackscopeScreen):
         t.add_row("type", Text(f"{v.type_name}, {v.size:,} bytes" if v.size is not None else v.type_name))
         for k, val in v.where:
             t.add_row(k, literal(val))
-        if v.error:
+        if v.error:  # one row each: literal() shows a newline as "\n"
             t.add_row("error", literal(v.error, "red"))
+            if v.failed_step:
+                t.add_row("failed step", literal(v.failed_step, "bold red"))
+            if v.remedy:
+                t.add_row("remedy", literal(v.remedy))
         if v.chain is not None:
             t.add_row("delta chain", self.chain_text(v.chain, v.failed_offset if v.error else None, bool(v.error)))
         where.update(t)

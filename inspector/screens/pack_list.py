@@ -316,16 +316,16 @@ class PacksScreen(PackscopeScreen):
             self.reverse = not self.reverse
         else:
             self.sort, self.reverse = name, False
-        self.rebuild_view()
+        self.rebuild_view(keep_cursor=False)  # a new order starts at its top
 
     def action_next_sort(self) -> None:
         self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
         self.reverse = False
-        self.rebuild_view()
+        self.rebuild_view(keep_cursor=False)
 
     def action_reverse_sort(self) -> None:
         self.reverse = not self.reverse
-        self.rebuild_view()
+        self.rebuild_view(keep_cursor=False)
 
     def on_click(self, event: events.Click) -> None:
         widget = getattr(event, "widget", None)
