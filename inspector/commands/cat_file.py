@@ -17,6 +17,7 @@ import sys
 from packscope.core.errors import (
     AmbiguousObjectError,
     BadObjectIdError,
+    BadPackError,
     BadRevisionError,
     CorruptObjectError,
     LookupFailedError,
@@ -194,17 +195,23 @@ class _Fatal(Exception):
         self.error = error
 
 
-def _salvage(store, oid: bytes, loc, error: CorruptObjectError, header_only: bool):
-    """git's answer for a damaged loose object (see core's loose_salvage):
-    what to print, or _Fatal where git dies at once; other damage re-raises
-    (the object is then "missing", as git says)."""
-    from packscope.core.store.loose_salvage import salvage_loose
+def _salvage(store, oid: bytes, loc, error: PackscopeError, header_only: bool):
+    """git's answer for a damaged object: for a loose one, what git prints
+    (see core's loose_salvage), or _Fatal where git dies at once; for a
+    packed one whose header reads but whose content does not (and no other
+    copy stands in), the header line, then git's death.  Damage that keeps
+    even the header from reading re-raises: the object is "missing", as git
+    says."""
+    from packscope.core.store.loose_salvage import SalvagedLoose, salvage_loose
 
-    if not error.kind.startswith("loose-"):
-        raise error
     loc = loc or store.locate(oid)
-    if loc is None or loc.pack is not None:
+    if loc is None:
         raise error
+    if loc.pack is not None or not error.kind.startswith("loose-"):
+        if header_only:
+            raise error
+        type_name, size, _, _ = store.object_info(oid, False, loc)  # raises (missing) when the header is damaged too
+        return SalvagedLoose(type_name, size, b"", error)
     try:
         return salvage_loose(loc.path, oid, header_only=header_only)
     except CorruptObjectError as e:
@@ -254,7 +261,7 @@ def _run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> 
                     values["deltabase"] = base.hex() if base else null_hex
                 if contents:
                     type_name, data = store.read(oid, loc)
-        except CorruptObjectError as e:
+        except (CorruptObjectError, BadPackError) as e:
             try:
                 salvaged = _salvage(store, oid, loc, e, header_only=not contents)
             except _Fatal:
