@@ -223,8 +223,7 @@ class PathLimiter:
         if not self.paths:
             raise ValueError("PathLimiter needs at least one path")
         self._everything = b"" in self.paths
-        # specs as a trie of components: {component: (exact_here, subtrie)}
-        self._trie = _build_trie([p.split(b"/") for p in self.paths if p])
+        self._trie = pathspec_trie(self.paths)
 
     def changed(self, old_tree: bytes | None, new_tree: bytes | None) -> bool:
         """Whether ``git diff-tree old new -- paths`` would print anything."""
@@ -261,9 +260,11 @@ class PathLimiter:
         return False
 
 
-def _build_trie(split_paths: list[list[bytes]]) -> Trie:
+def pathspec_trie(paths: Iterable[bytes]) -> Trie:
+    """Pathspecs as a trie of their components: {component: (a path ends
+    here, deeper components)}; the empty path (everything) is left out."""
     trie: Trie = {}
-    for comps in split_paths:
+    for comps in (p.split(b"/") for p in paths if p):
         node = trie
         for k, c in enumerate(comps):
             exact, sub = node.get(c, (False, {}))
