@@ -82,3 +82,10 @@ def test_the_missing_commit_cases_do_print_a_prefix(missing_mid):
     comparison above would pass with nothing printed)."""
     g, _ = run_both(missing_mid, "log", "--format=%s")
     assert g.stdout.startswith(b"c7\nc6\n")
+
+
+@pytest.mark.parametrize("order", [[], ["--topo-order"]])
+def test_path_limited_log_stops_where_git_stops(missing_mid, order):
+    g, p = run_both(missing_mid, "log", *order, "--format=%s", "--", "f")
+    assert g.returncode == 128
+    assert (p.returncode, p.stdout) == (g.returncode, g.stdout)
