@@ -464,7 +464,7 @@ class HealthScreen(PackscopeScreen):
             rows.append(("text", Text("  no problems found", style="bold green")))
         self.rows = rows
         cursor = 0
-        if keep is not None:
+        if keep is not None and lst.cursor > 0:  # at the top, stay there as groups arrive above
             cursor = next(
                 (i for i, r in enumerate(rows) if r[0] == keep[0] and _same(r[1], keep[1])),
                 min(lst.cursor, max(0, len(rows) - 1)),
