@@ -53,14 +53,16 @@ class RefRecord:
     target: str | None = None
 
 
-def _error(message: str, path, offset: int | None = None, kind: str = "reftable-corrupt") -> BadRefError:
+def _error(
+    message: str, path: str | os.PathLike[str], offset: int | None = None, kind: str = "reftable-corrupt"
+) -> BadRefError:
     return BadRefError(message, path=str(path), offset=offset, kind=kind, remedy=REMEDY)
 
 
 class ReftableFile:
     """One table: header and footer checked on opening, ref records on demand."""
 
-    def __init__(self, path: str | os.PathLike, object_format: str, rawsz: int) -> None:
+    def __init__(self, path: str | os.PathLike[str], object_format: str, rawsz: int) -> None:
         self.path = Path(path)
         with open(self.path, "rb") as f:  # FileNotFoundError: the stack changed, the caller re-reads it
             self.data = data = f.read()
@@ -186,7 +188,7 @@ class ReftableFile:
 class ReftableStack:
     """The refs of one ``reftable/`` directory, merged over its stack."""
 
-    def __init__(self, directory: str | os.PathLike, object_format: str, rawsz: int) -> None:
+    def __init__(self, directory: str | os.PathLike[str], object_format: str, rawsz: int) -> None:
         self.directory = Path(directory)
         self.list_path = self.directory / "tables.list"
         self.object_format, self.rawsz = object_format, rawsz
