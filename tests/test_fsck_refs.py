@@ -1,5 +1,6 @@
 """`packscope fsck` on every form of broken ref gives git fsck's exit status
-and git's error lines (``error: REF: invalid sha1 pointer ID``), and says
+and git's error lines (``error: REF: invalid sha1 pointer ID``, ``error:
+REF: invalid reflog entry ID``), and says
 in which file (and, for packed-refs, on which line) the ref is."""
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from tests.repos import git, git_env, git_fsck, git_text
 ROOT = Path(__file__).resolve().parents[1]
 NULL = "0" * 40
 MISSING = "deadbeef" * 5
-POINTER = re.compile(r"^error: (\S.*?: invalid sha1 pointer [0-9a-f]{40})", re.M)
+POINTER = re.compile(r"^error: (\S.*?: invalid (?:sha1 pointer|reflog entry) [0-9a-f]{40})", re.M)
 
 
 def packscope_fsck(repo: Path, *args: str) -> subprocess.CompletedProcess:
@@ -116,6 +117,9 @@ CASES = {
     ),
     "HEAD on a garbage branch": lambda r: loose(r, "refs/heads/main", "garbage\n"),
     "HEAD on a branch naming a missing object": lambda r: loose(r, "refs/heads/main", MISSING + "\n"),
+    "reflog entry naming a missing object": lambda r: (
+        (r / ".git" / "logs" / "refs" / "heads" / "main").open("a").write(f"{NULL} {MISSING} A <a@b> 1 +0000\tx\n")
+    ),
     "detached HEAD at the null id": lambda r: loose(r, "HEAD", NULL + "\n"),
     "HEAD in a symref loop": lambda r: (
         loose(r, "HEAD", "ref: refs/heads/hl\n"),
@@ -131,7 +135,7 @@ def test_broken_ref_gets_gits_exit_status_and_error_lines(repo, case):
     p = packscope_fsck(repo)
     out = p.stdout.decode()
     assert p.returncode == git_status, out
-    # every "REF: invalid sha1 pointer ID" git prints, and no other
+    # every "REF: invalid sha1 pointer ID" (or "invalid reflog entry") git prints, and no other
     assert sorted(POINTER.findall(out)) == sorted(POINTER.findall(git_out)), out
 
 

@@ -12,6 +12,7 @@ bit it sets, for each form of ref (git 2.39, compared in tests):
   loops, dangles or nests too deep: ``REF: invalid sha1 pointer 0000…``
   (git reads all of them as the null id), bit 2;
 * a ref naming an absent object: ``REF: invalid sha1 pointer ID``, bit 2;
+  a reflog entry naming one: ``REF: invalid reflog entry ID``, bit 2;
 * files under ``refs/`` that start with ``.`` or end in ``.lock`` (stale
   locks, editor dotfiles): not refs, ignored (git skips them);
 * a ``packed-refs`` line git cannot parse: git dies (128); a duplicate
@@ -265,7 +266,7 @@ class Roots:
         walk = self.walk
         for log in reflogs(self.repo):
             problems: list[PackscopeError] = []
-            label = f"reflog of {log.ref}"
+            label = log.ref  # git names the ref: "REF: invalid reflog entry ID"
             for n, entry in enumerate(read_reflog(log, walk.fmt, problems)):
                 if not n & 4095:
                     walk.ticker.poll()
@@ -345,6 +346,8 @@ def root_finding_message(role: str, label: str, oid_hex: str, what: str, why: st
     where git has some."""
     if role in ("ref", "branch"):
         return pointer_message(label, oid_hex, f"the {what} {why}")
+    if role == "reflog":
+        return f"{label}: invalid reflog entry {oid_hex} (the {what} {why})"
     if role in ("cache-tree", "resolve-undo"):
         return f"{oid_hex}: invalid sha1 pointer in {role} ({label}: the {what} {why})"
     return f"{label}: points to {what} {oid_hex}, which {why}"
