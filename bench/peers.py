@@ -266,7 +266,7 @@ class DulwichAdapter(Adapter):
         from dulwich.object_store import peel_sha
 
         tips = []
-        for name, sha in self.repo.refs.as_dict().items():
+        for sha in self.repo.refs.as_dict().values():
             try:
                 _, peeled = peel_sha(self.store, sha)
             except KeyError:

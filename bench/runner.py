@@ -15,6 +15,7 @@ Rules every scenario gets from here:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -85,19 +86,16 @@ def run_process(
     """Run a whole command once: (wall seconds, CPU seconds of the child,
     path of a file holding its stdout).  stdout goes to a file, not a pipe,
     so the parent does no work while the child runs."""
-    out = tempfile.NamedTemporaryFile(prefix="bench-out-", delete=False)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
-    try:
+    with (
+        tempfile.NamedTemporaryFile(prefix="bench-out-", delete=False) as out,
+        open(stdin_path, "rb") if stdin_path else contextlib.nullcontext(subprocess.DEVNULL) as stdin,
+    ):
         t0 = time.perf_counter()
         p = subprocess.run(
             cmd, stdin=stdin, stdout=out, stderr=subprocess.PIPE, env=bench_env(), timeout=timeout, cwd=cwd
         )
         wall = time.perf_counter() - t0
-    finally:
-        if stdin_path:
-            stdin.close()
-        out.close()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if p.returncode not in ok:

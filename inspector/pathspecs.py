@@ -51,7 +51,7 @@ def repo_paths(repo, args: list[str], *, literal: bool) -> list[str]:
             joined = posixpath.normpath(arg)
         else:
             joined = posixpath.normpath(posixpath.join(prefix, arg)) if arg else prefix or "."
-        if joined == ".." or joined.startswith("../") or joined.startswith("/"):
+        if joined == ".." or joined.startswith(("../", "/")):
             raise BadRevisionError(f"{arg!r} is outside the repository")
         out.append("" if joined == "." else joined)
     return out

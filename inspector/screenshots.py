@@ -7,6 +7,7 @@ headless test driver) on a demo repository: what the README shows.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 
 SIZE = (120, 36)
@@ -16,10 +17,8 @@ async def _settle(app, pilot, rounds: int = 3) -> None:
     from textual.worker import WorkerCancelled
 
     for _ in range(rounds):
-        try:
+        with contextlib.suppress(WorkerCancelled):  # a cancelled worker is settled too
             await app.workers.wait_for_complete()
-        except WorkerCancelled:
-            pass
         await pilot.pause(0.1)
 
 

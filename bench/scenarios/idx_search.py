@@ -120,7 +120,7 @@ def run(ctx) -> ScenarioResult:
     if real.note:
         res.notes.append(real.note)
     for label, path, rawsz in sources:
-        names = ctx.memo(("idx-names", str(path)), lambda: idx_names(path, rawsz))
+        names = ctx.memo(("idx-names", str(path)), lambda path=path, rawsz=rawsz: idx_names(path, rawsz))
         present = set(names)
 
         def inputs(rep: int, label=label, names=names, present=present, rawsz=rawsz) -> dict:

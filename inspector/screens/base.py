@@ -147,9 +147,7 @@ class PackscopeScreen(Screen):
 
     def check_action(self, action: str, parameters) -> bool | None:
         # Back means nothing at the bottom of a screen's stack: hide it there.
-        if action == "back" and self.app.screen_stack and self.app.screen_stack[0] is self:
-            return False
-        return True
+        return not (action == "back" and self.app.screen_stack and self.app.screen_stack[0] is self)
 
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 1 and self.app.screen_stack[-1] is not self.app.screen_stack[0]:
