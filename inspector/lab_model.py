@@ -303,7 +303,9 @@ def _stage(e, oid: bytes, objects_dir: str, searched) -> Stage | None:
         where = " (alternate)" if alternate else ""
         lo, hi = e.path.bucket
         verdict = f"found at {e.path.found}" if e.path.found is not None else f"absent (would be at {e.path.insert_at})"
-        text = f"{e.pack}{where}  bucket {oid[0]:02x} [{lo},{hi}) {hi - lo} names  {verdict}"
+        text = (
+            f"{e.pack}{where}  bucket {oid[0]:02x} [{lo},{hi}) {hi - lo} name{'' if hi - lo == 1 else 's'}  {verdict}"
+        )
         return Stage(e.source, text, e, index, paths, nr)
     if isinstance(e, trace.LooseChecked):
         alt = "" if e.objects_dir == objects_dir else f" (alternate {e.objects_dir})"

@@ -210,7 +210,7 @@ class SearchView(Widget):
             bar_w = n * cell
         lines: list[Text] = []
         head = literal(s.event.pack, "bold")
-        head.append(f"  bucket [{blo},{bhi}): {n} names; the store searched it with {s.event.path.algorithm}")
+        head.append(f"  bucket [{blo},{bhi}): {_n(n, 'name')}; the store searched it with {s.event.path.algorithm}")
         head.truncate(width, overflow="ellipsis")
         lines.append(head)
         left, right = str(blo), str(bhi)
