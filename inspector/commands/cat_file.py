@@ -357,10 +357,10 @@ def _run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> 
                     oid = None  # fromhex skips whitespace: not a plain id
                 if oid is not None:
                     wanted.append(oid)
-            parsed.append((text, name, rest, oid))
-        located = dict(zip(wanted, store.locate_many(wanted))) if wanted else {}
+            parsed.append((name, rest, oid))
+        located = dict(zip(wanted, store.locate_many(wanted), strict=True)) if wanted else {}
         plain_misses = not store.partial_clone  # else a miss may be promised: answer() notes it
-        for text, name, rest, oid in parsed:
+        for name, rest, oid in parsed:
             if not name:
                 write(b" missing\n")
                 continue
