@@ -42,6 +42,7 @@ class PackscopeScreen(Screen):
 
     HELP = ""
     TAB = ""  # the screen-table name this screen belongs to (for the tab bar)
+    SHARED_KEYS_BASE = True  # the key bar lists subclasses' own keys first, these after
     # Focus starts in the screen's own body, never in a live panel: a
     # focused event log would take k, p, f, Home and End from the screen.
     AUTO_FOCUS = "#body *"

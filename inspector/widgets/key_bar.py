@@ -13,15 +13,15 @@ from textual import events
 from textual.widget import Widget
 
 
-def _own_ids(cls) -> set:
+def _own_ids(cls: type) -> set[str | None]:
     """Ids of the bindings a screen class declares itself (its own class
-    and the classes between it and the shared base), not the base's."""
-    from packscope.inspector.screens.base import PackscopeScreen
-
-    ids = set()
+    and the classes between it and the shared base), not the base's.  The
+    shared base marks itself with ``SHARED_KEYS_BASE = True`` (the key bar
+    knows no screen class: screens import widgets, never the reverse)."""
+    ids: set[str | None] = set()
     for c in cls.__mro__:
-        if c is PackscopeScreen or not (isinstance(c, type) and issubclass(c, PackscopeScreen)):
-            continue
+        if c.__dict__.get("SHARED_KEYS_BASE"):
+            break
         ids.update(getattr(b, "id", None) for b in c.__dict__.get("BINDINGS", ()))
     return ids
 
