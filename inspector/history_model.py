@@ -21,6 +21,7 @@ from collections import OrderedDict
 
 from packscope.core.errors import PackscopeError
 from packscope.inspector.commit_text import Summary, name_text, summarize
+from packscope.inspector.history_search import SearchIndex, index_line
 
 CHUNK = 400  # commits per hold of the core lock
 FIRST_CHUNK = 80
@@ -116,16 +117,34 @@ class LockedReads:
     that must read everything before its first row (``--topo-order``
     without generation numbers) never holds the lock for seconds."""
 
-    def __init__(self, core, store) -> None:
+    def __init__(self, core, store, capture: bool) -> None:
         self.lock = core.lock
         self.store = store
         self.fmt = store.fmt
         self.reads = 0
+        # commit id -> its search line, from the bytes the walk reads anyway
+        self.captured: dict[bytes, str] | None = {} if capture else None
 
     def read(self, oid: bytes):
         self.reads += 1
         with self.lock:
-            return self.store.read(oid)
+            typ, data = self.store.read(oid)
+        if self.captured is not None and typ == "commit":
+            self.captured[oid] = index_line(data)
+        return typ, data
+
+    def search_line(self, oid: bytes) -> str:
+        """The commit's search line: captured as the walk read it, or read now."""
+        if self.captured is not None:
+            line = self.captured.pop(oid, None)
+            if line is not None:
+                return line
+        try:
+            with self.lock:
+                typ, data = self.store.read(oid)
+        except (PackscopeError, OSError):
+            return ""
+        return index_line(data) if typ == "commit" else ""
 
     def locked(self, fn):
         if fn is None:
@@ -152,6 +171,7 @@ class HistoryLog:
         self.graph = graph
         self.lanes = LaneIndex(self) if graph else None
         self.reads: LockedReads | None = None
+        self.index = SearchIndex()  # one line per loaded row, for instant search
         self.rows: list = []  # WalkedCommit, in walk order
         self.want = 0
         self.done = False
@@ -222,7 +242,8 @@ class HistoryLog:
             # pack header reader is twice as fast but keeps a map of every
             # packed object (~120 MB on git.git), over the UI's memory budget.
             options = source.walk_options(paths) if source.graph is not None else {}
-            reads = self.reads = LockedReads(core, session.store)
+            # a path-limited walk reads many commits it does not show: read the shown ones again instead
+            reads = self.reads = LockedReads(core, session.store, capture=not paths)
             for hook in ("commit_info", "first_parent_unchanged"):
                 if hook in options:
                     options[hook] = reads.locked(options[hook])
@@ -278,8 +299,12 @@ class HistoryLog:
                 except (OSError, ValueError) as e:
                     self.error = f"the walk stopped: {e}"
                     self.done = True
+                # before the rows are seen: a drawn row has its lanes, a loaded row its search line
                 if self.lanes is not None:
-                    self.lanes.feed(chunk)  # before the rows are seen: a drawn row has its lanes
+                    self.lanes.feed(chunk)
+                reads = self.reads
+                for c in chunk:
+                    self.index.add(c.oid, reads.search_line(c.oid))
                 with self.cond:
                     rows.extend(chunk)
                     self.cond.notify_all()
@@ -304,26 +329,3 @@ class HistoryLog:
             with self.cond:
                 self.done = self.done or self.cancelled
                 self.cond.notify_all()
-
-    # --- search ----------------------------------------------------------------------
-
-    def matcher(self, query: str):
-        """A predicate on (row index) for ``query``: an id prefix, or text
-        found (case-insensitively) in the author's name or email or the subject."""
-        from packscope.core.oid import is_hex
-
-        q = query.strip()
-        ql = q.lower()
-        hexq = ql if len(ql) >= 4 and is_hex(ql) else None
-        from packscope.inspector.history_model import read_summary
-
-        core = self.core
-
-        def match(row: int) -> bool:
-            c = self.rows[row]
-            if hexq is not None and c.oid.hex().startswith(hexq):
-                return True
-            s = read_summary(core, c.oid)
-            return ql in s.subject.lower() or ql in s.author.lower() or ql in s.email.lower()
-
-        return match

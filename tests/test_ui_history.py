@@ -92,39 +92,78 @@ async def test_history_shows_hostile_text_literally(history_repo):
         assert "[bold red]boom[/]" in drawn and "\u202e" not in drawn and "\x1b" not in drawn
 
 
+def logged(repo, *args) -> list[tuple[str, str]]:
+    """(id, "author\0email\0subject" lower-cased) in git log --topo-order's order."""
+    out = git("log", "--topo-order", "--format=%H%x00%an%x00%ae%x00%s%x01", *args, cwd=repo)
+    rows = []
+    for rec in out.decode("utf-8", "replace").split("\x01")[:-1]:
+        oid, rest = rec.strip("\n").split("\0", 1)
+        rows.append((oid, rest.lower()))
+    return rows
+
+
+def wanted_matches(rows, query: str) -> list[int]:
+    q = query.lower()
+    return [i for i, (oid, text) in enumerate(rows) if q in text or (len(q) >= 4 and oid.startswith(q))]
+
+
+def search(pilot, query: str):
+    return pilot.press("slash", *query, "enter")
+
+
 @pytest.mark.asyncio
-async def test_search_by_author_subject_and_id_with_n_and_N(history_repo):
+async def test_search_lists_matches_with_a_counter_and_n_N_skip_the_cursors_row(history_repo):
     app = make_app(history_repo)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_history(app, pilot)
         lst = screen.vlist
-        ids = revlist(history_repo, "HEAD")
-        await pilot.press("slash")
-        await pilot.pause()
-        await pilot.press(*"S Ide", "enter")
-        await until(
-            pilot, lambda: "row" in screen.search_state or "no match" in screen.search_state, "the author search to end"
-        )
-        assert screen.history.rows[lst.cursor].oid.hex() == revlist(history_repo, "side", "-1")[0]
-        # subject text; n goes on, N comes back
-        screen.start_search("commit 3", 1, restart=True)
-        await until(
-            pilot, lambda: "row" in screen.search_state and "commit 3" in screen.search_state, "a match for 'commit 3'"
-        )
-        first = lst.cursor
-        assert "commit 39" in list_text(lst)[first]
+        rows = logged(history_repo, "HEAD")
+        await pilot.press("G")
+        await until(pilot, lambda: screen.history.done, "the whole history")
+        await pilot.press("g")
+        assert [c.oid.hex() for c in screen.history.rows] == [oid for oid, _ in rows]
+        # an author
+        side = revlist(history_repo, "side", "-1")[0]
+        await search(pilot, "S Ide")
+        await until(pilot, lambda: lst.cursor == [o for o, _ in rows].index(side), "/S Ide to reach the side commit")
+        assert screen.matches == wanted_matches(rows, "S Ide")
+        # subject text: every match listed at once, the counter says which
+        want = wanted_matches(rows, "commit 3")
+        assert len(want) == 11  # "commit 3" and "commit 30".."commit 39"
+        lst.move_to(0)
+        await search(pilot, "commit 3")
+        await until(pilot, lambda: lst.cursor == want[0], "/commit 3 to reach its first match")
+        assert screen.matches == want
+        await until(pilot, lambda: "match 1/11" in title(screen, "#history-title"), "the counter 'match 1/11'")
+        # n skips the cursor's own row (a match), N comes back
         await pilot.press("n")
-        await until(pilot, lambda: lst.cursor != first, "n to move to the next match")
-        assert "commit 38" in list_text(lst)[lst.cursor]
+        await until(pilot, lambda: lst.cursor == want[1], "n to the second match")
+        assert "match 2/11" in title(screen, "#history-title")
         await pilot.press("N")
-        await until(pilot, lambda: lst.cursor == first, "N to come back to the first match")
+        await until(pilot, lambda: lst.cursor == want[0], "N back to the first match")
+        # / from a matching row does not stay on it
+        await search(pilot, "commit 3")
+        await until(pilot, lambda: lst.cursor == want[1], "/ from a match to move on to the next")
+        # past the last match, n wraps to the first and says so; N from the first wraps to the last
+        lst.move_to(want[-1])
+        await pilot.press("n")
+        await until(pilot, lambda: lst.cursor == want[0], "n past the last match to wrap to the first")
+        assert "wrapped to the top" in title(screen, "#history-title")
+        await pilot.press("N")
+        await until(pilot, lambda: lst.cursor == want[-1], "N from the first match to wrap to the last")
+        assert "wrapped to the bottom" in title(screen, "#history-title")
         # an id prefix
-        target = ids[-1]
-        screen.start_search(target[:8], 1, restart=True)
-        await until(pilot, lambda: lst.cursor == len(ids) - 1, "an id-prefix search to reach the root commit")
-        screen.start_search("no such text anywhere", 1, restart=True)
-        await until(pilot, lambda: "no match" in screen.search_state, "'no match' for text that is nowhere")
-        assert lst.cursor == len(ids) - 1
+        await search(pilot, rows[-1][0][:8])
+        await until(pilot, lambda: lst.cursor == len(rows) - 1, "an id-prefix search to reach the root commit")
+        # no match: said, the cursor stays; forgotten once the screen is left
+        await search(pilot, "no such text anywhere")
+        await until(pilot, lambda: "no match" in title(screen, "#history-title"), "'no match' in the title")
+        assert lst.cursor == len(rows) - 1
+        await pilot.press("1")
+        await pilot.press("7")
+        await until(pilot, lambda: app.screen is screen, "back on History")
+        await pilot.pause()
+        assert "no match" not in title(screen, "#history-title")
 
 
 @pytest.mark.asyncio
@@ -289,15 +328,14 @@ async def test_long_history_scrolls_to_the_end_and_searches_deep(long_repo):
         deep = LONG - 1 - LONG // 50  # the row of "step LONG//50"
         oid = git("rev-parse", f"main~{deep}", cwd=long_repo).decode().strip()
         screen.start_search(oid[:10], 1, restart=True)
+        lst = screen.vlist
         await until(
             pilot,
-            lambda: "row" in screen.search_state,
+            lambda: lst.cursor == deep,
             "an id search deep in the history",
             timeout=40 * max(1, LONG // 20000),
         )
-        lst = screen.vlist
         assert list_text(lst)[lst.cursor].endswith(f"step {LONG // 50}")
-        assert lst.cursor == deep
         await pilot.press("G")
         await until(pilot, lambda: log.done, "G to load the whole long history", timeout=40 * max(1, LONG // 20000))
         await pilot.pause()

@@ -15,6 +15,7 @@ SCENARIOS = {
     "loose-sweep": "loose_sweep",
     "idx-search": "idx_search",
     "last-modified": "last_modified",
+    "history-search": "history_search",
     "tracing-overhead": "tracing_overhead",
     "ui-startup": "ui_startup",
 }

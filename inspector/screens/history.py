@@ -48,9 +48,13 @@ The walk is lazy: rows are read as you scroll ("loaded N of ~M"; M is the
 commit-graph's commit count when there is a graph, else unknown).  G walks
 to the end (watch the count), g goes back to the top.
 
-/ searches: an id prefix (4+ hex digits), or text in the author's name or
-email or in the subject (case-insensitive); n / N find the next / previous
-match — loading more history as the search goes.
+/ searches at once among the loaded commits: an id prefix (4+ hex
+digits), or text in the author's name or email or in the subject
+(case-insensitive).  The cursor goes to the next match after its own row;
+the title counts ("match 3/17"), says when the search wrapped around, and
+keeps counting as more history loads.  n / N go to the next / previous
+match (never the row the cursor is on); past the loaded rows, n loads more
+history until a match turns up.
 
 r picks revisions (like git log's arguments: HEAD, --all, main..topic,
 v2.0 ^v1.0, optionally `-- path…`); p limits to paths (literal, from the
@@ -155,8 +159,13 @@ class HistoryScreen(PackscopeScreen):
         self.paths = paths or []
         self.graph = True  # the graph column, and git log --graph's topo order
         self.history: HistoryLog | None = None
-        self.search_state = ""  # what the title says about a search
-        self.searching = False
+        self.search_state = ""  # a search's progress or failure (else the match counter)
+        self.find_text = ""
+        self.matches: list[int] = []  # rows matching the query, among the first `scanned`
+        self.scanned = 0
+        self.pending = 0  # 1: a forward search waiting for more rows
+        self.wrapped = ""
+        self._search_row = -1
         self._decor_seen = None
 
     def compose_body(self) -> ComposeResult:
@@ -192,6 +201,7 @@ class HistoryScreen(PackscopeScreen):
         lst.follow = False
         lst.set_source(_Source(self.history))
         self.search_state = ""
+        self.find_text, self.matches, self.scanned, self.pending, self.wrapped = "", [], 0, 0, ""
         self.history.demand(self._page() * (self.PAGE_MARGIN + 1))
         self.walker(self.history)
         self.update_title()
@@ -217,6 +227,10 @@ class HistoryScreen(PackscopeScreen):
             self._decor_seen = log.decor
             self.vlist.refresh_rows()
         self.vlist.grow()
+        if self.find_text:
+            self._extend_matches()
+            if self.pending:
+                self._step(self.pending)
         if log.error:
             self.notify(literal(log.error).plain, severity="error", timeout=6)
         self.update_title()
@@ -232,6 +246,10 @@ class HistoryScreen(PackscopeScreen):
 
     def on_virtual_list_moved(self, event: VirtualList.Moved) -> None:
         self.demand_more()
+        if self.find_text:
+            if event.row != self._search_row:  # the user moved on: the wrap is old news
+                self.wrapped = ""
+            self.update_title()
 
     def tick(self) -> None:
         if self.history is not None and not self.history.done and self.is_mounted:
@@ -275,84 +293,101 @@ class HistoryScreen(PackscopeScreen):
             if log.error:
                 t.append("  ")
                 t.append_text(literal(log.error, "red"))
-        if self.search_state:
+        search = self.search_text()
+        if search:
             t.append("   ")
-            t.append_text(literal(self.search_state, "italic"))
+            t.append_text(literal(search, "italic"))
         self.query_one("#history-title", Label).update(t)
 
     # --- search ------------------------------------------------------------------
+    # Instant: the log's SearchIndex holds every loaded row's line; a query
+    # lists its matches among them at once (re-listed for rows loaded
+    # since).  n/N go to the next/previous match past the cursor's row,
+    # wrapping (and saying so); forward past the loaded rows, more history
+    # is loaded until a match turns up or the walk ends.
 
     def start_search(self, query: str, direction: int, restart: bool = False) -> None:
-        if not query or self.history is None:
+        log = self.history
+        if not query or log is None:
             return
         lst = self.vlist
         lst.search_query = query
-        start = lst.cursor if restart else lst.cursor + direction
-        self.search_state = f"searching {query!r}…"
-        self.update_title()
-        self.searcher(self.history, query, start, direction)
+        if restart or query != self.find_text:
+            self.find_text = query
+            self.matches = log.index.find(query, 0, log.loaded)
+            self.scanned = log.loaded
+        self.wrapped = ""
+        self._step(direction)
 
-    @work(thread=True, exclusive=True, group="history-search")
-    def searcher(self, log: HistoryLog, query: str, start: int, direction: int) -> None:
-        from textual.worker import get_current_worker
+    def _extend_matches(self) -> None:
+        log = self.history
+        if self.find_text and log is not None and log.loaded > self.scanned:
+            self.matches += log.index.find(self.find_text, self.scanned, log.loaded)
+            self.scanned = log.loaded
 
-        worker = get_current_worker()
-        match = log.matcher(query)
-        row = max(0, start)
-        checked = 0
-        found = None
-        wrapped = False
-        while not worker.is_cancelled and not log.cancelled:
-            if direction > 0:
-                if row >= log.loaded:
-                    if not log.done:
-                        log.wait_for(row + 2000)
-                        if row >= log.loaded and not log.done:
-                            continue
-                    if row >= log.loaded:
-                        if wrapped or start == 0:
-                            break
-                        wrapped, row = True, 0
-                        continue
-                if wrapped and row >= start:
-                    break
-            else:
-                if row < 0:
-                    if wrapped:
-                        break
-                    wrapped, row = True, log.loaded - 1
-                    continue
-                if wrapped and row <= start:
-                    break
-            if match(row):
-                found = row
-                break
-            row += direction
-            checked += 1
-            if checked % 2000 == 0:
-                self.app.call_from_thread(self._search_progress, log, f"searching {query!r}: {checked:,} checked…")
-        if worker.is_cancelled:
-            return
-        self.app.call_from_thread(self._search_done, log, query, found)
+    def _step(self, direction: int) -> None:
+        import bisect
 
-    def _search_progress(self, log: HistoryLog, text: str) -> None:
-        if log is self.history:
-            self.search_state = text
-            self.update_title()
-
-    def _search_done(self, log: HistoryLog, query: str, found: int | None) -> None:
-        if log is not self.history:
-            return
+        log = self.history
         lst = self.vlist
-        if found is None:
-            self.search_state = f"no match for {query!r}"
-            self.notify(f"no match for {literal(query).plain!r}", severity="warning", timeout=3)
+        self._extend_matches()
+        cursor = lst.cursor
+        matches = self.matches
+        self.pending = 0
+        if direction > 0:
+            k = bisect.bisect_right(matches, cursor)
+            if k < len(matches):
+                return self._go(matches[k])
+            if not log.done:  # load on until a match turns up
+                self.pending = 1
+                log.demand(log.loaded + 5000)
+                self.search_state = f"searching {self.find_text!r}: {log.loaded:,} loaded…"
+                self.update_title()
+                return
+            target = matches[0] if matches else None
+            self.wrapped = "wrapped to the top"
         else:
-            self.search_state = f"/{query}: row {found + 1:,} (n/N: next/previous)"
-            lst.grow()
-            lst.follow = False
-            lst.move_to(found)
+            k = bisect.bisect_left(matches, cursor)
+            if k > 0:
+                return self._go(matches[k - 1])
+            target = matches[-1] if matches else None
+            self.wrapped = "wrapped to the bottom" if log.done else "wrapped to the last loaded row"
+        if target is None:
+            self.search_state = f"no match for {self.find_text!r}"
+            self.wrapped = ""
+            self.notify(f"no match for {literal(self.find_text).plain!r}", severity="warning", timeout=3)
+            self.update_title()
+            return
+        self.notify(f"search {self.wrapped}", timeout=2)
+        self._go(target)
+
+    def _go(self, row: int) -> None:
+        lst = self.vlist
+        self.search_state = ""
+        lst.grow()
+        lst.follow = False
+        self._search_row = row
+        lst.move_to(row)
         self.update_title()
+
+    def search_text(self) -> str:
+        """What the title says of the search: match k/N, wrapped, loading."""
+        import bisect
+
+        if self.search_state or not self.find_text:
+            return self.search_state
+        matches = self.matches
+        cursor = self.vlist.cursor
+        k = bisect.bisect_left(matches, cursor)
+        at = (
+            f"match {k + 1}/{len(matches):,}"
+            if k < len(matches) and matches[k] == cursor
+            else f"{len(matches):,} matches"
+        )
+        log = self.history
+        more = f" in {log.loaded:,} loaded" if log is not None and not log.done else ""
+        wrapped = f" — {self.wrapped}" if self.wrapped else ""
+        return f"/{self.find_text}: {at}{more}{wrapped}  (n/N next/previous)"
 
     def action_toggle_graph(self) -> None:
         self.graph = not self.graph
@@ -421,6 +456,12 @@ class HistoryScreen(PackscopeScreen):
         if self.history is None or not self.history.loaded:
             return None
         return self.history.rows[min(self.vlist.cursor, self.history.loaded - 1)].oid.hex()
+
+    def on_screen_suspend(self) -> None:
+        # Leaving (another screen, a prompt): a failed search is not news when coming back.
+        if self.search_state.startswith("no match"):
+            self.search_state = ""
+            self.update_title()
 
     def on_unmount(self) -> None:
         if self.history is not None:
