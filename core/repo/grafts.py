@@ -20,9 +20,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packscope.core.oid import ObjectFormat, is_hex
 from packscope.core.repo.shallow import read_shallow
+
+if TYPE_CHECKING:
+    from packscope.core.repo.repository import Repository
 
 
 @dataclass
@@ -32,14 +36,14 @@ class Grafts:
     complaints: list[str] = field(default_factory=list)  # git's messages for lines it ignores
 
 
-def grafts_path(repo, env: Mapping[str, str] = os.environ) -> Path:
+def grafts_path(repo: Repository, env: Mapping[str, str] = os.environ) -> Path:
     named = env.get("GIT_GRAFT_FILE")
     if named:
         return Path(named)
     return Path(repo.common_dir) / "info" / "grafts"
 
 
-def read_grafts(repo, fmt: ObjectFormat | None = None, env: Mapping[str, str] = os.environ) -> Grafts:
+def read_grafts(repo: Repository, fmt: ObjectFormat | None = None, env: Mapping[str, str] = os.environ) -> Grafts:
     """The grafts file's table (empty when there is no file)."""
     path = grafts_path(repo, env)
     out = Grafts(path)
@@ -76,7 +80,9 @@ def _graft_ids(line: bytes, hexsz: int) -> list[bytes] | None:
     return ids
 
 
-def parent_overrides(repo, fmt: ObjectFormat | None = None, env: Mapping[str, str] = os.environ):
+def parent_overrides(
+    repo: Repository | None, fmt: ObjectFormat | None = None, env: Mapping[str, str] = os.environ
+) -> tuple[dict[bytes, tuple[bytes, ...]], Grafts | None]:
     """``({commit: parents}, grafts)``: the grafts file's table with every
     shallow commit mapped to no parents, as git's commit reading sees it."""
     if repo is None:

@@ -11,20 +11,24 @@ even when it lists nothing.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packscope.core.errors import RepositoryError
 from packscope.core.oid import ObjectFormat, is_hex
 
+if TYPE_CHECKING:
+    from packscope.core.repo.repository import Repository
 
-def shallow_path(repo) -> Path:
+
+def shallow_path(repo: Repository) -> Path:
     return Path(repo.common_dir) / "shallow"
 
 
-def is_shallow(repo) -> bool:
+def is_shallow(repo: Repository | None) -> bool:
     return repo is not None and shallow_path(repo).is_file()
 
 
-def read_shallow(repo, fmt: ObjectFormat | None = None) -> frozenset[bytes]:
+def read_shallow(repo: Repository | None, fmt: ObjectFormat | None = None) -> frozenset[bytes]:
     """The shallow commits (empty when the repository is not shallow).
     A line that is not an id stops git ("bad shallow line"): the same here,
     as a RepositoryError naming the file and the line's offset."""
