@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 
 from packscope.core.errors import LookupFailedError, PackscopeError
 from packscope.core.oid import is_hex
@@ -38,14 +39,17 @@ class ReplaceRefs:
 
     @classmethod
     def load(cls, repo, refs, env: Mapping[str, str] = os.environ) -> ReplaceRefs:
-        """Read the refs (refs: a packscope.core.repo.refs.RefStore)."""
+        """Read the refs (``refs``: a packscope.core.repo.refs.RefStore, or a
+        function returning one, called only when replace refs may exist)."""
         base = env.get("GIT_REPLACE_REF_BASE") or DEFAULT_BASE  # as given: git adds no "/"
         enabled = env.get("GIT_NO_REPLACE_OBJECTS") is None
         if enabled and repo is not None:
             enabled = repo.config.get_bool("core", "usereplacerefs", default=True) is not False
         out = cls(base=base, enabled=enabled)
-        if refs is None:
+        if refs is None or not _may_have_refs(repo, base):
             return out
+        if not hasattr(refs, "iter_refs"):
+            refs = refs()
         hexsz = repo.object_format.hexsz if repo is not None else 40
         try:
             found = list(refs.iter_refs(base))
@@ -90,3 +94,23 @@ class ReplaceRefs:
             oid=oid.hex(),
             remedy="Replace refs form a loop or a chain longer than four; fix them with git replace -d.",
         )
+
+
+def _may_have_refs(repo, base: str) -> bool:
+    """False only when the files backend surely holds no ref under ``base``:
+    no loose directory and no packed-refs line naming it — every command
+    that reads objects asks, and parsing a large packed-refs file for
+    nothing would cost more than the command."""
+    if repo is None or (repo.extension("refstorage") or "files") != "files":
+        return True
+    common = Path(repo.common_dir)
+    head, _, _ = base.rpartition("/")
+    if (common / head).exists() if head else True:
+        return True
+    try:
+        data = (common / "packed-refs").read_bytes()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return (" " + base).encode("utf-8", "surrogateescape") in data

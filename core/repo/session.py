@@ -56,7 +56,8 @@ class Session:
         if self._replace is None:
             from packscope.core.repo.replace_refs import ReplaceRefs
 
-            self._replace = ReplaceRefs.load(self.repo, self.refs)
+            # (refs are opened only if replace refs may exist: cat-file of an id needs none)
+            self._replace = ReplaceRefs.load(self.repo, lambda: self.refs)
         return self._replace
 
     @property
