@@ -198,6 +198,7 @@ class ReftableStack:
         self._load()
 
     def _load(self) -> None:
+        previous = None
         for _ in range(MAX_STACK_READS):
             try:
                 text = self.list_path.read_bytes()
@@ -220,12 +221,23 @@ class ReftableStack:
                     try:
                         table = ReftableFile(self.directory / name, self.object_format, self.rawsz)
                         records = list(table.records())
+                    except FileNotFoundError:
+                        if text != previous:
+                            raise
+                        # tables.list did not change, so the table is not coming back
+                        problems.append(
+                            _error(
+                                f"tables.list names {name}, which is missing", self.list_path, None, "reftable-missing"
+                            )
+                        )
+                        continue
                     except BadRefError as e:
                         problems.append(e)  # damage is local: the other tables still answer
                         continue
                     for record in records:
                         merged[record.name] = record  # newer tables come later and win
             except FileNotFoundError:
+                previous = text
                 continue  # compacted while we read: read tables.list again
             self.tables = names
             self.refs = {n: r for n, r in merged.items() if r.value_type != DELETION}
