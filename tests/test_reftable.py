@@ -289,7 +289,7 @@ def test_a_linked_worktree_reads_its_own_stack_for_per_worktree_refs(pair, tmp_p
 def test_a_table_missing_from_the_stack_is_a_problem_and_the_rest_still_reads(pair, tmp_path):
     _, rt = pair
     broken = shutil.copytree(rt, tmp_path / "missing.git", symlinks=True)
-    base, newer = (broken / "reftable" / "tables.list").read_text().split()
+    _, newer = (broken / "reftable" / "tables.list").read_text().split()
     (broken / "reftable" / newer).unlink()
     refs = RefStore(Repository.open(broken))
     assert refs.read("HEAD").symref == "refs/heads/main"  # the base table's HEAD: the newer one is gone
