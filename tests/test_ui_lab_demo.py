@@ -325,10 +325,14 @@ async def test_every_screen_at_80x24_folds_the_panels_and_shows_its_own_keys_fir
             ]
             if not own:
                 continue
-            bar = screen.query_one(KeyBar).plain
             firsts = [f"{app.get_key_display(b)} {b.description}" for b in own]
-            assert any(bar.startswith(f) for f in firsts), (spec.name, bar)
-            assert rows[-1].startswith(bar[:20]), rows[-1]
+            await until(
+                pilot,
+                lambda firsts=firsts, screen=screen: any(screen.query_one(KeyBar).plain.startswith(f) for f in firsts),
+                f"{spec.name}'s own keys first in the key bar",
+            )
+            bar = screen.query_one(KeyBar).plain
+            await until(pilot, lambda bar=bar: screen_text(app)[-1].startswith(bar[:20]), "the key bar drawn")
             checked += 1
         assert checked >= 4
     # Tall enough, the panels are back.
