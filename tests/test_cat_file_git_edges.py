@@ -156,3 +156,12 @@ def test_pretty_tree_prints_canonical_modes(one_parent_repo):
     g, p = both(one_parent_repo, "cat-file", "-p", tree)
     assert g.returncode == 0 and b"100644 blob" in g.stdout and b"100664" not in g.stdout
     assert (p.returncode, p.stdout) == (0, g.stdout)
+
+
+def test_lookup_says_the_unstored_empty_tree_is_one_git_always_has(empty_tree_repo):
+    import json
+
+    repo, empty, _ = empty_tree_repo
+    doc = json.loads(packscope("lookup", "--json", empty, cwd=repo).stdout)
+    assert doc["found"] is False and doc["error"] == "not stored"
+    assert "git always has" in doc["message"]

@@ -99,7 +99,10 @@ def lookup_one(session, recorder, text: str, algorithm: str, indexes: _IndexByNa
         seconds=seconds,
         events=events,
     )
-    if loc is None:
+    if loc is None and oid == session.store.empty_tree:
+        result["error"] = "not stored"
+        result["message"] = "the empty tree, which git always has (cat-file answers it: tree, size 0)"
+    elif loc is None:
         # Absent: in a partial clone, is it promised?  (Asked after the
         # trace so the promised-set build is not part of the lookup's time.)
         promised = session.store.is_promised(oid)
