@@ -11,7 +11,8 @@
  *       fallback set with set_delta_fallback(func) with the same arguments,
  *       so every error (kind, offset, message) comes from the reference.
  *
- * Tree entries: tree_items (below), the reference being core/objects.py.
+ * Tree entries and commit headers: tree_items and commit_header (below),
+ * the references being in core/objects.py.
  *
  * The input is hostile until proven otherwise: the header's sizes are 64-bit
  * varints (more than 63 bits is refused), every read of the delta is checked
@@ -376,6 +377,139 @@ done:
     return items;
 }
 
+/* A commit's header in its common shape (the pure reference is the regex of
+ * objects.commit_header_regex and commit_header_fields):
+ *
+ *   commit_header(data, hexsz) -> (tree, (parents...), commit_time), or None
+ *       when that regex would not match at the start of data: "tree <hex>\n",
+ *       any "parent <hex>\n" lines, an author line, then a committer line
+ *       whose first '>' is followed by spaces, digits, a space, the rest of
+ *       the line and at least one more byte.  Ids come back raw; a time of 20
+ *       or more digits saturates at 2^64 - 1. */
+static int
+hex_digit(uint8_t c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c |= 0x20;
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+/* hexsz hex digits at s as a new bytes object; NULL without an error set
+ * when they are not all hex. */
+static PyObject *
+raw_id(const uint8_t *s, Py_ssize_t hexsz)
+{
+    uint8_t raw[32];
+    for (Py_ssize_t i = 0; i < hexsz; i += 2) {
+        int hi = hex_digit(s[i]), lo = hex_digit(s[i + 1]);
+        if (hi < 0 || lo < 0)
+            return NULL;
+        raw[i / 2] = (uint8_t)(hi << 4 | lo);
+    }
+    return PyBytes_FromStringAndSize((const char *)raw, hexsz / 2);
+}
+
+static int
+starts(const uint8_t *d, Py_ssize_t n, Py_ssize_t pos, const char *word)
+{
+    size_t len = strlen(word);
+    return n - pos >= (Py_ssize_t)len && memcmp(d + pos, word, len) == 0;
+}
+
+static PyObject *
+native_commit_header(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "commit_header(data, hexsz)");
+        return NULL;
+    }
+    Py_ssize_t hexsz = PyLong_AsSsize_t(args[1]);
+    if (hexsz == -1 && PyErr_Occurred())
+        return NULL;
+    if (hexsz != 40 && hexsz != 64) {
+        PyErr_SetString(PyExc_ValueError, "commit_header: hexsz must be 40 or 64");
+        return NULL;
+    }
+    Py_buffer view;
+    const uint8_t *d;
+    Py_ssize_t n;
+    if (get_bytes(args[0], &view, &d, &n) < 0)
+        Py_RETURN_NONE;
+    PyObject *tree = NULL, *parents = NULL, *result = NULL;
+    Py_ssize_t pos = 0;
+    if (!starts(d, n, 0, "tree ") || n - 5 < hexsz + 1 || d[5 + hexsz] != '\n')
+        goto doubt;
+    tree = raw_id(d + 5, hexsz);
+    if (tree == NULL)
+        goto fail_or_doubt;
+    pos = 5 + hexsz + 1;
+    parents = PyList_New(0);
+    if (parents == NULL)
+        goto done;
+    while (starts(d, n, pos, "parent ")) {
+        if (n - pos - 7 < hexsz + 1 || d[pos + 7 + hexsz] != '\n')
+            goto doubt;
+        PyObject *p = raw_id(d + pos + 7, hexsz);
+        if (p == NULL)
+            goto fail_or_doubt;
+        int bad = PyList_Append(parents, p);
+        Py_DECREF(p);
+        if (bad < 0)
+            goto done;
+        pos += 7 + hexsz + 1;
+    }
+    if (!starts(d, n, pos, "author"))
+        goto doubt;
+    const uint8_t *nl = memchr(d + pos, '\n', (size_t)(n - pos));
+    if (nl == NULL)
+        goto doubt;
+    pos = nl - d + 1;
+    if (!starts(d, n, pos, "committer"))
+        goto doubt;
+    pos += 9;
+    while (pos < n && d[pos] != '>' && d[pos] != '\n')
+        pos++;
+    if (pos >= n || d[pos] != '>')
+        goto doubt;
+    pos++;
+    while (pos < n && d[pos] == ' ')
+        pos++;
+    Py_ssize_t digits = pos;
+    uint64_t when = 0;
+    int saturated = 0;
+    while (pos < n && d[pos] >= '0' && d[pos] <= '9') {
+        uint64_t digit = (uint64_t)(d[pos] - '0');
+        if (when > (UINT64_MAX - digit) / 10)
+            saturated = 1;
+        else
+            when = when * 10 + digit;
+        pos++;
+    }
+    if (pos == digits || pos >= n || d[pos] != ' ')
+        goto doubt;
+    nl = memchr(d + pos, '\n', (size_t)(n - pos));
+    if (nl == NULL || nl - d + 1 >= n)
+        goto doubt; /* git also wants a byte after the committer line */
+    PyObject *ptuple = PyList_AsTuple(parents);
+    if (ptuple == NULL)
+        goto done;
+    result = Py_BuildValue("(ONK)", tree, ptuple, (unsigned long long)(saturated ? UINT64_MAX : when));
+    goto done;
+fail_or_doubt:
+    if (PyErr_Occurred())
+        goto done;
+doubt:
+    result = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(tree);
+    Py_XDECREF(parents);
+    release_bytes(&view);
+    return result;
+}
+
 static PyMethodDef native_methods[] = {
     {"apply_delta", (PyCFunction)(void (*)(void))native_apply_delta, METH_FASTCALL | METH_KEYWORDS,
      "apply_delta(base, delta, max_size=4 GiB) -> bytes: the object the delta makes from base; on anything "
@@ -384,6 +518,8 @@ static PyMethodDef native_methods[] = {
      "try_apply_delta(base, delta, max_size) -> bytes, or None if the delta is not valid for this base."},
     {"set_delta_fallback", native_set_delta_fallback, METH_O,
      "set_delta_fallback(func): what apply_delta calls with (base, delta, max_size) on doubt."},
+    {"commit_header", (PyCFunction)(void (*)(void))native_commit_header, METH_FASTCALL,
+     "commit_header(data, hexsz) -> (tree, parents, commit_time), or None unless the common header shape."},
     {"tree_items", (PyCFunction)(void (*)(void))native_tree_items, METH_FASTCALL,
      "tree_items(data, rawsz) -> [(mode, name, id), ...], or None unless the whole tree is well-formed."},
     {NULL, NULL, 0, NULL},

@@ -140,6 +140,10 @@ class TreeEntry:
 
 # --- the fast path for walks --------------------------------------------------
 
+# The compiled match of commit_header_regex + commit_header_fields when the
+# module is built (core/native.py); the regex stays the reference.
+_commit_header = getattr(_native, "commit_header", None)
+
 
 def commit_header_fast(
     data: bytes, fmt: ObjectFormat, oid: bytes | None = None
@@ -153,9 +157,14 @@ def commit_header_fast(
     shape it does not expect gives 0.
     """
     hexsz = fmt.hexsz
-    m = commit_header_regex(hexsz).match(data)
-    if m is not None:
-        return commit_header_fields(m, hexsz)
+    if _commit_header is not None:
+        found = _commit_header(data, hexsz)  # the regex's answer, or None where it fails
+        if found is not None:
+            return found
+    else:
+        m = commit_header_regex(hexsz).match(data)
+        if m is not None:
+            return commit_header_fields(m, hexsz)
     # Anything unusual: the careful reader below, step by step as git reads.
     end = 5 + hexsz
     if not data.startswith(b"tree ") or data[end : end + 1] != b"\n":

@@ -94,3 +94,11 @@ def test_info_says_which_path_runs(delta_repos, pure):
     assert ("PACKSCOPE_PURE" in doc["implementation"]["reason"]) == pure
     text = run("-C", delta_repos[0], "info", pure=pure).stdout.decode()
     assert re.search(rf"packscope path +{path} \(", text)
+
+
+@pytest.mark.parametrize("pure", [True, False], ids=["pure", "compiled"])
+def test_walks_print_what_git_prints_on_both_paths(delta_repos, pure):
+    # the commit headers are read by the compiled match or by the regex
+    for repo in delta_repos:
+        for args in (["--all", "--format=%H %T %P"], ["--all", "--date-order", "--format=%H"]):
+            assert run("-C", repo, "log", *args, pure=pure).stdout == git("log", *args, cwd=repo)

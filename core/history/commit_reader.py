@@ -36,6 +36,7 @@ from binascii import unhexlify
 from zlib_ng import zlib_ng
 
 from packscope.core.errors import PackscopeError
+from packscope.core.native import native
 from packscope.core.objects import commit_header_fast, commit_header_fields, commit_header_regex
 
 _V2_NAMES_AT = 8 + 1024  # .idx v2: magic and version, the fanout, then the names
@@ -43,6 +44,10 @@ _OBJ_COMMIT = 1
 _OBJ_OFS_DELTA = 6
 _U32 = struct.Struct(">I")
 _LARGE = 0x80000000  # an offset with this bit indexes the 8-byte table (or: ask offset_at)
+
+# The compiled header match when the module is built (getattr: an older
+# build lacks it); commit_header_regex stays the reference.
+_commit_header = getattr(native, "commit_header", None)
 
 
 def prefix_size(hexsz: int) -> int:
@@ -84,6 +89,7 @@ class CommitHeaderReader:
         self._packs: list[_PackLookup] | None = None
         self._rescans = -1
         self._rx = commit_header_regex(store.fmt.hexsz)
+        self._hexsz = store.fmt.hexsz
         self._one_parent = len(b"parent \n") + store.fmt.hexsz
         self._prefix = prefix_size(store.fmt.hexsz)
         self.declined = 0  # commits left to the store (deltas answered here count as answered)
@@ -147,6 +153,9 @@ class CommitHeaderReader:
                     found = None
                 elif n == size:
                     found = commit_header_fast(data, self.fmt, oid)
+                elif _commit_header is not None:
+                    # The compiled form of the regex below (same answers).
+                    found = _commit_header(data, self._hexsz)
                 else:
                     # The common shape never looks past the byte after the
                     # committer line: a match in the prefix is the match in
