@@ -165,3 +165,27 @@ async def test_one_tracer_listener_however_often_enter_is_pressed(ui_repo):
             await pilot.press("escape")  # ... and back
             await until(pilot, lambda: app.screen is screen, "the fanout screen back")
         assert len(app.core.tracer._listeners) == listeners
+
+
+@pytest.mark.asyncio
+async def test_at_80x24_the_chart_and_the_bucket_under_the_cursor_are_on_screen(ui_repo):
+    app = make_app(ui_repo, poll_seconds=60)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(app, pilot)
+        await pilot.press("5")
+        await settle(app, pilot)
+        screen = app.screen
+        await until(pilot, lambda: screen.stats is not None, "the fanout statistics")
+        chart = screen.query_one(FanoutChart)
+        chart.cursor = 0x41
+        await pilot.pause(0.2)
+        rows = [strip.text for strip in app.screen._compositor.render_strips()]
+        text = "\n".join(rows)
+        import re
+
+        for band in ("00", "40", "80", "c0"):
+            assert any(re.match(rf"\s*{band} [│┤]", r) for r in rows), text
+        # every band's axis whole: 64 buckets wide
+        axes = [r.split("└", 1)[1].rstrip() for r in rows if "└" in r]
+        assert len(axes) == 4 and all(len(a) == 64 for a in axes), axes
+        assert "bucket 41" in text, text

@@ -42,6 +42,9 @@ the biggest is chosen first).  Enter on the chart lists a bucket's ids.
 """
 
 
+NARROW_BELOW = 110  # columns: chart and side panel no longer fit side by side
+
+
 class _IndexSource(ListSource):
     def __init__(self, choices: list[lab.IndexChoice]) -> None:
         super().__init__()
@@ -109,6 +112,23 @@ class FanoutScreen(PackscopeScreen):
         super().on_mount()
         self.query_one("#fanout-indexes").border_title = "index"
         self.query_one(FanoutChart).focus()
+        self._fit()
+
+    def on_resize(self, event) -> None:
+        super().on_resize(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        """Below 110 columns the side panel (index list, statistics, the
+        bucket) goes under the chart, and the chart's bands are two rows
+        tall, so 80×24 shows the chart and the bucket under the cursor."""
+        narrow = self.app.size.width < NARROW_BELOW
+        self.set_class(narrow, "-narrow")
+        chart = self.query_one(FanoutChart)
+        rows = 2 if narrow else 3
+        if chart.rows != rows:
+            chart.rows = rows
+            chart.refresh(layout=True)
 
     def refresh_data(self) -> None:
         self.load_indexes()

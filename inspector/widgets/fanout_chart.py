@@ -54,6 +54,7 @@ class FanoutChart(Widget, can_focus=True):
         self.counts: tuple[int, ...] = (0,) * 256
         self.expected = 0.0
         self.lookup_bucket: int | None = None
+        self.rows = ROWS  # cell rows per band (2 on a narrow terminal)
 
     def set_counts(self, counts, expected: float) -> None:
         self.counts = tuple(counts)
@@ -68,22 +69,23 @@ class FanoutChart(Widget, can_focus=True):
     def render(self) -> Text:
         counts = self.counts
         peak = max(max(counts), self.expected, 1)
-        levels = ROWS * 8
+        rows = self.rows
+        levels = rows * 8
         exp_level = self.expected / peak * levels
         t = Text(no_wrap=True, end="")
         for band in range(BANDS):
             first = band * BAND
-            for r in range(ROWS):
-                base = (ROWS - 1 - r) * 8
+            for r in range(rows):
+                base = (rows - 1 - r) * 8
                 on_exp = base <= exp_level < base + 8
-                label = f"{first:02x} " if r == ROWS - 1 else "   "
+                label = f"{first:02x} " if r == rows - 1 else "   "
                 t.append(label, style="bold dim")
                 t.append("┤" if on_exp else "│", style="dim")
                 for b in range(first, first + BAND):
                     c = counts[b]
                     level = c / peak * levels
                     fill = min(8, max(0, round(level - base)))
-                    if c and fill == 0 and r == ROWS - 1 and level > 0:
+                    if c and fill == 0 and r == rows - 1 and level > 0:
                         fill = 1  # a non-empty bucket never looks empty
                     z = (c - self.expected) / self.expected**0.5 if self.expected else 0.0
                     style = "bold magenta" if b == self.lookup_bucket else z_style(z)
@@ -127,7 +129,7 @@ class FanoutChart(Widget, can_focus=True):
         self.post_message(self.Opened(self.cursor))
 
     def on_click(self, event: events.Click) -> None:
-        band = event.y // (ROWS + 1)
+        band = event.y // (self.rows + 1)
         col = event.x - LABEL
         if 0 <= band < BANDS and 0 <= col < BAND:
             self.cursor = band * BAND + col
@@ -135,7 +137,7 @@ class FanoutChart(Widget, can_focus=True):
                 self.post_message(self.Opened(self.cursor))
 
     def get_content_height(self, container, viewport, width) -> int:
-        return BANDS * (ROWS + 1)
+        return BANDS * (self.rows + 1)
 
     def get_content_width(self, container, viewport) -> int:
         return LABEL + BAND
