@@ -22,7 +22,7 @@ import re
 import stat
 from binascii import Error as _HexError
 from binascii import unhexlify
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from stat import S_IFDIR, S_IFLNK, S_IFREG, S_ISDIR
 from typing import Protocol
@@ -142,7 +142,9 @@ class TreeEntry:
 
 # The compiled match of commit_header_regex + commit_header_fields when the
 # module is built (core/native.py); the regex stays the reference.
-_commit_header = getattr(_native, "commit_header", None)
+_commit_header: Callable[[bytes, int], tuple[bytes, tuple[bytes, ...], int] | None] | None = getattr(
+    _native, "commit_header", None
+)
 
 
 def commit_header_fast(
@@ -446,7 +448,7 @@ def iter_tree(data: bytes, fmt: ObjectFormat, oid: bytes | None = None) -> Itera
 
 # The compiled splitter when the module is built (getattr: a build made
 # before it existed lacks it).
-_split_tree = getattr(_native, "tree_items", None)
+_split_tree: Callable[[bytes, int], list[tuple[int, bytes, bytes]] | None] | None = getattr(_native, "tree_items", None)
 
 
 def tree_items(data: bytes, fmt: ObjectFormat, oid: bytes | None = None) -> list[tuple[int, bytes, bytes]]:
