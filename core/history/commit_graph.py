@@ -40,7 +40,7 @@ from packscope.core.errors import BadCommitGraphError
 from packscope.core.history.bloom import BloomFilter, BloomSettings
 from packscope.core.oid import ObjectFormat
 from packscope.core.store.chunk_file import Chunk, ChunkTable, read_chunk_table
-from packscope.core.store.mapped_file import MappedFile
+from packscope.core.store.mapped_file import MappedFile, read_fanout
 from packscope.core.store.search import binary_search
 
 SIGNATURE = b"CGPH"
@@ -52,7 +52,6 @@ OVERFLOW_FLAG = 0x80000000  # GDA2 value indexes GDO2
 BLOOM_HEADER = 12
 BLOOM_VERSIONS = (1, 2)
 
-_FANOUT = struct.Struct(">256I")
 _U32 = struct.Struct(">I")
 _U64 = struct.Struct(">Q")
 _CDAT_TAIL = struct.Struct(">IIII")  # parent1, parent2, level|time-high, time-low
@@ -124,16 +123,7 @@ class GraphLayer(MappedFile):
         self.chunks: ChunkTable = ch
         oidf = ch.require(b"OIDF")
         ch.expect_size(b"OIDF", 1024, "a 256-entry fanout")
-        fanout = _FANOUT.unpack_from(m, oidf.offset)
-        prev = 0
-        for i, n in enumerate(fanout):
-            if n < prev:
-                raise self._error(
-                    f"fanout table is not monotonic at byte 0x{i:02x} ({n} < {prev})",
-                    oidf.offset + 4 * i,
-                    "commit-graph-fanout",
-                )
-            prev = n
+        fanout = read_fanout(m, oidf.offset, self._error, "commit-graph-fanout")
         self.fanout = fanout
         nr = self.num_commits = fanout[255]
         self._oidl = ch.require(b"OIDL").offset
@@ -199,12 +189,6 @@ class GraphLayer(MappedFile):
         self._bdat = bdat
 
     # --- accessors -------------------------------------------------------
-
-    @property
-    def map(self) -> mmap.mmap:
-        if self._map is None:
-            self._load()
-        return self._map  # type: ignore[return-value]
 
     @property
     def has_generation_data(self) -> bool:

@@ -12,6 +12,7 @@ import contextlib
 import errno
 import mmap
 import os
+import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -43,6 +44,27 @@ def map_readonly(path: str, open_files: OpenFiles | None = None) -> tuple[mmap.m
                 raise
 
 
+FANOUT = struct.Struct(">256I")
+
+
+def read_fanout(m: mmap.mmap, at: int, error: Callable[[str, int, str], Exception], kind: str) -> tuple[int, ...]:
+    """A fanout table (256 cumulative big-endian counts) at ``at``: pack
+    index, multi-pack-index and commit-graph share it.  A count below the
+    one before is ``error(message, offset, kind)``."""
+    fanout: tuple[int, ...] = FANOUT.unpack_from(m, at)
+    prev = 0
+    for i, n in enumerate(fanout):
+        if n < prev:
+            raise error(f"fanout table is not monotonic at byte 0x{i:02x} ({n} < {prev})", at + 4 * i, kind)
+        prev = n
+    return fanout
+
+
+def fanout_bucket(fanout: tuple[int, ...], first_byte: int) -> tuple[int, int]:
+    """[lo, hi) of the names whose first byte is ``first_byte``."""
+    return (fanout[first_byte - 1] if first_byte else 0), fanout[first_byte]
+
+
 class MappedFile:
     path: str
     _map: mmap.mmap | None = None
@@ -50,6 +72,19 @@ class MappedFile:
 
     def _error(self, message: str, offset: int | None, kind: str) -> Exception:
         raise NotImplementedError
+
+    def _load(self) -> None:
+        """Map and parse the file (subclasses: through ``_map_checked``)."""
+        raise NotImplementedError
+
+    @property
+    def map(self) -> mmap.mmap:
+        """The mapping, made (and the file checked) on first use."""
+        if self._map is None:
+            self._load()
+        if self._map is None:  # _load raises rather than leave it unmapped
+            raise self._error("file is not mapped", None, "unmapped")
+        return self._map
 
     def _map_checked(self, check: Callable[[mmap.mmap, int], None], what: str, kind: str) -> mmap.mmap:
         """Map the file, let ``check(map, size)`` parse or reject it (it raises

@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from packscope.core.errors import BadMultiPackIndexError
 from packscope.core.oid import ObjectFormat, Prefix
 from packscope.core.store.chunk_file import ChunkTable, read_chunk_table
-from packscope.core.store.mapped_file import MappedFile
+from packscope.core.store.mapped_file import MappedFile, fanout_bucket, read_fanout
 from packscope.core.store.search import NameAt, Steps, search_function, traced_search
 from packscope.core.trace import SearchPath
 
@@ -51,7 +51,6 @@ LARGE_OFFSET_FLAG = 0x80000000
 CHAIN_DIR = "multi-pack-index.d"
 CHAIN_FILE = "multi-pack-index-chain"
 
-_FANOUT = struct.Struct(">256I")
 _U32 = struct.Struct(">I")
 _U64 = struct.Struct(">Q")
 _OOFF = struct.Struct(">II")
@@ -114,16 +113,7 @@ class MidxLayer(MappedFile):
         )
         oidf = chunks.require(b"OIDF")
         chunks.expect_size(b"OIDF", 1024, "a 256-entry fanout")
-        fanout = _FANOUT.unpack_from(m, oidf.offset)
-        prev = 0
-        for i, n in enumerate(fanout):
-            if n < prev:
-                raise self._error(
-                    f"fanout table is not monotonic at byte 0x{i:02x} ({n} < {prev})",
-                    oidf.offset + 4 * i,
-                    "midx-fanout",
-                )
-            prev = n
+        fanout = read_fanout(m, oidf.offset, self._error, "midx-fanout")
         nr = fanout[255]
         oidl = chunks.require(b"OIDL")
         chunks.expect_size(b"OIDL", nr * rawsz, f"{nr} object ids")
@@ -167,20 +157,13 @@ class MidxLayer(MappedFile):
     # --- accessors -------------------------------------------------------
 
     @property
-    def map(self) -> mmap.mmap:
-        if self._map is None:
-            self._load()
-        return self._map  # type: ignore[return-value]
-
-    @property
     def size(self) -> int:
         self.open()
         return self._size
 
     def bucket(self, first_byte: int) -> tuple[int, int]:
         self.open()
-        fan = self.fanout
-        return (fan[first_byte - 1] if first_byte else 0), fan[first_byte]
+        return fanout_bucket(self.fanout, first_byte)
 
     def name_accessor(self) -> NameAt:
         m = self.map

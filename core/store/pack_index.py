@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from packscope.core.errors import BadPackIndexError
 from packscope.core.oid import ObjectFormat, Prefix
 from packscope.core.store.cache import OpenFiles
-from packscope.core.store.mapped_file import MappedFile
+from packscope.core.store.mapped_file import MappedFile, fanout_bucket, read_fanout
 from packscope.core.store.prefix_column import build_prefix_column, prefix_column_search
 from packscope.core.store.search import SEARCHES as _SEARCHES
 from packscope.core.store.search import NameAt, Steps, search_function, traced_search
@@ -38,7 +38,6 @@ from packscope.core.trace import SearchPath
 
 IDX_MAGIC = b"\377tOc"
 PAGE_SIZE = 4096
-_FANOUT = struct.Struct(">256I")
 _U32 = struct.Struct(">I")
 _U64 = struct.Struct(">Q")
 
@@ -93,14 +92,7 @@ class PackIndex(MappedFile):
             raise self._error(
                 f"pack index is truncated ({size} bytes, too short for a fanout table)", size, "idx-truncated"
             )
-        fanout = _FANOUT.unpack_from(m, fan_at)
-        prev = 0
-        for i, n in enumerate(fanout):
-            if n < prev:
-                raise self._error(
-                    f"fanout table is not monotonic at byte 0x{i:02x} ({n} < {prev})", fan_at + 4 * i, "idx-fanout"
-                )
-            prev = n
+        fanout = read_fanout(m, fan_at, self._error, "idx-fanout")
         nr = fanout[255]
         self.version, self.fanout, self.num_objects = version, fanout, nr
         if version == 1:
@@ -139,20 +131,13 @@ class PackIndex(MappedFile):
     # --- accessors -------------------------------------------------------
 
     @property
-    def map(self) -> mmap.mmap:
-        if self._map is None:
-            self._load()
-        return self._map  # type: ignore[return-value]
-
-    @property
     def size(self) -> int:
         self.open()
         return self._size
 
     def bucket(self, first_byte: int) -> tuple[int, int]:
         self.open()
-        fan = self.fanout
-        return (fan[first_byte - 1] if first_byte else 0), fan[first_byte]
+        return fanout_bucket(self.fanout, first_byte)
 
     def name_accessor(self) -> NameAt:
         """A fast ``name_at(i)`` bound to the current mapping."""
