@@ -93,10 +93,12 @@ def write_table(
     per_block: int = 1000,
     restart_every: int = 16,
     extras: bool = False,
+    logs: list[tuple[str, int, bytes, bytes]] | None = None,
 ) -> Path:
     """A reftable file of ``recs`` (sorted here).  ``per_block`` records per
     ref block; ``block_size`` > 0 pads blocks to it (aligned); ``extras``
-    adds a ref index, an obj block and a log block after the refs."""
+    adds a ref index, an obj block and a log block after the refs; ``logs``
+    (name, update index, old id, new id) are written as that log block."""
     recs = sorted(recs, key=lambda r: r.name.encode())
     header = b"REFT" + bytes([version]) + u24(block_size) + struct.pack(">QQ", min_update_index, max_update_index)
     if version == 2:
@@ -122,7 +124,10 @@ def write_table(
     if not recs:
         out += header
     ref_index = obj_pos = log_pos = 0
-    if extras and recs:
+    if logs is not None:
+        log_pos = len(out)
+        out += _log_block(logs)
+    elif extras and recs:
         ref_index = len(out)
         out += _block(b"i", [(name, 0, varint(pos)) for name, pos in last_names], b"", 4)
         obj_pos = len(out)
@@ -142,6 +147,18 @@ def write_table(
     footer += struct.pack(">I", zlib.crc32(footer))
     path.write_bytes(bytes(out) + footer)
     return path
+
+
+def _log_block(entries: list[tuple[str, int, bytes, bytes]]) -> bytes:
+    records = []
+    for name, update_index, old, new in entries:
+        key = name.encode() + b"\0" + struct.pack(">Q", 0xFFFFFFFFFFFFFFFF - update_index)
+        data = old + new + varint(1) + b"A" + varint(1) + b"a"
+        data += varint(1_700_000_000 + update_index) + struct.pack(">h", -480) + varint(3) + b"log"
+        records.append((key, 1, data))
+    records.sort(key=lambda r: r[0])
+    inner = _block(b"g", records, b"", 16)
+    return inner[:4] + zlib.compress(inner[4:])
 
 
 def write_stack(directory: Path, tables: list[tuple[str, bytes]] | list[str]) -> None:

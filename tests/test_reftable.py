@@ -296,3 +296,46 @@ def test_a_table_missing_from_the_stack_is_a_problem_and_the_rest_still_reads(pa
     assert [e.kind for e in refs.problems] == ["reftable-missing"]
     p = packscope("info", "--json", cwd=broken)
     assert p.returncode == 0 and "reftable-missing" in p.stdout.decode()
+
+
+def test_fsck_counts_reftable_reflog_entries_as_roots_as_git_counts_reflogs(pair, tmp_path):
+    """A commit only a reflog names is no dangling object for git fsck; the
+    same reflog as reftable log records keeps it alive for packscope."""
+    oracle, rt = pair
+    oracle = shutil.copytree(oracle, tmp_path / "oracle.git", symlinks=True)
+    rt = shutil.copytree(rt, tmp_path / "rt.git", symlinks=True)
+    tree = git_text("rev-parse", "main^{tree}", cwd=oracle).strip()
+    only_in_log = git_text("commit-tree", "-m", "only in a reflog", tree, cwd=oracle).strip()
+    loose = Path("objects") / only_in_log[:2] / only_in_log[2:]
+    (rt / loose).parent.mkdir(exist_ok=True)
+    shutil.copy(oracle / loose, rt / loose)  # the same object in the reftable copy
+    main = git_text("rev-parse", "main", cwd=oracle).strip()
+    git("update-ref", "--create-reflog", "refs/heads/tmp", only_in_log, cwd=oracle)
+    git("update-ref", "refs/heads/tmp", main, cwd=oracle)
+    zero = bytes(len(bytes.fromhex(main)))
+    base, newer = (rt / "reftable" / "tables.list").read_text().split()
+    table = "0x000000000003-0x000000000003-0003.ref"
+    version = 1 if len(zero) == 20 else 2
+    write_table(
+        rt / "reftable" / table,
+        [Rec("refs/heads/tmp", 3, bytes.fromhex(main))],
+        min_update_index=3,
+        max_update_index=3,
+        version=version,
+        logs=[
+            ("refs/heads/tmp", 3, zero, bytes.fromhex(only_in_log)),
+            ("refs/heads/tmp", 4, bytes.fromhex(only_in_log), bytes.fromhex(main)),
+        ],
+    )
+
+    def dangling(out: bytes) -> list[str]:
+        return sorted(line for line in out.decode().splitlines() if line.startswith("dangling "))
+
+    g = subprocess.run(["git", "fsck"], cwd=oracle, capture_output=True, env=git_env())
+    assert only_in_log not in g.stdout.decode()
+    write_stack(rt / "reftable", [base, newer])  # first without the log: the commit dangles
+    p = packscope("fsck", cwd=rt, check=False)
+    assert f"dangling commit {only_in_log}" in dangling(p.stdout)
+    write_stack(rt / "reftable", [base, newer, table])
+    p = packscope("fsck", cwd=rt, check=False)
+    assert (p.returncode, dangling(p.stdout)) == (g.returncode, dangling(g.stdout))

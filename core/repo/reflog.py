@@ -5,6 +5,10 @@ keeps both ids alive (``git fsck`` and ``git gc`` count them as roots).
 Per-worktree refs (HEAD, ``refs/bisect/…``) keep their logs in each
 worktree's git dir, the rest in the common dir.
 
+In a reftable repository (``extensions.refStorage = reftable``) the
+reflogs are the log records of the reftable stacks (core.repo.reftable):
+the common stack's, and each linked worktree's for its per-worktree refs.
+
 Lines that do not parse are reported as problems and skipped, as git's
 reflog reader skips them; nothing here limits how many entries a reflog
 has, but each line is read by itself (a reflog can be large).
@@ -35,11 +39,29 @@ class ReflogEntry:
 @dataclass(frozen=True, slots=True)
 class Reflog:
     ref: str  # "HEAD", "refs/heads/main", "worktrees/NAME/HEAD", …
-    path: str
+    path: str  # the log file (reftable: the stack's tables.list)
+    entries: tuple[ReflogEntry, ...] | None = None  # read already (reftable)
+
+
+def _reftable_reflogs(repo: Repository) -> list[Reflog]:
+    from packscope.core.repo.reftable import ReftableStack
+
+    fmt = repo.object_format
+    out = []
+    stacks = [("", Path(repo.common_dir) / "reftable")]
+    stacks += [(f"worktrees/{wt.name}/", Path(wt.git_dir) / "reftable") for wt in repo.worktrees()]
+    for prefix, directory in stacks:
+        stack = ReftableStack(directory, fmt.name, fmt.rawsz)
+        for name, logs in stack.logs.items():
+            entries = tuple(ReflogEntry(r.old or b"", r.new or b"", n, 0) for n, r in enumerate(logs, 1))
+            out.append(Reflog(prefix + name, str(stack.list_path), entries))
+    return out
 
 
 def reflogs(repo: Repository) -> list[Reflog]:
     """Every reflog of the repository, all worktrees included, by ref name."""
+    if getattr(repo, "ref_storage", "files") == "reftable":
+        return sorted(_reftable_reflogs(repo), key=lambda r: r.ref)
     common = Path(repo.common_dir)
     out = []
     main_head = common / "logs" / "HEAD"
@@ -84,6 +106,9 @@ def reflogs(repo: Repository) -> list[Reflog]:
 def read_reflog(log: Reflog, fmt: ObjectFormat, problems: list[BadRefError] | None = None) -> Iterator[ReflogEntry]:
     """The entries of one reflog, in file order; unparseable lines go to
     ``problems`` (kind ``reflog-unparseable``) and are skipped."""
+    if log.entries is not None:
+        yield from log.entries
+        return
     hexsz = fmt.hexsz
     try:
         f = open(log.path, "rb")  # noqa: SIM115 -- opening fails apart from reading; `with f` below closes it

@@ -19,8 +19,12 @@ Layout (git's Documentation/technical/reftable):
   id and its peeled id (2), or varint length + target name (3, symbolic).
   Varints are the pack format's offset encoding.
 
-Only ref blocks are read; the ref section ends at the first block of another
-type or at the first section position the footer gives.  Reads are
+Ref blocks are read up to the first block of another type (or the first
+section position the footer gives); log blocks (``g``: a 4-byte header whose
+length is the inflated size, then a zlib stream of log records keyed
+``refname NUL reverse_int64(update_index)``) are read from the footer's log
+position for the reflog entries git counts as roots; obj and index blocks
+are skipped.  Reads are
 consistent as git's readers are: a table that vanishes while the stack is
 read (a concurrent compaction) means reading ``tables.list`` again.
 """
@@ -41,6 +45,15 @@ HASH_IDS = {b"sha1": "sha1", b"s256": "sha256"}
 DELETION, VALUE, VALUE_PEELED, SYMREF = 0, 1, 2, 3
 MAX_STACK_READS = 5  # tables.list re-reads when a table vanishes under us
 REMEDY = "Let git rewrite the stack (git pack-refs), or restore the reftable directory from a backup."
+
+
+@dataclass(frozen=True, slots=True)
+class LogRecord:
+    name: str
+    update_index: int
+    log_type: int  # 0: deletion of this entry, 1: an entry
+    old: bytes | None = None
+    new: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,9 +111,10 @@ class ReftableFile:
         if any(p > self.end for p in positions):
             raise _error("reftable footer names a position past its end", self.path, self.end + self.header_len)
         self.refs_end = min([p for p in positions if p > 0] + [self.end])
+        self.log_position, self.log_index_position = log_pos, log_index
 
-    def _varint(self, pos: int, limit: int) -> tuple[int, int]:
-        data = self.data
+    def _varint(self, pos: int, limit: int, data: bytes | None = None) -> tuple[int, int]:
+        data = self.data if data is None else data
         if pos >= limit:
             raise _error("reftable record runs past its block", self.path, pos)
         b = data[pos]
@@ -184,6 +198,59 @@ class ReftableFile:
         if not restarts <= starts:
             raise _error("restart offset that is not the start of a record", self.path, records_end)
 
+    def log_records(self) -> Iterator[LogRecord]:
+        """Every log record of the log blocks, in file order."""
+        pos = self.log_position
+        end = self.log_index_position or self.end
+        data, rawsz = self.data, self.rawsz
+        while 0 < pos < end and data[pos] == ord("g"):
+            inflated = int.from_bytes(data[pos + 1 : pos + 4], "big")
+            d = zlib.decompressobj()
+            try:
+                body = d.decompress(data[pos + 4 : end], inflated)
+            except zlib.error as e:
+                raise _error(f"log block does not inflate: {e}", self.path, pos) from None
+            if not d.eof or len(body) + 4 != inflated:
+                raise _error("log block inflates to other than its declared size", self.path, pos)
+            buf = data[pos : pos + 4] + body  # offsets inside count the 4-byte header
+            next_pos = end - len(d.unused_data)
+            count = int.from_bytes(buf[-2:], "big")
+            limit = len(buf) - 2 - 3 * count
+            if count == 0 or limit < 4:
+                raise _error("log block has no valid restart table", self.path, pos)
+            at, prev = 4, b""
+            while at < limit:
+                prefix_len, at = self._varint(at, limit, buf)
+                packed, at = self._varint(at, limit, buf)
+                suffix_len, log_type = packed >> 3, packed & 7
+                if prefix_len > len(prev) or at + suffix_len > limit:
+                    raise _error("log record's key runs past its block", self.path, pos)
+                key = prev[:prefix_len] + buf[at : at + suffix_len]
+                at += suffix_len
+                prev = key
+                if len(key) < 10 or key[-9] != 0:
+                    raise _error(f"log record key {key[:40]!r} has no update index", self.path, pos)
+                update_index = 0xFFFFFFFFFFFFFFFF - int.from_bytes(key[-8:], "big")
+                name = os.fsdecode(key[:-9])
+                if log_type == 0:
+                    yield LogRecord(name, update_index, 0)
+                    continue
+                if log_type != 1 or at + 2 * rawsz > limit:
+                    raise _error(f"log record of {name} is malformed", self.path, pos)
+                old, new = buf[at : at + rawsz], buf[at + rawsz : at + 2 * rawsz]
+                at += 2 * rawsz
+                for _ in range(2):  # committer name and email
+                    length, at = self._varint(at, limit, buf)
+                    at += length
+                _, at = self._varint(at, limit, buf)  # time
+                at += 2  # time zone
+                length, at = self._varint(at, limit, buf)
+                at += length  # message
+                if at > limit:
+                    raise _error(f"log record of {name} runs past its block", self.path, pos)
+                yield LogRecord(name, update_index, 1, old, new)
+            pos = next_pos
+
 
 class ReftableStack:
     """The refs of one ``reftable/`` directory, merged over its stack."""
@@ -195,6 +262,7 @@ class ReftableStack:
         self.problems: list[BadRefError] = []
         self.tables: list[str] = []
         self.refs: dict[str, RefRecord] = {}
+        self.logs: dict[str, list[LogRecord]] = {}  # per ref, oldest entry first
         self._load()
 
     def _load(self) -> None:
@@ -212,6 +280,7 @@ class ReftableStack:
                 return
             names = [os.fsdecode(n) for n in text.split(b"\n") if n]
             merged: dict[str, RefRecord] = {}
+            logs: dict[tuple[str, int], LogRecord] = {}
             problems: list[BadRefError] = []
             try:
                 for name in names:
@@ -221,6 +290,7 @@ class ReftableStack:
                     try:
                         table = ReftableFile(self.directory / name, self.object_format, self.rawsz)
                         records = list(table.records())
+                        log_records = list(table.log_records())
                     except FileNotFoundError:
                         if text != previous:
                             raise
@@ -236,11 +306,19 @@ class ReftableStack:
                         continue
                     for record in records:
                         merged[record.name] = record  # newer tables come later and win
+                    for log in log_records:
+                        if log.log_type == 0:
+                            logs.pop((log.name, log.update_index), None)
+                        else:
+                            logs[(log.name, log.update_index)] = log
             except FileNotFoundError:
                 previous = text
                 continue  # compacted while we read: read tables.list again
             self.tables = names
             self.refs = {n: r for n, r in merged.items() if r.value_type != DELETION}
+            self.logs = {}
+            for name, index in sorted(logs):
+                self.logs.setdefault(name, []).append(logs[(name, index)])
             self.problems = problems
             return
         self.problems = [_error("the reftable stack kept changing while it was read", self.list_path)]
