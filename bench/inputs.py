@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from packscope.bench.peers import bench_env
+from packscope.bench.results import ScenarioResult
 
 BUILD_VERSION = 1  # bump when a stream changes: cached repositories are keyed by it
 MARKER = "bench-complete"
@@ -404,3 +405,15 @@ def thousand_packs(ctx) -> Input:
     packs = ctx.size(1000, 20)
     base = ctx.size(3000, 40)
     return Input(f"{packs} packs", many_packs(ctx, packs, base), True)
+
+
+def on_real_history(ctx, name: str, title: str, **result_options) -> tuple[ScenarioResult, Input, str]:
+    """A scenario's start on the real history: its result (noting where the
+    history came from), the history, and its path, warmed into the page cache."""
+    res = ScenarioResult(name, title, **result_options)
+    source = real_history(ctx)
+    if source.note:
+        res.notes.append(source.note)
+    repo = str(source.path)
+    warm(ctx, repo)
+    return res, source, repo

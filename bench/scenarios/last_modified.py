@@ -25,12 +25,7 @@ GIT_LOOP = "git log -1 -- ENTRY, one process per entry"
 
 
 def run(ctx) -> ScenarioResult:
-    res = ScenarioResult(NAME, TITLE)
-    source = inp.real_history(ctx)
-    if source.note:
-        res.notes.append(source.note)
-    repo = str(source.path)
-    inp.warm(ctx, repo)
+    res, source, repo = inp.on_real_history(ctx, NAME, TITLE)
     entries = root_entries(repo)
     case = Case(f"{source.label} · root directory", source.label, {"entries": len(entries)})
     runs = [

@@ -21,13 +21,8 @@ GIT_PROC = "git cat-file --batch"
 
 
 def run(ctx) -> ScenarioResult:
-    res = ScenarioResult(NAME, TITLE)
-    source = inp.real_history(ctx)
-    if source.note:
-        res.notes.append(source.note)
-    repo = str(source.path)
+    res, source, repo = inp.on_real_history(ctx, NAME, TITLE)
     table = inp.object_table(ctx, repo)
-    inp.warm(ctx, repo)
     n = min(ctx.size(20_000, 200), len(table))
 
     counts = table.counts()

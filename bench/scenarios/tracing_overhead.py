@@ -27,13 +27,8 @@ MODES = ("off", "inactive", "recorder", "ui adapter")
 
 
 def run(ctx) -> ScenarioResult:
-    res = ScenarioResult(NAME, TITLE, layout="matrix")
-    source = inp.real_history(ctx)
-    if source.note:
-        res.notes.append(source.note)
-    repo = str(source.path)
+    res, source, repo = inp.on_real_history(ctx, NAME, TITLE, layout="matrix")
     table = inp.object_table(ctx, repo)
-    inp.warm(ctx, repo)
     n_lookups, n_reads = ctx.size(10_000, 200), ctx.size(3_000, 100)
     for op, label, n in (("contains", "lookups (half absent)", n_lookups), ("read", "reads", n_reads)):
 

@@ -23,12 +23,7 @@ PS_INPROC = "packscope core.history.walk"
 
 
 def run(ctx) -> ScenarioResult:
-    res = ScenarioResult(NAME, TITLE)
-    source = inp.real_history(ctx)
-    if source.note:
-        res.notes.append(source.note)
-    repo = str(source.path)
-    inp.warm(ctx, repo)
+    res, source, repo = inp.on_real_history(ctx, NAME, TITLE)
     graph = (source.path / "objects" / "info" / "commit-graph").exists() or (
         source.path / "objects" / "info" / "commit-graphs"
     ).exists()
