@@ -40,8 +40,7 @@ def git(*args, cwd=None, input: bytes | str | None = None, env: dict | None = No
         ["git", *map(str, args)],
         cwd=cwd,
         input=input,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         env=git_env(env),
     )
     if check and p.returncode:

@@ -75,7 +75,7 @@ def _ref_murmur3(data: bytes, seed: int, signed: bool) -> int:
     for start in range(0, whole, 4):
         if signed:
             k = 0
-            for shift, b in zip((0, 8, 16, 24), data[start : start + 4]):
+            for shift, b in zip((0, 8, 16, 24), data[start : start + 4], strict=True):
                 k |= (char(b) << shift) & mask
         else:
             (k,) = struct.unpack_from("<I", data, start)
@@ -85,7 +85,7 @@ def _ref_murmur3(data: bytes, seed: int, signed: bool) -> int:
     rest = data[whole:]
     if rest:
         k = 0
-        for shift, b in reversed(list(zip((0, 8, 16), rest))):
+        for shift, b in reversed(list(zip((0, 8, 16)[: len(rest)], rest, strict=True))):
             k ^= (char(b) << shift) & mask
         h ^= mix(k)
     h ^= len(data)
@@ -255,6 +255,6 @@ def test_split_layers_without_or_with_uncomputed_filters_give_none(split_graph_r
     assert sum(f is not None for f in in_top) == 3  # --max-new-filters=3
     records = [g.commit_at(top.commit_base + i) for i in range(top.num_commits)]
     changes = repos.first_parent_changes(split_graph_repo, [(r.oid.hex(), r.parents[0].hex()) for r in records])
-    for r, f in zip(records, in_top):
+    for r, f in zip(records, in_top, strict=True):
         if f is not None:
             assert f.data == build_filter(changes[r.oid.hex()], f.settings)

@@ -136,7 +136,7 @@ def test_a_batch_answers_each_line_before_the_next_arrives(packed_repo):
         env=git_env(),
     )
     try:
-        for text in ids + ["0" * 39 + "1"]:
+        for text in [*ids, "0" * 39 + "1"]:
             p.stdin.write(text.encode() + b"\n")
             p.stdin.flush()
             ready, _, _ = select.select([p.stdout], [], [], 30)
@@ -150,7 +150,7 @@ def test_a_batch_answers_each_line_before_the_next_arrives(packed_repo):
 
 def test_batch_output_is_the_same_when_python_runs_unbuffered(packed_repo):
     ids = git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=packed_repo).split()
-    stdin = "\n".join(ids[:50] + ["f" * 40, "HEAD", ""] + ids[50:80]) + "\n"
+    stdin = "\n".join([*ids[:50], "f" * 40, "HEAD", "", *ids[50:80]]) + "\n"
     for unbuffered in (False, True):
         env = {k: v for k, v in git_env().items() if k != "PYTHONUNBUFFERED"}
         if unbuffered:

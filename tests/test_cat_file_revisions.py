@@ -167,7 +167,7 @@ def test_batch_check_of_every_revision_form_equals_git(refs_repo, fmt):
     p = packscope("-C", refs_repo, "cat-file", opt, input=stdin)
     got = p.stdout.decode().splitlines()
     assert len(got) == len(want) == len(MIX)
-    for rev, g, w in zip(stdin.splitlines(), got, want):
+    for rev, g, w in zip(stdin.splitlines(), got, want, strict=True):
         assert g == w, rev
     assert b"Traceback" not in p.stderr
 
@@ -266,7 +266,8 @@ def test_lookup_accepts_revisions_and_a_ref_beats_an_abbreviation(refs_repo):
     values = placeholders(refs_repo)
     revs = ["HEAD", "v1-outer^{}", "HEAD:dir/sub/c.txt", values["<c1_8>"], values["<c5_7>"], "main..side", "nope"]
     docs = [json.loads(line) for line in packscope("-C", refs_repo, "lookup", "--json", *revs).stdout.splitlines()]
-    for rev, d in zip(revs[:5], docs):
+    assert len(docs) == len(revs)
+    for rev, d in zip(revs[:5], docs[:5], strict=True):
         assert d["found"] and d["oid"] == git_text("rev-parse", rev, cwd=refs_repo).strip()
         assert "promised" not in d
     assert docs[3]["oid"] == git_text("rev-parse", "main~2", cwd=refs_repo).strip()  # the branch, not c1

@@ -6,6 +6,7 @@ memory."""
 
 from __future__ import annotations
 
+import itertools
 import struct
 import time
 import tracemalloc
@@ -168,7 +169,7 @@ def test_symbolic_ref_chains_are_followed_a_bounded_number_of_steps(bare):
 
 def test_alternates_chains_are_bounded_and_loops_cut(tmp_path):
     dirs = [repos.init_bare(tmp_path / f"r{i}.git") / "objects" for i in range(MAX_DEPTH + 3)]
-    for a, b in zip(dirs, dirs[1:]):
+    for a, b in itertools.pairwise(dirs):
         (a / "info" / "alternates").write_text(str(b) + "\n")
     found, problems = resolve_alternates(str(dirs[0]))
     assert len(found) == MAX_DEPTH and [p.kind for p in problems] == ["alternates-too-deep"]

@@ -58,6 +58,7 @@ def test_healthy_repository_exits_zero_and_lists_gits_dangling_objects(name, req
     p = packscope(repo, "fsck", "--no-progress")
     assert p.returncode == 0, p.stdout.decode() + p.stderr.decode()
     git_status, git_out = git_fsck(repo)
+    assert git_status == 0, git_out
     ours = sorted(line for line in p.stdout.decode().splitlines() if line.startswith("dangling "))
     theirs = sorted(line for line in git_out.splitlines() if line.startswith("dangling "))
     if name == "fsck_worktree":
@@ -190,6 +191,7 @@ def test_batch_check_over_every_id_of_a_damaged_repository_answers_them_all(crc_
     lines = p.stdout.decode().splitlines()
     assert [line.split()[0] for line in lines] == ids
     assert all(len(line.split()) == 3 for line in lines)  # headers of the damaged entry still parse
+    assert [line.split()[1] for line in lines if line.startswith(bad)] == ["blob"]
 
 
 def test_batch_contents_report_the_damaged_object_and_give_all_others(crc_damaged, fsck_base):

@@ -160,7 +160,7 @@ def test_idx_without_its_pack_is_a_warning_and_its_objects_are_missing(base, run
 
 
 def test_pack_without_its_index_is_a_warning(base, run_fsck):
-    pack, idx = repos.the_pack(base)
+    pack, _ = repos.the_pack(base)
     shutil.copy(pack, pack.with_name("pack-" + "0" * 40 + ".pack"))
     status, findings = run_fsck(base)
     assert status == 0

@@ -20,12 +20,14 @@ from tests.repos import git_fsck, git_text
 
 T = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # the empty tree
 P = "ab" * 20
+TREE_LINE = b"tree " + T.encode() + b"\n"
+OBJECT_LINE = b"object " + P.encode() + b"\n"
 
 
 def commit(
     author=b"A U Thor <a@example.com> 1600000000 +0000",
     committer=b"C O <c@example.com> 1600000000 +0000",
-    head=b"tree " + T.encode() + b"\n",
+    head=TREE_LINE,
     message=b"\nmessage\n",
 ) -> bytes:
     out = head
@@ -37,7 +39,7 @@ def commit(
 
 
 def tag(
-    obj=b"object " + P.encode() + b"\n",
+    obj=OBJECT_LINE,
     typ=b"type commit\n",
     name=b"tag v1\n",
     tagger=b"tagger T <t@example.com> 1600000000 +0000\n",
@@ -154,7 +156,7 @@ BODIES = {"commit": COMMITS, "tag": TAGS, "tree": TREES}
 
 @pytest.mark.parametrize("type_name,case", CASES, ids=[f"{t}: {c}" for t, c in CASES])
 def test_message_ids_match_git_fsck(oracle, type_name, case):
-    oid, git_ids, unparsed = oracle[(type_name, case)]
+    _oid, git_ids, unparsed = oracle[(type_name, case)]
     ours = check_object(type_name, BODIES[type_name][case], SHA1)
     if unparsed:
         # git gave up before its syntax checks; ours name the defect, and fail as git does

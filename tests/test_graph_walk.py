@@ -148,7 +148,7 @@ SCENARIO_PATHS = [None, ["dir"], ["lib/x.c"], ["README"], ["gone.txt"], ["thing/
 
 
 def test_scenario_walks_equal_gits_in_every_graph_state(scenario_variant):
-    variant, repo = scenario_variant
+    _, repo = scenario_variant
     cases = [
         (revs, order, fp, paths)
         for revs in (["--all"], ["main"], ["b3", "b1", "b2"], ["main..b1"], ["x", "y"])
@@ -160,7 +160,7 @@ def test_scenario_walks_equal_gits_in_every_graph_state(scenario_variant):
 
 
 def test_generated_history_walks_equal_gits_in_every_graph_state(big_variant):
-    variant, repo = big_variant
+    _, repo = big_variant
     cases = [
         (revs, order, fp, paths)
         for revs in (["--all"], ["mid..main"])

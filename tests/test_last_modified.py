@@ -169,7 +169,7 @@ def git_lines(repo, rev: str, directory: str) -> str:
     want = git_answers(repo, rev, directory)
     # `git ls-tree REV DIR/` prints each DIR/ENTRY as git quotes paths
     listing = git_text("ls-tree", "--name-only", rev, *([directory + "/"] if directory else []), cwd=repo)
-    quoted = dict(zip(want, listing.splitlines()))
+    quoted = dict(zip(want, listing.splitlines(), strict=True))
     return "".join(f"{c}\t{quoted[n]}\n" for n, c in want.items() if c)
 
 

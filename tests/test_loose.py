@@ -113,7 +113,7 @@ def test_declared_size_above_the_cap_is_a_limit_error(one_blob):
 
 
 def test_hash_is_checked_only_on_request(one_blob):
-    path, oid, data = one_blob
+    path, oid, _ = one_blob
     other = zlib.compress(b"blob 5\0other")
     rewrite(path, other)
     assert read_loose(path, SHA1, oid) == ("blob", b"other")

@@ -244,6 +244,7 @@ def test_tree_entries_match_ls_tree(request, which, fmt):
         for t in trees[:40]:
             want = git("ls-tree", "-z", t, cwd=repo).split(b"\0")[:-1]
             typ, data = src.read(bytes.fromhex(t))
+            assert typ == "tree"
             got = [
                 b"%s %s %s\t%s" % (mode_display(e.mode).encode(), e.type.encode(), e.oid.hex().encode(), e.name)
                 for e in iter_tree(data, fmt)

@@ -97,7 +97,7 @@ def test_gated_policy_finds_a_new_pack_at_the_next_miss(scratch, tmp_path):
 
 def test_a_loose_object_written_after_a_miss_is_found(scratch, tmp_path):
     for policy in ("gated", "git"):
-        store, rec = traced_store(scratch, policy=policy)
+        store, _ = traced_store(scratch, policy=policy)
         text = f"written later under {policy}\n"
         oid = bytes.fromhex(git_text("hash-object", "--stdin", cwd=scratch, input=text).strip())
         assert store.locate(oid) is None
@@ -147,7 +147,7 @@ def test_packs_are_ordered_newest_first(scratch):
 
 
 def test_switching_policy_at_run_time_changes_rescans(scratch):
-    store, rec = traced_store(scratch, policy="gated")
+    store, _ = traced_store(scratch, policy="gated")
     for oid in absent_ids(10):
         store.locate(oid)
     assert store.counters.rescans == 0
@@ -158,7 +158,7 @@ def test_switching_policy_at_run_time_changes_rescans(scratch):
 
 
 def test_objects_outside_the_multi_pack_index_are_found(midx_repo):
-    store, rec = traced_store(midx_repo)
+    store, _ = traced_store(midx_repo)
     assert store.midxs, "the fixture has a multi-pack-index"
     ids = [
         bytes.fromhex(x)
@@ -277,7 +277,7 @@ def test_a_concurrent_repack_never_causes_a_false_missing(tmp_path, packed_repo)
 
 
 def test_an_incremental_multi_pack_index_chain_is_used(midx_chain_repo):
-    store, rec = traced_store(midx_chain_repo)
+    store, _ = traced_store(midx_chain_repo)
     assert store.midxs and store.midxs[0].is_chain
     ids = git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=midx_chain_repo).split()
     sources = {store.locate(bytes.fromhex(i)).source for i in ids}

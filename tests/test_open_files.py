@@ -70,7 +70,7 @@ def test_packs_and_indexes_reopen_transparently_under_a_tiny_limit(many_packs_re
         packs.append(Pack(path, index, open_files=files, cache=cache))
     expected = repos.batch_check_all(many_packs_repo)
     read = 0
-    for round_ in range(2):
+    for _ in range(2):  # the second round reopens what the first closed
         for pack in packs:
             for oid, offset in pack.index.entries():
                 typ, data = pack.read_at(offset)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import random
 import shutil
 import sys
@@ -156,7 +157,7 @@ def test_whole_deep_chain_repo_matches_git(deep_chain_repo):
 
 
 def test_chain_deeper_than_the_cap_is_an_error(deep_chain_repo):
-    fmt, (pack,) = open_packs(deep_chain_repo, max_chain_depth=100)
+    _, (pack,) = open_packs(deep_chain_repo, max_chain_depth=100)
     _, offset = deepest(pack)
     with pytest.raises(DeltaError) as info:
         pack.read_at(offset)
@@ -198,7 +199,7 @@ def test_delta_chain_lists_links_top_first_and_marks_cached_ones(packed_repo):
     cache = DeltaBaseCache()
     _, (pack,) = open_packs(packed_repo, cache=cache)
     entries = list(pack.index.open().entries())
-    oid, offset = max(entries, key=lambda e: len(pack.delta_chain(e[1])))
+    _, offset = max(entries, key=lambda e: len(pack.delta_chain(e[1])))
     before = pack.delta_chain(offset)
     assert [link.depth for link in before] == list(range(len(before)))
     assert before[0].offset == offset and before[-1].type_name in ("commit", "tree", "blob", "tag")
@@ -256,7 +257,7 @@ def test_cache_emits_nothing_once_the_listener_leaves():
 
 
 def test_rev_file_and_sorted_index_give_the_same_pack_order(rev_repo, tmp_path):
-    fmt, (pack,) = open_packs(rev_repo)
+    _, (pack,) = open_packs(rev_repo)
     rev_path = pack.path[: -len(".pack")] + ".rev"
     index = pack.index.open()
     assert _read_rev(rev_path, index) is not None, "the .rev file should be usable"
@@ -295,7 +296,7 @@ def test_idx_v1_has_no_crcs(idxv1_repo):
 def test_ordinary_reads_do_not_check_the_trailer(packed_repo, tmp_path):
     fmt, (pack,) = open_packs(packed_repo)
     copy = copy_pack(pack.path, tmp_path)
-    size = len(open(copy, "rb").read())
+    size = os.path.getsize(copy)
     flip_byte(copy, size - 1)
     broken = Pack(copy, fmt=fmt)
     for oid, offset in broken.index.open().entries():
@@ -545,7 +546,7 @@ def test_base_offsets_are_exactly_the_bases_git_verify_pack_lists(packed_repo, r
 
 
 def test_a_kept_object_stays_in_the_cache_for_the_deltas_built_on_it(packed_repo):
-    fmt, packs = open_packs(packed_repo)
+    _, packs = open_packs(packed_repo)
     pack = packs[0]
     bases = pack.base_offsets()
     whole_base = next(off for off in sorted(bases) if pack._header(off)[0] < OBJ_OFS_DELTA)

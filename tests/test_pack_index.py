@@ -102,7 +102,7 @@ def test_crc32s_match_git_verify_pack(packed_repo):
     path = indexes(packed_repo)[0]
     idx = PackIndex(path, SHA1).open()
     pack = path.with_suffix(".pack").read_bytes()
-    offsets = sorted(idx.offset_at(i) for i in range(idx.num_objects)) + [len(pack) - 20]
+    offsets = [*sorted(idx.offset_at(i) for i in range(idx.num_objects)), len(pack) - 20]
     nxt = {offsets[k]: offsets[k + 1] for k in range(len(offsets) - 1)}
     for i in range(idx.num_objects):
         off = idx.offset_at(i)

@@ -34,7 +34,7 @@ def test_the_column_search_agrees_with_binary_search_even_when_prefixes_collide(
     names = sorted({b"\x01\x02\x03\x04" + r[4:] if r[0] & 1 else r for r in raw})
     column = build_prefix_column(b"".join(n + b"\0\0" for n in names), 0, len(names), 8)
     name_at = names.__getitem__
-    for probe in names + [target, b"\x01\x02\x03\x04" + target[4:]]:
+    for probe in [*names, target, b"\x01\x02\x03\x04" + target[4:]]:
         expected = binary_search(name_at, 0, len(names), len(names), probe)
         got = prefix_column_search(column, name_at, 0, len(names), probe)
         assert got == (expected if expected >= 0 else -1)

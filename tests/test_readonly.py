@@ -176,7 +176,7 @@ def run_audited(repo: Path, args: list[str], tmp_path: Path) -> tuple[subprocess
 
 
 def make_readonly(root: Path, writable: bool = False) -> None:
-    for dirpath, dirnames, filenames in os.walk(root, topdown=False):
+    for dirpath, _dirnames, filenames in os.walk(root, topdown=False):
         for name in filenames:
             path = os.path.join(dirpath, name)
             if not os.path.islink(path):

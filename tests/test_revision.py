@@ -207,10 +207,10 @@ def test_fails_where_git_fails(ctx, rev):
 def test_every_revision_agrees_with_cat_file_batch_check(ctx):
     texts = [fill(r, ctx.path) for r in GOOD]
     out = git_text("cat-file", "--batch-check", cwd=ctx.path, input="\n".join(texts) + "\n").splitlines()
-    for text, line in zip(texts, out):
+    for text, line in zip(texts, out, strict=True):
         oid, typ, size = line.split()
         got = ctx.resolve(text)
-        assert (got.hex(), ctx.store.read_header(got)[0]) == (oid, typ), text
+        assert (got.hex(), *ctx.store.read_header(got)) == (oid, typ, int(size)), text
 
 
 def test_ref_that_looks_like_hex_beats_the_abbreviation(ctx):

@@ -26,7 +26,7 @@ def linear(table, target):
 def test_searches_agree_with_linear_scan_on_random_tables(names, absent, algorithm):
     table = sorted(names)
     search = search_function(algorithm)
-    for target in table[:20] + [absent]:
+    for target in [*table[:20], absent]:
         assert search(table.__getitem__, 0, len(table), len(table), target) == linear(table, target)
 
 
@@ -85,7 +85,7 @@ def test_untraced_search_builds_no_probe_records(monkeypatch):
     monkeypatch.setattr(packscope.core.store.search, "Probe", refuse)
     table = sorted(os.urandom(20) for _ in range(1000))
     for algorithm in ALGORITHMS:
-        for target in table[::50] + [os.urandom(20)]:
+        for target in [*table[::50], os.urandom(20)]:
             search_function(algorithm)(table.__getitem__, 0, 1000, 1000, target)
     with pytest.raises(AssertionError):
         search_function("binary")(table.__getitem__, 0, 1000, 1000, table[3], Steps())

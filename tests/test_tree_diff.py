@@ -172,7 +172,7 @@ def test_paths_changed_agrees_with_git_on_a_generated_history(random_history_rep
     try:
         trees = dict(line.split() for line in git_text("log", "--all", "--format=%H %T", cwd=repo).splitlines())
         pairs = [(trees[p], trees[c]) for p, c in random.Random(3).sample(commit_pairs(repo), 150)]
-        pairs += [(a, b) for (a, _), (_, b) in zip(pairs[:50], pairs[50:100])]  # unrelated trees too
+        pairs += [(a, b) for (a, _), (_, b) in zip(pairs[:50], pairs[50:100], strict=True)]  # unrelated trees too
         for paths in (["d0"], ["d1/e1", "top.txt"], ["d2/e0/f8.txt"], ["d3/e2"]):
             got = [paths_changed(src, bytes.fromhex(a), bytes.fromhex(b), paths) for a, b in pairs]
             assert got == git_changed_pairs(repo, pairs, paths), paths

@@ -3,6 +3,8 @@ and the walk's path limiter answers what `git diff-tree -- PATHS` answers."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from packscope.core.errors import CorruptObjectError
@@ -122,8 +124,8 @@ def test_mode_spellings_and_empty_directories_are_no_change(tmp_path):
         (["."], [False, True]),
     ):
         limiter = EntryPathLimiter(store.read, store.fmt, paths)
-        assert [limiter.changed(a, b) for a, b in zip(trees, trees[1:])] == want, paths
-        assert [PathLimiter(store, paths).changed(a, b) for a, b in zip(trees, trees[1:])] == want, paths
+        assert [limiter.changed(a, b) for a, b in itertools.pairwise(trees)] == want, paths
+        assert [PathLimiter(store, paths).changed(a, b) for a, b in itertools.pairwise(trees)] == want, paths
 
 
 def test_the_limiter_needs_a_path(scenario_repo):
