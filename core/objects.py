@@ -471,7 +471,7 @@ def tree_items_py(data: bytes, fmt: ObjectFormat, oid: bytes | None = None) -> l
     the careful loop below, which says where it breaks."""
     patterns = tree_patterns(fmt.rawsz)
     if patterns.whole.fullmatch(data) is not None:
-        modes = _MODES
+        modes = GIT_MODES
         return [(modes.get(m) or int(m, 8) & _MODE_BITS, name, o) for m, name, o in patterns.entries.findall(data)]
     return _tree_items_careful(data, fmt, oid)
 
@@ -532,7 +532,8 @@ def tree_mode(raw: bytes) -> int | None:
     return int(raw, 8) & _MODE_BITS
 
 
-_MODES = {b"100644": 0o100644, b"40000": 0o40000, b"100755": 0o100755, b"120000": 0o120000, b"160000": 0o160000}
+# The mode spellings git writes itself (anything else is odd: fsck looks closer).
+GIT_MODES = {b"100644": 0o100644, b"40000": 0o40000, b"100755": 0o100755, b"120000": 0o120000, b"160000": 0o160000}
 
 
 def _tree_items_careful(data: bytes, fmt: ObjectFormat, oid: bytes | None) -> list[tuple[int, bytes, bytes]]:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from stat import S_IFDIR, S_IFLNK, S_IFREG, S_ISDIR, S_ISLNK
 
 from packscope.core.history.tree_entries import is_dotgit, is_special_name
-from packscope.core.objects import S_IFGITLINK, tree_mode, tree_patterns
+from packscope.core.objects import GIT_MODES, S_IFGITLINK, tree_mode, tree_patterns
 from packscope.core.oid import ObjectFormat
 
 SEVERITIES = ("fatal", "error", "warning", "info", "ignore")
@@ -358,11 +358,11 @@ def check_tag(data: bytes, fmt: ObjectFormat, severities: dict[str, str] | None 
 
 # --- trees ----------------------------------------------------------------------------------------
 
-_MODE_TEXTS = {b"100644": 0o100644, b"100755": 0o100755, b"40000": 0o40000, b"120000": 0o120000, b"160000": 0o160000}
+_MODE_TEXTS = GIT_MODES
 
 
 _DOTGIT_CANDIDATE = re.compile(rb"(?:^|\0)(?:\.|\xe2|\xef|[gG][iI][tT]~)")
-_CLEAN_MODES = frozenset((b"100644", b"100755", b"40000", b"120000", b"160000"))
+_CLEAN_MODES = frozenset(GIT_MODES)
 _SPECIALS = (
     (".gitmodules", "gitmodulesSymlink"),
     (".gitattributes", "gitattributesSymlink"),

@@ -23,11 +23,10 @@ from stat import S_IFMT
 
 from packscope.core.history.line_diff import count_changes, edit_script, unified_hunks
 from packscope.core.history.tree_diff import TreeChange, TreeReader, diff_trees
-from packscope.core.objects import canonical_mode
+from packscope.core.objects import S_IFGITLINK, canonical_mode
 from packscope.core.oid import ObjectFormat
 
 BINARY_PROBE = 8000  # git looks for a NUL byte in this many leading bytes
-GITLINK = 0o160000
 
 
 class BlobSource:
@@ -69,7 +68,7 @@ def _pair_exact_renames(changes: list[TreeChange]) -> list[FileChange]:
     # pairs them; each source pairs once, sources taken in path order.
     sources: dict[tuple[bytes, int], list[TreeChange]] = {}
     for c in changes:
-        if c.status == "D" and c.old_oid is not None and S_IFMT(c.old_mode) != GITLINK:
+        if c.status == "D" and c.old_oid is not None and S_IFMT(c.old_mode) != S_IFGITLINK:
             sources.setdefault((c.old_oid, S_IFMT(c.old_mode)), []).append(c)
     renamed_from: dict[bytes, TreeChange] = {}
     used: set[bytes] = set()
@@ -100,7 +99,7 @@ def is_binary(data: bytes) -> bool:
 
 
 def _content(store: BlobSource, oid: bytes | None, mode: int) -> bytes:
-    if oid is None or S_IFMT(mode) == GITLINK:
+    if oid is None or S_IFMT(mode) == S_IFGITLINK:
         # A gitlink's "content" in a diff is its commit id line.
         return b"Subproject commit %s\n" % oid.hex().encode() if oid is not None else b""
     return store.read(oid)[1]
