@@ -110,7 +110,14 @@ def summarize(data: bytes, fmt, oid: bytes) -> Summary:
 
 
 # How a ref decoration is coloured, by kind (History rows and the Commit header).
-DECOR_STYLE = {"head": "bold cyan", "branch": "bold green", "remote": "red", "tag": "bold yellow", "ref": "magenta"}
+DECOR_STYLE = {
+    "head": "bold cyan",
+    "branch": "bold green",
+    "remote": "red",
+    "tag": "bold yellow",
+    "ref": "magenta",
+    "rewrite": "bold red",  # shallow boundary, grafted, replaced: history is not what is stored
+}
 
 
 def decoration_text(decor: list[tuple[str, str]]) -> Text:

@@ -67,6 +67,7 @@ class Facts:
     commit_graph_error: str | None = None
     refs: dict | None = None
     refs_error: str | None = None
+    rewrites: str | None = None  # shallow boundary, replace refs, grafts ("" when none; None: not read yet)
     pack_objects: int | None = None
     packs_counted: int = 0
     loose_on_disk: int | None = None

@@ -112,6 +112,25 @@ def decorations(core) -> dict[bytes, list[tuple[str, str]]]:
     return out
 
 
+def rewrite_marks(source) -> dict[bytes, list[tuple[str, str]]]:
+    """Commit id -> [(label, "rewrite")] for what makes the walk differ from
+    the stored commits: a shallow clone's boundary, a graft, a replace ref
+    (source: the walk's packscope.core.history.graph_walk.WalkSource)."""
+    out: dict[bytes, list[tuple[str, str]]] = {}
+    rewrites = source.rewrites if source is not None else None
+    if rewrites is None:
+        return out
+    grafted = source.grafts.parents if source.grafts is not None else {}
+    for oid, parents in rewrites.parents.items():
+        # (the shallow file wins over a graft line for the same commit)
+        label = "grafted" if oid in grafted and grafted[oid] == parents else "shallow"
+        out.setdefault(oid, []).append((label, "rewrite"))
+    if rewrites.replace is not None:
+        for oid, by in rewrites.replace.mapping.items():
+            out.setdefault(oid, []).append((f"replaced by {by.hex()[:10]}", "rewrite"))
+    return out
+
+
 class LockedReads:
     """The store as a walk sees it, each read under the core lock: a walk
     that must read everything before its first row (``--topo-order``
@@ -315,7 +334,10 @@ class HistoryLog:
                 if chunk_size == FIRST_CHUNK:
                     chunk_size = CHUNK
                     try:  # after the first rows: refs are read once, then rows redraw
-                        self.decor = decorations(self.core)
+                        decor = decorations(self.core)
+                        for oid, marks in rewrite_marks(source).items():
+                            decor.setdefault(oid, []).extend(marks)
+                        self.decor = decor
                     except PackscopeError as e:
                         self.problems.append(f"decorations: {e.message}")
                     notify()

@@ -59,7 +59,7 @@ def render(info: dict) -> None:
             else ""
         ),
     )
-    rewrites = _rewrites(info)
+    rewrites = rewrites_text(info)
     if rewrites:
         t.add_row("history rewritten", escape(rewrites))
     impl = info.get("implementation")
@@ -212,13 +212,14 @@ def render(info: dict) -> None:
         c.print(t)
 
 
-def _rewrites(info: dict) -> str:
+def rewrites_text(info: dict) -> str:
     """Shallow boundary, replace refs, grafts: what makes git's history differ
     from the stored commits ("" when nothing does)."""
     parts = []
     sh = info.get("shallow") or {}
     if sh.get("present"):
-        parts.append(f"shallow clone ({sh.get('commits')} boundary commits)")
+        n = sh.get("commits")
+        parts.append(f"shallow clone ({n} boundary commit{'' if n == 1 else 's'})")
     rr = info.get("replace_refs") or {}
     if rr.get("count"):
         parts.append(f"{rr['count']} replace refs" + ("" if rr.get("used") else " (turned off)"))

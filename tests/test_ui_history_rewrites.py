@@ -1,5 +1,7 @@
-"""History (7) on a shallow clone and on grafted history: the rows are
-what `git rev-list` lists (the walk ends at the boundary, follows grafts)."""
+"""History (7) on a shallow clone and on grafted or replaced history: the
+rows are what `git rev-list` lists (the walk ends at the boundary, follows
+grafts), and the commits concerned are marked; the Overview says what
+rewrites history."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import pytest
 from packscope.inspector.screens.history import HistoryScreen
 from tests.repos import git
 from tests.test_history_rewrites import base_repo, grafted_repo  # noqa: F401  (fixtures)
-from tests.ui_support import SIZE, make_app, started, until
+from tests.ui_support import SIZE, make_app, plain, started, until
 
 
 async def all_rows(repo) -> list[str]:
@@ -35,3 +37,63 @@ async def test_history_of_a_shallow_clone_ends_at_the_boundary(base_repo, tmp_pa
 @pytest.mark.asyncio
 async def test_history_follows_grafts(grafted_repo):  # noqa: F811
     assert await all_rows(grafted_repo) == git("rev-list", "HEAD", cwd=grafted_repo).decode().split()
+
+
+@pytest.mark.asyncio
+async def test_history_marks_the_boundary_grafts_and_replacements(base_repo, grafted_repo, tmp_path):  # noqa: F811
+    shallow = tmp_path / "shallow"
+    git("clone", "-q", "--depth", "2", f"file://{base_repo}", shallow)
+    boundary = (shallow / ".git" / "shallow").read_text().split()
+    rows = await row_texts(shallow)
+    assert [oid for oid, text in rows.items() if "(shallow)" in text] == boundary
+    grafts = [line.split()[0] for line in (grafted_repo / ".git" / "info" / "grafts").read_text().split("\n") if line]
+    rows = await row_texts(grafted_repo)
+    marked = {oid for oid, text in rows.items() if "(grafted)" in text}
+    assert marked == {g for g in grafts if len(g) == 40 and g in rows}
+    assert marked  # the grafts file's commits are on the main line
+    replaced = tmp_path / "replaced"
+    git("clone", "-q", "--no-local", base_repo, replaced)
+    old, new = git("rev-parse", "HEAD~1", "HEAD~2", cwd=replaced).decode().split()
+    git("replace", old, new, cwd=replaced)
+    rows = await row_texts(replaced)
+    assert [oid for oid, text in rows.items() if "(replaced by" in text] == [old]
+    assert f"(replaced by {new[:10]})" in rows[old]
+
+
+async def row_texts(repo) -> dict[str, str]:
+    """{commit id: its row as drawn}, once the decorations are in."""
+    from tests.ui_support import list_text
+
+    app = make_app(repo)
+    async with app.run_test(size=(200, 48)) as pilot:
+        await started(app, pilot)
+        await pilot.press("7")
+        screen = app.screen
+        await until(pilot, lambda: screen.history is not None and screen.history.decor, "decorations", timeout=10)
+        await pilot.press("G")
+        await until(pilot, lambda: screen.history.done, "the whole history", timeout=10)
+        await pilot.pause()
+        ids = [c.oid.hex() for c in screen.history.rows]
+        texts = list_text(screen.vlist)
+        assert len(texts) >= len(ids), "every row drawn"
+        return dict(zip(ids, texts, strict=False))
+
+
+@pytest.mark.asyncio
+async def test_overview_says_what_rewrites_history(base_repo, grafted_repo, tmp_path):  # noqa: F811
+    shallow = tmp_path / "shallow"
+    git("clone", "-q", "--depth", "2", "--no-single-branch", f"file://{base_repo}", shallow)
+    boundary = len((shallow / ".git" / "shallow").read_text().split())
+    git("replace", "HEAD", "HEAD~1", cwd=shallow)
+    for repo, want in (
+        (shallow, f"shallow clone ({boundary} boundary commits); 1 replace refs"),
+        (grafted_repo, "3 grafts (info/grafts)"),
+    ):
+        app = make_app(repo)
+        async with app.run_test(size=SIZE) as pilot:
+            await started(app, pilot)
+            await until(pilot, lambda app=app: app.screen.facts.rewrites is not None, "the history line", timeout=10)
+            await pilot.pause()
+            text = plain(app.screen.query_one("#ov-store"), width=400)
+            line = next((row for row in text.splitlines() if "history" in row), "")
+            assert want in line, text

@@ -143,7 +143,7 @@ class OverviewScreen(PackscopeScreen):
             if i % 200 == 199:
                 self.app.call_from_thread(self.app.set_status, f"counting packs {i + 1}/{len(rows)}")
         facts.pack_objects = total
-        self.gather_opening_problems()
+        facts.rewrites = self.gather_opening_problems()
         try:
             facts.midx = core.midx_facts()
         except (PackscopeError, OSError) as e:
@@ -166,15 +166,20 @@ class OverviewScreen(PackscopeScreen):
         self.app.call_from_thread(self._show_facts, facts)
         self.app.call_from_thread(self.app.set_status, "")
 
-    def gather_opening_problems(self) -> None:
+    def gather_opening_problems(self) -> str | None:
         """What ``packscope info`` reports as problems, from the same code
-        (on the untraced session: info reads every index)."""
+        (on the untraced session: info reads every index); returns info's
+        line on what rewrites history (shallow, replace refs, grafts)."""
         from packscope.inspector.commands.info import collect
+        from packscope.inspector.info_view import rewrites_text
 
         core = self.app.core
+        rewrites = None
         try:
             with core.lock:
-                problems = collect(core.bulk)["problems"]
+                doc = collect(core.bulk)
+            problems = doc["problems"]
+            rewrites = rewrites_text(doc)
         except (PackscopeError, OSError) as e:
             problems = [
                 {
@@ -187,6 +192,7 @@ class OverviewScreen(PackscopeScreen):
                 }
             ]
         self.app.call_from_thread(health_state(self.app).set_opening, problems)
+        return rewrites
 
     def _show_facts(self, facts: Facts) -> None:
         self.facts = facts
@@ -248,6 +254,8 @@ class OverviewScreen(PackscopeScreen):
         else:
             out.append(("commit-graph", "none" if f.packs_counted == len(rows) else "…"))
         out.append(("alternates", ", ".join(core.store.object_dirs[1:]) or "none"))
+        if f.rewrites:
+            out.append(("history", Text(f.rewrites, style="bold red")))
         if f.refs is not None:
             kinds = ", ".join(f"{n} {k}" for k, n in sorted(f.refs["by kind"].items()))
             out.append(
