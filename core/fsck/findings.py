@@ -26,7 +26,9 @@ infos.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TypedDict, Unpack
 
 from packscope.core.errors import PackscopeError
 
@@ -39,6 +41,9 @@ ERROR_MULTI_PACK_INDEX = 32
 ERROR_FATAL = 128  # git dies here: the exit status is 128, whatever else was found
 
 ERROR, WARNING, INFO = "error", "warning", "info"
+
+# A finding's details: small facts for the UI and --json (counts, offsets, names).
+Details = dict[str, int | str | None]
 
 REMEDIES = {
     "missing": "Fetch it from a remote that has it (git fetch), or copy it from another clone "
@@ -78,7 +83,7 @@ class Finding:
     elsewhere: tuple[str, ...] = ()  # other copies: "pack-….pack", "loose", "alternate …", "promised"
     remedy: str | None = None
     msg_id: str | None = None  # git's fsck message id (object syntax)
-    details: dict = field(default_factory=dict, compare=False)
+    details: Details = field(default_factory=dict, compare=False)
     line: int | None = None  # 1-based line of ``path`` (packed-refs)
 
     def location(self) -> str:
@@ -91,8 +96,8 @@ class Finding:
             parts.append(f"({self.oid})")
         return " ".join(parts)
 
-    def to_dict(self) -> dict:
-        d = {
+    def to_dict(self) -> dict[str, object]:
+        d: dict[str, object] = {
             "kind": self.kind,
             "severity": self.severity,
             "area": self.area,
@@ -114,8 +119,30 @@ class Finding:
         return d
 
 
+class FindingFields(TypedDict, total=False):
+    """The keyword fields of a :class:`Finding` that :func:`from_error` passes on."""
+
+    path: str | None
+    offset: int | None
+    pack: str | None
+    idx: str | None
+    oid: str | None
+    object_type: str | None
+    elsewhere: tuple[str, ...]
+    remedy: str | None
+    msg_id: str | None
+    details: Details
+    line: int | None
+
+
 def from_error(
-    e: PackscopeError, area: str, exit_bit: int, *, severity: str = ERROR, message: str | None = None, **fields
+    e: PackscopeError,
+    area: str,
+    exit_bit: int,
+    *,
+    severity: str = ERROR,
+    message: str | None = None,
+    **fields: Unpack[FindingFields],
 ) -> Finding:
     """A finding for a core error, keeping its kind, location and remedy."""
     fields.setdefault("path", e.path)
@@ -136,7 +163,12 @@ class Ticker:
 
     __slots__ = ("_next", "cancel", "done", "every", "phase", "progress", "total")
 
-    def __init__(self, progress=None, cancel=None, every: int = 512) -> None:
+    def __init__(
+        self,
+        progress: Callable[[int, int, str], None] | None = None,
+        cancel: Callable[[], bool] | None = None,
+        every: int = 512,
+    ) -> None:
         self.progress, self.cancel, self.every = progress, cancel, every
         self.phase, self.total, self.done, self._next = "", 0, 0, every
 
@@ -185,7 +217,7 @@ class Limiter:
         self.counts[key] = n
         return n <= self.limit
 
-    def suppressed(self, area: str, exit_bit: int):
+    def suppressed(self, area: str, exit_bit: int) -> Iterator[Finding]:
         for (where, kind), n in sorted(self.counts.items()):
             if n > self.limit:
                 yield Finding(

@@ -18,9 +18,16 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from packscope.core.errors import CorruptObjectError, PackscopeError
 from packscope.core.fsck.special_blobs import SpecialBlobs
+
+if TYPE_CHECKING:
+    from packscope.core.store.location import PackHandle
+    from packscope.core.store.loose import LooseCache
+    from packscope.core.store.odb import ObjectStore
 
 TYPE_CODES = {"commit": 1, "tree": 2, "blob": 3, "tag": 4}
 TYPE_NAMES = (None, "commit", "tree", "blob", "tag")
@@ -33,7 +40,7 @@ class PackSlot:
 
     __slots__ = ("handle", "idx_path", "local", "no", "pack_path", "promisor", "rejected", "types")
 
-    def __init__(self, no: int, handle) -> None:
+    def __init__(self, no: int, handle: PackHandle) -> None:
         self.no = no
         self.handle = handle
         self.local = handle.files.local
@@ -56,8 +63,13 @@ class PackSlot:
 class LooseDir:
     __slots__ = ("cache", "local", "no", "path")
 
-    def __init__(self, no: int, path: str, local: bool, cache) -> None:
+    def __init__(self, no: int, path: str, local: bool, cache: LooseCache) -> None:
         self.no, self.path, self.local, self.cache = no, path, local, cache
+
+
+# One copy of an object: a pack and the object's position in its .idx, or a
+# loose directory.
+Where = tuple[PackSlot, int] | tuple[LooseDir, None]
 
 
 class Unreadable(Exception):
@@ -69,7 +81,7 @@ class Unreadable(Exception):
 
 
 class ObjectTable:
-    def __init__(self, store) -> None:
+    def __init__(self, store: ObjectStore) -> None:
         self.store = store
         self.fmt = store.fmt
         self.packs = [PackSlot(i, h) for i, h in enumerate(store.packs)]
@@ -100,7 +112,7 @@ class ObjectTable:
             self._by_byte = [[slot for _, _, slot in sorted(lst)] for lst in lists]
         return self._by_byte
 
-    def find(self, oid: bytes):
+    def find(self, oid: bytes) -> Where | None:
         """The first usable copy: (PackSlot, index position) or (LooseDir, None); None if none."""
         for slot in self._buckets()[oid[0]]:
             if slot.rejected:
@@ -116,9 +128,9 @@ class ObjectTable:
                 return d, None
         return None
 
-    def copies(self, oid: bytes, *, include_rejected: bool = False) -> list:
+    def copies(self, oid: bytes, *, include_rejected: bool = False) -> list[Where]:
         """Every copy: (PackSlot, position) and (LooseDir, None), packs first."""
-        out = []
+        out: list[Where] = []
         for slot in self._buckets()[oid[0]]:
             if slot.rejected and not include_rejected:
                 continue
@@ -135,33 +147,33 @@ class ObjectTable:
 
     def rejected_copies(self, oid: bytes) -> list[str]:
         return [
-            describe((s, p))
-            for s, p in self.copies(oid, include_rejected=True)
-            if isinstance(s, PackSlot) and s.rejected
+            describe(where)
+            for where in self.copies(oid, include_rejected=True)
+            if isinstance(where[0], PackSlot) and where[0].rejected
         ]
 
-    def type_of(self, where, oid: bytes) -> str | None:
+    def type_of(self, where: Where, oid: bytes) -> str | None:
         """The type verification recorded for this copy, if any."""
-        slot, pos = where
-        if isinstance(slot, PackSlot):
+        if isinstance(where[0], PackSlot):
+            slot, pos = where
             code = slot.types[pos] if slot.types is not None else 0
         else:
             code = self.loose_types.get(oid, 0)
         return TYPE_NAMES[code & TYPE_MASK]
 
-    def is_corrupt(self, where, oid: bytes) -> bool:
-        slot, pos = where
-        if isinstance(slot, PackSlot):
+    def is_corrupt(self, where: Where, oid: bytes) -> bool:
+        if isinstance(where[0], PackSlot):
+            slot, pos = where
             return slot.types is not None and bool(slot.types[pos] & CORRUPT)
         return bool(self.loose_types.get(oid, 0) & CORRUPT)
 
     # --- reading ------------------------------------------------------------------------
 
-    def read_copy(self, where, oid: bytes, verify: bool = False) -> tuple[str, bytes]:
+    def read_copy(self, where: Where, oid: bytes, verify: bool = False) -> tuple[str, bytes]:
         from packscope.core.store.loose import loose_path, read_loose
 
-        slot, pos = where
-        if isinstance(slot, PackSlot):
+        if isinstance(where[0], PackSlot):
+            slot, pos = where
             index = slot.handle.index
             type_name, data = slot.handle.pack.read_at(index.offset_at(pos))
             if verify and self.fmt.hash_object(type_name, data) != oid:
@@ -173,9 +185,9 @@ class ObjectTable:
                     kind="hash-mismatch",
                 )
             return type_name, data
-        return read_loose(loose_path(slot.path, oid.hex()), self.fmt, oid, verify=verify)
+        return read_loose(loose_path(where[0].path, oid.hex()), self.fmt, oid, verify=verify)
 
-    def read(self, oid: bytes, first=None) -> tuple[str, bytes, object]:
+    def read(self, oid: bytes, first: Where | None = None) -> tuple[str, bytes, Where]:
         """(type, content, copy) from the first copy that reads; copies
         verification found corrupt are skipped.  Unreadable if none."""
         errors: list[PackscopeError] = []
@@ -200,17 +212,17 @@ class ObjectTable:
             candidates = [c for c in self.copies(oid) if c != first]
         raise Unreadable(oid, errors, self.rejected_copies(oid))
 
-    def read_header(self, oid: bytes, where) -> str:
+    def read_header(self, oid: bytes, where: Where) -> str:
         """The type of a copy without reading it all (for connectivity-only runs)."""
         from packscope.core.store.loose import loose_path, read_loose_header
 
         known = self.type_of(where, oid)
         if known:
             return known
-        slot, pos = where
-        if isinstance(slot, PackSlot):
+        if isinstance(where[0], PackSlot):
+            slot, pos = where
             return slot.handle.pack.info_at(slot.handle.index.offset_at(pos))[0]
-        return read_loose_header(loose_path(slot.path, oid.hex()), oid)[0]
+        return read_loose_header(loose_path(where[0].path, oid.hex()), oid)[0]
 
     # --- enumeration ------------------------------------------------------------------------
 
@@ -223,7 +235,7 @@ class ObjectTable:
             n += sum(len(d.cache.entries(sub)) for sub in range(256))
         return n
 
-    def elsewhere(self, oid: bytes, here, promised=None) -> tuple[str, ...]:
+    def elsewhere(self, oid: bytes, here: Where, promised: Callable[[bytes], bool] | None = None) -> tuple[str, ...]:
         """Other copies of ``oid`` that read back correctly, described, plus
         "promised" when a promisor remote has it."""
         out = []
@@ -245,7 +257,7 @@ class ObjectTable:
         return tuple(out)
 
 
-def describe(where) -> str:
+def describe(where: Where) -> str:
     slot = where[0]
     if isinstance(slot, PackSlot):
         return slot.name + ("" if slot.local else f" (alternate {os.path.dirname(os.path.dirname(slot.pack_path))})")

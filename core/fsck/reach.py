@@ -34,8 +34,9 @@ impossible: they would make it reachable).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from stat import S_IFDIR, S_IFLNK, S_IFMT, S_IFREG
+from typing import TYPE_CHECKING
 
 from packscope.core.errors import CorruptObjectError, PackscopeError
 from packscope.core.fsck.findings import (
@@ -50,11 +51,20 @@ from packscope.core.fsck.findings import (
     Ticker,
     from_error,
 )
-from packscope.core.fsck.objects import ObjectTable, PackSlot, Unreadable, describe
+from packscope.core.fsck.objects import ObjectTable, PackSlot, Unreadable, Where, describe
 from packscope.core.fsck.roots import root_finding_message
 from packscope.core.objects import commit_header_fast, parse_tag, tree_items
+from packscope.core.oid import ObjectFormat
 from packscope.core.repo.grafts import parent_overrides
 from packscope.core.store.promisor import PromisorSet
+
+if TYPE_CHECKING:
+    from packscope.core.repo.refs import RefStore
+    from packscope.core.repo.repository import Repository
+
+# Who needs an object the walk visits: a root's label, or (type, id) of the
+# object that names it.
+Referrer = str | tuple[str, bytes]
 
 VALID_TYPES = ("commit", "tree", "blob", "tag")
 
@@ -70,13 +80,19 @@ ROLES = {
 }
 
 
-def references(type_name: str, data: bytes, fmt, oid: bytes | None = None, grafted=None) -> list[bytes]:
+def references(
+    type_name: str,
+    data: bytes,
+    fmt: ObjectFormat,
+    oid: bytes | None = None,
+    grafted: Mapping[bytes, tuple[bytes, ...]] | None = None,
+) -> list[bytes]:
     """Ids an object points to (gitlinks excluded); [] if it does not parse.
     ``grafted``: {commit id: parents} of shallow and grafted commits."""
     try:
         if type_name == "commit":
             tree, parents, _ = commit_header_fast(data, fmt)
-            if grafted and oid in grafted:
+            if grafted and oid is not None and oid in grafted:
                 parents = grafted[oid]
             return [tree, *parents]
         if type_name == "tree":
@@ -117,8 +133,8 @@ class Connectivity:
     def __init__(
         self,
         table: ObjectTable,
-        repo,
-        refs,
+        repo: Repository,
+        refs: RefStore,
         ticker: Ticker,
         *,
         full: bool,
@@ -133,7 +149,7 @@ class Connectivity:
         self.null = table.fmt.null
         self.seen: set[bytes] = set()
         self.rooted: set[bytes] = set()
-        self.stack: list[tuple[bytes, str | None, object]] = []
+        self.stack: list[tuple[bytes, str | None, Referrer]] = []
         self.stopped: list[bytes] = []  # reachable promisor objects the walk did not follow
         self.roots = 0
         # objects that could not be produced, by kind (missing, promised, unavailable, unreadable),
@@ -145,7 +161,7 @@ class Connectivity:
 
     # --- absent objects -----------------------------------------------------------------
 
-    def usable(self, oid: bytes):
+    def usable(self, oid: bytes) -> Where | None:
         """A copy not known to be damaged, or None."""
         table = self.table
         where = table.find(oid)
@@ -156,7 +172,7 @@ class Connectivity:
                 return other
         return None
 
-    def absence(self, oid: bytes, errors=()) -> tuple[str, str, tuple[str, ...]]:
+    def absence(self, oid: bytes, errors: Sequence[PackscopeError] = ()) -> tuple[str, str, tuple[str, ...]]:
         """(kind, why, copies) for an object that cannot be produced."""
         copies = self.table.copies(oid, include_rejected=True)
         if not copies:
@@ -183,7 +199,15 @@ class Connectivity:
     # --- roots ----------------------------------------------------------------------------
 
     def root(
-        self, oid: bytes, label: str, role: str, *, expected: str | None = None, path=None, offset=None, line=None
+        self,
+        oid: bytes,
+        label: str,
+        role: str,
+        *,
+        expected: str | None = None,
+        path: str | None = None,
+        offset: int | None = None,
+        line: int | None = None,
     ) -> Finding | None:
         """Check one root (packscope.core.fsck.roots finds them) and queue it
         for the walk; the finding when it names nothing usable."""
@@ -239,7 +263,7 @@ class Connectivity:
 
     # --- the walk ------------------------------------------------------------------------------
 
-    def is_promisor_object(self, oid: bytes, where) -> bool:
+    def is_promisor_object(self, oid: bytes, where: Where) -> bool:
         """git's is_promisor_object for a copy found at ``where``: a copy in a
         promisor pack answers without building the promised set."""
         slot = where[0]
@@ -323,7 +347,9 @@ class Connectivity:
                         message=f"{type_name} cannot be parsed: {e.message}",
                     )
 
-    def _broken(self, oid: bytes, expected, referrer, errors=()) -> Finding | None:
+    def _broken(
+        self, oid: bytes, expected: str | None, referrer: Referrer, errors: Sequence[PackscopeError] = ()
+    ) -> Finding | None:
         kind, why, copies = self.absence(oid, errors)
         self._count_absent(oid, kind)
         if kind == "promised":
@@ -342,7 +368,7 @@ class Connectivity:
             details={"referrer": _who(referrer)},
         )
 
-    def _wrong_type(self, oid: bytes, expected: str, actual: str, referrer) -> Finding:
+    def _wrong_type(self, oid: bytes, expected: str, actual: str, referrer: Referrer) -> Finding:
         return Finding(
             "wrong-type",
             ERROR,
@@ -394,7 +420,7 @@ class Connectivity:
             except (PackscopeError, Unreadable):
                 continue
 
-        def visit(oid: bytes, where) -> None:
+        def visit(oid: bytes, where: Where) -> None:
             self.ticker.tick()
             if table.is_corrupt(where, oid):
                 return
@@ -425,24 +451,24 @@ class Connectivity:
         for oid in sorted(readable - used):
             where = self.usable(oid)
             try:
-                type_name = table.read_header(oid, where) if where is not None else None
+                found = table.read_header(oid, where) if where is not None else None
             except PackscopeError:
-                type_name = None
-            if type_name is not None:
+                found = None
+            if found is not None:
                 yield Finding(
                     "dangling",
                     INFO,
-                    f"dangling {type_name} {oid.hex()}",
+                    f"dangling {found} {oid.hex()}",
                     "dangling",
                     0,
                     oid=oid.hex(),
-                    object_type=type_name,
+                    object_type=found,
                     remedy=REMEDIES["dangling"],
                 )
         self.ticker.finish()
 
 
-def _who(referrer) -> str:
+def _who(referrer: Referrer) -> str:
     if isinstance(referrer, tuple):
         return f"{referrer[0]} {referrer[1].hex()}"
     return str(referrer)

@@ -35,9 +35,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
-from packscope.core.errors import BadRefError, PackscopeError, RepositoryError
+from packscope.core.errors import BadRefError, RepositoryError
 from packscope.core.fsck.findings import (
     ERROR,
     ERROR_FATAL,
@@ -51,7 +51,7 @@ from packscope.core.fsck.findings import (
 )
 from packscope.core.repo.index_file import IndexFile, index_objects
 from packscope.core.repo.reflog import read_reflog, reflogs
-from packscope.core.repo.refs import Ref, check_refname
+from packscope.core.repo.refs import Ref, check_refname, ref_oid
 
 if TYPE_CHECKING:
     from packscope.core.fsck.reach import Connectivity
@@ -68,6 +68,14 @@ def ignored_ref_name(name: str) -> bool:
     """A path under refs/ git's loose-ref scan skips: a component that
     starts with '.' or ends in '.lock'."""
     return any(part.startswith(".") or part.endswith(".lock") for part in name.split("/"))
+
+
+class Place(TypedDict, total=False):
+    """Where a ref is stored, as a finding names it: its loose file, or a packed-refs line."""
+
+    path: str | None
+    offset: int | None
+    line: int | None
 
 
 class Roots:
@@ -102,10 +110,10 @@ class Roots:
                 at += len(line) + 1
         return self._packed_lines.get(name)
 
-    def _where(self, ref: Ref) -> dict[str, Any]:
+    def _where(self, ref: Ref) -> Place:
         if ref.source == "loose":
             return {"path": str(self.refs.ref_path(ref.name))}
-        place: dict[str, Any] = {"path": str(self.refs.packed_path)}
+        place: Place = {"path": str(self.refs.packed_path)}
         hit = self.packed_line(ref.name)
         if hit is not None:
             place["line"], place["offset"] = hit
@@ -152,7 +160,7 @@ class Roots:
             except BadRefError as e:
                 yield from_error(e, "refs", ERROR_REFS, message=f"invalid {label}: {e.message}", path=path)
                 continue
-            oid = chain[-1].oid
+            oid = ref_oid(chain[-1])
             if oid == walk.null:
                 if head.symref is None:
                     yield Finding(
@@ -175,10 +183,11 @@ class Roots:
         refs, walk = self.refs, self.walk
         for ref in refs.iter_refs("refs/"):
             place = self._where(ref)
-            oid = ref.oid
-            if ref.symref is not None:
+            if ref.symref is None:
+                oid = ref_oid(ref)
+            else:
                 try:
-                    oid = refs.follow(ref.name)[-1].oid
+                    oid = refs.resolve(ref.name)
                 except BadRefError as e:
                     yield self._null_ref(ref.name, e.kind, e.message, place, e.remedy)
                     continue
@@ -204,7 +213,7 @@ class Roots:
             if f is not None:
                 yield f
 
-    def _null_ref(self, name: str, kind: str, why: str, place: dict[str, Any], remedy: str | None) -> Finding:
+    def _null_ref(self, name: str, kind: str, why: str, place: Place, remedy: str | None) -> Finding:
         return Finding(
             kind,
             ERROR,
@@ -224,7 +233,7 @@ class Roots:
             if name is None or ignored_ref_name(name):
                 return None  # a stale lock, a dotfile: git does not look at them
             return self._null_ref(name, e.kind, e.message, {"path": e.path}, e.remedy)
-        place: dict[str, Any] = {"path": e.path, "offset": e.offset, "line": getattr(e, "line", None)}
+        place: Place = {"path": e.path, "offset": e.offset, "line": getattr(e, "line", None)}
         line = self._line_at(e.offset)
         head, sp, rawname = line.partition(b" ")
         name = os.fsdecode(rawname)
@@ -265,7 +274,7 @@ class Roots:
     def reflogs(self) -> Iterator[Finding]:
         walk = self.walk
         for log in reflogs(self.repo):
-            problems: list[PackscopeError] = []
+            problems: list[BadRefError] = []
             label = log.ref  # git names the ref: "REF: invalid reflog entry ID"
             for n, entry in enumerate(read_reflog(log, walk.fmt, problems)):
                 if not n & 4095:

@@ -222,7 +222,7 @@ def submodule_url_ok(url: str) -> bool:
 
 
 def _percent_decode(text: str) -> str:
-    def one(m: re.Match) -> str:
+    def one(m: re.Match[str]) -> str:
         return chr(int(m.group(1), 16))
 
     return re.sub(r"%([0-9A-Fa-f]{2})", one, text)

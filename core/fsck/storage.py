@@ -24,7 +24,8 @@ later phases know which copies are good without reading them again.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, TypedDict
 
 from packscope.core.errors import (
     BadMultiPackIndexError,
@@ -41,6 +42,7 @@ from packscope.core.fsck.findings import (
     INFO,
     REMEDIES,
     WARNING,
+    Details,
     Finding,
     Limiter,
     Ticker,
@@ -49,10 +51,24 @@ from packscope.core.fsck.findings import (
 from packscope.core.fsck.objects import CORRUPT, TYPE_CODES, ObjectTable, PackSlot, Unreadable
 from packscope.core.fsck.syntax import check_object
 
+if TYPE_CHECKING:
+    from packscope.core.fsck.reach import Promised
+    from packscope.core.store.midx import MidxLayer, MultiPackIndex
+    from packscope.core.store.odb import ObjectStore
+    from packscope.core.store.pack import Pack
+    from packscope.core.store.pack_index import PackIndex
+
 REPACK_REMEDY = (
     "A good copy exists elsewhere ({where}): git repack -a -d rewrites the packs from good copies; "
     "then delete the damaged pack if it remains."
 )
+
+
+class PackPair(TypedDict):
+    """The pack/idx pair a finding concerns (passed on as Finding's ``pack`` and ``idx``)."""
+
+    pack: str
+    idx: str
 
 
 def _severity(msg_severity: str) -> str:
@@ -66,10 +82,10 @@ def syntax_findings(
     table: ObjectTable,
     *,
     path: str,
-    offset=None,
-    pack=None,
-    idx=None,
-    severities=None,
+    offset: int | None = None,
+    pack: str | None = None,
+    idx: str | None = None,
+    severities: dict[str, str] | None = None,
     promisor: bool = False,
 ) -> Iterator[Finding]:
     if type_name == "tree":
@@ -98,9 +114,16 @@ def syntax_findings(
 
 
 def check_pack(
-    table: ObjectTable, slot: PackSlot, ticker: Ticker, *, full: bool, limiter: Limiter, promised=None, severities=None
+    table: ObjectTable,
+    slot: PackSlot,
+    ticker: Ticker,
+    *,
+    full: bool,
+    limiter: Limiter,
+    promised: Promised | None = None,
+    severities: dict[str, str] | None = None,
 ) -> Iterator[Finding]:
-    pair = {"pack": slot.pack_path, "idx": slot.idx_path}
+    pair: PackPair = {"pack": slot.pack_path, "idx": slot.idx_path}
     idx = slot.handle.index
     try:
         idx.open()
@@ -162,7 +185,7 @@ def remedy_for_copies(elsewhere: tuple[str, ...]) -> str:
     return REMEDIES["unreadable"]
 
 
-def _refuse(slot: PackSlot, pack, idx, pair) -> Finding:
+def _refuse(slot: PackSlot, pack: Pack, idx: PackIndex, pair: PackPair) -> Finding:
     end = pack.size - len(pack.checksum)
     beyond = 0
     for i in range(idx.num_objects):
@@ -204,7 +227,7 @@ def _idx_remedy(slot: PackSlot) -> str:
     return f"Regenerate it: git index-pack {slot.pack_path} (writes a new .idx beside the pack)."
 
 
-def _check_idx_structure(slot: PackSlot, pack, limiter: Limiter, pair) -> Iterator[Finding]:
+def _check_idx_structure(slot: PackSlot, pack: Pack, limiter: Limiter, pair: PackPair) -> Iterator[Finding]:
     """Ids in increasing order (repeats allowed) and each inside its fanout bucket.  Offsets
     are checked while entries are read in pack order (_check_entries: one
     outside the pack fails to read there, two alike follow each other)."""
@@ -248,7 +271,17 @@ def _check_idx_structure(slot: PackSlot, pack, limiter: Limiter, pair) -> Iterat
         prev = name
 
 
-def _check_entries(table, slot, pack, order, ticker, limiter, pair, promised, severities) -> Iterator[Finding]:
+def _check_entries(
+    table: ObjectTable,
+    slot: PackSlot,
+    pack: Pack,
+    order: Sequence[int],
+    ticker: Ticker,
+    limiter: Limiter,
+    pair: PackPair,
+    promised: Promised | None,
+    severities: dict[str, str] | None,
+) -> Iterator[Finding]:
     idx = slot.handle.index
     types = slot.type_table()
     hash_object = table.fmt.hash_object
@@ -357,7 +390,18 @@ def _check_entries(table, slot, pack, order, ticker, limiter, pair, promised, se
                     yield f
 
 
-def _object_finding(table, slot, pos, oid, kind, message, offset, pair, promised, details=None) -> Finding:
+def _object_finding(
+    table: ObjectTable,
+    slot: PackSlot,
+    pos: int,
+    oid: bytes,
+    kind: str,
+    message: str,
+    offset: int,
+    pair: PackPair,
+    promised: Promised | None,
+    details: Details | None = None,
+) -> Finding:
     elsewhere = table.elsewhere(oid, (slot, pos), promised)
     remedy = remedy_for_copies(elsewhere)
     return Finding(
@@ -380,7 +424,12 @@ def _object_finding(table, slot, pos, oid, kind, message, offset, pair, promised
 
 
 def check_loose(
-    table: ObjectTable, ticker: Ticker, *, limiter: Limiter, promised=None, severities=None
+    table: ObjectTable,
+    ticker: Ticker,
+    *,
+    limiter: Limiter,
+    promised: Promised | None = None,
+    severities: dict[str, str] | None = None,
 ) -> Iterator[Finding]:
     from packscope.core.store.loose import loose_path, read_loose
 
@@ -412,7 +461,7 @@ def check_loose(
 # --- stray files and alternates ---------------------------------------------------------------
 
 
-def check_directories(store) -> Iterator[Finding]:
+def check_directories(store: ObjectStore) -> Iterator[Finding]:
     for scan in store.directory_scans():
         for name in scan.orphans:
             path = os.path.join(scan.pack_dir, name)
@@ -434,7 +483,7 @@ def check_directories(store) -> Iterator[Finding]:
 # --- multi-pack-index ------------------------------------------------------------------------------
 
 
-def check_midx(table: ObjectTable, store, ticker: Ticker, limiter: Limiter) -> Iterator[Finding]:
+def check_midx(table: ObjectTable, store: ObjectStore, ticker: Ticker, limiter: Limiter) -> Iterator[Finding]:
     for e in store.problems:
         if isinstance(e, BadMultiPackIndexError):
             yield from_error(e, "midx", ERROR_MULTI_PACK_INDEX)
@@ -475,7 +524,14 @@ def check_midx(table: ObjectTable, store, ticker: Ticker, limiter: Limiter) -> I
         ticker.finish()
 
 
-def _check_midx_objects(m, layers, names, slots, ticker, limiter) -> Iterator[Finding]:
+def _check_midx_objects(
+    m: MultiPackIndex,
+    layers: Sequence[MidxLayer],
+    names: list[str],
+    slots: dict[str, PackSlot],
+    ticker: Ticker,
+    limiter: Limiter,
+) -> Iterator[Finding]:
     remedy = BadMultiPackIndexError.default_remedy
     for layer in layers:
         prev = None
@@ -501,7 +557,7 @@ def _check_midx_objects(m, layers, names, slots, ticker, limiter) -> Iterator[Fi
                     yield from_error(e, "midx", ERROR_MULTI_PACK_INDEX, oid=name.hex())
                 continue
             pack_name = names[pack_id + layer.pack_base] if pack_id + layer.pack_base < len(names) else None
-            slot = slots.get(pack_name)
+            slot = slots.get(pack_name) if pack_name is not None else None
             if slot is None or slot.rejected:
                 continue  # reported above, or the pack itself was refused
             try:
@@ -532,7 +588,9 @@ def _check_midx_objects(m, layers, names, slots, ticker, limiter) -> Iterator[Fi
 # --- .gitmodules and .gitattributes ---------------------------------------------------------
 
 
-def check_special_blobs(table: ObjectTable, store, promised, severities=None) -> Iterator[Finding]:
+def check_special_blobs(
+    table: ObjectTable, store: ObjectStore, promised: Promised | None, severities: dict[str, str] | None = None
+) -> Iterator[Finding]:
     """The blobs the trees name .gitmodules/.gitattributes, read and checked
     once every object has been (packscope.core.fsck.special_blobs)."""
     from packscope.core.fsck.special_blobs import SEVERITIES

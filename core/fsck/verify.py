@@ -41,22 +41,40 @@ left out.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from packscope.core.errors import PackscopeError
 from packscope.core.fsck.findings import ERROR, ERROR_FATAL, Finding, Limiter, Ticker
-from packscope.core.fsck.objects import ObjectTable
+from packscope.core.fsck.objects import ObjectTable, PackSlot
 from packscope.core.fsck.reach import Connectivity, Promised
 from packscope.core.fsck.roots import Roots
 
+if TYPE_CHECKING:
+    from packscope.core.repo.refs import RefStore
+    from packscope.core.repo.repository import Repository
+    from packscope.core.store.odb import ObjectStore
+
 Progress = Callable[[int, int, str], None]
+
+
+class FsckOptions(TypedDict, total=False):
+    """The keyword arguments of :class:`Fsck` (for :func:`fsck`)."""
+
+    refs: RefStore | None
+    connectivity_only: bool
+    dangling: bool
+    progress: Progress | None
+    cancel: Callable[[], bool] | None
+    severities: dict[str, str] | None
+    limit_per_file: int
 
 
 class Fsck:
     def __init__(
         self,
-        repo,
-        store,
-        refs=None,
+        repo: Repository,
+        store: ObjectStore,
+        refs: RefStore | None = None,
         *,
         connectivity_only: bool = False,
         dangling: bool = True,
@@ -142,7 +160,7 @@ class Fsck:
         yield from check_midx(table, self.store, ticker, limiter)
         yield from limiter.suppressed("objects", 0)
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, int]:
         return {
             "exit": self.exit_status,
             "errors": self.counts.get("error", 0),
@@ -154,13 +172,13 @@ class Fsck:
         }
 
 
-def _count(slot) -> int:
+def _count(slot: PackSlot) -> int:
     try:
         return slot.handle.index.open().num_objects
     except PackscopeError:  # reported by check_pack with its location
         return 0
 
 
-def fsck(repo, store, **options) -> Iterator[Finding]:
+def fsck(repo: Repository, store: ObjectStore, **options: Unpack[FsckOptions]) -> Iterator[Finding]:
     """Shorthand: the findings of ``Fsck(repo, store, **options).run()``."""
     return Fsck(repo, store, **options).run()

@@ -36,13 +36,18 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING, Final, Literal
 
 from packscope.core.errors import BadRefError
 from packscope.core.oid import is_hex
 from packscope.core.repo.reftable import ReftableStack
+
+if TYPE_CHECKING:
+    from packscope.core.repo.repository import Repository
 
 MAX_SYMREF_READS = 5  # git's SYMREF_MAXDEPTH: reads per resolution
 PER_WORKTREE_PREFIXES = ("refs/bisect/", "refs/worktree/", "refs/rewritten/")
@@ -92,7 +97,9 @@ def is_per_worktree(name: str) -> bool:
     return is_pseudoref_syntax(name) or name.startswith(PER_WORKTREE_PREFIXES)
 
 
-def _problem(message: str, *, path, offset: int | None, line: int | None, kind: str) -> BadRefError:
+def _problem(
+    message: str, *, path: str | os.PathLike[str], offset: int | None, line: int | None, kind: str
+) -> BadRefError:
     err = BadRefError(message, path=str(path), offset=offset, kind=kind)
     err.line = line
     return err
@@ -101,7 +108,7 @@ def _problem(message: str, *, path, offset: int | None, line: int | None, kind: 
 class RefStore:
     """Read-only view of one worktree's refs."""
 
-    def __init__(self, repo) -> None:
+    def __init__(self, repo: Repository) -> None:
         self.repo = repo
         self.fmt = repo.object_format
         self.git_dir = Path(repo.git_dir)
@@ -112,7 +119,7 @@ class RefStore:
         self._data: bytes | None = None  # packed-refs' bytes, read once per change of the file
         self._data_key: tuple[int, int, int] | None = None
         self._packed: dict[str, Ref] = {}
-        self._packed_key = None
+        self._packed_key: tuple[int, int, int] | None = None
         self._packed_problems: list[BadRefError] = []
         self._loose_problems: dict[str, BadRefError] = {}
         self.storage = getattr(repo, "ref_storage", "files")
@@ -337,7 +344,7 @@ class RefStore:
         if data is not None and key != self._packed_key:
             hit = find_packed_ref(data, name, self.fmt.hexsz)
             if hit is not UNSURE:
-                return hit  # type: ignore[return-value]
+                return hit
         self._load_packed()
         return self._packed.get(name)
 
@@ -403,7 +410,7 @@ class RefStore:
 
     def resolve(self, name: str) -> bytes:
         """The object id ``name`` finally names, following symbolic refs."""
-        return self.follow(name)[-1].oid
+        return ref_oid(self.follow(name)[-1])
 
     def head(self) -> Ref | None:
         return self.read("HEAD")
@@ -444,7 +451,7 @@ class RefStore:
             name for name, e in self._loose_problems.items() if name.startswith(prefix) and e.kind == "ref-unparseable"
         )
 
-    def _walk(self, base: Path, prefix: str, out: dict[str, Ref], accept) -> None:
+    def _walk(self, base: Path, prefix: str, out: dict[str, Ref], accept: Callable[[str], bool]) -> None:
         stack = ["refs/"]
         while stack:
             rel = stack.pop()
@@ -505,11 +512,22 @@ class RefStore:
         return next(self._dwim_iter(name), None)
 
 
+def ref_oid(ref: Ref) -> bytes:
+    """The id a ref that is not symbolic holds (the end of :meth:`RefStore.follow`)."""
+    if ref.oid is None:  # every reader sets exactly one of oid and symref
+        raise BadRefError(f"ref {ref.name} holds no object id", kind="ref-unparseable")
+    return ref.oid
+
+
+class _Unsure(Enum):
+    UNSURE = "unsure"
+
+
 # find_packed_ref's answer when only the full parse can tell.
-UNSURE = object()
+UNSURE: Final = _Unsure.UNSURE
 
 
-def find_packed_ref(data: bytes, name: str, hexsz: int) -> Ref | object | None:
+def find_packed_ref(data: bytes, name: str, hexsz: int) -> Ref | Literal[_Unsure.UNSURE] | None:
     """``name``'s entry in packed-refs ``data`` as :func:`parse_packed_refs`
     would give it, found by searching for its line: None when no line names
     it, UNSURE when the line is not plainly good (a duplicate, bad hex, a bad
@@ -535,7 +553,9 @@ def find_packed_ref(data: bytes, name: str, hexsz: int) -> Ref | object | None:
     return Ref(name, bytes.fromhex(hexpart), None, peeled, "packed")
 
 
-def parse_packed_refs(data: bytes, hexsz: int, path) -> tuple[dict[str, Ref], frozenset[str], list[BadRefError]]:
+def parse_packed_refs(
+    data: bytes, hexsz: int, path: str | os.PathLike[str]
+) -> tuple[dict[str, Ref], frozenset[str], list[BadRefError]]:
     """(refs by name, header traits, problems).  A bad line is a problem,
     never fatal; a ``^`` line after a bad line is dropped with it."""
     refs: dict[str, Ref] = {}
