@@ -74,6 +74,18 @@ class Location:
     offset: int | None = None
     path: str | None = None
 
+    def pack_entry(self) -> tuple[PackHandle, int] | None:
+        """(pack, offset) for an object found in a pack; None for a loose one."""
+        if self.pack is None or self.offset is None:
+            return None
+        return self.pack, self.offset
+
+    def loose_path(self) -> str:
+        """The loose file of an object found loose."""
+        if self.path is None:
+            raise ValueError(f"not a loose object's location: {self!r}")
+        return self.path
+
     @property
     def where(self) -> str:
         return self.pack.name if self.pack is not None else self.path or ""

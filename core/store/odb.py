@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
 
 from packscope.core import trace
 from packscope.core.errors import (
@@ -44,8 +45,17 @@ from packscope.core.oid import ObjectFormat, Prefix
 from packscope.core.store.alternates import resolve_alternates
 from packscope.core.store.damaged_reads import read_around_damage
 from packscope.core.store.location import VANISHED_KINDS, Location, PackHandle
+from packscope.core.store.loose import LooseCache
 from packscope.core.store.pack_directory import DirectoryScan, PackFiles, dir_mtime_ns, git_pack_order, scan_pack_dir
 from packscope.core.store.search import ALGORITHMS
+
+if TYPE_CHECKING:  # imported when first needed (start-up time), named here for types
+    from packscope.core.store.midx import MultiPackIndex
+    from packscope.core.store.pack import Pack
+    from packscope.core.store.promisor import PromisorSet
+
+T = TypeVar("T")
+Stamps = tuple[int | None, ...]  # objects/xx mtimes, one per object directory (None: absent)
 
 POLICIES = ("git", "gated")
 VANISHED_REMEDY = (
@@ -82,7 +92,7 @@ class StoreCounters:
     stats: int = 0
     opens: int = 0
     mru_moves: int = 0
-    loose_caches: tuple = ()  # the store's LooseCaches: each counts its own subdirectory reads
+    loose_caches: tuple[LooseCache, ...] = ()  # the store's loose caches: each counts its own subdirectory reads
 
     @property
     def dir_reads(self) -> int:
@@ -90,8 +100,8 @@ class StoreCounters:
         reads (each ``objects/xx`` a loose cache fills)."""
         return self.pack_dir_reads + sum(c.fills for c in self.loose_caches)
 
-    def as_dict(self) -> dict:
-        out = {k: getattr(self, k) for k in self.__slots__ if k != "loose_caches"}
+    def as_dict(self) -> dict[str, int]:
+        out: dict[str, int] = {k: getattr(self, k) for k in self.__slots__ if k != "loose_caches"}
         out["dir_reads"] = self.dir_reads
         return out
 
@@ -100,10 +110,10 @@ class StoreCounters:
 class _ObjectDir:
     path: str
     local: bool
+    loose: LooseCache
     scan: DirectoryScan | None = None
-    loose: object = None
-    midx: object = None
-    subdirs: list = field(default_factory=list)  # objects/00 … objects/ff, joined once
+    midx: MultiPackIndex | None = None
+    subdirs: list[str] = field(default_factory=list)  # objects/00 … objects/ff, joined once
 
     def __post_init__(self) -> None:
         self.subdirs = [os.path.join(self.path, f"{b:02x}") for b in range(256)]
@@ -134,7 +144,6 @@ class ObjectStore:
         partial_clone: bool = False,
     ) -> None:
         from packscope.core.store.cache import DeltaBaseCache, OpenFiles
-        from packscope.core.store.loose import LooseCache
 
         self.fmt = fmt
         # git always has the empty tree (a "cached object"), stored or not,
@@ -149,7 +158,8 @@ class ObjectStore:
         dirs = [self.objects_dir]
         self.problems: list[PackscopeError] = []
         if alternates:
-            alt, self.problems = resolve_alternates(self.objects_dir, env_alternates)
+            alt, alternates_problems = resolve_alternates(self.objects_dir, env_alternates)
+            self.problems.extend(alternates_problems)
             dirs += alt
         self._dirs = [
             _ObjectDir(d, i == 0, loose=LooseCache(d, fmt, strategy=loose_strategy, tracer=self.tracer))
@@ -157,15 +167,15 @@ class ObjectStore:
         ]
         self.counters.loose_caches = tuple(d.loose for d in self._dirs)
         self._mru: list[PackHandle] = []
-        self._midxs: list = []
-        self._negative: dict[bytes, tuple] = {}
-        self._loose_stamps: list = []  # objects/xx mtimes seen by the last stat-based loose check
-        self.repairing: set = (
-            set()
-        )  # (pack, id) being read around damage (packscope.core.store.damaged_reads loop guard)
+        # each multi-pack-index with the handles of the packs it covers (None: not on disk)
+        self._midxs: list[tuple[MultiPackIndex, list[PackHandle | None]]] = []
+        self._negative: dict[bytes, Stamps] = {}
+        self._loose_stamps: list[int | None] = []  # objects/xx mtimes seen by the last stat-based loose check
+        # (pack, id) being read around damage: damaged_reads' loop guard
+        self.repairing: set[tuple[str, bytes]] = set()
         self.max_repaired_bases = 8  # damaged bases replaced in one chain before giving up
         self.partial_clone = bool(partial_clone)
-        self._promisor = None
+        self._promisor: PromisorSet | None = None
         self.set_policy(policy)
         self.set_algorithm(algorithm)
         self.settings.quick = quick
@@ -207,12 +217,12 @@ class ObjectStore:
             seen.add(h.files.base)
             yield h
         for _midx, handles in self._midxs:
-            for h in handles:
-                if h is not None and h.files.base not in seen:
-                    yield h
+            for covered in handles:
+                if covered is not None and covered.files.base not in seen:
+                    yield covered
 
     @property
-    def midxs(self) -> list:
+    def midxs(self) -> list[MultiPackIndex]:
         return [m for m, _ in self._midxs]
 
     @property
@@ -225,7 +235,7 @@ class ObjectStore:
         rest = oid.hex()[2:]
         return [os.path.join(d.subdirs[oid[0]], rest) for d in self._dirs]
 
-    def loose_cache(self, objects_dir: str | None = None):
+    def loose_cache(self, objects_dir: str | None = None) -> LooseCache:
         for d in self._dirs:
             if objects_dir is None or d.path == objects_dir:
                 return d.loose
@@ -234,7 +244,7 @@ class ObjectStore:
     def directory_scans(self) -> list[DirectoryScan]:
         return [d.scan for d in self._dirs if d.scan is not None]
 
-    def _open_pack(self, handle: PackHandle):
+    def _open_pack(self, handle: PackHandle) -> Pack:
         from packscope.core.store.pack import Pack
 
         self.counters.opens += 1
@@ -252,7 +262,7 @@ class ObjectStore:
         t0 = time.perf_counter()
         old = {h.files.base: h for h in self.all_packs()}
         found: list[PackFiles] = []
-        midxs = []
+        midxs: list[tuple[str, MultiPackIndex]] = []  # (pack directory, its multi-pack-index)
         for d in self._dirs:
             for _ in range(MAX_RESCAN_ROUNDS):
                 scan = scan_pack_dir(d.path, d.local)
@@ -273,8 +283,8 @@ class ObjectStore:
                     d.midx = None
             found.extend(scan.packs)
             if d.midx is not None:
-                midxs.append((d, d.midx))
-        handles = {}
+                midxs.append((scan.pack_dir, d.midx))
+        handles: dict[str, PackHandle] = {}
         for f in found:
             h = old.get(f.base)
             if h is None or h.files != f:
@@ -284,10 +294,10 @@ class ObjectStore:
             h.in_midx = False
             handles[f.base] = h
         self._midxs = []
-        for d, m in midxs:
-            covered = []
+        for pack_dir, m in midxs:
+            covered: list[PackHandle | None] = []
             for name in m.pack_names:
-                base = os.path.join(d.scan.pack_dir, name[:-4] if name.endswith(".idx") else name)
+                base = os.path.join(pack_dir, name[:-4] if name.endswith(".idx") else name)
                 h = handles.get(base)
                 if h is not None:
                     h.in_midx = True
@@ -321,6 +331,11 @@ class ObjectStore:
         for d in self._dirs:
             d.loose.flush(reason)
         self._negative.clear()
+
+    def _pack_dirs_moving(self) -> bool:
+        """Whether a pack directory changed again since its last scan (a
+        repack in progress): what earns a miss another round of rescans."""
+        return any(d.scan is None or dir_mtime_ns(d.scan.pack_dir) != d.scan.mtime_ns for d in self._dirs)
 
     def _pack_dirs_changed(self) -> str | None:
         for d in self._dirs:
@@ -380,7 +395,7 @@ class ObjectStore:
                         break
                     # Only a directory that changed again while we looked
                     # (a repack in progress) earns another round.
-                    if not any(dir_mtime_ns(d.scan.pack_dir) != d.scan.mtime_ns for d in self._dirs):
+                    if not self._pack_dirs_moving():
                         break
                     reason = "changed"
         if loc is None:
@@ -421,10 +436,10 @@ class ObjectStore:
         counters.lookups += len(oids)
         null = self.fmt.null
         find = self._find_packed
-        out = [None if oid == null else find(oid, False) for oid in oids]
+        out: list[Location | None] = [None if oid == null else find(oid, False) for oid in oids]
         misses = [k for k, loc in enumerate(out) if loc is None and oids[k] != null]
         counters.null_lookups += sum(1 for oid in oids if oid == null)
-        stamps: dict[str, tuple] = {}
+        stamps: dict[str, Stamps] = {}
         if misses:
             stamps = self._locate_loose_many(oids, misses, out, quick)
             misses = [k for k in misses if out[k] is None]
@@ -438,7 +453,7 @@ class ObjectStore:
                     for k in misses:
                         out[k] = find(oids[k], False)
                     misses = [k for k in misses if out[k] is None]
-                    if not misses or not any(dir_mtime_ns(d.scan.pack_dir) != d.scan.mtime_ns for d in self._dirs):
+                    if not misses or not self._pack_dirs_moving():
                         break
                     reason = "changed"
             if misses:
@@ -454,15 +469,18 @@ class ObjectStore:
                 counters.hits_loose += 1
         return out
 
-    def _locate_loose_many(self, oids: list[bytes], misses: list[int], out: list, quick: bool) -> dict:
+    def _locate_loose_many(
+        self, oids: list[bytes], misses: list[int], out: list[Location | None], quick: bool
+    ) -> dict[str, Stamps]:
         """Fill ``out[k]`` for the misses that are loose objects; return the
         mtime of each ``objects/xx`` looked at, per object directory (the
         negative cache's stamps)."""
         by_subdir: dict[str, list[int]] = {}
         for k in misses:
             by_subdir.setdefault(oids[k].hex()[:2], []).append(k)
-        stamps: dict[str, tuple] = {}
+        stamps: dict[str, Stamps] = {}
         for subdir, ks in by_subdir.items():
+            stamp: Stamps
             if quick:  # the loose cache answers; no stamps (quick misses are not remembered)
                 stamp = (None,) * len(self._dirs)
             else:
@@ -485,7 +503,7 @@ class ObjectStore:
                     out[k] = Location("loose", d.path, d.local, path=os.path.join(d.path, subdir, oids[k].hex()[2:]))
         return stamps
 
-    def _remember_missing_many(self, oids: list[bytes], stamps: dict[str, tuple]) -> None:
+    def _remember_missing_many(self, oids: list[bytes], stamps: dict[str, Stamps]) -> None:
         if len(self._negative) + len(oids) > 1_000_000:
             self._negative.clear()  # bound memory on pathological input
         for oid in oids:
@@ -499,13 +517,16 @@ class ObjectStore:
                 pos = -1 if path.found is None else path.found
             else:
                 pos = m.find(oid, algorithm)
-            pack_id, offset = m.entry_at(pos) if pos >= 0 else (None, None)
+            if pos < 0:
+                if traced:
+                    self.tracer.emit(trace.PackSearched(os.path.basename(m.path), "midx", path, None))
+                continue
+            pack_id, offset = m.entry_at(pos)
             if traced:
                 self.tracer.emit(trace.PackSearched(os.path.basename(m.path), "midx", path, offset))
-            if pos >= 0:
-                h = handles[pack_id] if pack_id < len(handles) else None
-                if h is not None:
-                    return Location("midx", h.objects_dir, h.files.local, h, offset)
+            h = handles[pack_id] if pack_id < len(handles) else None
+            if h is not None:
+                return Location("midx", h.objects_dir, h.files.local, h, offset)
         b = oid[0]
         for rank, h in enumerate(self._mru):
             if not traced:
@@ -525,8 +546,9 @@ class ObjectStore:
                 self.note_problem(e)
                 continue
             if traced:
-                offset = h.index.offset_at(pos) if pos >= 0 else None
-                self.tracer.emit(trace.PackSearched(h.index.name, "pack", path, offset))
+                self.tracer.emit(
+                    trace.PackSearched(h.index.name, "pack", path, h.index.offset_at(pos) if pos >= 0 else None)
+                )
             if pos >= 0:
                 if rank:
                     self._mru.insert(0, self._mru.pop(rank))
@@ -537,7 +559,7 @@ class ObjectStore:
         return None
 
     def _find_loose(self, oid: bytes, quick: bool, traced: bool) -> Location | None:
-        stamps = []
+        stamps: list[int | None] = []
         self._loose_stamps = stamps
         b = oid[0]
         for d in self._dirs:
@@ -572,7 +594,7 @@ class ObjectStore:
             stamps = [dir_mtime_ns(d.subdirs[oid[0]]) for d in self._dirs]
         self._negative[oid] = tuple(stamps)
 
-    def _negative_valid(self, oid: bytes, entry: tuple) -> bool:
+    def _negative_valid(self, oid: bytes, entry: Stamps) -> bool:
         if self._pack_dirs_changed() is not None:
             self._negative.clear()
             return False
@@ -609,7 +631,7 @@ class ObjectStore:
     # --- partial clones -------------------------------------------------------
 
     @property
-    def promisor(self):
+    def promisor(self) -> PromisorSet | None:
         """The promised objects (a packscope.core.store.promisor.PromisorSet, built on first
         question) when this is a partial clone's store, else None."""
         if self._promisor is None and self.partial_clone:
@@ -620,12 +642,13 @@ class ObjectStore:
 
     def is_promised(self, oid: bytes) -> bool:
         """git's is_promisor_object; always False outside partial clones."""
-        return self.partial_clone and self.promisor.is_promised(oid)
+        promised = self.promisor
+        return promised is not None and promised.is_promised(oid)
 
     # --- reading ------------------------------------------------------------
 
     def _missing(self, oid: bytes) -> MissingObjectError | PromisedObjectError:
-        if self.partial_clone and self.promisor.is_promised(oid):
+        if self.is_promised(oid):
             return PromisedObjectError(
                 f"object {oid.hex()} is not in the object store; a promisor remote promises it (partial clone)",
                 oid=oid.hex(),
@@ -635,7 +658,7 @@ class ObjectStore:
             f"object {oid.hex()} is not in the object store", oid=oid.hex(), path=self.objects_dir
         )
 
-    def _at_location(self, oid: bytes, use, loc: Location | None = None):
+    def _at_location(self, oid: bytes, use: Callable[[Location], T], loc: Location | None = None) -> T:
         """Locate ``oid`` (unless ``loc`` says where it was found) and apply
         ``use`` to its Location.  A file that vanished in between (a
         concurrent repack deleted the pack, or packed and pruned the loose
@@ -667,12 +690,13 @@ class ObjectStore:
         if oid == self.empty_tree:
             return "tree", b""
 
-        def use(loc: Location):
-            if loc.pack is None:
-                return read_loose(loc.path, self.fmt, oid)
-            pack = loc.pack.pack
+        def use(loc: Location) -> tuple[str, bytes]:
+            entry = loc.pack_entry()
+            if entry is None:
+                return read_loose(loc.loose_path(), self.fmt, oid)
+            handle, offset = entry
             try:
-                return pack.read_at(loc.offset)
+                return handle.pack.read_at(offset)
             except (CorruptObjectError, BadPackError) as e:
                 if e.kind in VANISHED_KINDS:
                     raise
@@ -686,10 +710,12 @@ class ObjectStore:
         if oid == self.empty_tree:
             return "tree", 0
 
-        def use(loc: Location):
-            if loc.pack is None:
-                return read_loose_header(loc.path, oid)
-            return loc.pack.pack.info_at(loc.offset)
+        def use(loc: Location) -> tuple[str, int]:
+            entry = loc.pack_entry()
+            if entry is None:
+                return read_loose_header(loc.loose_path(), oid)
+            handle, offset = entry
+            return handle.pack.info_at(offset)
 
         return self._at_location(oid, use)
 
@@ -704,15 +730,18 @@ class ObjectStore:
         if oid == self.empty_tree:
             return "tree", 0, (0 if storage else None), None
 
-        def use(loc: Location):
-            if loc.pack is None:
-                type_name, size = read_loose_header(loc.path, oid)
-                return type_name, size, (os.stat(loc.path).st_size if storage else None), None
-            pack = loc.pack.pack
-            type_name, size = pack.info_at(loc.offset)
+        def use(loc: Location) -> tuple[str, int, int | None, bytes | None]:
+            entry = loc.pack_entry()
+            if entry is None:
+                path = loc.loose_path()
+                type_name, size = read_loose_header(path, oid)
+                return type_name, size, (os.stat(path).st_size if storage else None), None
+            handle, offset = entry
+            pack = handle.pack
+            type_name, size = pack.info_at(offset)
             if not storage:
                 return type_name, size, None, None
-            return type_name, size, pack.disk_size(loc.offset), pack.delta_base(loc.offset)
+            return type_name, size, pack.disk_size(offset), pack.delta_base(offset)
 
         return self._at_location(oid, use, loc)
 
@@ -732,11 +761,11 @@ class ObjectStore:
                 ids.update(d.loose.entries(sub))
         return sorted(ids)
 
-    def _read_for_delta(self, oid: bytes):
+    def _read_for_delta(self, oid: bytes) -> tuple[str, bytes]:
         """REF_DELTA bases outside their own pack are found through the store."""
         return self.read(oid)
 
-    def _header_for_delta(self, oid: bytes):
+    def _header_for_delta(self, oid: bytes) -> tuple[str, int]:
         return self.read_header(oid)
 
     def close(self) -> None:
