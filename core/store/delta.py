@@ -72,6 +72,8 @@ from packscope.core.errors import DeltaError, LimitExceededError
 from packscope.core.native import native
 
 # A result larger than this is refused unless the caller raises the cap.
+Bytes = bytes | bytearray | memoryview  # a delta or base as a pack reader holds it
+
 DEFAULT_MAX_RESULT = 4 << 30
 
 # git never emits a copy of more than 0x10000 bytes (the format allows up to
@@ -94,7 +96,7 @@ def _error(message: str, kind: str, at: int | None = None) -> DeltaError:
     return DeltaError(message, offset=at, kind=kind)
 
 
-def _varint(delta, pos: int) -> tuple[int, int]:
+def _varint(delta: Bytes, pos: int) -> tuple[int, int]:
     """A size varint at ``pos``: (value, position after it)."""
     value = 0
     shift = 0
@@ -112,7 +114,7 @@ def _varint(delta, pos: int) -> tuple[int, int]:
             raise _error("delta size varint is too long", "delta-truncated", pos)
 
 
-def delta_sizes(delta) -> tuple[int, int, int]:
+def delta_sizes(delta: Bytes) -> tuple[int, int, int]:
     """(base size, result size, header length) from a delta's start.
 
     Works on a prefix of the delta too, as long as it holds both varints.
@@ -131,8 +133,13 @@ _PAD = bytes(128)
 # most 127 bytes).
 _JOIN_UNCHECKED = 16 << 20
 
+# A copy opcode's argument decoding: (argument bytes, unpack -> (offset, size))
+# or (argument bytes, offset bits, offset mask) for one little-endian int.
+_StructForm = tuple[int, Callable[[bytes], tuple[int, ...]]]
+_IntForm = tuple[int, int, int]
 
-def _copy_tables() -> tuple[tuple, tuple]:
+
+def _copy_tables() -> tuple[tuple[_StructForm | None, ...], tuple[_IntForm | None, ...]]:
     """Per copy opcode (indexed by the whole opcode byte, 0x80-0xFF):
 
     * struct form: (argument bytes, unpack) giving (offset, size) when the
@@ -144,8 +151,8 @@ def _copy_tables() -> tuple[tuple, tuple]:
     """
     gapless = {0: 0, 0b1: 1, 0b11: 2, 0b111: 3, 0b1111: 4}  # bits -> bytes
     codes = {1: "B", 2: "H", 4: "I"}
-    by_struct: list = [None] * 256
-    by_int: list = [None] * 256
+    by_struct: list[_StructForm | None] = [None] * 256
+    by_int: list[_IntForm | None] = [None] * 256
     for op in range(0x80, 0x100):
         offset_bytes = gapless.get(op & 0x0F)
         size_bytes = gapless.get((op >> 4) & 0x07)
@@ -213,7 +220,7 @@ def apply_delta_py(base: bytes, delta: bytes, max_size: int = DEFAULT_MAX_RESULT
     by_struct = _COPY_BY_STRUCT
     by_int = _COPY_BY_INT
     bv = memoryview(base)
-    parts = []
+    parts: list[bytes | memoryview] = []
     append = parts.append
     # Inserts are tested first so that each comparison's jump stays short:
     # CPython 3.11 only specializes an int comparison directly followed by
@@ -230,9 +237,9 @@ def apply_delta_py(base: bytes, delta: bytes, max_size: int = DEFAULT_MAX_RESULT
             k, unpack = form
             off, size = unpack(read(k))
         else:
-            form = by_int[op]
-            if form is not None:
-                k, offset_bits, offset_mask = form
+            int_form = by_int[op]
+            if int_form is not None:
+                k, offset_bits, offset_mask = int_form
                 v = _from_bytes(read(k), "little")
                 off = v & offset_mask
                 size = v >> offset_bits
@@ -254,7 +261,7 @@ def apply_delta_py(base: bytes, delta: bytes, max_size: int = DEFAULT_MAX_RESULT
     return out
 
 
-def _gapped_copy_args(op: int, read) -> tuple[int, int]:
+def _gapped_copy_args(op: int, read: Callable[[int], bytes]) -> tuple[int, int]:
     """(offset, size field) of a copy whose present bytes have a gap, read
     one at a time (rare: git leaves out a zero byte inside a field)."""
     off = size = 0
@@ -275,7 +282,7 @@ def _gapped_copy_args(op: int, read) -> tuple[int, int]:
     return off, size
 
 
-def _apply_delta_checked(base, delta, max_size: int) -> bytes:
+def _apply_delta_checked(base: Bytes, delta: Bytes, max_size: int) -> bytes:
     """``apply_delta`` one instruction at a time, checking each as git does
     and in git's order: the reference for every error's kind and offset."""
     # The two size varints, inlined: a call per varint costs as much as
@@ -313,7 +320,7 @@ def _apply_delta_checked(base, delta, max_size: int) -> bytes:
                 kind="delta-too-large",
             )
         bv = memoryview(base)
-        parts = []
+        parts: list[Bytes] = []
         append = parts.append
         n = len(delta)
         remaining = result_size
@@ -393,7 +400,7 @@ else:
     apply_delta = apply_delta_py
 
 
-def delta_ops(delta) -> list[DeltaOp]:
+def delta_ops(delta: Bytes) -> list[DeltaOp]:
     """Every instruction of a delta, decoded (for the UI); validates the
     encoding but not the base or result sizes."""
     _, _, pos = delta_sizes(delta)
