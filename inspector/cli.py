@@ -138,7 +138,9 @@ def _open_ui(argv: list[str]) -> int:
     parser.add_argument(
         "path", nargs="?", default=None, help="repository (default: discovered from the current directory)"
     )
-    parser.add_argument("--present", action="store_true", help="presentation mode (no live panels; the Lab draws larger)")
+    parser.add_argument(
+        "--present", action="store_true", help="presentation mode (no live panels; the Lab draws larger)"
+    )
     args = parser.parse_args(argv)
     from packscope.inspector.app import run_app  # Textual is imported only to draw
 
