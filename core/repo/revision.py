@@ -33,8 +33,10 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from stat import S_IFDIR
+from typing import TYPE_CHECKING, Protocol
 
 from packscope.core.errors import (
     AmbiguousObjectError,
@@ -46,9 +48,13 @@ from packscope.core.errors import (
     PromisedObjectError,
     RepositoryError,
 )
-from packscope.core.objects import S_IFDIR, S_IFGITLINK, S_IFMT, commit_header_fast, parse_commit, parse_tag, tree_items
+from packscope.core.objects import S_IFGITLINK, S_IFMT, Ident, commit_header_fast, parse_commit, parse_tag, tree_items
 from packscope.core.oid import MIN_ABBREV, ObjectFormat, Prefix, is_hex, parse_prefix
 from packscope.core.repo.refs import DWIM_RULES
+
+if TYPE_CHECKING:
+    from packscope.core.repo.refs import RefStore
+    from packscope.core.repo.repository import Repository
 
 MAX_TAG_CHAIN = 64  # a tag of a tag of … deeper than this is surely damage
 
@@ -83,7 +89,15 @@ class Step:
 NO_HINT, TREEISH, COMMITTISH, COMMIT_ONLY = 0, 1, 2, 3
 
 
-def resolve_revision(text: str, *, repo, refs, store: ObjectSource, verify: bool = True, cwd_prefix: str = "") -> bytes:
+def resolve_revision(
+    text: str,
+    *,
+    repo: Repository | None,
+    refs: RefStore,
+    store: ObjectSource,
+    verify: bool = True,
+    cwd_prefix: str = "",
+) -> bytes:
     """The object id ``text`` names.  With ``verify`` (the default) the
     result must exist in the store, as ``git rev-parse REV^{object}`` asks;
     without it a full id is returned unchecked, like ``git rev-parse REV``.
@@ -189,7 +203,7 @@ def _base_hint(steps: tuple[Step, ...], has_path: bool) -> int:
 
 
 class _Resolver:
-    def __init__(self, text: str, refs, store: ObjectSource, cwd_prefix: str) -> None:
+    def __init__(self, text: str, refs: RefStore, store: ObjectSource, cwd_prefix: str) -> None:
         self.text = text
         self.refs = refs
         self.store = store
@@ -202,7 +216,7 @@ class _Resolver:
         shown = base
         for step in steps:
             oid = self.apply(step, oid, shown)
-            shown += "~%d" % step.n if step.op == "~" else "^%d" % step.n if step.op == "^" else f"^{{{step.type}}}"
+            shown += f"~{step.n}" if step.op == "~" else f"^{step.n}" if step.op == "^" else f"^{{{step.type}}}"
         gitlink = False
         if path is not None:
             oid, gitlink = self.walk_path(oid, path, self.text[: len(self.text) - len(path) - 1])
@@ -267,7 +281,7 @@ class _Resolver:
             if typ == "commit":
                 parents = commit_header_fast(data, self.fmt, oid)[1]
                 # shallow and grafted commits: the parents git gives them (core.repo.object_view)
-                table = getattr(self.store, "parent_table", None)
+                table: Mapping[bytes, tuple[bytes, ...]] | None = getattr(self.store, "parent_table", None)
                 return table.get(oid, parents) if table else parents
             if typ != "tag":
                 raise BadRevisionError(f"{shown}: object {oid.hex()} is a {typ}, not a commit", oid=oid.hex())
@@ -279,7 +293,7 @@ class _Resolver:
         starts from: bytes that do not hash to their id (the replacement's,
         under a replace ref) make the object missing."""
         typ, data = self.read(oid)
-        target = getattr(self.store, "target", None)
+        target: Callable[[bytes], bytes] | None = getattr(self.store, "target", None)
         expected = target(oid) if target is not None else oid
         if self.fmt.hash_object(typ, data) != expected:
             raise MissingObjectError(
@@ -424,7 +438,7 @@ class _Resolver:
         want_tree = path.endswith("/")
         parts = (path[:-1] if want_tree else path).split("/")
         current, mode = tree, S_IFDIR
-        for i, part in enumerate(parts):
+        for part in parts:
             if (mode & S_IFMT) != S_IFDIR or not part:
                 raise self._no_path(path, rev_text)
             typ, data = self.read(current)
@@ -461,7 +475,7 @@ def _relative(prefix: str, path: str, text: str) -> str:
     return "/".join(parts) + ("/" if path.endswith("/") and parts else "")
 
 
-def _short_date(ident) -> str:
+def _short_date(ident: Ident | None) -> str:
     if ident is None:
         return ""
     t = ident.time + ident.tz_offset_minutes * 60  # the date as its author saw it
