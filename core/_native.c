@@ -12,7 +12,8 @@
  *       so every error (kind, offset, message) comes from the reference.
  *
  * Tree entries and commit headers: tree_items and commit_header (below),
- * the references being in core/objects.py.
+ * the references being in core/objects.py; pack entry headers:
+ * entry_header, the reference being core/store/pack.py.
  *
  * The input is hostile until proven otherwise: the header's sizes are 64-bit
  * varints (more than 63 bits is refused), every read of the delta is checked
@@ -510,6 +511,103 @@ done:
     return result;
 }
 
+/* A pack entry's header (gitformat-pack; the pure reference is
+ * Pack._header_py in core/store/pack.py):
+ *
+ *   entry_header(pack, offset, data_end, rawsz)
+ *       -> (type, size, data offset, base offset or None, base id or None),
+ *       or None for anything the reference would refuse or compute in big
+ *       integers (then it decides).  Like the reference it reads at most
+ *       ENTRY_PEEK bytes from offset, and the header must end by data_end. */
+#define ENTRY_PEEK 64
+
+static PyObject *
+native_entry_header(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "entry_header(pack, offset, data_end, rawsz)");
+        return NULL;
+    }
+    long long offset = PyLong_AsLongLong(args[1]);
+    long long end = PyLong_AsLongLong(args[2]);
+    Py_ssize_t rawsz = PyLong_AsSsize_t(args[3]);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (rawsz <= 0 || rawsz > 32 || offset < 12 || offset >= end)
+        Py_RETURN_NONE;
+    Py_buffer view;
+    const uint8_t *m;
+    Py_ssize_t n;
+    if (get_bytes(args[0], &view, &m, &n) < 0)
+        Py_RETURN_NONE;
+    PyObject *result = NULL;
+    if (offset >= n)
+        goto doubt;
+    const uint8_t *d = m + offset;
+    Py_ssize_t avail = n - (Py_ssize_t)offset < ENTRY_PEEK ? n - (Py_ssize_t)offset : ENTRY_PEEK;
+    Py_ssize_t i = 1;
+    uint8_t c = d[0];
+    int type = (c >> 4) & 7;
+    uint64_t size = c & 15;
+    unsigned shift = 4;
+    while (c & 0x80) {
+        if (i >= avail || shift > 57)
+            goto doubt; /* truncated, or a size beyond 64 bits: the reference decides */
+        c = d[i++];
+        size |= (uint64_t)(c & 0x7F) << shift;
+        shift += 7;
+    }
+    PyObject *base_offset = NULL, *base_id = NULL;
+    if (type >= 1 && type <= 4) {
+        base_offset = Py_NewRef(Py_None);
+        base_id = Py_NewRef(Py_None);
+    }
+    else if (type == 6) {
+        if (i >= avail)
+            goto doubt;
+        c = d[i++];
+        uint64_t distance = c & 0x7F;
+        while (c & 0x80) {
+            if (i >= avail || distance >= (1ull << 50))
+                goto doubt;
+            c = d[i++];
+            distance = ((distance + 1) << 7) | (c & 0x7F);
+        }
+        if (distance == 0 || distance > (uint64_t)offset || (uint64_t)offset - distance < 12)
+            goto doubt;
+        base_offset = PyLong_FromLongLong(offset - (long long)distance);
+        if (base_offset == NULL)
+            goto done;
+        base_id = Py_NewRef(Py_None);
+    }
+    else if (type == 7) {
+        if (avail - i < rawsz)
+            goto doubt;
+        base_id = PyBytes_FromStringAndSize((const char *)(d + i), rawsz);
+        if (base_id == NULL)
+            goto done;
+        i += rawsz;
+        base_offset = Py_NewRef(Py_None);
+    }
+    else {
+        goto doubt;
+    }
+    if (offset + i > end) {
+        Py_DECREF(base_offset);
+        Py_DECREF(base_id);
+        goto doubt;
+    }
+    result = Py_BuildValue("(iKLNN)", type, (unsigned long long)size, offset + (long long)i, base_offset, base_id);
+    goto done;
+doubt:
+    result = Py_NewRef(Py_None);
+done:
+    release_bytes(&view);
+    return result;
+}
+
 static PyMethodDef native_methods[] = {
     {"apply_delta", (PyCFunction)(void (*)(void))native_apply_delta, METH_FASTCALL | METH_KEYWORDS,
      "apply_delta(base, delta, max_size=4 GiB) -> bytes: the object the delta makes from base; on anything "
@@ -520,6 +618,8 @@ static PyMethodDef native_methods[] = {
      "set_delta_fallback(func): what apply_delta calls with (base, delta, max_size) on doubt."},
     {"commit_header", (PyCFunction)(void (*)(void))native_commit_header, METH_FASTCALL,
      "commit_header(data, hexsz) -> (tree, parents, commit_time), or None unless the common header shape."},
+    {"entry_header", (PyCFunction)(void (*)(void))native_entry_header, METH_FASTCALL,
+     "entry_header(pack, offset, data_end, rawsz) -> (type, size, start, base offset, base id), or None."},
     {"tree_items", (PyCFunction)(void (*)(void))native_tree_items, METH_FASTCALL,
      "tree_items(data, rawsz) -> [(mode, name, id), ...], or None unless the whole tree is well-formed."},
     {NULL, NULL, 0, NULL},

@@ -38,6 +38,7 @@ from packscope.core.errors import (
     LookupFailedError,
     PackscopeError,
 )
+from packscope.core.native import native
 from packscope.core.oid import ObjectFormat
 from packscope.core.store.cache import DeltaBaseCache, OpenFiles
 from packscope.core.store.delta import apply_delta, delta_sizes
@@ -57,6 +58,11 @@ DEFAULT_MAX_CHAIN_DEPTH = 10_000
 MAX_DEFLATE_RATIO = 1032
 INFLATE_CHUNK = 1 << 20  # input fed to zlib per call for big entries
 HEADER_PEEK = 64  # enough for any entry header: 1 + 9 size bytes + a 32-byte id or a 10-byte distance
+# The compiled entry-header parser when the module is built (core/native.py);
+# must read the same HEADER_PEEK window (core/_native.c ENTRY_PEEK).
+_entry_header: Callable[[object, int, int, int], tuple[int, int, int, int | None, bytes | None] | None] | None = (
+    getattr(native, "entry_header", None)
+)
 
 ResolveRef = Callable[[bytes], tuple[str, bytes]]
 ResolveRefInfo = Callable[[bytes], tuple[str, int]]
@@ -191,6 +197,17 @@ class Pack(MappedFile):
 
     def _header(self, offset: int) -> tuple[int, int, int, int | None, bytes | None]:
         """(type number, size, data offset, base offset, base id)."""
+        if _entry_header is not None:
+            # The compiled parser answers what _header_py would, or None
+            # (anything it would refuse): then the reference says why.
+            m = self._map if self._map is not None else self._open()
+            found = _entry_header(m, offset, self._data_end, self.fmt.rawsz)
+            if found is not None:
+                return found
+        return self._header_py(offset)
+
+    def _header_py(self, offset: int) -> tuple[int, int, int, int | None, bytes | None]:
+        """``_header`` in pure Python: the reference, and every error's source."""
         m = self._map if self._map is not None else self._open()
         end = self._data_end
         if offset < 12 or offset >= end:
