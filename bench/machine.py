@@ -12,6 +12,8 @@ import platform
 import subprocess
 import sys
 
+from packscope.bench.worker import proc_kib_field
+
 
 def _cpu_model() -> str:
     try:
@@ -25,14 +27,7 @@ def _cpu_model() -> str:
 
 
 def _memory_bytes() -> int | None:
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemTotal:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
+    return proc_kib_field("/proc/meminfo", "MemTotal")
 
 
 def git_version() -> str | None:

@@ -17,18 +17,24 @@ import sys
 import traceback
 
 
-def peak_rss_bytes() -> int | None:
-    """This process's peak resident set.  Not ``ru_maxrss``: Linux carries
-    that across fork and exec, so a worker would report its (large) parent's
-    peak; ``VmHWM`` belongs to this process's own address space."""
+def proc_kib_field(path: str, field: str) -> int | None:
+    """A ``Name:   1234 kB`` line of a /proc file (``/proc/self/status``,
+    ``/proc/meminfo``), in bytes; None off Linux or when the field is absent."""
     try:
-        with open("/proc/self/status") as f:
+        with open(path) as f:
             for line in f:
-                if line.startswith("VmHWM:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1]) * 1024
     except OSError:
         pass
     return None
+
+
+def peak_rss_bytes() -> int | None:
+    """This process's peak resident set.  Not ``ru_maxrss``: Linux carries
+    that across fork and exec, so a worker would report its (large) parent's
+    peak; ``VmHWM`` belongs to this process's own address space."""
+    return proc_kib_field("/proc/self/status", "VmHWM")
 
 
 def main() -> int:

@@ -17,6 +17,7 @@ import time
 from packscope.bench import inputs as inp
 from packscope.bench.results import Case, ScenarioResult, Series
 from packscope.bench.runner import WorkerRun, repeat
+from packscope.bench.worker import peak_rss_bytes, proc_kib_field
 
 NAME = "ui-startup"
 TITLE = "Terminal UI: first paint (headless) and memory"
@@ -54,14 +55,7 @@ def run(ctx) -> ScenarioResult:
 
 
 def rss_bytes() -> int | None:
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
+    return proc_kib_field("/proc/self/status", "VmRSS")
 
 
 async def scroll_all_history(app, pilot, timeout: float) -> dict:
@@ -105,8 +99,6 @@ def first_paint(
             await pilot.pause()
             scrolled = await scroll_all_history(app, pilot, timeout) if scroll_history and ready else {}
         return {"seconds": painted, "core_ready_seconds": ready, **scrolled}
-
-    from packscope.bench.worker import peak_rss_bytes
 
     out = asyncio.run(go())
     out["max_rss_bytes"] = peak_rss_bytes()
