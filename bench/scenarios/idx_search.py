@@ -187,35 +187,23 @@ def probe(idx: str, algorithm: str, ids: str, rawsz: int = 20) -> dict:
         find(oid, algorithm)
     warm = time.perf_counter() - t0
     gc.enable()
-    if column:  # no probe-by-probe path: bisect runs in C over the column
-        index.close()
-        n = max(1, len(oids))
-        return {
-            "seconds": cold / n * 1e6,
-            "warm_us": warm / n * 1e6,
-            "minflt": faults,
-            "found": found,
-            "probes": None,
-            "pages": None,
-            "distinct_pages": None,
-            "lookups": len(oids),
-        }
-    probes = pages = 0
-    touched: set[int] = set()
-    for oid in oids:
-        path = index.find_traced(oid, algorithm)
-        probes += len(path.probes)
-        pages += len(path.pages)
-        touched.update(path.pages)
-    index.close()
     n = max(1, len(oids))
+    traced: dict[str, float | None] = {"probes": None, "pages": None, "distinct_pages": None}
+    if not column:  # the column has no probe-by-probe path: bisect runs in C over it
+        probes = pages = 0
+        touched: set[int] = set()
+        for oid in oids:
+            path = index.find_traced(oid, algorithm)
+            probes += len(path.probes)
+            pages += len(path.pages)
+            touched.update(path.pages)
+        traced = {"probes": probes / n, "pages": pages / n, "distinct_pages": len(touched)}
+    index.close()
     return {
         "seconds": cold / n * 1e6,
         "warm_us": warm / n * 1e6,
         "minflt": faults,
         "found": found,
-        "probes": probes / n,
-        "pages": pages / n,
-        "distinct_pages": len(touched),
+        **traced,
         "lookups": len(oids),
     }
