@@ -27,8 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from packscope.bench.peers import bench_env
-from packscope.bench.results import Case, Series
+from packscope.bench.peers import bench_env, git_cmd, packscope_cmd, unavailable_reason
+from packscope.bench.results import Case, Series, Target
 
 
 class MeasurementError(Exception):
@@ -178,6 +178,40 @@ class WorkerRun:
         self.series.add(result[self.sample], **numbers)
         leftovers = {k: v for k, v in result.items() if k not in numbers and k not in (self.sample, "answer")}
         _merge_info(self.series, {**leftovers, **facts})
+
+
+def cat_file_case(
+    ctx: Context,
+    label: str,
+    repo: str,
+    workload: dict,
+    flag: str,
+    target: tuple[float, str],
+    verify: Callable[[Path, dict], dict],
+    inputs: Callable[[int], dict],
+) -> Case:
+    """``packscope cat-file FLAG`` against ``git cat-file FLAG`` as whole
+    processes (start-up included), both reading the inputs' ``hex`` ids;
+    ``target`` is (the ratio packscope must stay under, its description)."""
+    ps, git = f"packscope cat-file {flag}", f"git cat-file {flag}"
+    case = Case(f"{label} · whole process", label, workload, targets=[Target(ps, git, *target)])
+    runs = [
+        ProcessRun(
+            Series(ps, "packscope"), lambda i: packscope_cmd(repo, "cat-file", flag), lambda i: i["hex"], verify
+        ),
+        ProcessRun(Series(git), lambda i: git_cmd(repo, "cat-file", flag), lambda i: i["hex"], verify),
+    ]
+    return repeat(case, runs, inputs, ctx)
+
+
+def api_series(system: str, label: str) -> Series:
+    """An in-process row for ``system`` (packscope or a peer library),
+    skipped with the reason when the peer is not installed."""
+    s = Series(label, "packscope" if system == "packscope" else "peer", "in-process")
+    why = None if system == "packscope" else unavailable_reason(system)
+    if why:
+        s.skip(why)
+    return s
 
 
 def _merge_info(series: Series, facts: dict) -> None:

@@ -10,15 +10,12 @@ a search of every pack index, and under git's rule a pack-directory rescan.
 from __future__ import annotations
 
 from packscope.bench import inputs as inp
-from packscope.bench.peers import git_cmd, packscope_cmd, unavailable_reason
-from packscope.bench.results import Case, ScenarioResult, Series, Target
-from packscope.bench.runner import ProcessRun, WorkerRun, repeat
+from packscope.bench.results import Case, ScenarioResult, Series
+from packscope.bench.runner import WorkerRun, api_series, cat_file_case, repeat
 from packscope.bench.verify import batch_check_counts
 
 NAME = "exists-mixed"
 TITLE = "Existence checks: present and absent ids mixed"
-PS_PROC = "packscope cat-file --batch-check"
-GIT_PROC = "git cat-file --batch-check"
 
 
 def run(ctx) -> ScenarioResult:
@@ -70,27 +67,9 @@ def cases_for(ctx, source: inp.Input, n: int, n_inproc: int) -> list[Case]:
     workload_inproc = {**workload, "present": min(n_inproc, len(table)), "absent": n_inproc}
     out = []
 
-    proc = Case(
-        f"{source.label} · whole process",
-        source.label,
-        workload,
-        targets=[Target(PS_PROC, GIT_PROC, 0.5, "exists-mixed ≤ 0.5× git (start-up included)")],
-    )
-    runs = [
-        ProcessRun(
-            Series(PS_PROC, "packscope"),
-            lambda i: packscope_cmd(repo, "cat-file", "--batch-check"),
-            lambda i: i["hex"],
-            lambda p, i: checked(batch_check_counts(p), i),
-        ),
-        ProcessRun(
-            Series(GIT_PROC),
-            lambda i: git_cmd(repo, "cat-file", "--batch-check"),
-            lambda i: i["hex"],
-            lambda p, i: checked(batch_check_counts(p), i),
-        ),
-    ]
-    out.append(repeat(proc, runs, inputs, ctx))
+    target = (0.5, "exists-mixed ≤ 0.5× git (start-up included)")
+    verify = lambda p, i: checked(batch_check_counts(p), i)  # noqa: E731
+    out.append(cat_file_case(ctx, source.label, repo, workload, "--batch-check", target, verify, inputs))
 
     for op, title, peers in (
         ("contains", "contains", {"dulwich": "dulwich `id in object_store`", "pygit2": "pygit2 Odb.exists"}),
@@ -113,11 +92,8 @@ def cases_for(ctx, source: inp.Input, n: int, n_inproc: int) -> list[Case]:
                 )
             )
         for lib, label in peers.items():
-            s = Series(label or f"{lib} (no header-only lookup)", "peer", "in-process")
-            why = unavailable_reason(lib)
-            if why:
-                s.skip(why)
-            elif label is None:
+            s = api_series(lib, label or f"{lib} (no header-only lookup)")
+            if label is None and s.available:
                 s.skip(f"{lib} has no API that answers type and size without reading the object")
             runs.append(api_run(s, lib, op, repo, table.rawsz))
         out.append(repeat(case, runs, inputs_inproc, ctx))

@@ -9,15 +9,12 @@ the share of deltas is the repository's own (given in the workload).
 from __future__ import annotations
 
 from packscope.bench import inputs as inp
-from packscope.bench.peers import git_cmd, packscope_cmd, unavailable_reason
-from packscope.bench.results import Case, ScenarioResult, Series, Target
-from packscope.bench.runner import ProcessRun, WorkerRun, repeat
+from packscope.bench.results import Case, ScenarioResult
+from packscope.bench.runner import WorkerRun, api_series, cat_file_case, repeat
 from packscope.bench.verify import batch_counts
 
 NAME = "read-random"
 TITLE = "Reading the contents of random objects (deltas included)"
-PS_PROC = "packscope cat-file --batch"
-GIT_PROC = "git cat-file --batch"
 
 
 def run(ctx) -> ScenarioResult:
@@ -51,27 +48,9 @@ def run(ctx) -> ScenarioResult:
         counts["correct"] = counts["found"] == i["present"] and counts["missing"] == 0
         return counts
 
-    proc = Case(
-        f"{source.label} · whole process",
-        source.label,
-        workload,
-        targets=[Target(PS_PROC, GIT_PROC, 1.0, "read-random ≤ 1.0× git (start-up included)")],
-    )
-    runs = [
-        ProcessRun(
-            Series(PS_PROC, "packscope"),
-            lambda i: packscope_cmd(repo, "cat-file", "--batch"),
-            lambda i: i["hex"],
-            lambda p, i: check(batch_counts(p), i),
-        ),
-        ProcessRun(
-            Series(GIT_PROC),
-            lambda i: git_cmd(repo, "cat-file", "--batch"),
-            lambda i: i["hex"],
-            lambda p, i: check(batch_counts(p), i),
-        ),
-    ]
-    res.cases.append(repeat(proc, runs, inputs, ctx))
+    target = (1.0, "read-random ≤ 1.0× git (start-up included)")
+    verify = lambda p, i: check(batch_counts(p), i)  # noqa: E731
+    res.cases.append(cat_file_case(ctx, source.label, repo, workload, "--batch", target, verify, inputs))
 
     case = Case(f"{source.label} · in-process read", source.label, workload)
     runs = []
@@ -80,13 +59,9 @@ def run(ctx) -> ScenarioResult:
         ("dulwich", "dulwich get_raw"),
         ("pygit2", "pygit2 Odb.read"),
     ):
-        s = Series(label, "packscope" if system == "packscope" else "peer", "in-process")
-        why = None if system == "packscope" else unavailable_reason(system)
-        if why:
-            s.skip(why)
         runs.append(
             WorkerRun(
-                s,
+                api_series(system, label),
                 "packscope.bench.inproc:api",
                 lambda i, system=system: {
                     "system": system,

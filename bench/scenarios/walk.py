@@ -10,9 +10,9 @@ without start-up) and the row says so.  In-process peers: dulwich's
 from __future__ import annotations
 
 from packscope.bench import inputs as inp
-from packscope.bench.peers import git_cmd, packscope_cmd, unavailable_reason
+from packscope.bench.peers import git_cmd, packscope_cmd
 from packscope.bench.results import Case, ScenarioResult, Series, Target
-from packscope.bench.runner import ProcessRun, WorkerRun, repeat
+from packscope.bench.runner import ProcessRun, WorkerRun, api_series, repeat
 from packscope.bench.verify import line_count
 
 NAME = "walk"
@@ -42,13 +42,9 @@ def run(ctx) -> ScenarioResult:
         ("dulwich", "dulwich get_walker"),
         ("pygit2", "pygit2 Repository.walk"),
     ):
-        s = Series(label, "packscope" if system == "packscope" else "peer", "in-process")
-        why = None if system == "packscope" else unavailable_reason(system)
-        if why:
-            s.skip(why)
         runs.append(
             WorkerRun(
-                s,
+                api_series(system, label),
                 "packscope.bench.inproc:api",
                 lambda i, system=system: {"system": system, "op": "walk_all", "repo": repo},
                 check=lambda r, i: {"commits": r["answer"]},
