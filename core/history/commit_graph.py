@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import mmap
 import os
-import re
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -39,13 +38,12 @@ from dataclasses import dataclass
 from packscope.core.errors import BadCommitGraphError
 from packscope.core.history.bloom import BloomFilter, BloomSettings
 from packscope.core.oid import ObjectFormat
-from packscope.core.store.chunk_file import Chunk, ChunkTable, read_chunk_table
+from packscope.core.store.chunk_file import Chunk, ChunkTable, read_chain, read_chunk_table, read_header
 from packscope.core.store.mapped_file import MappedFile, read_fanout
 from packscope.core.store.search import binary_search
 
 SIGNATURE = b"CGPH"
 HEADER_SIZE = 8
-HASH_VERSIONS = {"sha1": 1, "sha256": 2}
 PARENT_NONE = 0x70000000
 EDGE_FLAG = 0x80000000  # parent 2 indexes EDGE / last EDGE entry
 OVERFLOW_FLAG = 0x80000000  # GDA2 value indexes GDO2
@@ -94,20 +92,17 @@ class GraphLayer(MappedFile):
 
     def _parse(self, m: mmap.mmap, size: int) -> None:
         rawsz = self.fmt.rawsz
-        if size < HEADER_SIZE + rawsz:
-            raise self._error(f"commit-graph is truncated ({size} bytes)", size, "commit-graph-truncated")
-        if m[:4] != SIGNATURE:
-            raise self._error(f"bad signature {bytes(m[:4])!r} (expected b'CGPH')", 0, "commit-graph-signature")
-        version, hash_version, nchunks, nbase = m[4], m[5], m[6], m[7]
-        if version != 1:
-            raise self._error(f"unsupported commit-graph version {version}", 4, "commit-graph-version")
-        if hash_version != HASH_VERSIONS[self.fmt.name]:
-            raise self._error(
-                f"hash version {hash_version} does not match the repository's {self.fmt.name} "
-                f"(expected {HASH_VERSIONS[self.fmt.name]})",
-                5,
-                "commit-graph-hash-version",
-            )
+        _, nchunks, nbase = read_header(
+            m,
+            size,
+            signature=SIGNATURE,
+            header_size=HEADER_SIZE,
+            versions=(1,),
+            fmt=self.fmt,
+            error=self._error,
+            what="commit-graph",
+            kind="commit-graph",
+        )
         self.num_base_graphs = nbase
         self._trailer_at = size - rawsz
         self._size = size
@@ -131,20 +126,10 @@ class GraphLayer(MappedFile):
         self._cdat = ch.require(b"CDAT").offset
         self._cdat_width = rawsz + 16
         ch.expect_size(b"CDAT", nr * self._cdat_width, f"{nr} commits")
-        edge = ch.get(b"EDGE")
-        if edge is not None and edge.size % 4:
-            raise self._error(
-                f"EDGE chunk size {edge.size} is not a multiple of 4", edge.offset, "commit-graph-chunk-size"
-            )
-        self._edge = edge
+        self._edge = ch.expect_rows(b"EDGE", 4)
         gda2 = ch.expect_size(b"GDA2", nr * 4, f"{nr} generation offsets")
         self._gda2 = gda2.offset if gda2 is not None else None
-        gdo2 = ch.get(b"GDO2")
-        if gdo2 is not None and gdo2.size % 8:
-            raise self._error(
-                f"GDO2 chunk size {gdo2.size} is not a multiple of 8", gdo2.offset, "commit-graph-chunk-size"
-            )
-        self._gdo2 = gdo2
+        self._gdo2 = ch.expect_rows(b"GDO2", 8)
         base = ch.get(b"BASE")
         if nbase:
             if base is None:
@@ -356,29 +341,20 @@ class CommitGraph:
     def _open_chain(
         cls, chain: str, fmt: ObjectFormat, dirs: tuple[str, ...], problems: list[BadCommitGraphError]
     ) -> CommitGraph | None:
-        try:
-            with open(chain, "rb") as f:
-                text = f.read()
-        except OSError as e:
-            raise BadCommitGraphError(
-                f"cannot read commit-graph chain: {e.strerror}", path=chain, kind="commit-graph-unreadable"
-            ) from e
         layers: list[GraphLayer] = []
         hashes: list[bytes] = []
-        at = base = 0
-        for line in text.split(b"\n"):
-            if not line:
-                at += 1
-                continue
-            try:
+        base = 0
+        lines = read_chain(
+            chain, fmt, BadCommitGraphError, "commit-graph", "commit-graph", "; the layers above it are not used"
+        )
+        try:
+            for at, line in lines:
                 layer = cls._chain_layer(chain, line, at, fmt, dirs, base, hashes)
-            except BadCommitGraphError as e:
-                problems.append(e)
-                break
-            layers.append(layer)
-            hashes.append(layer.checksum)
-            base += layer.num_commits
-            at += len(line) + 1
+                layers.append(layer)
+                hashes.append(layer.checksum)
+                base += layer.num_commits
+        except BadCommitGraphError as e:  # a layer (or its line): the ones below it stay
+            problems.append(e)
         if not layers:
             return None  # git treats an empty chain as no graph
         return cls(tuple(layers), chain)
@@ -388,14 +364,6 @@ class CommitGraph:
         chain: str, line: bytes, at: int, fmt: ObjectFormat, dirs: tuple[str, ...], base: int, hashes: list[bytes]
     ) -> GraphLayer:
         """The layer a chain line names, checked against the layers below it."""
-        pattern = re.compile(rb"[0-9a-f]{%d}" % fmt.hexsz)
-        if not pattern.fullmatch(line):
-            raise BadCommitGraphError(
-                f"chain line {line[:80]!r} is not a {fmt.name} hash; the layers above it are not used",
-                path=chain,
-                offset=at,
-                kind="commit-graph-chain",
-            )
         name = f"graph-{line.decode()}.graph"
         paths = [os.path.join(d, "info", "commit-graphs", name) for d in dirs]
         path = next((p for p in paths if os.path.isfile(p)), None)

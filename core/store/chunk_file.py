@@ -16,13 +16,16 @@ BadMultiPackIndexError) so the user sees which file is at fault.
 from __future__ import annotations
 
 import mmap
+import re
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from packscope.core.errors import PackscopeError
+from packscope.core.oid import ObjectFormat
 
 ROW_SIZE = 12
+HASH_VERSIONS = {"sha1": 1, "sha256": 2}
 _ROW = struct.Struct(">4sQ")
 
 
@@ -75,15 +78,15 @@ class ChunkTable:
     def get(self, chunk_id: bytes) -> Chunk | None:
         return self._by_id.get(chunk_id)
 
+    def _fail(self, message: str, offset: int, suffix: str) -> PackscopeError:
+        return self._error_cls(message, path=self._path, offset=offset, kind=f"{self._kind}-{suffix}")
+
     def require(self, chunk_id: bytes) -> Chunk:
         """The chunk, or the caller's error naming the missing id."""
         c = self._by_id.get(chunk_id)
         if c is None:
-            raise self._error_cls(
-                f"required chunk {chunk_id.decode('latin-1')} is missing",
-                path=self._path,
-                offset=self.table_offset,
-                kind=f"{self._kind}-missing-chunk",
+            raise self._fail(
+                f"required chunk {chunk_id.decode('latin-1')} is missing", self.table_offset, "missing-chunk"
             )
         return c
 
@@ -91,12 +94,14 @@ class ChunkTable:
         """The chunk if present, checking its size is exactly ``size``."""
         c = self._by_id.get(chunk_id)
         if c is not None and c.size != size:
-            raise self._error_cls(
-                f"chunk {c.name} is {c.size} bytes but {what} needs {size}",
-                path=self._path,
-                offset=c.offset,
-                kind=f"{self._kind}-chunk-size",
-            )
+            raise self._fail(f"chunk {c.name} is {c.size} bytes but {what} needs {size}", c.offset, "chunk-size")
+        return c
+
+    def expect_rows(self, chunk_id: bytes, width: int) -> Chunk | None:
+        """The chunk if present, checking it holds whole ``width``-byte rows."""
+        c = self._by_id.get(chunk_id)
+        if c is not None and c.size % width:
+            raise self._fail(f"{c.name} chunk size {c.size} is not a multiple of {width}", c.offset, "chunk-size")
         return c
 
 
@@ -169,3 +174,64 @@ def read_chunk_table(
         nxt = chunks[i + 1].offset if i + 1 < len(chunks) else term_offset
         sized.append(Chunk(c.id, c.offset, nxt - c.offset))
     return ChunkTable(tuple(sized), table_offset, table_end, path, error_cls, kind)
+
+
+def read_header(
+    data: mmap.mmap,
+    size: int,
+    *,
+    signature: bytes,
+    header_size: int,
+    versions: tuple[int, ...],
+    fmt: ObjectFormat,
+    error: Callable[[str, int, str], PackscopeError],
+    what: str,
+    kind: str,
+) -> tuple[int, int, int]:
+    """The header both chunk files open with: ``signature``, version, hash
+    version, number of chunks, number of base files.  Returns (version,
+    chunks, bases) once the size, signature, version and hash version are
+    checked; a failure is ``error(message, offset, kind-suffix)``."""
+    if size < header_size + fmt.rawsz:
+        raise error(f"{what} is truncated ({size} bytes)", size, f"{kind}-truncated")
+    if data[:4] != signature:
+        raise error(f"bad signature {bytes(data[:4])!r} (expected {signature!r})", 0, f"{kind}-signature")
+    version, hash_version, nchunks, nbase = data[4], data[5], data[6], data[7]
+    if version not in versions:
+        raise error(f"unsupported {what} version {version}", 4, f"{kind}-version")
+    if hash_version != HASH_VERSIONS[fmt.name]:
+        raise error(
+            f"hash version {hash_version} does not match the repository's {fmt.name} "
+            f"(expected {HASH_VERSIONS[fmt.name]})",
+            5,
+            f"{kind}-hash-version",
+        )
+    return version, nchunks, nbase
+
+
+def read_chain(
+    path: str, fmt: ObjectFormat, error_cls: type[PackscopeError], what: str, kind: str, consequence: str = ""
+) -> Iterator[tuple[int, bytes]]:
+    """(offset, layer hash in hex) for each line of a chain file
+    (``multi-pack-index-chain``, ``commit-graph-chain``), blank lines
+    skipped.  An unreadable file is ``<kind>-unreadable``, raised here; a
+    line that is not a hash is ``<kind>-chain``, raised when iteration
+    reaches it (its message ends with ``consequence``)."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read()
+    except OSError as e:
+        raise error_cls(f"cannot read {what} chain: {e.strerror}", path=path, kind=f"{kind}-unreadable") from e
+    pattern = re.compile(rb"[0-9a-f]{%d}" % fmt.hexsz)
+
+    def lines() -> Iterator[tuple[int, bytes]]:
+        at = 0
+        for line in text.split(b"\n"):
+            if line:
+                if not pattern.fullmatch(line):
+                    message = f"chain line {line[:80]!r} is not a {fmt.name} hash{consequence}"
+                    raise error_cls(message, path=path, offset=at, kind=f"{kind}-chain")
+                yield at, line
+            at += len(line) + 1
+
+    return lines()

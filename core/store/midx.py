@@ -27,13 +27,12 @@ from __future__ import annotations
 
 import mmap
 import os
-import re
 import struct
 from collections.abc import Iterator
 
 from packscope.core.errors import BadMultiPackIndexError
 from packscope.core.oid import ObjectFormat, Prefix
-from packscope.core.store.chunk_file import ChunkTable, read_chunk_table
+from packscope.core.store.chunk_file import ChunkTable, read_chain, read_chunk_table, read_header
 from packscope.core.store.mapped_file import MappedFile, fanout_bucket, read_fanout
 from packscope.core.store.search import NameAt, Steps, search_function, traced_search
 from packscope.core.trace import SearchPath
@@ -41,7 +40,6 @@ from packscope.core.trace import SearchPath
 MIDX_SIGNATURE = b"MIDX"
 HEADER_SIZE = 12
 PAGE_SIZE = 4096
-HASH_VERSIONS = {"sha1": 1, "sha256": 2}
 # Version 1 is what git 2.39 writes.  Recent git also writes version 2 (MIDX
 # compaction needs it); it reads the same way except that pack names need not
 # be in name order.  The header's base-file count is written as 0 even in
@@ -91,20 +89,17 @@ class MidxLayer(MappedFile):
 
     def _parse(self, m: mmap.mmap, size: int) -> None:
         rawsz = self.fmt.rawsz
-        if size < HEADER_SIZE + rawsz:
-            raise self._error(f"multi-pack-index is truncated ({size} bytes)", size, "midx-truncated")
-        if m[:4] != MIDX_SIGNATURE:
-            raise self._error(f"bad signature {bytes(m[:4])!r} (expected b'MIDX')", 0, "midx-signature")
-        version, hash_version, nchunks, nbase = m[4], m[5], m[6], m[7]
-        if version not in SUPPORTED_VERSIONS:
-            raise self._error(f"unsupported multi-pack-index version {version}", 4, "midx-version")
-        if hash_version != HASH_VERSIONS[self.fmt.name]:
-            raise self._error(
-                f"hash version {hash_version} does not match the repository's {self.fmt.name} "
-                f"(expected {HASH_VERSIONS[self.fmt.name]})",
-                5,
-                "midx-hash-version",
-            )
+        version, nchunks, nbase = read_header(
+            m,
+            size,
+            signature=MIDX_SIGNATURE,
+            header_size=HEADER_SIZE,
+            versions=SUPPORTED_VERSIONS,
+            fmt=self.fmt,
+            error=self._error,
+            what="multi-pack-index",
+            kind="midx",
+        )
         self.version, self.num_base_files = version, nbase
         self.num_packs = _U32.unpack_from(m, 8)[0]
         trailer = size - rawsz
@@ -119,11 +114,7 @@ class MidxLayer(MappedFile):
         chunks.expect_size(b"OIDL", nr * rawsz, f"{nr} object ids")
         ooff = chunks.require(b"OOFF")
         chunks.expect_size(b"OOFF", nr * 8, f"{nr} object offsets")
-        loff = chunks.get(b"LOFF")
-        if loff is not None and loff.size % 8:
-            raise self._error(
-                f"large-offset chunk size {loff.size} is not a multiple of 8", loff.offset, "midx-chunk-size"
-            )
+        loff = chunks.expect_rows(b"LOFF", 8)
         pnam = chunks.require(b"PNAM")
         self.pack_names = self._parse_pack_names(m, pnam.offset, pnam.size)
         self.fanout, self.num_objects, self.chunks = fanout, nr, chunks
@@ -284,29 +275,10 @@ class MultiPackIndex:
         path = self._chain_path
         if path is None:
             raise BadMultiPackIndexError("not a multi-pack-index chain", path=self.path, kind="midx-chain")
-        try:
-            with open(path, "rb") as f:
-                text = f.read()
-        except OSError as e:
-            raise BadMultiPackIndexError(
-                f"cannot read multi-pack-index chain: {e.strerror}", path=path, kind="midx-unreadable"
-            ) from e
         layers: list[MidxLayer] = []
         objects = packs = 0
-        at = 0
-        pattern = re.compile(rb"[0-9a-f]{%d}" % self.fmt.hexsz)
         try:
-            for line in text.split(b"\n"):
-                if not line:
-                    at += 1
-                    continue
-                if not pattern.fullmatch(line):
-                    raise BadMultiPackIndexError(
-                        f"chain line {line[:80]!r} is not a {self.fmt.name} hash",
-                        path=path,
-                        offset=at,
-                        kind="midx-chain",
-                    )
+            for _, line in read_chain(path, self.fmt, BadMultiPackIndexError, "multi-pack-index", "midx"):
                 layer_path = os.path.join(os.path.dirname(path), f"multi-pack-index-{line.decode()}.midx")
                 layer = MidxLayer(layer_path, self.fmt, object_base=objects, pack_base=packs)
                 layer.open()
@@ -321,7 +293,6 @@ class MultiPackIndex:
                     )
                 objects += layer.num_objects
                 packs += layer.num_packs
-                at += len(line) + 1
         except BadMultiPackIndexError:
             for layer in layers:
                 layer.close()
