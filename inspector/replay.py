@@ -151,7 +151,7 @@ def replayed_run(rec: Recording, store=None, lock=None) -> lab.LookupRun:
     by_name = {}
     if store is not None:
         with lock:
-            by_name = lab._index_by_name(store)
+            by_name = lab.index_by_name(store)
 
     def searched(e: trace.PackSearched):
         # The recording's comparison of this search (same pack, in order).

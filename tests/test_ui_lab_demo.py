@@ -422,6 +422,7 @@ async def _drawings(app, pilot, screen: LabScreen) -> list[tuple[str, str, str]]
 @pytest.mark.asyncio
 @pytest.mark.parametrize("compare", ["all", "binary"])
 async def test_a_recorded_trace_replays_frame_by_frame_as_the_live_lookup(big_bucket, tmp_path, compare):
+    from packscope.inspector import lab_batch
     from packscope.inspector import lab_model as lab
     from tests.cli import packscope
 
@@ -438,7 +439,7 @@ async def test_a_recorded_trace_replays_frame_by_frame_as_the_live_lookup(big_bu
         screen = await _lab(app, pilot)
         # The same lookups live, in the same order on one fresh store, as recorded
         # (each lookup leaves the store's MRU order to the next).
-        fresh = lab.fresh_session(app.core.session, app.core.lock)
+        fresh = lab_batch.fresh_session(app.core.session, app.core.lock)
         try:
             lives = [lab.traced_lookup(fresh, app.core.lock, text) for text in targets]
         finally:

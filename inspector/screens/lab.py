@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
 import time
 
-from rich.console import Group
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -18,18 +16,17 @@ from textual.widgets import ContentSwitcher, Digits, Label, Static
 
 from packscope.core.errors import PackscopeError
 from packscope.core.store.search import ALGORITHMS
+from packscope.inspector import lab_batch
 from packscope.inspector import lab_model as lab
 from packscope.inspector.safe_text import literal
 from packscope.inspector.screens.base import PackscopeScreen
+from packscope.inspector.screens.lab_batches import LabBatches
+from packscope.inspector.screens.lab_replay import LabReplay
 from packscope.inspector.widgets.keys_overlay import KeysOverlay
 from packscope.inspector.widgets.lab_views import (
     SearchView,
-    batch_bins,
-    batch_summary,
-    batch_table,
     folded_runs,
     rendered_height,
-    runs_table,
     stage_list,
 )
 
@@ -82,10 +79,9 @@ large digits, and the keys pressed shown in the bottom-right corner.
 
 SHORT_ROWS = 32  # below this, the compact layout
 SPEEDS = (1, 2, 4, 8, 15, 30)  # frames per second
-BATCH_SIZES = (100, 1000, 10_000, 100_000)
 
 
-class LabScreen(PackscopeScreen):
+class LabScreen(LabBatches, LabReplay, PackscopeScreen):
     HELP = HELP
     TAB = "lab"
 
@@ -128,8 +124,8 @@ class LabScreen(PackscopeScreen):
         self.batch_mode = "mixed"
         self.batch_ids: list[bytes] | None = None
         self.batch_source = ""
-        self.batch: lab.BatchResult | None = None
-        self.runs: list[lab.BatchResult] = []
+        self.batch: lab_batch.BatchResult | None = None
+        self.runs: list[lab_batch.BatchResult] = []
         self.batch_progress: str = ""
         self.draw_ms: float | None = None  # submit → fully drawn, for the last lookup
         self._asked_at = 0.0
@@ -327,50 +323,6 @@ class LabScreen(PackscopeScreen):
         self.update_chrome()
         self.draw()
 
-    # --- recorded traces -------------------------------------------------------------
-
-    def action_open_trace(self) -> None:
-        from packscope.inspector.widgets.prompt import Prompt
-
-        self.app.push_screen(
-            Prompt("replay:", "a file of `packscope lookup --json` output"),
-            lambda path: path and self.open_trace(path),
-        )
-
-    def open_trace(self, path: str) -> bool:
-        """Replay the lookups recorded in ``path``, the first one now."""
-        from packscope.inspector.replay import read_recordings
-
-        try:
-            recordings = read_recordings(path)
-        except PackscopeError as e:
-            self.notify(f"{e.message} — {e.remedy}", severity="error", timeout=6)
-            return False
-        self.replay = (path, recordings, 0)
-        self.show_recorded()
-        return True
-
-    def action_recorded(self, d: int) -> None:
-        if self.replay is None:
-            self.notify("no recorded trace: o opens one", timeout=2)
-            return
-        path, recordings, i = self.replay
-        self.replay = (path, recordings, (i + d) % len(recordings))
-        self.show_recorded()
-
-    def show_recorded(self) -> None:
-        from packscope.inspector.replay import replayed_run
-
-        _path, recordings, i = self.replay
-        core = self.app.core
-        try:
-            run = replayed_run(recordings[i], core.store, core.lock)
-        except PackscopeError as e:
-            self.notify(f"{e.message} — {e.remedy}", severity="error", timeout=6)
-            return
-        self._asked_at = 0.0
-        self.show_run(run, replay=True)
-
     def on_key(self, event) -> None:
         # Keys reach the screen before the bindings run (they bubble up
         # from the focused widget): note them, do not stop them.
@@ -544,139 +496,6 @@ class LabScreen(PackscopeScreen):
             self._timer.stop()
             self._timer = self.set_interval(1 / SPEEDS[self.speed], self._play_tick)
         self.draw()
-
-    # --- batches -------------------------------------------------------------------------
-
-    def action_view(self) -> None:
-        sw = self.query_one(ContentSwitcher)
-        sw.current = "lab-batch" if sw.current == "lab-lookup" else "lab-lookup"
-
-    def action_batch_size(self) -> None:
-        i = BATCH_SIZES.index(self.batch_k) if self.batch_k in BATCH_SIZES else 0
-        self.batch_k = BATCH_SIZES[(i + 1) % len(BATCH_SIZES)]
-        self.show_settings()
-
-    def action_warm(self) -> None:
-        self.warm_runs = not self.warm_runs
-        self.show_settings()
-        self.notify(
-            "batch runs keep the store's caches (negative cache, loose cache, MRU)"
-            if self.warm_runs
-            else "each batch run starts from a fresh store (empty caches)",
-            timeout=3,
-        )
-
-    def action_batch_mode(self) -> None:
-        self.batch_mode = lab.BATCH_MODES[(lab.BATCH_MODES.index(self.batch_mode) + 1) % len(lab.BATCH_MODES)]
-        self.show_settings()
-
-    def action_batch(self) -> None:
-        self.start_batch()
-
-    def action_rerun(self) -> None:
-        if self.batch_ids is None:
-            self.notify("no batch yet: b runs one", timeout=2)
-            return
-        self.start_batch(ids=self.batch_ids, source=self.batch_source)
-
-    def action_batch_file(self) -> None:
-        from packscope.inspector.widgets.prompt import Prompt
-
-        self.app.push_screen(
-            Prompt("ids from file:", "path, one id (or revision) per line"),
-            lambda path: path and self.start_batch(path=path),
-        )
-
-    def start_batch(
-        self,
-        k: int | None = None,
-        mode: str | None = None,
-        ids: list[bytes] | None = None,
-        path: str | None = None,
-        source: str = "",
-        seed: int | None = None,
-    ):
-        if not self.app.core.ready:
-            self.notify("the repository is still opening", timeout=2)
-            return None
-        self.query_one(ContentSwitcher).current = "lab-batch"
-        return self._batch_worker(k or self.batch_k, mode or self.batch_mode, ids, path, source, seed, self.warm_runs)
-
-    @work(thread=True, exclusive=True, group="lab-batch")
-    def _batch_worker(self, k: int, mode: str, ids, path, source: str, seed, warm: bool) -> lab.BatchResult | None:
-        from textual.worker import get_current_worker
-
-        worker = get_current_worker()
-        core = self.app.core
-        say = self.app.call_from_thread
-        if ids is None:
-            if path is not None:
-                say(self._batch_status, f"reading ids from {path}…")
-                try:
-                    ids, bad = lab.read_ids(core.session, core.lock, path)
-                except OSError as e:
-                    say(self.notify, f"cannot read {path}: {e.strerror}", severity="error", timeout=5)
-                    say(self._batch_status, "")
-                    return None
-                source = f"{len(ids):,} ids from {path}" + (f" ({bad} unresolved)" if bad else "")
-            else:
-                say(self._batch_status, f"choosing {k:,} {mode} ids…")
-                ids = lab.sample_ids(core.store, core.lock, k, mode, seed)
-                source = f"{k:,} {mode} ids"
-        label = f"#{len(self.runs) + 1} {source}"
-
-        def progress(done: int, total: int) -> None:
-            say(self._batch_status, f"batch {label}: {done:,}/{total:,} ({done / total:.0%})")
-
-        if warm:
-            res = lab.run_batch(core.store, core.lock, ids, label, progress, lambda: worker.is_cancelled, warm=True)
-        else:
-            say(self._batch_status, f"batch {label}: opening a fresh store…")
-            fresh = lab.fresh_session(core.session, core.lock)
-            try:
-                lock = threading.RLock()  # the fresh store is this worker's alone
-                res = lab.run_batch(fresh.store, lock, ids, label, progress, lambda: worker.is_cancelled, warm=False)
-            finally:
-                fresh.close()
-        say(self._batch_done, res, ids, source)
-        return res
-
-    def _batch_status(self, text: str) -> None:
-        self.batch_progress = text
-        status = self.query_one("#lab-batch-status", Label)
-        status.update(Text(text, style="italic"))
-        status.display = bool(text)  # an empty line costs a row at 80×24
-
-    def _batch_done(self, res: lab.BatchResult, ids: list[bytes], source: str) -> None:
-        self.batch, self.batch_ids, self.batch_source = res, ids, source
-        self.runs.append(res)
-        self._batch_status("")
-        self.show_batch()
-        self.notify(
-            f"batch done: {res.lookups:,} lookups in {res.wall:.2f} s — {res.rescans} rescans, "
-            f"{res.fills} loose-cache fills",
-            timeout=4,
-        )
-
-    def show_batch(self) -> None:
-        res = self.batch
-        if res is None:
-            self.query_one("#lab-batch-summary", Static).update(
-                Text(
-                    "No batch yet: b looks up K ids (k: K, m: present/absent/mixed, f: ids from a file).",
-                    style="italic",
-                )
-            )
-            self.query_one("#lab-batch-chart", Static).update("")
-            self.query_one("#lab-batch-runs", Static).update("")
-            return
-        self.query_one("#lab-batch-summary", Static).update(batch_summary(res))
-        self.query_one("#lab-batch-chart", Static).update(batch_table(res, batch_bins(self.size.width)))
-        runs = Group(
-            Text("\nruns (r repeats the same ids: switch a, P, Q, C or W first to compare)", style="bold"),
-            runs_table(self.runs),
-        )
-        self.query_one("#lab-batch-runs", Static).update(runs)
 
     def current_id(self) -> str | None:
         return self.run.oid.hex() if self.run is not None and self.run.oid is not None else None

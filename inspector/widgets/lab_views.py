@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from packscope.core.store.search import ALGORITHMS
+from packscope.inspector import lab_batch
 from packscope.inspector import lab_model as lab
 from packscope.inspector.safe_text import literal
 
@@ -339,7 +340,7 @@ def batch_bins(width: int) -> int:
     return max(8, min(24, (width - 16) // len(METRICS) - 2))
 
 
-def batch_table(res: lab.BatchResult, bins: int = 24) -> Table:
+def batch_table(res: lab_batch.BatchResult, bins: int = 24) -> Table:
     """Per algorithm (rows) and metric (columns): a histogram over one
     shared range per metric (the distribution), and under it the mean, the
     median, the 99th percentile and the maximum — a timing's mean can sit
@@ -352,28 +353,28 @@ def batch_table(res: lab.BatchResult, bins: int = 24) -> Table:
     for key, _title, integer in METRICS:
         values = [v for a in ALGORITHMS for v in getattr(res, key)[a]]
         lo = min(values) if values else 0
-        hi = lab.percentile(values, 0.99) if not integer else (max(values) if values else 0)
+        hi = lab_batch.percentile(values, 0.99) if not integer else (max(values) if values else 0)
         ranges[key] = (lo, max(hi, lo + (1 if integer else 1e-9)))
     for a in ALGORITHMS:
         cells = []
         for key, _title, integer in METRICS:
             values = getattr(res, key)[a]
             lo, hi = ranges[key]
-            counts, _width = lab.histogram(values, bins, lo, hi, integer)
+            counts, _width = lab_batch.histogram(values, bins, lo, hi, integer)
             mean = sum(values) / len(values) if values else 0.0
             cell = Text(_spark(counts), style="cyan", end="")
             unit = "" if integer else " µs"
             fmt = (lambda v: f"{v:.0f}") if integer else (lambda v: f"{v:.1f}")
             cell.append(f"\n{fmt(lo)}…{fmt(hi)}{'+' if not integer else ''}{unit}", style="dim")
             cell.append(f"\nmean {mean:.2f}" if integer else f"\nmean {mean:.1f}")
-            cell.append(f"\np50 {fmt(lab.percentile(values, 0.5))}", style="bold")
-            cell.append(f"  p99 {fmt(lab.percentile(values, 0.99))}  max {fmt(max(values) if values else 0)}")
+            cell.append(f"\np50 {fmt(lab_batch.percentile(values, 0.5))}", style="bold")
+            cell.append(f"  p99 {fmt(lab_batch.percentile(values, 0.99))}  max {fmt(max(values) if values else 0)}")
             cells.append(cell)
         t.add_row(Text(a, style="bold"), *cells)
     return t
 
 
-def batch_summary(res: lab.BatchResult) -> Text:
+def batch_summary(res: lab_batch.BatchResult) -> Text:
     s = res.settings
     t = Text(end="")
     t.append(f"{res.label}: ", style="bold")
@@ -404,7 +405,7 @@ def _setting_text(key: str, value) -> str:
     return str(value)
 
 
-def runs_table(runs: list[lab.BatchResult]) -> Table:
+def runs_table(runs: list[lab_batch.BatchResult]) -> Table:
     """Every batch run so far, one row each, with every setting it ran
     under on the line below its name (a value that differs from the run
     before is highlighted), so two rows never look alike when their
@@ -422,7 +423,7 @@ def runs_table(runs: list[lab.BatchResult]) -> Table:
 
         cell = literal(r.label if len(r.label) <= 36 else r.label[:35] + "…")
         cell.append("\n")
-        for key in lab.RUN_SETTINGS:
+        for key in lab_batch.RUN_SETTINGS:
             value = r.settings.get(key)
             changed = before is not None and before.settings.get(key) != value
             cell.append(_setting_text(key, value), style="bold yellow" if changed else "dim")
