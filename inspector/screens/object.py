@@ -311,6 +311,7 @@ class ObjectScreen(PackscopeScreen):
             return
         self.view = view
         self.show()
+        self.refresh_bindings()  # f (follow) only for a moved object
 
     def show(self) -> None:
         where = self.query_one("#object-where", Static)
@@ -387,6 +388,11 @@ class ObjectScreen(PackscopeScreen):
             else:
                 t.append(" delta applied", style="")
         return t
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if action == "follow":  # only for an object whose pack a repack removed
+            return self.view is not None and self.view.moved_to is not None
+        return super().check_action(action, parameters)
 
     def action_follow(self) -> None:
         """Opened from a pack a repack removed: show the object's entry in

@@ -151,6 +151,7 @@ class PackScreen(PackscopeScreen):
         self.entries.mark_removed(self.removed + " — Enter: the object where it lives now; f: follow it")
         self.query_one(VirtualList).refresh_rows()
         self.update_title()
+        self.refresh_bindings()
 
     def core_events(self, batch: list) -> None:
         from packscope.core.trace import PackDirScanned
@@ -164,6 +165,11 @@ class PackScreen(PackscopeScreen):
     def on_screen_resume(self) -> None:
         super().on_screen_resume()
         self.check_removed()
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if action == "follow":  # only once a repack removed this pack
+            return self.removed is not None
+        return super().check_action(action, parameters)
 
     def action_follow(self) -> None:
         """Open the pack that holds the object under the cursor now, at its entry."""
