@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from packscope.core.errors import (
     BadMultiPackIndexError,
@@ -44,6 +44,7 @@ from packscope.core.fsck.findings import (
     WARNING,
     Details,
     Finding,
+    FindingFields,
     Limiter,
     Ticker,
     from_error,
@@ -71,6 +72,43 @@ class PackPair(TypedDict):
     idx: str
 
 
+def _pack_error(kind: str, message: str, path: str, pair: PackPair, **fields: Unpack[FindingFields]) -> Finding:
+    """An error in a pack/idx pair, located in ``path`` (its .pack or its .idx)."""
+    return Finding(kind, ERROR, message, "packs", ERROR_PACK, path=path, **pair, **fields)
+
+
+def _idx_error(slot: PackSlot, pair: PackPair, kind: str, message: str, oid: bytes) -> Finding:
+    """An error in the pair's .idx that a new index mends."""
+    return _pack_error(kind, message, slot.idx_path, pair, oid=oid.hex(), remedy=_idx_remedy(slot))
+
+
+def _midx_error(kind: str, message: str, path: str, **fields: Unpack[FindingFields]) -> Finding:
+    return Finding(
+        kind,
+        ERROR,
+        message,
+        "midx",
+        ERROR_MULTI_PACK_INDEX,
+        path=path,
+        remedy=BadMultiPackIndexError.default_remedy,
+        **fields,
+    )
+
+
+def _syntax_finding(msg_id: str, severity: str, message: str, remedy: str, **fields: Unpack[FindingFields]) -> Finding:
+    """One of git's fsck messages about an object's content (``msg_id: message``)."""
+    return Finding(
+        msg_id,
+        severity,
+        f"{msg_id}: {message}",
+        "objects",
+        ERROR_OBJECT if severity == ERROR else 0,
+        remedy=remedy,
+        msg_id=msg_id,
+        **fields,
+    )
+
+
 def _severity(msg_severity: str) -> str:
     return {"fatal": ERROR, "error": ERROR, "warning": WARNING}.get(msg_severity, INFO)
 
@@ -91,21 +129,17 @@ def syntax_findings(
     if type_name == "tree":
         table.special_blobs.add_tree(data, table.fmt.rawsz, promisor)
     for p in check_object(type_name, data, table.fmt, severities):
-        sev = _severity(p.severity)
-        yield Finding(
+        yield _syntax_finding(
             p.msg_id,
-            sev,
-            f"{p.msg_id}: {p.message}",
-            "objects",
-            ERROR_OBJECT if sev == ERROR else 0,
+            _severity(p.severity),
+            p.message,
+            REMEDIES["syntax"],
             path=path,
             offset=offset,
             pack=pack,
             idx=idx,
             oid=oid.hex(),
             object_type=type_name,
-            remedy=REMEDIES["syntax"],
-            msg_id=p.msg_id,
             details={} if p.offset is None else {"content_offset": p.offset},
         )
 
@@ -125,16 +159,13 @@ def check_pack(
 ) -> Iterator[Finding]:
     pair: PackPair = {"pack": slot.pack_path, "idx": slot.idx_path}
     idx = slot.handle.index
+    why = "its index cannot be read"
     try:
         idx.open()
-    except PackscopeError as e:
-        slot.rejected = "its index cannot be read"
-        yield from_error(e, "packs", ERROR_PACK, message=f"{e.message}; the pack cannot be used", **pair)
-        return
-    try:
+        why = "it cannot be opened"
         pack = slot.handle.pack.open()
     except PackscopeError as e:
-        slot.rejected = "it cannot be opened"
+        slot.rejected = why
         yield from_error(e, "packs", ERROR_PACK, message=f"{e.message}; the pack cannot be used", **pair)
         return
     if pack.checksum != idx.pack_checksum:
@@ -143,28 +174,22 @@ def check_pack(
     if not full:
         return
     if idx.computed_checksum() != idx.idx_checksum:
-        yield Finding(
+        yield _pack_error(
             "idx-checksum",
-            ERROR,
             "pack index checksum does not match its contents",
-            "packs",
-            ERROR_PACK,
-            path=slot.idx_path,
+            slot.idx_path,
+            pair,
             offset=idx.size - table.fmt.rawsz,
             remedy=_idx_remedy(slot),
-            **pair,
         )
     if pack.computed_checksum() != pack.checksum:
-        yield Finding(
+        yield _pack_error(
             "pack-checksum",
-            ERROR,
             "pack checksum does not match its contents",
-            "packs",
-            ERROR_PACK,
-            path=slot.pack_path,
+            slot.pack_path,
+            pair,
             offset=pack.size - table.fmt.rawsz,
             remedy=REMEDIES["unreadable"],
-            **pair,
         )
     yield from _check_idx_structure(slot, pack, limiter, pair)
     try:
@@ -208,18 +233,15 @@ def _refuse(slot: PackSlot, pack: Pack, idx: PackIndex, pair: PackPair) -> Findi
             "pack checksum differs from the one its index records (the pack does not match its index); "
             "fsck refuses the pack, as git does"
         )
-    return Finding(
+    return _pack_error(
         kind,
-        ERROR,
         message,
-        "packs",
-        ERROR_PACK,
-        path=slot.pack_path,
+        slot.pack_path,
+        pair,
         offset=end,
         remedy="Restore the pack and its .idx from a good copy as a pair, or regenerate the index "
         "(git index-pack) if the pack itself is sound; then refetch what is missing.",
         details={"unavailable_objects": idx.num_objects},
-        **pair,
     )
 
 
@@ -245,29 +267,9 @@ def _check_idx_structure(slot: PackSlot, pack: Pack, limiter: Limiter, pair: Pac
         # the same id twice is allowed (git's index-pack writes it for a pack that
         # stores an object twice, and git fsck accepts it); going backwards is not
         if (prev is not None and name < prev) and limiter.allow(slot.idx_path, "idx-order"):
-            yield Finding(
-                "idx-order",
-                ERROR,
-                f"index ids out of order at position {i}",
-                "packs",
-                ERROR_PACK,
-                path=slot.idx_path,
-                oid=name.hex(),
-                remedy=_idx_remedy(slot),
-                **pair,
-            )
+            yield _idx_error(slot, pair, "idx-order", f"index ids out of order at position {i}", name)
         if name[0] != bucket and limiter.allow(slot.idx_path, "idx-fanout"):
-            yield Finding(
-                "idx-fanout",
-                ERROR,
-                f"id at position {i} lies outside its fanout bucket",
-                "packs",
-                ERROR_PACK,
-                path=slot.idx_path,
-                oid=name.hex(),
-                remedy=_idx_remedy(slot),
-                **pair,
-            )
+            yield _idx_error(slot, pair, "idx-fanout", f"id at position {i} lies outside its fanout bucket", name)
         prev = name
 
 
@@ -301,17 +303,7 @@ def _check_entries(
         offset = idx.offset_at(pos)
         if offset == prev_offset and limiter.allow(slot.idx_path, "idx-offset"):
             # one of the two cannot be what is stored there: the hash check below tells which
-            yield Finding(
-                "idx-offset",
-                ERROR,
-                f"index gives offset {offset} to two ids",
-                "packs",
-                ERROR_PACK,
-                path=slot.idx_path,
-                oid=oid.hex(),
-                remedy=_idx_remedy(slot),
-                **pair,
-            )
+            yield _idx_error(slot, pair, "idx-offset", f"index gives offset {offset} to two ids", oid)
         prev_offset = offset
         problem = None
         try:
@@ -404,19 +396,16 @@ def _object_finding(
 ) -> Finding:
     elsewhere = table.elsewhere(oid, (slot, pos), promised)
     remedy = remedy_for_copies(elsewhere)
-    return Finding(
+    return _pack_error(
         kind,
-        ERROR,
         message,
-        "packs",
-        ERROR_PACK,
-        path=slot.pack_path,
+        slot.pack_path,
+        pair,
         offset=offset,
         oid=oid.hex(),
         elsewhere=elsewhere,
         remedy=remedy,
         details=details or {},
-        **pair,
     )
 
 
@@ -498,27 +487,17 @@ def check_midx(table: ObjectTable, store: ObjectStore, ticker: Ticker, limiter: 
         pack_dir = os.path.dirname(m.path) if not m.is_chain else os.path.dirname(os.path.dirname(m.path))
         for layer in layers:
             if layer.computed_checksum() != layer.checksum:
-                yield Finding(
+                yield _midx_error(
                     "midx-checksum",
-                    ERROR,
                     "multi-pack-index checksum does not match its contents",
-                    "midx",
-                    ERROR_MULTI_PACK_INDEX,
-                    path=layer.path,
+                    layer.path,
                     offset=layer.size - table.fmt.rawsz,
-                    remedy=BadMultiPackIndexError.default_remedy,
                 )
         names = m.pack_names
         for name in names:
             if name not in slots and not os.path.exists(os.path.join(pack_dir, name)):
-                yield Finding(
-                    "midx-pack-missing",
-                    ERROR,
-                    f"multi-pack-index names pack {name}, which is not there",
-                    "midx",
-                    ERROR_MULTI_PACK_INDEX,
-                    path=m.path,
-                    remedy=BadMultiPackIndexError.default_remedy,
+                yield _midx_error(
+                    "midx-pack-missing", f"multi-pack-index names pack {name}, which is not there", m.path
                 )
         yield from _check_midx_objects(m, layers, names, slots, ticker, limiter)
         ticker.finish()
@@ -532,23 +511,13 @@ def _check_midx_objects(
     ticker: Ticker,
     limiter: Limiter,
 ) -> Iterator[Finding]:
-    remedy = BadMultiPackIndexError.default_remedy
     for layer in layers:
         prev = None
         for i in range(layer.num_objects):
             ticker.tick()
             name = layer.name_at(i)
             if prev is not None and name <= prev and limiter.allow(layer.path, "midx-order"):
-                yield Finding(
-                    "midx-order",
-                    ERROR,
-                    f"ids out of order at position {i}",
-                    "midx",
-                    ERROR_MULTI_PACK_INDEX,
-                    path=layer.path,
-                    oid=name.hex(),
-                    remedy=remedy,
-                )
+                yield _midx_error("midx-order", f"ids out of order at position {i}", layer.path, oid=name.hex())
             prev = name
             try:
                 pack_id, offset = layer.entry_at(i)
@@ -571,17 +540,13 @@ def _check_midx_objects(
                     if actual is None
                     else f"is at offset {actual} there, the multi-pack-index says {offset}"
                 )
-                yield Finding(
+                yield _midx_error(
                     "midx-offset",
-                    ERROR,
                     f"object listed for {pack_name} {what}",
-                    "midx",
-                    ERROR_MULTI_PACK_INDEX,
-                    path=layer.path,
+                    layer.path,
                     oid=name.hex(),
                     pack=slot.pack_path,
                     idx=slot.idx_path,
-                    remedy=remedy,
                 )
 
 
@@ -621,16 +586,12 @@ def check_special_blobs(
         return type_name, data
 
     for p in special.finish(read, is_promised, overrides):
-        severity = _severity(overrides.get(p.msg_id) or SEVERITIES[p.msg_id])
-        yield Finding(
+        yield _syntax_finding(
             p.msg_id,
-            severity,
-            f"{p.msg_id}: {p.message}",
-            "objects",
-            ERROR_OBJECT if severity == ERROR else 0,
+            _severity(overrides.get(p.msg_id) or SEVERITIES[p.msg_id]),
+            p.message,
+            REMEDIES["special-blob"],
             oid=p.oid.hex(),
             object_type=p.object_type,
-            remedy=REMEDIES["special-blob"],
-            msg_id=p.msg_id,
             details={"named": p.which},
         )
