@@ -62,13 +62,20 @@ def reflogs(repo: Repository) -> list[Reflog]:
     """Every reflog of the repository, all worktrees included, by ref name."""
     if getattr(repo, "ref_storage", "files") == "reftable":
         return sorted(_reftable_reflogs(repo), key=lambda r: r.ref)
-    common = Path(repo.common_dir)
+    out = _logs_under(Path(repo.common_dir) / "logs", "")
+    for wt in repo.worktrees():
+        out += _logs_under(Path(wt.git_dir) / "logs", f"worktrees/{wt.name}/")
+    return sorted(out, key=lambda r: r.ref)
+
+
+def _logs_under(log_dir: Path, prefix: str) -> list[Reflog]:
+    """The reflogs of one ``logs`` directory (HEAD's, then every file below
+    ``logs/refs``), named ``prefix`` + their path below ``log_dir``."""
     out = []
-    main_head = common / "logs" / "HEAD"
-    if main_head.is_file():
-        out.append(Reflog("HEAD", str(main_head)))
-    base = common / "logs" / "refs"
-    stack = [base]
+    head = log_dir / "HEAD"
+    if head.is_file():
+        out.append(Reflog(f"{prefix}HEAD", str(head)))
+    stack = [log_dir / "refs"]
     while stack:
         d = stack.pop()
         try:
@@ -79,28 +86,8 @@ def reflogs(repo: Repository) -> list[Reflog]:
             if e.is_dir(follow_symlinks=False):
                 stack.append(Path(e.path))
             elif e.is_file(follow_symlinks=False):
-                rel = Path(e.path).relative_to(common / "logs").as_posix()
-                out.append(Reflog(rel, e.path))
-    for wt in repo.worktrees():
-        log_dir = Path(wt.git_dir) / "logs"
-        head = log_dir / "HEAD"
-        if head.is_file():
-            out.append(Reflog(f"worktrees/{wt.name}/HEAD", str(head)))
-        wt_refs = log_dir / "refs"
-        stack = [wt_refs]
-        while stack:
-            d = stack.pop()
-            try:
-                entries = sorted(os.scandir(d), key=lambda e: e.name)
-            except OSError:
-                continue
-            for e in entries:
-                if e.is_dir(follow_symlinks=False):
-                    stack.append(Path(e.path))
-                elif e.is_file(follow_symlinks=False):
-                    rel = Path(e.path).relative_to(log_dir).as_posix()
-                    out.append(Reflog(f"worktrees/{wt.name}/{rel}", e.path))
-    return sorted(out, key=lambda r: r.ref)
+                out.append(Reflog(prefix + Path(e.path).relative_to(log_dir).as_posix(), e.path))
+    return out
 
 
 def read_reflog(log: Reflog, fmt: ObjectFormat, problems: list[BadRefError] | None = None) -> Iterator[ReflogEntry]:
