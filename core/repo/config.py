@@ -137,14 +137,13 @@ class _Parser:
     def error(self, what: str, *, back: bool = False) -> ConfigError:
         line = self.line - 1 if back else self.line
         where = self.path or "<config>"
-        err = ConfigError(
+        return ConfigError(
             f"bad config line {line} in {where}: {what}",
             path=self.path,
             offset=_line_offset(self.data, line),
             remedy=f"Fix line {line} of {where} (git config --edit, or a text editor).",
+            line=line,
         )
-        err.line = line
-        return err
 
     def parse(self) -> Iterator[tuple[str, str | None, str, str | None, int]]:
         """(section, subsection, key, value, line) for each entry."""
@@ -404,13 +403,12 @@ def _value_error(kind: str, value: str | None, where: ConfigEntry | None, why: s
     name = where.name if where else "value"
     loc = f" (line {where.line} of {where.path})" if where and where.path else ""
     extra = f": {why}" if why else ""
-    err = ConfigError(
+    return ConfigError(
         f"bad {kind} config value {value!r} for {name!r}{loc}{extra}",
         path=where.path if where else None,
         remedy=f"Set {name} to a valid {kind} (git config {name} VALUE).",
+        line=where.line if where else None,
     )
-    err.line = where.line if where else None
-    return err
 
 
 def parse_bool(value: str | None, *, where: ConfigEntry | None = None) -> bool:
@@ -501,14 +499,13 @@ class _Reader:
                 self.ignored.append(IgnoredInclude(subsection, value, path, line))
 
     def _include(self, entry: ConfigEntry, depth: int, chain: tuple[str, ...]) -> None:
-        if entry.value is None:
-            err = ConfigError(
-                f"missing value for 'include.path' (line {entry.line} of {entry.path})",
-                path=entry.path,
-                remedy="Give include.path a file name, or remove the line.",
+        def refuse(what: str, remedy: str) -> ConfigError:
+            return ConfigError(
+                f"{what} (line {entry.line} of {entry.path})", path=entry.path, remedy=remedy, line=entry.line
             )
-            err.line = entry.line
-            raise err
+
+        if entry.value is None:
+            raise refuse("missing value for 'include.path'", "Give include.path a file name, or remove the line.")
         target = os.path.expanduser(entry.value)
         if not os.path.isabs(target):
             if entry.path is None:
@@ -520,31 +517,17 @@ class _Reader:
         target = os.path.abspath(target)
         if target in chain:
             cycle = " -> ".join((*chain, target))
-            err = ConfigError(
-                f"include loop: {cycle} (line {entry.line} of {entry.path})",
-                path=entry.path,
-                remedy="Remove the include.path that points back at a file already being read.",
+            raise refuse(
+                f"include loop: {cycle}", "Remove the include.path that points back at a file already being read."
             )
-            err.line = entry.line
-            raise err
         if depth + 1 > MAX_INCLUDE_DEPTH:
-            err = ConfigError(
-                f"exceeded maximum include depth ({MAX_INCLUDE_DEPTH}) while including {target} "
-                f"from {entry.path} (line {entry.line})",
-                path=entry.path,
-                remedy="Flatten the chain of include.path files.",
+            raise refuse(
+                f"exceeded maximum include depth ({MAX_INCLUDE_DEPTH}) while including {target}",
+                "Flatten the chain of include.path files.",
             )
-            err.line = entry.line
-            raise err
         if os.path.isdir(target):
             # An empty path lands here too (it names the including file's directory); git refuses it.
-            err = ConfigError(
-                f"include.path names a directory: {target} (line {entry.line} of {entry.path})",
-                path=entry.path,
-                remedy="Point include.path at a file.",
-            )
-            err.line = entry.line
-            raise err
+            raise refuse(f"include.path names a directory: {target}", "Point include.path at a file.")
         if not os.path.exists(target):
             return  # git ignores includes of files that do not exist
         self.read_file(target, depth=depth + 1, missing_ok=True, chain=chain)
