@@ -218,6 +218,12 @@ async def test_names_read_include_the_bounds_interpolation_reads(big_bucket):
             assert screen.batch.reads[a] == [per_lookup] * 3
         chart = plain(screen.query_one("#lab-batch-chart"), width=160)
         assert chart.count("p50") == chart.count("p99") == chart.count("mean") == 4 * len(ALGORITHMS)
+        # At 80 columns every figure is still there (nothing cut with "…").
+        from packscope.inspector.widgets.lab_views import batch_table
+
+        narrow = plain_lines_of(batch_table(screen.batch, 14, narrow=True), 78)
+        assert "…" not in "\n".join(line for line in narrow if "p50" in line or "max" in line), narrow
+        assert sum(line.count("max") for line in narrow) == 4 * len(ALGORITHMS)
 
 
 @pytest.mark.asyncio
@@ -286,6 +292,17 @@ async def test_a_long_run_of_packs_searched_is_folded_and_enter_lists_it(forty_p
         assert len(plain_lines(screen.query_one("#lab-stages"))) == len(run.stages)
         await pilot.press("enter")  # folded again
         assert len(plain_lines(screen.query_one("#lab-stages"))) < 10
+
+
+def plain_lines_of(renderable, width: int) -> list[str]:
+    from io import StringIO
+
+    from rich.console import Console
+
+    console = Console(width=width, file=StringIO(), color_system=None)
+    with console.capture() as cap:
+        console.print(renderable)
+    return cap.get().rstrip("\n").split("\n")
 
 
 def plain_lines(widget) -> list[str]:

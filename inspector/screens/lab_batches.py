@@ -152,7 +152,9 @@ class LabBatches:
             self.query_one("#lab-batch-runs", Static).update("")
             return
         self.query_one("#lab-batch-summary", Static).update(batch_summary(res))
-        self.query_one("#lab-batch-chart", Static).update(batch_table(res, batch_bins(self.size.width)))
+        self.query_one("#lab-batch-chart", Static).update(
+            batch_table(res, batch_bins(self.size.width), narrow=self.size.width < 110)
+        )
         runs = Group(
             Text("\nruns (r repeats the same ids: switch a, P, Q, C or W first to compare)", style="bold"),
             runs_table(self.runs),

@@ -323,10 +323,10 @@ class SearchView(Widget):
 # --- batches -------------------------------------------------------------------------
 
 METRICS = (
-    ("probes", "probes / lookup", True),
-    ("reads", "names read / lookup", True),
-    ("pages", "pages / lookup", True),
-    ("micros", "µs / lookup", False),
+    ("probes", "probes/lookup", True),
+    ("reads", "names read/lookup", True),
+    ("pages", "pages/lookup", True),
+    ("micros", "µs/lookup", False),
 )
 
 
@@ -340,13 +340,14 @@ def batch_bins(width: int) -> int:
     return max(8, min(24, (width - 16) // len(METRICS) - 2))
 
 
-def batch_table(res: lab_batch.BatchResult, bins: int = 24) -> Table:
+def batch_table(res: lab_batch.BatchResult, bins: int = 24, narrow: bool = False) -> Table:
     """Per algorithm (rows) and metric (columns): a histogram over one
     shared range per metric (the distribution), and under it the mean, the
     median, the 99th percentile and the maximum — a timing's mean can sit
-    above its p99 when one outlier dominates, so the median is shown too."""
+    above its p99 when one outlier dominates, so the median is shown too.
+    ``narrow`` (80 columns): the algorithms as bin, int, hed."""
     t = Table(box=None, pad_edge=False, padding=(0, 2, 0, 0), show_header=True, header_style="bold")
-    t.add_column("algorithm", no_wrap=True)
+    t.add_column("alg" if narrow else "algorithm", no_wrap=True)
     for _key, title, _int in METRICS:
         t.add_column(title, no_wrap=True)
     ranges = {}
@@ -368,9 +369,10 @@ def batch_table(res: lab_batch.BatchResult, bins: int = 24) -> Table:
             cell.append(f"\n{fmt(lo)}…{fmt(hi)}{'+' if not integer else ''}{unit}", style="dim")
             cell.append(f"\nmean {mean:.2f}" if integer else f"\nmean {mean:.1f}")
             cell.append(f"\np50 {fmt(lab_batch.percentile(values, 0.5))}", style="bold")
-            cell.append(f"  p99 {fmt(lab_batch.percentile(values, 0.99))}  max {fmt(max(values) if values else 0)}")
+            cell.append(f"  p99 {fmt(lab_batch.percentile(values, 0.99))}")
+            cell.append(f"\nmax {fmt(max(values) if values else 0)}")
             cells.append(cell)
-        t.add_row(Text(a, style="bold"), *cells)
+        t.add_row(Text(SHORT[a] if narrow else a, style="bold"), *cells)
     return t
 
 
