@@ -277,3 +277,37 @@ async def _tour_every_screen(repo, damaged: bool) -> None:
             await pilot.press(key)
         await pilot.pause(0.2)
         await pilot.press("q")
+
+
+@pytest.mark.asyncio
+async def test_the_cursor_stays_on_the_first_group_while_groups_arrive(base_repo):
+    """Findings stream in: a damaged file found first with one finding, then
+    one with more that sorts above it.  A cursor left at the top stays at the
+    top (on the new first group); it does not follow the first group down."""
+    from packscope.core.fsck.findings import Finding
+    from packscope.inspector.screens.health import Entry
+
+    app = make_app(base_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_health(app, pilot)
+        lst = screen.query_one(VirtualList)
+
+        def cause(pack: str, n: int) -> list:
+            f = Finding("pack-crc", "error", f"damage in {pack}", "packs", 4, path=pack, pack=pack, offset=12)
+            out = [Entry(f, pack, 12, True)]
+            for k in range(n):
+                c = Finding("unreadable", "error", "cannot read", "reachability", 2, oid=f"{k:040x}")
+                out.append(Entry(c, pack, 100 + k))
+            return out
+
+        screen.state.running = True  # as while a check streams its findings
+        screen.entries.clear()
+        screen.findings.clear()
+        screen._pending = cause("/x/pack-b.pack", 1)
+        screen.tick()
+        assert lst.cursor == 0 and screen.rows[0][1].kind == "/x/pack-b.pack"
+        screen._pending = cause("/x/pack-a.pack", 5)
+        screen.tick()
+        assert screen.rows[0][1].kind == "/x/pack-a.pack"  # more findings: above
+        assert lst.cursor == 0
+        screen.state.running = False
