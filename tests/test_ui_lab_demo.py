@@ -527,3 +527,19 @@ async def test_a_frame_is_built_once_for_layout_and_paint(big_bucket):
         screen.set_frame(1)
         await pilot.pause(0.1)
         assert built == [view.size.width]  # the height asked and the lines drawn from one build
+
+
+@pytest.mark.asyncio
+async def test_page_down_scrolls_an_unfolded_stage_list(forty_packs):
+    app = make_app(forty_packs, poll_seconds=60)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _lab(app, pilot)
+        await _look_up(app, pilot, screen, "ff" * 20)  # missing: every pack searched
+        await pilot.press("enter")  # all 40-odd stages listed
+        view = screen.query_one("#lab-lookup")
+        await until(pilot, lambda: view.max_scroll_y > 0, "a view taller than the screen")
+        assert view.scroll_y == 0
+        await pilot.press("pagedown")
+        await until(pilot, lambda: view.scroll_y > 0, "the view scrolled down")
+        await pilot.press("pageup")
+        await until(pilot, lambda: view.scroll_y == 0, "the view back at the top")

@@ -53,6 +53,7 @@ green: equal); each probe is labelled `mi [lo,hi) cmp page` (page = the
 4 KiB page of the index file that name sits in).
 
 Step with space/→ (← back, Home/End), or play (p) at a speed set with +/-.
+PageUp/PageDown scroll the view (a long stage list, a batch's runs).
 
 Batch (b): K lookups (k cycles K; m chooses present, absent or mixed ids;
 f reads ids from a file, e.g. the output of `git rev-list --objects --all`),
@@ -110,6 +111,8 @@ class LabScreen(LabBatches, LabReplay, PackscopeScreen):
         Binding("left_square_bracket", "recorded(-1)", "Prev recorded", id="lab.replay-prev"),
         Binding("right_square_bracket", "recorded(1)", "Next recorded", id="lab.replay-next"),
         Binding("v", "view", "Lookup/batch view", id="lab.view"),
+        Binding("pagedown", "page(1)", "Page down", id="lab.page-down"),
+        Binding("pageup", "page(-1)", "Page up", id="lab.page-up"),
     ]
 
     def __init__(self) -> None:
@@ -443,6 +446,13 @@ class LabScreen(LabBatches, LabReplay, PackscopeScreen):
         return f
 
     # --- stepping and playing --------------------------------------------------------
+
+    def action_page(self, d: int) -> None:
+        """PageUp/PageDown scroll the view shown (the views take no focus:
+        arrows, Home and End step the lab) — a long stage list unfolded, or
+        a batch's runs table on a short terminal."""
+        view = self.query_one(f"#{self.query_one(ContentSwitcher).current}", VerticalScroll)
+        view.scroll_page_down(animate=False) if d > 0 else view.scroll_page_up(animate=False)
 
     def set_frame(self, n: int) -> None:
         self.frame = max(0, min(n, len(self.frames) - 1))
