@@ -57,8 +57,11 @@ PageUp/PageDown scroll the view (a long stage list, a batch's runs).
 
 Batch (b): K lookups (k cycles K; m chooses present, absent or mixed ids;
 f reads ids from a file, e.g. the output of `git rev-list --objects --all`),
-then per algorithm the distributions of probes, pages and µs per lookup,
-and the rescans and loose-cache fills.  r runs the same ids again: switch a
+then per algorithm the distributions of probes, names read (interpolation
+and hedged also read the names at the window's ends to make a guess),
+pages and µs per lookup — mean, median (p50), p99 and max, since one slow
+outlier can pull a mean above the p99 — and the rescans and loose-cache
+fills.  r runs the same ids again: switch a
 setting first (P miss policy git/gated, Q quick, C loose-cache strategy,
 a the store's algorithm) and compare the runs.  Each run starts from a
 fresh store (empty negative cache, loose cache and MRU order) unless W
