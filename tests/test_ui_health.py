@@ -311,3 +311,25 @@ async def test_the_cursor_stays_on_the_first_group_while_groups_arrive(base_repo
         assert screen.rows[0][1].kind == "/x/pack-a.pack"  # more findings: above
         assert lst.cursor == 0
         screen.state.running = False
+
+
+@pytest.mark.asyncio
+async def test_x_exports_the_findings_as_fsck_json_prints_them(corrupt, tmp_path, monkeypatch):
+    import json
+    import tempfile
+
+    from tests.cli import packscope
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    repo = corrupt["truncated-pack"]
+    cli = [json.loads(line) for line in packscope("-C", repo, "fsck", "--json", check=False).stdout.splitlines()]
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_health(app, pilot)
+        await pilot.press("x")
+        path = await until(pilot, lambda: screen.exported, "the export written")
+        assert os.path.dirname(path) == str(tmp_path)
+        exported = [json.loads(line) for line in Path(path).read_text().splitlines()]
+        assert exported[-1] == cli[-1] and "summary" in exported[-1]  # the same summary, exit bits included
+        key = lambda d: json.dumps(d, sort_keys=True)  # noqa: E731
+        assert sorted(map(key, exported)) == sorted(map(key, cli))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -62,8 +63,10 @@ file and byte offset, the pack and index, the object id, whether a good
 copy exists elsewhere (another pack, loose, an alternate, promised by a
 promisor remote) and the remedy.  Esc cancels a running check (through
 core's cancel check, within a few hundred objects); r runs it again; c
-runs the quicker connectivity-only check (no per-object reading).  The
-Overview's Health panel shows the last run's counts.
+runs the quicker connectivity-only check (no per-object reading).  x
+writes the findings as `packscope fsck --json` prints them to a file in
+the temporary directory (its path is copied).  The Overview's Health
+panel shows the last run's counts.
 """
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -238,6 +241,7 @@ class HealthScreen(PackscopeScreen):
         Binding("r", "run_check('full')", "Check again", id="health.run"),
         Binding("c", "run_check('connectivity')", "Connectivity only", id="health.connectivity"),
         Binding("i", "details", "Finding details", id="health.details"),
+        Binding("x", "export", "Export (fsck --json)", id="health.export"),
         Binding("escape", "cancel_or_back", "Cancel / back", id="health.cancel"),
     ]
 
@@ -253,6 +257,7 @@ class HealthScreen(PackscopeScreen):
         self._pending: list = []
         self._pending_lock = threading.Lock()
         self._open: dict[str, bool] = {}  # group key -> opened/closed by the user
+        self.exported: str | None = None  # the last export's file
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="health-title", markup=False)
@@ -535,6 +540,27 @@ class HealthScreen(PackscopeScreen):
             return
         self.app.push_screen(FindingScreen(f))
 
+    def action_export(self) -> None:
+        """The findings so far as `packscope fsck --json` prints them (one
+        object per finding, then the summary when the run finished), into a
+        file in the temporary directory — never into the repository."""
+        import json
+        import tempfile
+
+        if not self.findings and not self.state.finished:
+            self.notify("nothing to export yet", severity="warning", timeout=2)
+            return
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        path = os.path.join(tempfile.gettempdir(), f"packscope-fsck-{stamp}.json")
+        with open(path, "w", encoding="utf-8") as out:
+            for f in self.findings:
+                out.write(json.dumps(f.to_dict(), ensure_ascii=False) + "\n")
+            if self.state.summary is not None and not self.state.running:
+                out.write(json.dumps({"summary": self.state.summary}) + "\n")
+        self.exported = path
+        self.app.copy_to_clipboard(path)
+        self.notify(f"{len(self.findings):,} findings written to {path} (path copied)", timeout=6)
+
     def action_details(self) -> None:
         lst = self.query_one(VirtualList)
         if lst.cursor < len(self.rows) and self.rows[lst.cursor][0] == "finding":
@@ -568,7 +594,6 @@ def release_memory() -> None:
 
 
 def _file_title(path: str) -> str:
-    import os
 
     parent = os.path.basename(os.path.dirname(path))
     return f"{parent}/{os.path.basename(path)}" if len(parent) == 2 else os.path.basename(path)
