@@ -594,7 +594,6 @@ def release_memory() -> None:
 
 
 def _file_title(path: str) -> str:
-
     parent = os.path.basename(os.path.dirname(path))
     return f"{parent}/{os.path.basename(path)}" if len(parent) == 2 else os.path.basename(path)
 
