@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from packscope.core.errors import PackscopeError
 from packscope.core.trace import Tracer
 
+BULK_DELTA_BASE_BUDGET = 16 * 1024 * 1024
+
 
 @dataclass(slots=True)
 class PackRow:
@@ -115,6 +117,9 @@ class CoreAccess:
                 from packscope.core.repo.session import open_session
 
                 self._bulk = open_session(self.path)
+                # Walks read trees and commits once each: a small delta base cache
+                # serves them as well as git's 96 MB (measured on git.git) for ~80 MB less.
+                self._bulk.store.delta_cache.budget = BULK_DELTA_BASE_BUDGET
             return self._bulk
 
     def close(self) -> None:

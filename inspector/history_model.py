@@ -27,6 +27,7 @@ CHUNK = 400  # commits per hold of the core lock
 FIRST_CHUNK = 80
 HOLD_SECONDS = 0.03  # longest hold of the core lock: the UI draws rows with it
 NOTIFY_SECONDS = 0.1
+SHED_EVERY = 8192  # commits read between two releases of the packs' mapped pages
 
 
 class SummaryCache:
@@ -147,6 +148,8 @@ class LockedReads:
     def read(self, oid: bytes):
         self.reads += 1
         with self.lock:
+            if self.reads % SHED_EVERY == 0:  # the pack pages read so far need not stay resident
+                self.store.release_mapped_pages()
             typ, data = self.store.read(oid)
         if self.captured is not None and typ == "commit":
             self.captured[oid] = index_line(data)

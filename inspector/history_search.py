@@ -14,6 +14,9 @@ in the author's name or email or the subject.
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_right
+
 from packscope.core.history.log_format import subject_and_body
 from packscope.inspector.commit_text import codec_for
 
@@ -43,49 +46,74 @@ def index_line(data: bytes) -> str:
 
 class SearchIndex:
     """Rows' search lines, appended in row order (by the walk's worker; the
-    UI thread searches what is there)."""
+    UI thread searches what is there).
+
+    Full blocks keep only their joined strings (ids: fixed-width lines, so
+    a hit's row is its offset // 41; text: with each line's start offset);
+    the rows of the block being filled are kept one by one."""
 
     def __init__(self) -> None:
-        self.hexes: list[str] = []
-        self.lines: list[str] = []
-        # per full block: ("\n" + hexes joined by "\n", lines joined by "\n")
-        self._blocks: list[tuple[str, str]] = []
+        self._tail_hexes: list[str] = []
+        self._tail_lines: list[str] = []
+        # per full block: ("\n"-separated hex ids, "\n"-separated lines, line starts)
+        self._blocks: list[tuple[str, str, array]] = []
+        self._count = 0
 
     def __len__(self) -> int:
-        return len(self.lines)
+        return self._count
 
     def add(self, oid: bytes, line: str) -> None:
-        self.hexes.append(oid.hex())
-        self.lines.append(line)
-        n = len(self.lines)
-        if n % BLOCK == 0:
-            start = n - BLOCK
-            self._blocks.append(("\n" + "\n".join(self.hexes[start:n]), "\n".join(self.lines[start:n])))
+        self._tail_hexes.append(oid.hex())
+        self._tail_lines.append(line)
+        if len(self._tail_lines) == BLOCK:
+            starts = array("L", [0])
+            for text in self._tail_lines[:-1]:
+                starts.append(starts[-1] + len(text) + 1)
+            block = ("\n".join(self._tail_hexes) + "\n", "\n".join(self._tail_lines), starts)
+            self._blocks.append(block)
+            self._tail_hexes, self._tail_lines = [], []
+        self._count += 1
 
     def find(self, query: str, start: int = 0, end: int | None = None) -> list[int]:
         """Rows in [start, end) that ``query`` matches, in order."""
         q = query.strip().lower()
         if not q:
             return []
-        n = len(self.lines) if end is None else min(end, len(self.lines))
+        end = self._count if end is None else min(end, self._count)
         hexq = q if len(q) >= 4 and all(ch in "0123456789abcdef" for ch in q) else None
         out: list[int] = []
-        row = start
-        while row < n:
-            block = row // BLOCK
-            block_end = min((block + 1) * BLOCK, n)
-            if block < len(self._blocks) and row == block * BLOCK and block_end == (block + 1) * BLOCK:
-                hexes, lines = self._blocks[block]
-                if q not in lines and (hexq is None or "\n" + hexq not in hexes):
-                    row = block_end
-                    continue
-            out += self._scan(q, hexq, row, block_end)
-            row = block_end
+        blocks = self._blocks  # the worker may append a block meanwhile: read it once
+        full = len(blocks)
+        for b in range(start // BLOCK, min(full, -(-end // BLOCK))):
+            base = b * BLOCK
+            rows = self._block_rows(blocks[b], q, hexq)
+            out += [base + r for r in rows if start <= base + r < end]
+        tail_base = full * BLOCK
+        if end > tail_base:
+            hexes, lines = self._tail_hexes, self._tail_lines
+            for r in range(max(start, tail_base) - tail_base, min(end - tail_base, len(lines))):
+                if q in lines[r] or (hexq is not None and hexes[r].startswith(hexq)):
+                    out.append(tail_base + r)
         return out
 
-    def _scan(self, q: str, hexq: str | None, start: int, end: int) -> list[int]:
-        lines = self.lines
-        if hexq is None:
-            return [i for i in range(start, end) if q in lines[i]]
-        hexes = self.hexes
-        return [i for i in range(start, end) if q in lines[i] or hexes[i].startswith(hexq)]
+    @staticmethod
+    def _block_rows(block: tuple[str, str, array], q: str, hexq: str | None) -> list[int]:
+        hexes, text, starts = block
+        found: set[int] = set()
+        if hexq is not None:
+            at = hexes.find(hexq)
+            while at >= 0:
+                if at % 41 == 0:  # at a line's start: a prefix
+                    found.add(at // 41)
+                at = hexes.find(hexq, at + 1)
+        if q in text:
+            if text.count(q) > 256:  # dense: split the block back into lines
+                found.update(r for r, line in enumerate(text.split("\n")) if q in line)
+            else:
+                at = text.find(q)
+                while at >= 0:
+                    r = bisect_right(starts, at) - 1
+                    found.add(r)
+                    nxt = starts[r + 1] if r + 1 < len(starts) else len(text)
+                    at = text.find(q, nxt)
+        return sorted(found)

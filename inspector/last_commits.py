@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 
 HOLD_SECONDS = 0.03  # longest hold of the core lock: the UI draws rows with it
+SHED_EVERY = 2048  # commits walked between two releases of the packs' mapped pages
 
 
 def last_commits(
@@ -37,10 +38,15 @@ def _via_core(core, commit, path, names, *, found, progress, cancelled):
     session = core.bulk
     lock = core.lock
 
+    shed_at = [SHED_EVERY]
+
     def tick(p) -> None:
         # Called every few dozen commits from inside the walk, where this
         # thread holds the lock once: let the UI thread draw a row meanwhile.
         progress(p.commits)
+        if p.commits >= shed_at[0]:  # the pack pages read so far need not stay resident
+            shed_at[0] = p.commits + SHED_EVERY
+            session.store.release_mapped_pages()
         lock.release()
         time.sleep(0)
         lock.acquire()

@@ -3,9 +3,9 @@
 The UI's own index (``packscope.inspector.history_search.SearchIndex``) is
 filled with every commit of ``git log``'s HEAD walk, from the commit bytes
 as the walk reads them (what History does as rows load; not timed), then
-four searches are timed: text that matches nothing (the whole index
-scanned), an author, a frequent word, and the root commit's id prefix.
-The sample is the slowest of the four.  Matches are checked against a
+four searches are timed (each the fastest of 5 runs): text that matches
+nothing (the whole index scanned), an author, a frequent word, and the
+root commit's id prefix.  The sample is the slowest of the four.  Matches are checked against a
 plain scan of the same lines.  The target is ≤ 50 ms over 80k commits.
 """
 
@@ -23,12 +23,7 @@ QUERIES = ("no such text in any commit", "junio", "fix", None)  # None: the root
 
 
 def run(ctx) -> ScenarioResult:
-    res = ScenarioResult(NAME, TITLE)
-    source = inp.real_history(ctx)
-    if source.note:
-        res.notes.append(source.note)
-    repo = str(source.path)
-    inp.warm(ctx, repo)
+    res, source, repo = inp.on_real_history(ctx, NAME, TITLE)
     case = Case(f"{source.label} · HEAD's commits", source.label, inp.describe(repo))
     runs = [
         WorkerRun(
@@ -56,20 +51,26 @@ def search_all(repo: str) -> dict:
     t0 = time.perf_counter()
     index = SearchIndex()
     starts = walk_starts(["HEAD"], repo=session.repo, refs=session.refs, store=store)
+    hexes, lines = [], []  # for the check: a plain scan of the same lines
     for c in walk(store, starts):
-        index.add(c.oid, index_line(store.read(c.oid)[1]))
+        line = index_line(store.read(c.oid)[1])
+        index.add(c.oid, line)
+        hexes.append(c.oid.hex())
+        lines.append(line)
     build = time.perf_counter() - t0
     times = {}
     cpu = {}
     correct = True
     for q in QUERIES:
-        query = q if q is not None else index.hexes[-1][:8]
-        t, c = time.perf_counter(), time.process_time()
-        found = index.find(query)
-        times[query] = time.perf_counter() - t
-        cpu[query] = time.process_time() - c
+        query = q if q is not None else hexes[-1][:8]
+        times[query] = cpu[query] = float("inf")
+        for _ in range(5):  # the fastest of 5: a 2-core machine shared with other work is noisy
+            t, c = time.perf_counter(), time.process_time()
+            found = index.find(query)
+            times[query] = min(times[query], time.perf_counter() - t)
+            cpu[query] = min(cpu[query], time.process_time() - c)
         ql = query.lower()
-        plain = [i for i, line in enumerate(index.lines) if ql in line or (q is None and index.hexes[i].startswith(ql))]
+        plain = [i for i, line in enumerate(lines) if ql in line or (q is None and hexes[i].startswith(ql))]
         correct = correct and found == plain
     session.close()
     slowest = max(times.values())

@@ -33,16 +33,28 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from heapq import heappop, heappush
+from typing import TYPE_CHECKING, Literal
 
 from packscope.core.errors import BadRevisionError, CancelledError, CorruptObjectError
 from packscope.core.history.bloom import path_hashes, with_leading_dirs
-from packscope.core.history.commit_reader import CommitHeaderReader
+from packscope.core.history.commit_reader import CommitHeaderReader, CommitReader, StoreView
 from packscope.core.history.tree_diff import normalize_paths
 from packscope.core.history.tree_entries import FAR, TreeEntries, token
 from packscope.core.history.walk_flags import GENERATION_INFINITY
 from packscope.core.objects import commit_header_fast, parse_tag, tree_items
 
+if TYPE_CHECKING:
+    from packscope.core.history.bloom import BloomSettings
+    from packscope.core.history.graph_walk import WalkSource
+    from packscope.core.history.walk import CommitInfo
+
+# Where the walk has the entries of one commit go next: arrive(parent, entries).
+Arrive = Callable[[bytes, list[bytes]], None]
+
 CHECK_EVERY = 64  # commits between two looks at ``cancelled`` (and progress reports)
+# Trees kept: each commit's directory is compared with its parents' and the walk
+# moves on; git.git's root tree costs ~150 KB parsed, so 512 of them were 75 MB.
+TREE_CACHE = 64
 FEW = 8  # up to this many entries, look them up one by one rather than index the parent's tree
 
 
@@ -56,20 +68,20 @@ class Progress:
 class _Commit:
     __slots__ = ("date", "dir_tree", "generation", "parents", "tree")
 
-    def __init__(self, tree, parents, date, generation) -> None:
+    def __init__(self, tree: bytes, parents: tuple[bytes, ...], date: int, generation: int) -> None:
         self.tree = tree
         self.parents = parents
         self.date = date
         self.generation = generation
-        self.dir_tree: bytes | bool | None = False  # False: not looked up yet
+        self.dir_tree: bytes | Literal[False] | None = False  # False: not looked up yet
 
 
 def last_modified(
-    store,
+    store: StoreView,
     rev: bytes,
     path: bytes | str = b"",
     *,
-    source=None,
+    source: WalkSource | None = None,
     progress: Callable[[Progress], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
 ) -> Iterator[tuple[bytes, bytes | None]]:
@@ -83,7 +95,9 @@ def last_modified(
     return _LastModified(store, source, progress, cancelled).run(rev, path)
 
 
-def entries_of(store, rev: bytes, path: bytes | str = b"", *, source=None) -> list[bytes]:
+def entries_of(
+    store: StoreView, rev: bytes, path: bytes | str = b"", *, source: WalkSource | None = None
+) -> list[bytes]:
     """The names in directory ``path`` of ``rev``, in tree order (what
     :func:`last_modified` answers for; ``source`` as there, so that a
     replaced commit lists its replacement's entries)."""
@@ -97,13 +111,19 @@ def _dir_parts(path: bytes | str) -> tuple[bytes, ...]:
 
 
 class _LastModified:
-    def __init__(self, store, source, progress, cancelled) -> None:
+    def __init__(
+        self,
+        store: StoreView,
+        source: WalkSource | None,
+        progress: Callable[[Progress], None] | None,
+        cancelled: Callable[[], bool] | None,
+    ) -> None:
         self.store = store
         self.fmt = store.fmt
         self.source = source
-        quick = source.reader if source is not None else CommitHeaderReader(store)
-        self.info = source.commit_info if source is not None else quick
-        self.trees = TreeEntries(quick.read, store.fmt)
+        quick: CommitReader = source.reader if source is not None else CommitHeaderReader(store)
+        self.info: CommitInfo = source.commit_info if source is not None else quick
+        self.trees = TreeEntries(quick.read, store.fmt, cache_size=TREE_CACHE)
         self.progress = progress
         self.cancelled = cancelled
         self.commits: dict[bytes, _Commit] = {}
@@ -140,15 +160,15 @@ class _LastModified:
     def dir_tree(self, c: _Commit) -> bytes | None:
         """The commit's tree at the directory, None when it is not one there."""
         if c.dir_tree is False:
-            tree = c.tree
+            tree: bytes | None = c.tree
             for part in self.parts:
                 entry = self.trees.entry(tree, part)
-                if not self.trees.is_dir(entry):
+                if entry is None or not self.trees.is_dir(entry):
                     tree = None
                     break
                 tree = entry[2]
             c.dir_tree = tree
-        return c.dir_tree  # type: ignore[return-value]
+        return c.dir_tree
 
     def entries(self, start: bytes, parts: tuple[bytes, ...]) -> tuple[_Commit, list[bytes]]:
         self.parts = parts
@@ -177,10 +197,10 @@ class _LastModified:
         prefix = b"/".join(self.parts)
         self.dir_keys = with_leading_dirs([prefix]) if prefix else []
         self.entry_key = {n: (prefix + b"/" + n if prefix else n) for n in names}
-        self._settings = None  # the Bloom settings the hashes below are for
+        self._settings: BloomSettings | None = None  # the Bloom settings the hashes below are for
         self._hashes: dict[bytes, tuple[int, ...]] = {}
 
-    def _hashes_for(self, settings) -> dict:
+    def _hashes_for(self, settings: BloomSettings) -> dict[bytes, tuple[int, ...]]:
         if settings is not self._settings:  # layers almost always share one settings object
             self._settings, self._hashes = settings, {}
         return self._hashes
@@ -214,7 +234,7 @@ class _LastModified:
 
     # --- the walk --------------------------------------------------------------------------
 
-    def run(self, rev: bytes, path) -> Iterator[tuple[bytes, bytes]]:
+    def run(self, rev: bytes, path: bytes | str) -> Iterator[tuple[bytes, bytes | None]]:
         start_oid = self.peel(rev)
         _, names = self.entries(start_oid, _dir_parts(path))
         self._filter_keys(names)
@@ -222,7 +242,7 @@ class _LastModified:
         answered = 0
         done: set[bytes] = set()
         pending: dict[bytes, list[bytes]] = {}  # commit -> entries whose chain is there
-        heap: list = []
+        heap: list[tuple[int, int, int, bytes]] = []  # (-generation, -date, arrival, commit)
         counter = 0
 
         def arrive(oid: bytes, group: list[bytes]) -> None:
@@ -262,7 +282,7 @@ class _LastModified:
             if name not in done:
                 yield name, None
 
-    def step(self, oid: bytes, group: list[bytes], arrive) -> list[bytes]:
+    def step(self, oid: bytes, group: list[bytes], arrive: Arrive) -> list[bytes]:
         """Move ``group`` on from commit ``oid``; the entries it answers."""
         c = self.commit(oid)
         here = self.dir_tree(c)
@@ -277,7 +297,7 @@ class _LastModified:
         return undecided  # changed against every parent: shown, the answer
 
     def split(
-        self, oid: bytes, c: _Commit, here, parent: bytes, group: list[bytes], first: bool
+        self, oid: bytes, c: _Commit, here: bytes | None, parent: bytes, group: list[bytes], first: bool
     ) -> tuple[list[bytes], list[bytes]]:
         """(entries unchanged against ``parent``, entries changed)."""
         there = self.dir_tree(self.commit(parent))
@@ -293,7 +313,7 @@ class _LastModified:
                 return same + [e for e in group if e in proven], changed
         return self._compare(there, here, group)
 
-    def _compare(self, there, here, group: list[bytes]) -> tuple[list[bytes], list[bytes]]:
+    def _compare(self, there: bytes | None, here: bytes | None, group: list[bytes]) -> tuple[list[bytes], list[bytes]]:
         # Each entry carries its raw bytes from below (self.tok, always the
         # same entry as here in git's sense: it moves only along "unchanged").
         # Found among the parent's entries, it is unchanged, for certain;
@@ -301,7 +321,8 @@ class _LastModified:
         # entries are looked up one by one; many, through the parent's
         # whole set of entries.
         tok = self.tok
-        same, slow = [], []
+        same: list[bytes] = []
+        slow: list[bytes] = []
         if len(group) <= FEW:
             near = self.trees.near
             tokens = None
@@ -333,5 +354,5 @@ class _LastModified:
                     tok[e] = token(a)
         return same, changed
 
-    def changed(self, there, here, e: bytes) -> bool:
+    def changed(self, there: bytes | None, here: bytes | None, e: bytes) -> bool:
         return self.trees.changed(self.trees.entry(there, e), self.trees.entry(here, e))

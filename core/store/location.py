@@ -55,6 +55,11 @@ class PackHandle:
             self._pack = self._open_pack(self)
         return self._pack
 
+    def release_pages(self) -> None:
+        """The pack data's mapped pages back to the kernel (see MappedFile.release_pages)."""
+        if self._pack is not None:
+            self._pack.release_pages()
+
     def close(self) -> None:
         self.index.close()
         if self._pack is not None:

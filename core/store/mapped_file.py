@@ -111,6 +111,16 @@ class MappedFile:
     def is_open(self) -> bool:
         return self._map is not None
 
+    def release_pages(self) -> None:
+        """Let the kernel take back the pages of the mapping read so far (a
+        read-only file mapping: they stay in the page cache, and a later read
+        maps them again).  A walk over a whole pack otherwise keeps every page
+        it touched resident in this process."""
+        m = self._map
+        if m is not None and hasattr(mmap, "MADV_DONTNEED"):
+            with contextlib.suppress(OSError, ValueError):
+                m.madvise(mmap.MADV_DONTNEED)
+
     def close(self) -> None:
         m = self._map
         if m is None:

@@ -210,6 +210,13 @@ class ObjectStore:
         """Every pack, in the current search (MRU) order; midx-covered ones last."""
         return list(self._mru) + [h for h in self.all_packs() if h.in_midx]
 
+    def release_mapped_pages(self) -> None:
+        """Every open pack's mapped pages back to the kernel: long walks call
+        this now and then so that resident memory does not grow with the
+        part of the packs they read."""
+        for h in self.all_packs():
+            h.release_pages()
+
     def all_packs(self) -> Iterator[PackHandle]:
         """Every pack handle once: the MRU list, then packs known only through a midx."""
         seen = set()
