@@ -30,14 +30,43 @@ path-limited walks; it falls back to the store in the same way.
 
 from __future__ import annotations
 
+import mmap
 import struct
 from binascii import unhexlify
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Protocol
 
 from zlib_ng import zlib_ng
 
 from packscope.core.errors import PackscopeError
 from packscope.core.native import native
-from packscope.core.objects import commit_header_fast, commit_header_fields, commit_header_regex
+from packscope.core.objects import ObjectReader, commit_header_fast, commit_header_fields, commit_header_regex
+from packscope.core.store.zlib_errors import ZlibError
+
+if TYPE_CHECKING:
+    from packscope.core.store.location import PackHandle
+    from packscope.core.store.odb import StoreCounters
+    from packscope.core.store.pack import Pack
+    from packscope.core.trace import Tracer
+
+# (tree, parents, commit time): what the reader answers for a commit.
+CommitHeader = tuple[bytes, tuple[bytes, ...], int]
+
+
+class StoreView(ObjectReader, Protocol):
+    """A store-like object: the object store, or a view of it (GitView);
+    the reader finds its packs, tracer and counters when it has them."""
+
+    def read_header(self, oid: bytes) -> tuple[str, int]: ...
+
+
+class CommitReader(StoreView, Protocol):
+    """What a walk asks of its commit reader (this module's, or
+    packscope.core.history.commit_rewrites'): the header hook, and a
+    store-like view."""
+
+    def __call__(self, oid: bytes) -> CommitHeader | None: ...
+
 
 _V2_NAMES_AT = 8 + 1024  # .idx v2: magic and version, the fanout, then the names
 _OBJ_COMMIT = 1
@@ -47,7 +76,7 @@ _LARGE = 0x80000000  # an offset with this bit indexes the 8-byte table (or: ask
 
 # The compiled header match when the module is built (getattr: an older
 # build lacks it); commit_header_regex stays the reference.
-_commit_header = getattr(native, "commit_header", None)
+_commit_header: Callable[[bytes, int], CommitHeader | None] | None = getattr(native, "commit_header", None)
 
 
 def prefix_size(hexsz: int) -> int:
@@ -63,29 +92,32 @@ class _PackLookup:
 
     __slots__ = ("find_position", "handle", "idx_map", "index", "offsets_at", "pack_map")
 
-    def __init__(self, handle, rawsz: int) -> None:
+    def __init__(self, handle: PackHandle, rawsz: int) -> None:
         self.handle = handle
         index = self.index = handle.index.open()
         nr = index.num_objects
         # v2: names, CRC32s, then the 4-byte offsets; v1 interleaves them (offset_at)
         self.offsets_at = _V2_NAMES_AT + nr * rawsz + nr * 4 if index.version == 2 else None
-        self.idx_map = self.pack_map = None
+        self.idx_map: mmap.mmap | None = None
+        self.pack_map: mmap.mmap | None = None
         self.find_position = index.find  # -1 when absent
 
-    def maps(self) -> None:
-        self.idx_map = self.index.map
-        self.pack_map = self.handle.pack.map
+    def maps(self) -> tuple[mmap.mmap, mmap.mmap]:
+        """(index map, pack map), fetched again."""
+        self.idx_map = idx_map = self.index.map
+        self.pack_map = pack_map = self.handle.pack.map
+        return idx_map, pack_map
 
 
 class CommitHeaderReader:
     """``reader(oid) -> (tree, parents, commit_time) | None`` — the shape of
     ``history.walk``'s ``commit_info`` hook."""
 
-    def __init__(self, store) -> None:
+    def __init__(self, store: StoreView) -> None:
         self.store = store
         self.fmt = store.fmt
-        self._tracer = getattr(store, "tracer", None)
-        self._counters = getattr(store, "counters", None)
+        self._tracer: Tracer | None = getattr(store, "tracer", None)
+        self._counters: StoreCounters | None = getattr(store, "counters", None)
         self._packs: list[_PackLookup] | None = None
         self._rescans = -1
         self._rx = commit_header_regex(store.fmt.hexsz)
@@ -93,13 +125,14 @@ class CommitHeaderReader:
         self._one_parent = len(b"parent \n") + store.fmt.hexsz
         self._prefix = prefix_size(store.fmt.hexsz)
         self.declined = 0  # commits left to the store (deltas answered here count as answered)
-        self._declined: tuple | None = None  # (oid, pack, offset) of the last non-commit seen
+        self._declined: tuple[bytes, Pack, int] | None = None  # (oid, pack, offset) of the last non-commit seen
 
     def _reload(self) -> list[_PackLookup]:
         # (Re)learn the packs after a rescan, keeping the buckets built so far.
         old = {id(p.handle): p for p in self._packs or ()}
         packs = []
-        for h in getattr(self.store, "packs", ()):
+        handles: Iterable[PackHandle] = getattr(self.store, "packs", ())
+        for h in handles:
             try:
                 packs.append(old.get(id(h)) or _PackLookup(h, self.fmt.rawsz))
             except PackscopeError:
@@ -108,7 +141,7 @@ class CommitHeaderReader:
         self._rescans = self._counters.rescans if self._counters is not None else 0
         return packs
 
-    def __call__(self, oid: bytes):
+    def __call__(self, oid: bytes) -> CommitHeader | None:
         # One function for the usual case on purpose: a walk calls it once
         # per commit, and each Python call costs as much as a dict lookup.
         tracer = self._tracer
@@ -124,12 +157,11 @@ class CommitHeaderReader:
                 pos = p.find_position(oid)
                 if pos < 0:
                     continue
-                m = p.pack_map
-                if m is None:
-                    p.maps()
-                    m = p.pack_map
+                idx_map, m = p.idx_map, p.pack_map
+                if idx_map is None or m is None:
+                    idx_map, m = p.maps()
                 at = p.offsets_at
-                offset = _U32.unpack_from(p.idx_map, at + 4 * pos)[0] if at is not None else _LARGE
+                offset = _U32.unpack_from(idx_map, at + 4 * pos)[0] if at is not None else _LARGE
                 if offset & _LARGE:
                     offset = p.index.offset_at(pos)  # v1, or a large offset
                 c = m[offset]
@@ -184,7 +216,7 @@ class CommitHeaderReader:
             if p is not None:
                 p.idx_map = p.pack_map = None
             found = None
-        except (PackscopeError, IndexError, zlib_ng.error):
+        except (PackscopeError, IndexError, ZlibError):
             found = None  # damage, or a file gone: the store's read says what it is
         if found is None:
             self.declined += 1
@@ -192,7 +224,7 @@ class CommitHeaderReader:
 
     # --- a store-like view: fmt, read, read_header -----------------------------------------
 
-    def _locate(self, oid: bytes):
+    def _locate(self, oid: bytes) -> tuple[Pack, int] | None:
         """(pack, offset) by the quick lookup, or None (then: the store)."""
         tracer = self._tracer
         if tracer is not None and tracer.active:
@@ -230,7 +262,7 @@ class CommitHeaderReader:
             pass
         return self.store.read_header(oid)
 
-    def _unusual(self, p: _PackLookup, offset: int, c: int, oid: bytes):
+    def _unusual(self, p: _PackLookup, offset: int, c: int, oid: bytes) -> CommitHeader | None:
         """An entry that is not a plain commit: a deltified commit (the pack
         resolves its chain, with its base cache), or another type (None: a
         tag at a tip is the store's business)."""

@@ -13,24 +13,37 @@ used together with it: git turns the graph off in all three cases.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from packscope.core.errors import PackscopeError
 from packscope.core.objects import commit_header_fast
 
+if TYPE_CHECKING:
+    from packscope.core.history.commit_reader import CommitHeader, CommitReader
+    from packscope.core.repo.replace_refs import ReplaceRefs
+    from packscope.core.store.odb import ObjectStore
+
 
 class RewrittenReader:
-    def __init__(self, reader, store, parents: dict[bytes, tuple[bytes, ...]], replace=None) -> None:
-        # packscope.core.history.commit_reader.CommitHeaderReader, or None: every read through ``store``
+    def __init__(
+        self,
+        reader: CommitReader | None,
+        store: ObjectStore,
+        parents: dict[bytes, tuple[bytes, ...]],
+        replace: ReplaceRefs | None = None,
+    ) -> None:
+        # None for reader: every read through ``store``
         self.reader = reader
         self.store = store  # the object store, unreplaced
         self.fmt = store.fmt
         self.parents = parents
-        self.replace = replace if replace else None  # packscope.core.repo.replace_refs.ReplaceRefs
+        self.replace = replace if replace else None
         self.declined = 0
 
     def _target(self, oid: bytes) -> bytes:
         return self.replace.resolve(oid) if self.replace is not None else oid
 
-    def __call__(self, oid: bytes):
+    def __call__(self, oid: bytes) -> CommitHeader | None:
         """``(tree, parents, commit_time)``, or None for anything that is not
         a readable commit (the walk's own read then says what it is)."""
         try:
@@ -48,8 +61,8 @@ class RewrittenReader:
             return got[0], parents, got[2]
         return got
 
-    def read(self, oid: bytes):
+    def read(self, oid: bytes) -> tuple[str, bytes]:
         return (self.reader or self.store).read(self._target(oid))
 
-    def read_header(self, oid: bytes):
+    def read_header(self, oid: bytes) -> tuple[str, int]:
         return (self.reader or self.store).read_header(self._target(oid))

@@ -32,14 +32,34 @@ reads them), so ordering follows git's even for dates it truncates.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, TypedDict
 
 from packscope.core.errors import BadCommitGraphError, PackscopeError
-from packscope.core.history.commit_reader import CommitHeaderReader
+from packscope.core.history.commit_reader import CommitHeaderReader, CommitReader
 
 if TYPE_CHECKING:
+    from packscope.core.history.bloom import BloomFilter, BloomSettings
     from packscope.core.history.commit_graph import CommitGraph
+    from packscope.core.history.commit_rewrites import RewrittenReader
+    from packscope.core.history.walk import CommitFacts, CommitInfo
+    from packscope.core.repo.grafts import Grafts
+    from packscope.core.repo.refs import RefStore
+    from packscope.core.repo.replace_refs import ReplaceRefs
+    from packscope.core.repo.repository import Repository
+    from packscope.core.store.odb import ObjectStore
+
+# (parent table of grafted and shallow commits, the grafts file, replace refs)
+Rewrites = tuple[dict[bytes, tuple[bytes, ...]], "Grafts | None", "ReplaceRefs | None"]
+
+
+class WalkOptions(TypedDict):
+    """The keyword arguments :meth:`WalkSource.walk_options` gives ``history.walk``."""
+
+    commit_info: CommitInfo
+    first_parent_unchanged: Callable[[bytes], bool] | None
+    generation_numbers: bool
+
 
 # commit_graph and bloom are imported when a graph is there: a log in a
 # repository without one should not pay for loading them.
@@ -50,7 +70,7 @@ class WalkSource:
 
     def __init__(
         self,
-        store,
+        store: ObjectStore,
         graph: CommitGraph | None = None,
         *,
         bloom: bool = True,
@@ -60,10 +80,10 @@ class WalkSource:
         self.graph = graph
         self.bloom = bloom
         self.problems: list[PackscopeError] = list(problems or ())
-        self.reader = CommitHeaderReader(store)
-        self.rewrites = None  # packscope.core.history.commit_rewrites.RewrittenReader, when in use
-        self.grafts = None  # packscope.core.repo.grafts.Grafts, when a grafts file was read
-        self.replace = None  # packscope.core.repo.replace_refs.ReplaceRefs, when git reads some
+        self.reader: CommitReader = CommitHeaderReader(store)
+        self.rewrites: RewrittenReader | None = None  # when in use
+        self.grafts: Grafts | None = None  # when a grafts file was read
+        self.replace: ReplaceRefs | None = None  # when git reads some
         self._pos: dict[bytes, int] = {}  # graph position of commits met so far
         self._single = graph.layers[0] if graph is not None and len(graph.layers) == 1 else None
         self.generation_numbers = graph is not None and _generations_enabled(graph)
@@ -77,7 +97,7 @@ class WalkSource:
     # --- opening ------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, repo, store, *, refs=None) -> WalkSource:
+    def open(cls, repo: Repository | None, store: ObjectStore, *, refs: RefStore | None = None) -> WalkSource:
         """The repository's walk source; ``refs`` (a packscope.core.repo.refs.RefStore) lets
         replace refs be seen (without it, only the loose refs/replace/ directory is)."""
         parents, grafts, replace = _rewrites(repo, refs, store)
@@ -120,14 +140,14 @@ class WalkSource:
             self.graph.close()
 
     @property
-    def objects(self):
+    def objects(self) -> CommitReader:
         """A store-like view for ``history.walk`` (``fmt``, ``read``,
         ``read_header``) that finds objects by the quick pack lookups of
         packscope.core.history.commit_reader: tags at the tips and trees of path-limited
         walks are read faster than through the store's traced lookups."""
         return self.reader
 
-    def walk_options(self, paths=None) -> dict:
+    def walk_options(self, paths: Iterable[bytes | str] | None = None) -> WalkOptions:
         """Keyword arguments for ``history.walk`` (commit_info, the Bloom
         hook for ``paths``, generation_numbers)."""
         # Without a graph the packs' reader is the hook itself (one call less per commit).
@@ -148,7 +168,7 @@ class WalkSource:
         self.graph = None
         self._single = None
 
-    def commit_info(self, oid: bytes):
+    def commit_info(self, oid: bytes) -> CommitFacts | None:
         g = self.graph
         if g is not None:
             try:
@@ -162,7 +182,7 @@ class WalkSource:
                 self._drop_graph(e)
         return self.reader(oid)
 
-    def _at(self, g: CommitGraph, pos: int) -> tuple:
+    def _at(self, g: CommitGraph, pos: int) -> tuple[bytes, tuple[bytes, ...], int, int]:
         layer = self._single or g.layer_of(pos)
         i = pos - layer.commit_base
         tree, p1, p2, level, time = layer.cdat(i)
@@ -183,7 +203,7 @@ class WalkSource:
 
     # --- changed-path filters ---------------------------------------------------------------
 
-    def changed_path_filter(self, oid: bytes):
+    def changed_path_filter(self, oid: bytes) -> BloomFilter | None:
         """The Bloom filter of a commit this source read from the graph
         (packscope.core.history.bloom.BloomFilter), or None: not from the graph, no filter."""
         pos = self._pos.get(oid)
@@ -195,7 +215,7 @@ class WalkSource:
             self._drop_graph(e)
             return None
 
-    def first_parent_unchanged(self, paths) -> Callable[[bytes], bool] | None:
+    def first_parent_unchanged(self, paths: Iterable[bytes | str]) -> Callable[[bytes], bool] | None:
         """A predicate for ``history.walk``: True when the commit's Bloom
         filter says no path in ``paths`` changed against its first parent.
         None when no filter can help (no graph, no Bloom data, or a
@@ -210,7 +230,9 @@ class WalkSource:
         if not specs or b"" in specs:
             return None
         keys = [with_leading_dirs([s]) for s in specs]
-        hashes: dict = {}  # per Bloom settings (layers may differ): [[hashes of each key] per path]
+        hashes: dict[
+            BloomSettings, list[list[tuple[int, ...]]]
+        ] = {}  # per Bloom settings (layers may differ): [[hashes of each key] per path]
 
         def unchanged(oid: bytes) -> bool:
             f = self.changed_path_filter(oid)
@@ -237,7 +259,7 @@ def _generations_enabled(graph: CommitGraph) -> bool:
         return False
 
 
-def _rewrites(repo, refs, store):
+def _rewrites(repo: Repository | None, refs: RefStore | None, store: ObjectStore) -> Rewrites:
     """(parent table of grafts and shallow commits, the grafts file read or
     None, the replace refs git reads or None)."""
     if repo is None:
@@ -250,7 +272,7 @@ def _rewrites(repo, refs, store):
     return parents, grafts, (replace if replace else None)
 
 
-def _loose_replace_refs(repo):
+def _loose_replace_refs(repo: Repository) -> ReplaceRefs | None:
     """Without a ref store: the replace refs of the loose refs/replace/ directory."""
     from packscope.core.repo.refs import RefStore
     from packscope.core.repo.replace_refs import ReplaceRefs
@@ -261,7 +283,12 @@ def _loose_replace_refs(repo):
         return None
 
 
-def _graph_unusable(repo, parents, grafts, replace) -> list[str]:
+def _graph_unusable(
+    repo: Repository | None,
+    parents: dict[bytes, tuple[bytes, ...]],
+    grafts: Grafts | None,
+    replace: ReplaceRefs | None,
+) -> list[str]:
     """Why git would not use a commit-graph here (empty: it would)."""
     if repo is None:
         return []

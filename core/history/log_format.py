@@ -27,12 +27,36 @@ import codecs
 import unicodedata
 from binascii import hexlify
 from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from packscope.core.errors import LookupFailedError
 from packscope.core.history.abbrev import FALLBACK_ABBREV, SortedAbbreviator, StoreAbbreviator, default_abbrev_len
 from packscope.core.objects import Commit, Ident, parse_commit, parse_ident
+from packscope.core.repo.object_view import GitView
+
+if TYPE_CHECKING:
+    from packscope.core.repo.mailmap import Mailmap
+    from packscope.core.store.odb import ObjectStore
 
 Abbrev = Callable[[bytes], str]
+
+# A compiled --format: literal bytes, or a placeholder (its letters) with
+# its magic prefix ("", "+", "-" or " ").
+FormatOp = tuple[Literal["lit"], bytes, str] | tuple[Literal["atom"], str, str]
+
+
+class Walked(Protocol):
+    """A commit as a walk gives it (history.WalkedCommit)."""
+
+    @property
+    def oid(self) -> bytes: ...
+
+    @property
+    def tree(self) -> bytes: ...
+
+    @property
+    def parents(self) -> tuple[bytes, ...]: ...
+
 
 # Abbreviations live in packscope.core.history.abbrev; these names stay importable from here.
 __all__ = [
@@ -70,7 +94,7 @@ def _civil(days: int) -> tuple[int, int, int]:
     return (y + 1 if m <= 2 else y), m, d
 
 
-def _tm(time: int, tz: str):
+def _tm(time: int, tz: str) -> tuple[int, int, int, int, int, int, int, int]:
     """Broken-down local time of the ident, and git's integer zone."""
     try:
         tzv = int(tz)
@@ -211,7 +235,11 @@ def _expand_tabs(line: bytes, tabwidth: int = 8) -> bytes:
 
 
 def format_medium(
-    oid: bytes, commit: Commit, abbrev: Abbrev, parents: Iterable[bytes] | None = None, mailmap=None
+    oid: bytes,
+    commit: Commit,
+    abbrev: Abbrev,
+    parents: Iterable[bytes] | None = None,
+    mailmap: Mailmap | None = None,
 ) -> bytes:
     """One commit in git's default format, ending with a single newline.
     ``parents`` are those the walk shows (default: the commit's own);
@@ -264,7 +292,7 @@ class UserFormat:
     semantics (a newline after every entry), False for ``format:``
     (a newline between entries)."""
 
-    def __init__(self, spec: str | bytes, mailmap=None) -> None:
+    def __init__(self, spec: str | bytes, mailmap: Mailmap | None = None) -> None:
         self.mailmap = mailmap  # for %aN %aE %aL %cN %cE %cL (None: unmapped)
         if isinstance(spec, str):
             spec = spec.encode("utf-8", "surrogateescape")
@@ -295,19 +323,18 @@ class UserFormat:
     ) -> bytes:
         """One entry.  ``commit`` may be None when not :attr:`needs_commit`
         (then ``parents`` and ``tree`` must be given)."""
-        ctx = _Context(
-            oid,
-            commit,
-            abbrev,
-            commit.parents if parents is None else tuple(parents),
-            commit.tree if tree is None else tree,
-            self.mailmap,
-        )
+        if parents is None or tree is None:
+            if commit is None:
+                raise ValueError("a format without the commit needs its parents and tree")
+            parents = commit.parents if parents is None else parents
+            tree = commit.tree if tree is None else tree
+        ctx = _Context(oid, commit, abbrev, tuple(parents), tree, self.mailmap)
         out = bytearray()
-        for kind, value, magic in self.ops:
-            if kind == "lit":
-                out += value
+        for op in self.ops:
+            if op[0] == "lit":
+                out += op[1]
                 continue
+            _, value, magic = op
             start = len(out)
             text = ctx.expand(value)
             if text is None:  # git leaves a placeholder it cannot fill as it was
@@ -324,8 +351,8 @@ class UserFormat:
         return bytes(out)
 
 
-def _compile(spec: bytes) -> list[tuple[str, bytes | str, str]]:
-    ops: list = []
+def _compile(spec: bytes) -> list[FormatOp]:
+    ops: list[FormatOp] = []
     lit = bytearray()
     i = 0
     n = len(spec)
@@ -389,22 +416,29 @@ _WALK_ATOMS = frozenset("HhTtPp")
 class _Context:
     __slots__ = ("_msg", "abbrev", "commit", "mailmap", "oid", "parents", "tree")
 
-    def __init__(self, oid, commit, abbrev, parents, tree, mailmap=None) -> None:
+    def __init__(
+        self,
+        oid: bytes,
+        commit: Commit | None,
+        abbrev: Abbrev,
+        parents: tuple[bytes, ...],
+        tree: bytes,
+        mailmap: Mailmap | None = None,
+    ) -> None:
         self.mailmap = mailmap
         self.oid = oid
         self.commit = commit
         self.abbrev = abbrev
         self.parents = parents
         self.tree = tree
-        self._msg = None
+        self._msg: tuple[bytes, bytes] | None = None
 
-    def message_parts(self) -> tuple[bytes, bytes]:
+    def message_parts(self, c: Commit) -> tuple[bytes, bytes]:
         if self._msg is None:
-            self._msg = subject_and_body(_reencode(self.commit.message, self.commit.encoding))
+            self._msg = subject_and_body(_reencode(c.message, c.encoding))
         return self._msg
 
     def expand(self, atom: str) -> bytes | None:
-        c = self.commit
         if atom == "H":
             return self.oid.hex().encode()
         if atom == "h":
@@ -417,19 +451,22 @@ class _Context:
             return " ".join(p.hex() for p in self.parents).encode()
         if atom == "p":
             return " ".join(self.abbrev(p) for p in self.parents).encode()
+        if atom == "n":
+            return b"\n"
+        if atom == "%":
+            return b"%"
+        c = self.commit
+        if c is None:  # UserFormat.needs_commit: every other placeholder reads it
+            raise ValueError(f"%{atom} needs the commit")
         if atom == "s":
-            return self.message_parts()[0]
+            return self.message_parts(c)[0]
         if atom == "b":
-            return self.message_parts()[1]
+            return self.message_parts(c)[1]
         if atom == "B":
             lines = _lines(_reencode(c.message, c.encoding))
             return b"".join(lines)
         if atom == "e":
             return c.encoding or b""
-        if atom == "n":
-            return b"\n"
-        if atom == "%":
-            return b"%"
         # %a? / %c?: the *last* author/committer header, as git's format code reads it
         ident = _last_ident(c, b"author" if atom[0] == "a" else b"committer")
         part = atom[1]
@@ -474,12 +511,12 @@ def _last_ident(commit: Commit, which: bytes) -> Ident | None:
 
 
 def render_log(
-    store,
-    walked: Iterable,
+    store: ObjectStore | GitView,
+    walked: Iterable[Walked],
     *,
     abbrev: Abbrev | None = None,
     pretty: str | bytes | None = None,
-    mailmap=None,
+    mailmap: Mailmap | None = None,
     map_authors: bool = False,
 ) -> Iterator[bytes]:
     """The bytes of ``git log`` for walked commits (anything with ``oid``,
@@ -517,7 +554,7 @@ def render_log(
         first = False
 
 
-def _render_ids(walked: Iterable, user: UserFormat, abbrev: Abbrev) -> Iterator[bytes]:
+def _render_ids(walked: Iterable[Walked], user: UserFormat, abbrev: Abbrev) -> Iterator[bytes]:
     """A format of ids only, from what the walk knows; ``%H`` alone (the
     commonest scripting format) skips the general formatter."""
     if user.terminator and user.ops == [("atom", "H", "")]:
@@ -539,11 +576,13 @@ class _LazyAbbrev:
     """The store's abbreviator, made on first use (counting the packed
     objects opens every index: not worth it for a log that prints no %h)."""
 
-    def __init__(self, store) -> None:
+    def __init__(self, store: ObjectStore | GitView) -> None:
         self.store = store
         self._abbrev: Abbrev | None = None
 
     def __call__(self, oid: bytes) -> str:
         if self._abbrev is None:
-            self._abbrev = StoreAbbreviator(self.store)
+            # ids are the store's, replaced or not: a GitView's are its store's
+            store = self.store.store if isinstance(self.store, GitView) else self.store
+            self._abbrev = StoreAbbreviator(store)
         return self._abbrev(oid)

@@ -22,14 +22,42 @@ is git's "does not have any commits yet" error.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from enum import Enum
+from typing import TYPE_CHECKING, Final, Literal, Protocol
+
 from packscope.core.errors import BadRevisionError, PackscopeError
 from packscope.core.history.walk import Excluded
-from packscope.core.repo.revision import resolve_revision
+from packscope.core.repo.revision import ObjectSource, resolve_revision
 
-ALL = object()  # the --all marker among revision arguments
+if TYPE_CHECKING:
+    from packscope.core.repo.refs import Ref, RefStore
+    from packscope.core.repo.repository import Repository
 
 
-def walk_starts(args, *, repo, refs, store, cwd_prefix: str = "", strict_all: bool = False) -> list[bytes]:
+class _All(Enum):
+    ALL = "--all"
+
+
+ALL: Final = _All.ALL  # the --all marker among revision arguments
+
+
+class RevisionStore(ObjectSource, Protocol):
+    """What the starts need of the objects: revision parsing's reads, and
+    existence (``--all`` checks every ref's object)."""
+
+    def contains(self, oid: bytes) -> bool: ...
+
+
+def walk_starts(
+    args: Iterable[str | Literal[_All.ALL]],
+    *,
+    repo: Repository | None,
+    refs: RefStore,
+    store: RevisionStore,
+    cwd_prefix: str = "",
+    strict_all: bool = False,
+) -> list[bytes]:
     """Starts (and :class:`Excluded` exclusions) for ``args``: revision
     strings and :data:`ALL` markers, in command-line order."""
 
@@ -60,7 +88,7 @@ def walk_starts(args, *, repo, refs, store, cwd_prefix: str = "", strict_all: bo
     return out
 
 
-def all_tips(repo, refs) -> list[bytes]:
+def all_tips(repo: Repository | None, refs: RefStore) -> list[bytes]:
     """``--all``: refs by name, HEAD, then the other worktrees' HEADs."""
     out = []
     for ref in refs.iter_refs("refs/"):
@@ -77,23 +105,24 @@ def all_tips(repo, refs) -> list[bytes]:
     return out
 
 
-def _check_all_refs(refs, store) -> None:
+def _check_all_refs(refs: RefStore, store: RevisionStore) -> None:
     """git's --all adds every ref, broken ones included, and dies at the
     first it cannot read as an object."""
     broken = refs.broken_refs("refs/")
+    listed: list[tuple[str, Ref | None]] = [(r.name, r) for r in refs.iter_refs("refs/") if r.symref is None]
     names = sorted(
-        [(r.name, r) for r in refs.iter_refs("refs/") if r.symref is None] + [(n, None) for n in broken],
+        listed + [(n, None) for n in broken],
         key=lambda item: item[0].encode("utf-8", "surrogateescape"),
     )
     for name, ref in names:
-        if ref is None or not store.contains(ref.oid):
+        if ref is None or ref.oid is None or not store.contains(ref.oid):
             raise BadRevisionError(
                 f"bad object {name}",
                 remedy="Point the ref at an existing commit (git update-ref), or delete it (git update-ref -d).",
             )
 
 
-def _other_worktree_heads(repo) -> list[str]:
+def _other_worktree_heads(repo: Repository | None) -> list[str]:
     if repo is None:
         return []
     current = repo.worktree_name
@@ -105,14 +134,14 @@ def _other_worktree_heads(repo) -> list[str]:
     return names + [f"worktrees/{wt.name}/HEAD" for wt in worktrees if wt.name != current]
 
 
-def _resolve_or_none(refs, name: str) -> bytes | None:
+def _resolve_or_none(refs: RefStore, name: str) -> bytes | None:
     try:
         return refs.resolve(name)
     except PackscopeError:
         return None
 
 
-def _head(refs, resolve) -> bytes:
+def _head(refs: RefStore, resolve: Callable[[str], bytes]) -> bytes:
     head = refs.read("HEAD")
     if head is not None and head.symref is not None:
         try:

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable, Iterable
+from enum import Enum
 from functools import lru_cache
 from operator import itemgetter
 from stat import S_ISDIR
-from typing import TypeVar
+from typing import Final, Literal, TypeVar
 
 from packscope.core.errors import CorruptObjectError
 from packscope.core.history.tree_diff import Trie, normalize_paths, pathspec_trie
@@ -42,11 +43,14 @@ _name = itemgetter(1)
 RawEntry = tuple[bytes, bytes, bytes]  # (mode as the tree spells it, name, id)
 
 
-class _Far:
-    """near()'s answer when the entry, if any, lies too far into the tree to look for it by hand."""
+class _Far(Enum):
+    """near()'s answer when the entry, if any, lies too far into the tree to look for it by hand
+    (a one-member enum, so that ``a is FAR`` tells a type checker which answer it is)."""
+
+    FAR = "far"
 
 
-FAR = _Far()
+FAR: Final = _Far.FAR
 _NOTHING: frozenset[bytes] = frozenset()
 RAW_CACHE = 16
 
@@ -143,7 +147,7 @@ class TreeEntries:
         found = self.near(tree, name)
         return self.entries(tree).get(name) if isinstance(found, _Far) else found
 
-    def near(self, tree: bytes | None, name: bytes) -> RawEntry | _Far | None:
+    def near(self, tree: bytes | None, name: bytes) -> RawEntry | Literal[_Far.FAR] | None:
         """The entry named ``name`` (or None) when that is settled by reading
         the tree's first part only, else :data:`FAR`.  A path-limited walk
         asks each tree for a name or two, often near the start (git sorts

@@ -42,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from heapq import heappop, heappush
 from itertools import islice
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from packscope.core.errors import CorruptObjectError, LookupFailedError
 from packscope.core.history.topo_walk import incremental_topo_walk, sort_in_topological_order
@@ -56,13 +56,18 @@ from packscope.core.history.walk_flags import (
     TREESAME,
     UNINTERESTING,
 )
-from packscope.core.objects import commit_header_fast, parse_tag
+from packscope.core.objects import ObjectReader, commit_header_fast, parse_tag
+
+if TYPE_CHECKING:
+    from packscope.core.history.tree_entries import EntryPathLimiter
 
 # Object flags, named after git's: the semantics follow revision.c.
 SLOP = 5  # git's: commits to look at after everything seems uninteresting
 ORDERS = ("default", "date", "topo")
 
-CommitInfo = Callable[[bytes], "tuple | None"]
+# What commit_info answers: (tree, parents, commit time[, generation]).
+CommitFacts = tuple[bytes, tuple[bytes, ...], int] | tuple[bytes, tuple[bytes, ...], int, int]
+CommitInfo = Callable[[bytes], CommitFacts | None]
 
 
 class Excluded(bytes):
@@ -100,14 +105,14 @@ class _Node:
 
 
 def walk(
-    store,
+    store: ObjectReader,
     starts: Iterable[bytes],
     *,
     exclude: Iterable[bytes] = (),
     order: str = "default",
     first_parent: bool = False,
     max_count: int | None = None,
-    paths=None,
+    paths: Iterable[bytes | str] | None = None,
     commit_info: CommitInfo | None = None,
     first_parent_unchanged: Callable[[bytes], bool] | None = None,
     generation_numbers: bool = False,
@@ -137,20 +142,26 @@ def walk(
 
 
 class _RevWalk:
-    def __init__(self, store, commit_info, first_parent, paths, hint) -> None:
+    def __init__(
+        self,
+        store: ObjectReader,
+        commit_info: CommitInfo | None,
+        first_parent: bool,
+        paths: Iterable[bytes | str] | None,
+        hint: Callable[[bytes], bool] | None,
+    ) -> None:
         self.store = store
         self.fmt = store.fmt
         self.commit_info = commit_info
         self.first_parent = first_parent
+        self.limiter: EntryPathLimiter | None = None
         if paths:
             from packscope.core.history.tree_entries import EntryPathLimiter  # (only path-limited walks compare trees)
 
             self.limiter = EntryPathLimiter(store.read, store.fmt, paths)
-        else:
-            self.limiter = None
         self.hint = hint if self.limiter is not None else None
         self.nodes: dict[bytes, _Node] = {}
-        self.queue: list = []  # heap of (-date, insertion number, node)
+        self.queue: list[tuple[int, int, _Node]] = []  # heap of (-date, insertion number, node)
         self.inserted = 0
         self.interesting_queued = 0  # non-UNINTERESTING nodes in the queue
         self.tag_data: dict[bytes, bytes] = {}  # tips read as tags, waiting to be peeled
@@ -250,9 +261,10 @@ class _RevWalk:
         limited = order != "default" and not generations
         for node, typ, excluded in pending:
             if typ == "tag":
-                node = self.peel(node.oid, excluded)
-                if node is None:
+                peeled = self.peel(node.oid, excluded)
+                if peeled is None:
                     continue
+                node = peeled
                 # git tests the flags of the argument (the tag), not of the commit
                 spread = excluded
             elif typ == "commit":
@@ -317,9 +329,12 @@ class _RevWalk:
         if node.flags & ADDED:
             return
         node.flags |= ADDED
+        parents = node.parents
+        if parents is None:
+            raise _unread(node)
         if node.flags & UNINTERESTING:
             # Keep the uninteresting set maximal: no simplification here.
-            for p in node.parents:
+            for p in parents:
                 self.mark_uninteresting(p)
                 if not self.parse_gently(p):
                     continue
@@ -332,7 +347,9 @@ class _RevWalk:
             return
         if self.limiter is not None:
             self.simplify(node)
-        for p in node.parents:
+            if node.parents is not None:  # simplify may keep just one
+                parents = node.parents
+        for p in parents:
             self.parse(p)
             if not p.flags & SEEN:
                 p.flags |= SEEN
@@ -344,7 +361,7 @@ class _RevWalk:
     def simplify(self, node: _Node) -> None:
         """git's try_to_simplify_commit with default history simplification."""
         limiter = self.limiter
-        if node.tree is None:
+        if limiter is None or node.tree is None:
             return
         if not node.parents:
             if not limiter.touches(node.tree):
@@ -388,6 +405,8 @@ class _RevWalk:
 
     def record(self, node: _Node) -> WalkedCommit:
         node.flags |= SHOWN
+        if node.tree is None:
+            raise _unread(node)
         return WalkedCommit(node.oid, node.tree, node.poids, node.date)
 
     def stream(self) -> Iterator[WalkedCommit]:
@@ -410,7 +429,10 @@ class _RevWalk:
                 if simplify is not None:
                     simplify(node)
                     flags = node.flags
-                for p in node.parents:
+                parents = node.parents
+                if parents is None:
+                    raise _unread(node)
+                for p in parents:
                     if p.parents is None:
                         # parse(p), inlined for the common case: the hook knows the commit
                         got = info(p.oid) if info is not None else None
@@ -475,3 +497,13 @@ class _RevWalk:
         if self.interesting_queued:
             return SLOP
         return slop - 1
+
+
+def _unread(node: _Node) -> CorruptObjectError:
+    """A commit the walk uses before it read it: every commit is parsed
+    before it is queued or shown, so this is a walk bug, named as such."""
+    return CorruptObjectError(
+        f"commit {node.oid.hex()} was used before it was read (a walk error)",
+        oid=node.oid.hex(),
+        remedy="Report this with the command that hit it: git log gives the same history.",
+    )
