@@ -25,9 +25,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packscope.core.errors import PackscopeError
 from packscope.core.repo.config import expand_path
+
+if TYPE_CHECKING:
+    from packscope.core.repo.refs import RefStore
+    from packscope.core.repo.repository import Repository
+    from packscope.core.repo.revision import ObjectSource
 
 _SPACE = b" \t\n\r\v\f"
 
@@ -67,7 +73,8 @@ class Mailmap:
         first = _name_and_email(line, allow_empty_email=False)
         if first is None:
             return
-        new_name, new_email, rest = first
+        new_name, first_email, rest = first
+        new_email: bytes | None = first_email
         second = _name_and_email(rest, allow_empty_email=True) if rest else None
         if second is None:
             old_name, old_email = None, None
@@ -75,7 +82,7 @@ class Mailmap:
             old_name, old_email, _ = second
         if old_email is None:
             # One pair: its email is the one commits use; only the name is new.
-            old_email, new_email = new_email, None
+            old_email, new_email = first_email, None
         entry = self._entries.setdefault(old_email.lower(), _Entry())
         if old_name is None:
             if new_name is not None:
@@ -96,7 +103,7 @@ class Mailmap:
         return (name if new_name is None else new_name), (email if new_email is None else new_email)
 
 
-def _name_and_email(text: bytes, *, allow_empty_email: bool):
+def _name_and_email(text: bytes, *, allow_empty_email: bool) -> tuple[bytes | None, bytes, bytes] | None:
     """``(name or None, email, text after '>')`` of the first ``name <email>``
     in ``text``, or None when there is none (or an empty email not allowed)."""
     lt = text.find(b"<")
@@ -114,7 +121,7 @@ def _name_and_email(text: bytes, *, allow_empty_email: bool):
 # --- where git finds mailmaps ---------------------------------------------------------
 
 
-def load_mailmap(repo, store=None, refs=None) -> Mailmap:
+def load_mailmap(repo: Repository | None, store: ObjectSource | None = None, refs: RefStore | None = None) -> Mailmap:
     """The repository's mailmap as git assembles it.  ``store`` and ``refs``
     read ``mailmap.blob`` (without them it is skipped).  Unreadable sources
     are noted in ``complaints`` and skipped, as git warns and goes on."""
@@ -127,7 +134,7 @@ def load_mailmap(repo, store=None, refs=None) -> Mailmap:
         blob = "HEAD:.mailmap"
     if repo.work_tree is not None and not repo.bare:
         _read_file(mm, Path(repo.work_tree) / ".mailmap", follow=False)
-    if blob and store is not None:
+    if blob and store is not None and refs is not None:
         _read_blob(mm, blob, repo, store, refs)
     named = config.get("mailmap", "file")
     if named:
@@ -151,7 +158,7 @@ def _read_file(mm: Mailmap, path: Path, *, follow: bool) -> None:
     mm.sources.append(str(path))
 
 
-def _read_blob(mm: Mailmap, rev: str, repo, store, refs) -> None:
+def _read_blob(mm: Mailmap, rev: str, repo: Repository, store: ObjectSource, refs: RefStore) -> None:
     from packscope.core.repo.revision import resolve_revision
 
     try:
@@ -170,7 +177,7 @@ def _read_blob(mm: Mailmap, rev: str, repo, store, refs) -> None:
     mm.sources.append(rev)
 
 
-def mailmap_enabled(repo, choice: bool | None = None) -> bool:
+def mailmap_enabled(repo: Repository | None, choice: bool | None = None) -> bool:
     """Whether ``log`` maps its Author lines: ``--use-mailmap``/``--no-mailmap``
     (``choice``), else ``log.mailmap`` (true by default since git 2.29)."""
     if choice is not None:

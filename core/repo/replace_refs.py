@@ -14,11 +14,16 @@ fifth is needed.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packscope.core.errors import LookupFailedError, PackscopeError
 from packscope.core.oid import is_hex
+
+if TYPE_CHECKING:
+    from packscope.core.repo.refs import RefStore
+    from packscope.core.repo.repository import Repository
 
 DEFAULT_BASE = "refs/replace/"
 MAX_DEPTH = 5  # lookups git makes before it gives up
@@ -31,14 +36,21 @@ class ReplaceDepthError(LookupFailedError):
 class ReplaceRefs:
     """The replace map, ``{original: replacement}``, and whether git reads it."""
 
-    def __init__(self, mapping: dict[bytes, bytes] | None = None, *, base: str = DEFAULT_BASE, enabled: bool = True):
+    def __init__(
+        self, mapping: dict[bytes, bytes] | None = None, *, base: str = DEFAULT_BASE, enabled: bool = True
+    ) -> None:
         self.mapping = dict(mapping or {})
         self.base = base
         self.enabled = enabled
         self.complaints: list[str] = []  # refs git warns about and skips
 
     @classmethod
-    def load(cls, repo, refs, env: Mapping[str, str] = os.environ) -> ReplaceRefs:
+    def load(
+        cls,
+        repo: Repository | None,
+        refs: RefStore | Callable[[], RefStore] | None,
+        env: Mapping[str, str] = os.environ,
+    ) -> ReplaceRefs:
         """Read the refs (``refs``: a packscope.core.repo.refs.RefStore, or a
         function returning one, called only when replace refs may exist)."""
         base = env.get("GIT_REPLACE_REF_BASE") or DEFAULT_BASE  # as given: git adds no "/"
@@ -48,7 +60,7 @@ class ReplaceRefs:
         out = cls(base=base, enabled=enabled)
         if refs is None or not _may_have_refs(repo, base):
             return out
-        if not hasattr(refs, "iter_refs"):
+        if callable(refs):  # a RefStore is not: only the function that opens one is
             refs = refs()
         hexsz = repo.object_format.hexsz if repo is not None else 40
         try:
@@ -96,7 +108,7 @@ class ReplaceRefs:
         )
 
 
-def _may_have_refs(repo, base: str) -> bool:
+def _may_have_refs(repo: Repository | None, base: str) -> bool:
     """False only when the files backend surely holds no ref under ``base``:
     no loose directory and no packed-refs line naming it — every command
     that reads objects asks, and parsing a large packed-refs file for
