@@ -209,6 +209,8 @@ def _run(args) -> int:
         if source is not None:
             for problem in source.problems:
                 print(f"packscope: warning: commit-graph not used: {problem.message}", file=sys.stderr)
+            for text in source.grafts.complaints if source.grafts is not None else ():
+                print(f"packscope: warning: info/grafts: {text} (ignored, as git does)", file=sys.stderr)
             source.close()
         session.close()
     return 0
