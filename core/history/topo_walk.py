@@ -21,7 +21,8 @@ The walk's node objects come from packscope.core.history.walk (``flags``, ``pare
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import itertools
+from collections.abc import Callable, Iterator, Sequence
 from heapq import heappop, heappush
 from typing import Any, Protocol, TypeVar
 
@@ -64,36 +65,33 @@ def sort_in_topological_order(nodes: Sequence[N], by_date: bool) -> list[N]:
             if d:
                 indegree[p] = d + 1
     tips = [n for n in nodes if indegree[n] == 1]
-    out: list[N] = []
+    push: Callable[[Any], None]
+    pop: Callable[[], Any]
     if by_date:
-        heap: list[tuple[int, int, Any]] = []
-        counter = 0
+        ready: list[Any] = []
+        seq = itertools.count()  # equal dates leave in the order they came
+
+        def push(n: Any) -> None:
+            heappush(ready, (-n.date, next(seq), n))
+
+        def pop() -> Any:
+            return heappop(ready)[2]
+
         for n in tips:
-            heappush(heap, (-n.date, counter, n))
-            counter += 1
-        while heap:
-            n = heappop(heap)[2]
-            for p in n.parents or ():
-                d = indegree.get(p)
-                if not d:
-                    continue
-                indegree[p] = d - 1
-                if d - 1 == 1:
-                    heappush(heap, (-p.date, counter, p))
-                    counter += 1
-            indegree[n] = 0
-            out.append(n)
-        return out
-    stack: list[Any] = tips[::-1]  # the first tip on top: tips come out in walk order
-    while stack:
-        n = stack.pop()
+            push(n)
+    else:
+        ready = tips[::-1]  # the first tip on top: tips come out in walk order
+        push, pop = ready.append, ready.pop
+    out: list[N] = []
+    while ready:
+        n = pop()
         for p in n.parents or ():
             d = indegree.get(p)
             if not d:
                 continue
             indegree[p] = d - 1
             if d - 1 == 1:
-                stack.append(p)
+                push(p)
         indegree[n] = 0
         out.append(n)
     return out
