@@ -305,6 +305,20 @@ def _skip_line(data: bytes, pos: int) -> int:
 # --- tags -------------------------------------------------------------------------------------
 
 
+def _tag_line(data: bytes, pos: int, name: str, after: str, report: _Report) -> int | None:
+    """Where the tag's ``name`` line that must start at ``pos`` ends, or None
+    once git's missing<Name>Entry (no such line) or missing<Name> (the tag
+    ends inside it) is reported."""
+    if not data.startswith(name.encode() + b" ", pos):
+        report(f"missing{name.title()}Entry", f"tag has no '{name}' line after its {after}", pos)
+        return None
+    eol = data.find(b"\n", pos)
+    if eol < 0:
+        report(f"missing{name.title()}", f"tag ends inside its '{name}' line", pos)
+        return None
+    return eol
+
+
 def check_tag(data: bytes, fmt: ObjectFormat, severities: dict[str, str] | None = None) -> list[SyntaxProblem]:
     from packscope.core.repo.refs import check_refname
 
@@ -319,24 +333,16 @@ def check_tag(data: bytes, fmt: ObjectFormat, severities: dict[str, str] | None 
         if report("badObjectSha1", "tag's object line does not hold a valid id", 7):
             return report.problems
         pos = _skip_line(data, 7)
-    if not data.startswith(b"type ", pos):
-        report("missingTypeEntry", "tag has no 'type' line after its object", pos)
-        return report.problems
-    eol = data.find(b"\n", pos)
-    if eol < 0:
-        report("missingType", "tag ends inside its 'type' line", pos)
+    eol = _tag_line(data, pos, "type", "object", report)
+    if eol is None:
         return report.problems
     if data[pos + 5 : eol] not in OBJECT_TYPES and report(
         "badType", f"tag's type {data[pos + 5 : eol][:20]!r} is not an object type", pos + 5
     ):
         return report.problems
     pos = eol + 1
-    if not data.startswith(b"tag ", pos):
-        report("missingTagEntry", "tag has no 'tag' line after its type", pos)
-        return report.problems
-    eol = data.find(b"\n", pos)
-    if eol < 0:
-        report("missingTag", "tag ends inside its 'tag' line", pos)
+    eol = _tag_line(data, pos, "tag", "type", report)
+    if eol is None:
         return report.problems
     name = data[pos + 4 : eol].decode("utf-8", "surrogateescape")
     if not check_refname("refs/tags/" + name) and report(
