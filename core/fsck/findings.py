@@ -119,20 +119,31 @@ class Finding:
         return d
 
 
-class FindingFields(TypedDict, total=False):
-    """The keyword fields of a :class:`Finding` that :func:`from_error` passes on."""
+class ObjectFields(TypedDict, total=False):
+    """A :class:`Finding`'s keyword fields about the object and the spot in
+    its file (for helpers that set the file, pair, remedy and id themselves)."""
 
-    path: str | None
     offset: int | None
-    pack: str | None
-    idx: str | None
     oid: str | None
     object_type: str | None
     elsewhere: tuple[str, ...]
-    remedy: str | None
-    msg_id: str | None
     details: Details
     line: int | None
+
+
+class FindingPlace(ObjectFields, total=False):
+    """The above, and the pack/idx pair."""
+
+    pack: str | None
+    idx: str | None
+
+
+class FindingFields(FindingPlace, total=False):
+    """The keyword fields of a :class:`Finding` that :func:`from_error` passes on."""
+
+    path: str | None
+    remedy: str | None
+    msg_id: str | None
 
 
 def from_error(

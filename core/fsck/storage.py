@@ -44,8 +44,9 @@ from packscope.core.fsck.findings import (
     WARNING,
     Details,
     Finding,
-    FindingFields,
+    FindingPlace,
     Limiter,
+    ObjectFields,
     Ticker,
     from_error,
 )
@@ -72,7 +73,15 @@ class PackPair(TypedDict):
     idx: str
 
 
-def _pack_error(kind: str, message: str, path: str, pair: PackPair, **fields: Unpack[FindingFields]) -> Finding:
+class _PackErrorFields(ObjectFields, total=False):
+    remedy: str | None
+
+
+class _SyntaxFields(FindingPlace, total=False):
+    path: str | None
+
+
+def _pack_error(kind: str, message: str, path: str, pair: PackPair, **fields: Unpack[_PackErrorFields]) -> Finding:
     """An error in a pack/idx pair, located in ``path`` (its .pack or its .idx)."""
     return Finding(kind, ERROR, message, "packs", ERROR_PACK, path=path, **pair, **fields)
 
@@ -82,7 +91,7 @@ def _idx_error(slot: PackSlot, pair: PackPair, kind: str, message: str, oid: byt
     return _pack_error(kind, message, slot.idx_path, pair, oid=oid.hex(), remedy=_idx_remedy(slot))
 
 
-def _midx_error(kind: str, message: str, path: str, **fields: Unpack[FindingFields]) -> Finding:
+def _midx_error(kind: str, message: str, path: str, **fields: Unpack[FindingPlace]) -> Finding:
     return Finding(
         kind,
         ERROR,
@@ -95,7 +104,7 @@ def _midx_error(kind: str, message: str, path: str, **fields: Unpack[FindingFiel
     )
 
 
-def _syntax_finding(msg_id: str, severity: str, message: str, remedy: str, **fields: Unpack[FindingFields]) -> Finding:
+def _syntax_finding(msg_id: str, severity: str, message: str, remedy: str, **fields: Unpack[_SyntaxFields]) -> Finding:
     """One of git's fsck messages about an object's content (``msg_id: message``)."""
     return Finding(
         msg_id,
