@@ -21,12 +21,14 @@ Checksums and CRCs are verified only on request (``verify_checksum``,
 
 from __future__ import annotations
 
+import mmap
 import os
 import zlib
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from zlib_ng import zlib_ng
 
@@ -99,6 +101,17 @@ class ChainLink:
     base_oid: bytes | None = None
 
 
+T = TypeVar("T")
+
+
+def _given(value: T | None) -> T:
+    """A header field its entry's type guarantees (the base offset of an
+    OFS_DELTA, the base id of a REF_DELTA): the header parser sets it."""
+    if value is None:
+        raise BadPackError("a delta entry's header lacks its base", kind="pack-header")
+    return value
+
+
 class Pack(MappedFile):
     """A read-only view of one .pack file and its index."""
 
@@ -133,7 +146,7 @@ class Pack(MappedFile):
         self._size = 0
         self._data_end = 0  # start of the trailing checksum
         self.version = 0
-        self._order: tuple[array, array] | None = None
+        self._order: tuple[array[int], array[int]] | None = None
         # offset -> type of the chain's base: a delta's type never changes, and
         # finding it walks every header down the chain (about 12 in git.git).
         self._delta_types: dict[int, str] = {}
@@ -150,13 +163,18 @@ class Pack(MappedFile):
             self._open()
         return self
 
-    def _error(self, message: str, offset: int | None, kind: str, cls=BadPackError):
+    def _error(
+        self, message: str, offset: int | None, kind: str, cls: type[PackscopeError] = BadPackError
+    ) -> PackscopeError:
         return cls(message, path=self.path, offset=offset, kind=kind)
 
-    def _open(self):
+    def _open(self) -> mmap.mmap:
         return self._map_checked(self._check_header, "pack", "pack")
 
-    def _check_header(self, m, size: int) -> None:
+    def _load(self) -> None:
+        self._open()
+
+    def _check_header(self, m: mmap.mmap, size: int) -> None:
         if size < 12 + self.fmt.rawsz:
             raise self._error(f"pack is truncated ({size} bytes)", size, "pack-truncated")
         if m[:4] != b"PACK":
@@ -169,10 +187,6 @@ class Pack(MappedFile):
             raise self._error(f"pack holds {count} objects, its index {self.index.num_objects}", 8, "pack-count")
         self.version = version
         self._size, self._data_end = size, size - self.fmt.rawsz
-
-    @property
-    def map(self):
-        return self._map if self._map is not None else self._open()
 
     @property
     def size(self) -> int:
@@ -381,10 +395,12 @@ class Pack(MappedFile):
         base = None
         while base is None:
             if type_num == OBJ_REF_DELTA:
-                base_offset = self._find_offset(base_oid)
+                ref = _given(base_oid)
+                base_offset = self._find_offset(ref)
                 if base_offset is None:  # outside this pack: ask the store
-                    base = self._external_base(deltas[-1][0], base_oid, seen)
+                    base = self._external_base(deltas[-1][0], ref, seen, self.resolve_ref)
                     break
+            base_offset = _given(base_offset)
             if base_offset in seen:
                 raise self._error(f"delta chain loops back to offset {base_offset}", offset, "delta-loop", DeltaError)
             seen.add(base_offset)
@@ -435,12 +451,13 @@ class Pack(MappedFile):
         """Where a delta's base starts in this pack; None if it is not here."""
         if hdr.type_num == OBJ_OFS_DELTA:
             return hdr.base_offset
-        return self._find_offset(hdr.base_oid)
+        return self._find_offset(_given(hdr.base_oid))
 
-    def _external_base(self, offset: int, oid: bytes, chain: set[int], info: bool = False) -> tuple:
-        """A REF_DELTA base from the store: (type, bytes), or with ``info``
-        (type, size) through resolve_ref_info when the store gave one."""
-        resolve = self.resolve_ref_info if info and self.resolve_ref_info is not None else self.resolve_ref
+    def _external_base(
+        self, offset: int, oid: bytes, chain: set[int], resolve: Callable[[bytes], tuple[str, T]] | None
+    ) -> tuple[str, T]:
+        """A REF_DELTA base from the store, through ``resolve``: the store's
+        ``read`` gives (type, bytes), its header reader (type, size)."""
         if resolve is None:
             raise DeltaError(
                 f"REF_DELTA base {oid.hex()} is not in this pack and there is no store to ask",
@@ -485,7 +502,7 @@ class Pack(MappedFile):
             e.path, e.offset = self.path, offset
             raise
 
-    def _walk(self, offset: int):
+    def _walk(self, offset: int) -> Iterator[EntryHeader | None]:
         """Entry headers from ``offset`` down its delta chain; a final None
         stands for a REF_DELTA base outside this pack."""
         hdr = self.entry_header(offset)
@@ -528,9 +545,13 @@ class Pack(MappedFile):
             visited.add(at)
             self._check_chain_depth(len(visited), offset)
             if base_offset is None:  # REF_DELTA: the base may be anywhere, or elsewhere
-                base_offset = self._find_offset(base_oid)
+                ref = _given(base_oid)
+                base_offset = self._find_offset(ref)
                 if base_offset is None:
-                    result = self._external_base(at, base_oid, visited, info=True)[0]
+                    if self.resolve_ref_info is not None:  # the type alone: no need to read the base
+                        result = self._external_base(at, ref, visited, self.resolve_ref_info)[0]
+                    else:
+                        result = self._external_base(at, ref, visited, self.resolve_ref)[0]
                     break
                 if base_offset in visited:
                     raise self._error(
@@ -563,7 +584,7 @@ class Pack(MappedFile):
 
     # --- pack order: disk sizes and OFS_DELTA base ids ----------------------
 
-    def _pack_order(self) -> tuple[array, array]:
+    def _pack_order(self) -> tuple[array[int], array[int]]:
         """(offsets ascending, the index position of each), built once."""
         if self._order is None:
             self._order = pack_order(self.index.open(), self.path[: -len(".pack")] + ".rev")
@@ -588,7 +609,7 @@ class Pack(MappedFile):
         type_num, _, _, base_offset, base_oid = self._header(offset)
         if type_num != OBJ_OFS_DELTA:
             return base_oid  # the id for REF_DELTA, None for the rest
-        k = self._rank_of(base_offset)
+        k = self._rank_of(_given(base_offset))
         if k is None:
             raise self._error(
                 f"OFS_DELTA base offset {base_offset} is not the start of an entry",
@@ -609,7 +630,7 @@ class Pack(MappedFile):
             try:
                 type_num, _, _, base_offset, base_oid = header(offset)
                 if type_num == OBJ_REF_DELTA:
-                    base_offset = find(base_oid)
+                    base_offset = find(_given(base_oid))
             except PackscopeError:
                 continue
             if base_offset is not None:
