@@ -5,9 +5,6 @@ to stderr, cancel stops, and damage stays local for every other command."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -15,20 +12,8 @@ from packscope.core.errors import CancelledError
 from packscope.core.fsck.verify import Fsck
 from packscope.core.repo.session import open_session
 from tests import repos
-from tests.repos import git_env, git_fsck, git_text
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def packscope(repo, *args, input=None):
-    return subprocess.run(
-        [sys.executable, "-m", "packscope.inspector.cli", "-C", str(repo), *args],
-        capture_output=True,
-        cwd=ROOT,
-        input=input,
-        env=git_env(),
-    )
-
+from tests.cli import packscope_in
+from tests.repos import git_fsck, git_text
 
 HEALTHY = [
     "packed_repo",
@@ -55,7 +40,7 @@ HEALTHY = [
 @pytest.mark.parametrize("name", HEALTHY)
 def test_healthy_repository_exits_zero_and_lists_gits_dangling_objects(name, request):
     repo = request.getfixturevalue(name)
-    p = packscope(repo, "fsck", "--no-progress")
+    p = packscope_in(repo, "fsck", "--no-progress")
     assert p.returncode == 0, p.stdout.decode() + p.stderr.decode()
     git_status, git_out = git_fsck(repo)
     assert git_status == 0, git_out
@@ -90,7 +75,7 @@ def crc_damaged(fsck_base, tmp_path):
 
 def test_json_lines_one_finding_each_then_a_summary(crc_damaged):
     repo, bad = crc_damaged
-    p = packscope(repo, "fsck", "--json", "--no-progress")
+    p = packscope_in(repo, "fsck", "--json", "--no-progress")
     lines = [json.loads(line) for line in p.stdout.decode().splitlines()]
     summary = lines[-1]["summary"]
     assert p.returncode == summary["exit"] == 6
@@ -115,22 +100,22 @@ def test_json_lines_one_finding_each_then_a_summary(crc_damaged):
 
 def test_text_output_names_location_copies_and_remedy(crc_damaged):
     repo, bad = crc_damaged
-    out = packscope(repo, "fsck", "--no-progress").stdout.decode()
+    out = packscope_in(repo, "fsck", "--no-progress").stdout.decode()
     block = out.split("\nerror: ")[0]
     assert block.startswith("error: ") and bad in block
     assert "where:" in block and "elsewhere: no other copy" in block and "remedy:" in block
 
 
 def test_progress_goes_to_stderr_only_when_asked(fsck_base):
-    quiet = packscope(fsck_base, "fsck", "--no-progress")
-    loud = packscope(fsck_base, "fsck", "--progress")
+    quiet = packscope_in(fsck_base, "fsck", "--no-progress")
+    loud = packscope_in(fsck_base, "fsck", "--progress")
     assert quiet.stderr == b"" and quiet.stdout == loud.stdout
     assert b"Checking packs" in loud.stderr and b"Checking connectivity" in loud.stderr
 
 
 def test_connectivity_only_does_not_read_blobs(crc_damaged):
     repo, _ = crc_damaged
-    p = packscope(repo, "fsck", "--connectivity-only", "--no-progress")
+    p = packscope_in(repo, "fsck", "--connectivity-only", "--no-progress")
     assert p.returncode == git_fsck(repo, "--connectivity-only")[0] == 0
 
 
@@ -176,7 +161,7 @@ def test_cancel_stops_the_run_with_a_typed_error(many_packs_repo):
 def test_cancel_from_the_cli_is_interrupt_free(fsck_base):
     # Ctrl-C is the CLI's cancel: cli.run_guarded turns it into status 130; here
     # only check that a finished run never reports a cancellation.
-    p = packscope(fsck_base, "fsck", "--no-progress")
+    p = packscope_in(fsck_base, "fsck", "--no-progress")
     assert b"cancelled" not in p.stderr
 
 
@@ -185,7 +170,7 @@ def test_cancel_from_the_cli_is_interrupt_free(fsck_base):
 
 def test_batch_check_over_every_id_of_a_damaged_repository_answers_them_all(crc_damaged):
     repo, bad = crc_damaged
-    p = packscope(repo, "cat-file", "--batch-check", "--batch-all-objects")
+    p = packscope_in(repo, "cat-file", "--batch-check", "--batch-all-objects")
     assert p.returncode == 0 and b"Traceback" not in p.stderr
     ids = git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=repo).split()
     lines = p.stdout.decode().splitlines()
@@ -198,7 +183,7 @@ def test_batch_contents_report_the_damaged_object_and_give_all_others(crc_damage
     repo, bad = crc_damaged
     offset = repos.show_index(repos.the_pack(repo)[1])[bad]
     good = repos.batch_contents(fsck_base)
-    p = packscope(repo, "cat-file", "--batch", "--batch-all-objects")
+    p = packscope_in(repo, "cat-file", "--batch", "--batch-all-objects")
     assert p.returncode == 0 and b"Traceback" not in p.stderr
     assert f"@ {offset}".encode() in p.stderr and b"remedy" in p.stderr
     out, pos, answered, missing = p.stdout, 0, {}, []
@@ -223,10 +208,10 @@ def test_batch_contents_report_the_damaged_object_and_give_all_others(crc_damage
 def test_single_object_commands_keep_working_next_to_a_damaged_one(crc_damaged):
     repo, bad = crc_damaged
     head = git_text("rev-parse", "main", cwd=repo).strip()
-    p = packscope(repo, "cat-file", "-p", head)
+    p = packscope_in(repo, "cat-file", "-p", head)
     assert p.returncode == 0 and p.stdout.startswith(b"tree ")
-    p = packscope(repo, "cat-file", "-p", bad)
+    p = packscope_in(repo, "cat-file", "-p", bad)
     offset = repos.show_index(repos.the_pack(repo)[1])[bad]
     assert p.returncode == 128 and b"Traceback" not in p.stderr and f"@ {offset}".encode() in p.stderr
-    p = packscope(repo, "lookup", bad, head)
+    p = packscope_in(repo, "lookup", bad, head)
     assert p.returncode == 0 and b"Traceback" not in p.stderr

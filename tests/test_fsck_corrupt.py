@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import zlib
 from pathlib import Path
 
 import pytest
 
 from tests import repos
+from tests.cli import packscope_in
 from tests.repos import git, git_fsck, git_text
 
 
@@ -155,7 +155,7 @@ def test_idx_without_its_pack_is_a_warning_and_its_objects_are_missing(base, run
     assert status == git_fsck(base)[0] == 0
     f = one(findings, "orphan-idx")
     assert f.severity == "warning" and f.path.endswith(f"pack-{name}.idx")
-    out = subprocess.run([*packscope(), "cat-file", "-e", blob], cwd=base, capture_output=True)
+    out = packscope_in(base, "cat-file", "-e", blob)
     assert out.returncode == 1
 
 
@@ -480,12 +480,6 @@ def test_sha256_repository_crc_mismatch(fsck_base_sha256, tmp_path, run_fsck):
     status, findings = run_fsck(repo)
     assert status == git_fsck(repo)[0] == 6
     assert one(findings, "pack-crc").oid == row["oid"]
-
-
-def packscope():
-    import sys
-
-    return [sys.executable, "-m", "packscope.inspector.cli"]
 
 
 def test_commit_graph_naming_a_malformed_commit_is_a_graph_finding_not_a_crash(base, run_fsck):

@@ -10,24 +10,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests import repos
+from tests.cli import packscope_in
 from tests.repos import git_env, git_fsck, git_text
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def packscope(repo: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "packscope.inspector.cli", "-C", str(repo), *args],
-        capture_output=True,
-        cwd=ROOT,
-        env=git_env(),
-    )
 
 
 def _loose_blob(repo: Path) -> tuple[str, Path]:
@@ -121,7 +110,7 @@ def damaged(request, fsck_base, tmp_path):
 
 def test_fsck_gets_gits_exit_status_and_names_the_damage(damaged):
     _defect, repo, target = damaged
-    p = packscope(repo, "fsck", "--json", "--no-progress")
+    p = packscope_in(repo, "fsck", "--json", "--no-progress")
     assert b"Traceback" not in p.stderr, p.stderr.decode()
     lines = [json.loads(line) for line in p.stdout.decode().splitlines()]
     findings, summary = lines[:-1], lines[-1]["summary"]
@@ -138,7 +127,7 @@ def test_fsck_gets_gits_exit_status_and_names_the_damage(damaged):
 
 def test_cat_file_answers_for_every_object_as_git_does(damaged):
     defect, repo, _target = damaged
-    p = packscope(repo, "cat-file", "--batch-check", "--batch-all-objects")
+    p = packscope_in(repo, "cat-file", "--batch-check", "--batch-all-objects")
     assert p.returncode == 0 and b"Traceback" not in p.stderr, p.stderr.decode()
     lines = p.stdout.decode().splitlines()
     git = subprocess.run(

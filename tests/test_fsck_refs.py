@@ -8,27 +8,21 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests import repos
-from tests.repos import git, git_env, git_fsck, git_text
+from tests.cli import packscope_in
+from tests.repos import git, git_fsck, git_text
 
-ROOT = Path(__file__).resolve().parents[1]
 NULL = "0" * 40
 MISSING = "deadbeef" * 5
 POINTER = re.compile(r"^error: (\S.*?: invalid (?:sha1 pointer|reflog entry) [0-9a-f]{40})", re.M)
 
 
 def packscope_fsck(repo: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "packscope.inspector.cli", "-C", str(repo), "fsck", "--no-progress", *args],
-        capture_output=True,
-        cwd=ROOT,
-        env=git_env(),
-    )
+    return packscope_in(repo, "fsck", "--no-progress", *args)
 
 
 @pytest.fixture(scope="module")

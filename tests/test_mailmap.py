@@ -6,13 +6,11 @@ repository; every documented form of line, matched case-insensitively."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from packscope.core.repo.mailmap import Mailmap
-from tests.repos import git, git_env
+from tests.cli import packscope_in
+from tests.repos import git
 
 ATOMS = "--format=%an <%ae> | %aN <%aE> %aL | %cn <%ce> | %cN <%cE> %cL | %al %cl"
 
@@ -44,15 +42,9 @@ not a line at all
 """
 
 
-def run(repo, *args, env=None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "packscope.inspector.cli", *args], cwd=repo, capture_output=True, env=git_env(env)
-    )
-
-
 def same_as_git(repo, *args) -> None:
     want = git("log", *args, cwd=repo)
-    got = run(repo, "log", *args)
+    got = packscope_in(repo, "log", *args)
     assert got.returncode == 0, got.stderr.decode()
     assert got.stdout == want, f"log {' '.join(args)}"
 
@@ -86,7 +78,7 @@ def mapped_repo(tmp_path_factory):
 def test_every_form_of_line_maps_as_gits(mapped_repo):
     same_as_git(mapped_repo)  # the medium format maps Author lines by default
     same_as_git(mapped_repo, ATOMS)
-    out = run(mapped_repo, "log", "--format=%aN <%aE>").stdout.decode()
+    out = packscope_in(mapped_repo, "log", "--format=%aN <%aE>").stdout.decode()
     assert "Cee Proper <cee@y.org>" in out and "Dee Proper <dee@y.org>" in out  # the test means something
 
 
@@ -132,7 +124,7 @@ def test_a_bare_repository_reads_head_mailmap(tmp_path):
     git("clone", "-q", "--bare", work, bare)
     same_as_git(bare)
     same_as_git(bare, ATOMS)
-    assert b"Proper One" in run(bare, "log", ATOMS).stdout  # HEAD:.mailmap was read at all
+    assert b"Proper One" in packscope_in(bare, "log", ATOMS).stdout  # HEAD:.mailmap was read at all
 
 
 def test_a_symlinked_work_tree_mailmap_is_not_followed(tmp_path):
@@ -141,7 +133,7 @@ def test_a_symlinked_work_tree_mailmap_is_not_followed(tmp_path):
     target.write_text(MAILMAP)
     (repo / ".mailmap").symlink_to(target)
     same_as_git(repo, ATOMS)
-    assert b"Proper One" not in run(repo, "log", ATOMS).stdout
+    assert b"Proper One" not in packscope_in(repo, "log", ATOMS).stdout
 
 
 def test_the_parser_on_its_own():
