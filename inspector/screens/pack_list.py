@@ -10,6 +10,7 @@ from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.widgets import Label
 
 from packscope.core import trace
@@ -236,9 +237,10 @@ class PacksScreen(PackscopeScreen):
         self.rebuild_view()
 
     def rebuild_view(self, keep_cursor: bool = True) -> None:
-        if not self.is_mounted:
+        try:
+            lst = self.query_one(VirtualList)
+        except NoMatches:  # not composed yet (an outside change as the screen mounts), or closing
             return
-        lst = self.query_one(VirtualList)
         current = self.selected_row() if keep_cursor else None
         rows = self.rows
         if self.filter:
