@@ -79,7 +79,8 @@ class PackscopeApp(App):
         Binding("e", "toggle_log", "Event log", id="app.toggle-log"),
         Binding("s", "toggle_rates", "Rates", id="app.toggle-rates"),
         Binding("colon", "goto", "Go to object", id="app.goto"),
-        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("q", "close_view", "Close view", id="app.quit"),
+        Binding("Q", "quit", "Quit now", id="app.quit-now"),
     ]
 
     def __init__(
@@ -108,6 +109,7 @@ class PackscopeApp(App):
         self.last_lookup = None  # the latest LookupFinished, whichever screen (or worker) made it
         self.present = present  # presentation mode: no live panels (the Lab draws larger)
         self.start = start  # the screen shown first (default: the first of the table)
+        self.return_mode: str | None = None  # the tab `:` left for the Object tab (Esc/q go back)
 
     # --- start-up -------------------------------------------------------------
 
@@ -211,7 +213,25 @@ class PackscopeApp(App):
 
     def action_switch(self, name: str) -> None:
         if self.current_mode != name:
+            self.return_mode = None  # a tab picked by hand: no way back to offer
             self.switch_mode(name)
+
+    def action_close_view(self) -> None:
+        """tig's q: close the view on top (back to the one below, or to the
+        tab `:` came from); at a tab's first view, ask before quitting."""
+        screen = self.screen
+        if not isinstance(screen, PackscopeScreen):
+            return
+        if screen.can_go_back():
+            screen.action_back()
+            return
+        from packscope.inspector.widgets.confirm import Confirm
+
+        self.push_screen(Confirm("Quit packscope?  y / q: quit   n / Esc: stay", yes_keys="q"), self._quit_answered)
+
+    def _quit_answered(self, yes: bool | None) -> None:
+        if yes:
+            self.exit()
 
     def action_help(self) -> None:
         from packscope.inspector.screens.help import HelpScreen, binding_rows
@@ -298,7 +318,21 @@ class PackscopeApp(App):
         except Err as e:
             self.call_from_thread(self.notify, visible(f"{text}: {e.message}"), severity="error", timeout=5)
             return
-        self.call_from_thread(self.open_object, oid)
+        self.call_from_thread(self.open_object_tab, oid)
+
+    def open_object_tab(self, oid: bytes) -> None:
+        """``:``'s answer: shown in the Object tab, with a way back (Esc, q) to
+        the tab it was asked from."""
+        if self.current_mode == "object":
+            self.open_object(oid)
+            return
+        self.last_object = (oid, None, None)
+        came_from = self.current_mode
+        self.switch_mode("object")  # its first view follows last_object when shown
+        self.return_mode = came_from
+        screen = self.screen
+        if not (isinstance(screen, ObjectScreen) and screen.follows_last):
+            self.open_object(oid)  # views were open in the Object tab: this one on top
 
     def resolve(self, text: str) -> bytes:
         """The object id ``text`` names, by core's one revision resolver

@@ -25,9 +25,22 @@ from packscope.inspector.widgets.key_bar import KeyBar
 from packscope.inspector.widgets.rates import RatesPanel
 
 
+class TabsLabel(Label):
+    """The tab bar: a click on a tab switches to it (``spans``: the cells of each tab)."""
+
+    spans: list[tuple[int, int, str]] = []
+
+    def on_click(self, event: events.Click) -> None:
+        for start, end, name in self.spans:
+            if start <= event.x < end:
+                event.stop()
+                self.app.action_switch(name)
+                return
+
+
 class TopBar(Horizontal):
     def compose(self) -> ComposeResult:
-        yield Label("", id="tabs", markup=False)
+        yield TabsLabel("", id="tabs", markup=False)
         yield Label("", id="where", markup=False)
         yield Label("", id="status", markup=False)
 
@@ -108,12 +121,20 @@ class PackscopeScreen(Screen):
         self.log_panel.display = app.show_log and room
         self.rates_panel.display = app.show_rates and room
         tabs = Text()
+        spans = []
         narrow = app.size.width < 100  # 80 columns: other screens by number only, this one by name
         for spec in app.screen_table:
             active = spec.name == app.current_mode
             label = f" {spec.key} {spec.title} " if active or not narrow else f" {spec.key} "
+            spans.append((tabs.cell_len, tabs.cell_len + len(label), spec.name))
             tabs.append(label, style="bold reverse" if active else "dim")
-        self.query_one("#tabs", Label).update(tabs)
+        back = self.return_mode()
+        if back is not None:  # the breadcrumb of `:`
+            title = next((spec.title for spec in app.screen_table if spec.name == back), back)
+            tabs.append(f"  ← Esc: back to {title}", style="bold yellow")
+        bar = self.query_one("#tabs", TabsLabel)
+        bar.spans = spans
+        bar.update(tabs)
         where = app.core.repo.git_dir if app.core.ready else (app.core.path or ".")
         self.query_one("#where", Label).update(literal(str(where)))
         self.update_status()
@@ -146,22 +167,38 @@ class PackscopeScreen(Screen):
 
     # --- actions ----------------------------------------------------------------
 
+    def return_mode(self) -> str | None:
+        """The tab `:` came from, while its object is shown at the Object tab's bottom."""
+        app = self.app
+        if getattr(app, "current_mode", None) != "object" or not app.screen_stack or app.screen_stack[0] is not self:
+            return None
+        return getattr(app, "return_mode", None)
+
+    def can_go_back(self) -> bool:
+        stack = self.app.screen_stack
+        return bool(stack) and (stack[0] is not self or self.return_mode() is not None)
+
     def check_action(self, action: str, parameters) -> bool | None:
         # Back means nothing at the bottom of a screen's stack: hide it there.
-        return not (action == "back" and self.app.screen_stack and self.app.screen_stack[0] is self)
+        return not (action == "back" and not self.can_go_back())
 
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 1 and self.app.screen_stack[-1] is not self.app.screen_stack[0]:
             self.app.pop_screen()
+        elif (mode := self.return_mode()) is not None:
+            self.app.action_switch(mode)
 
     def action_copy_id(self) -> None:
         oid = self.current_id()
         if oid is None:
             self.notify("nothing to copy here", severity="warning", timeout=2)
             return
-        self.app.copy_to_clipboard(oid)
+        from packscope.inspector.clipboard import copy_text
+
+        how = copy_text(self.app, oid)
         self.app.copied = oid
-        self.notify(f"copied {oid}", timeout=2)
+        # The id stays on screen long enough to select it by hand, whatever the terminal did.
+        self.notify(f"{oid}\n{how}", title="Copied", timeout=10)
 
     def action_refresh_data(self) -> None:
         if self.app.core.ready:

@@ -236,6 +236,11 @@ class HealthScreen(PackscopeScreen):
     #health-list { padding: 0 1; }
     """
     TAB = "health"
+    # The finding details pop-up's keys, for ? help (a pop-up has no help of its own).
+    POPUP_KEYS = (
+        ("o  (finding details)", "Open the finding's object"),
+        ("Esc / q / Enter  (finding details)", "Close the details"),
+    )
 
     BINDINGS = [
         Binding("r", "run_check('full')", "Check again", id="health.run"),

@@ -10,10 +10,14 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+# Keys that no visible binding lists: Textual's command palette.
+PALETTE_ROW = ("Ctrl-P", "Command palette: every action by name, go to an object")
 
-def binding_rows(screen: Screen) -> list[tuple[str, str, str]]:
-    """(keys, description, binding id) of every binding active on ``screen``
-    (focused widget, screen, app), one row per binding id."""
+
+def binding_rows(screen: Screen) -> list[tuple[str, str]]:
+    """(keys, description) of every binding active on ``screen`` (focused
+    widget, screen, app), one row per action, then the keys of the
+    screen's pop-ups (``POPUP_KEYS``) and the command palette."""
     grouped: dict[tuple, list[str]] = {}
     order: list[tuple] = []
     for key, active in screen.active_bindings.items():
@@ -27,19 +31,24 @@ def binding_rows(screen: Screen) -> list[tuple[str, str, str]]:
         shown = screen.app.get_key_display(b) if hasattr(screen.app, "get_key_display") else key
         if shown not in grouped[ident]:
             grouped[ident].append(shown)
-    rows = []
-    for ident in order:
-        bid, desc = ident
-        rows.append((" / ".join(grouped[ident]), desc or bid, bid))
+    rows = [(" / ".join(grouped[ident]), ident[1]) for ident in order]
+    rows += list(getattr(screen, "POPUP_KEYS", ()))
+    rows.append(PALETTE_ROW)
     return rows
 
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape,q,question_mark", "close", "Close help", id="help.close"),
+        Binding("j,down", "scroll(1)", "Down", id="help.down"),
+        Binding("k,up", "scroll(-1)", "Up", id="help.up"),
+        Binding("ctrl+d,pagedown,space", "page(1)", "½ page ↓", id="help.page-down"),
+        Binding("ctrl+u,pageup", "page(-1)", "½ page ↑", id="help.page-up"),
+        Binding("g,home", "edge(0)", "Top", id="help.top"),
+        Binding("G,end", "edge(1)", "Bottom", id="help.bottom"),
     ]
 
-    def __init__(self, title: str, text: str, rows: list[tuple[str, str, str]]) -> None:
+    def __init__(self, title: str, text: str, rows: list[tuple[str, str]]) -> None:
         super().__init__(classes="help-screen")
         self.title_text = title
         self.text = text
@@ -52,10 +61,33 @@ class HelpScreen(ModalScreen[None]):
             table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
             table.add_column("keys")
             table.add_column("does")
-            table.add_column("binding id", style="dim")
-            for keys, desc, bid in self.rows:
-                table.add_row(Text(keys, style="bold cyan"), Text(desc), Text(bid))
+            for keys, desc in self.rows:
+                table.add_row(Text(keys, style="bold cyan"), Text(desc))
             yield Static(table, id="help-keys")
+            yield Static(
+                Text(
+                    "In this help: j/k scroll, Ctrl-D/Ctrl-U half a page, g/G top/bottom; Esc, q or ? close.",
+                    style="dim",
+                ),
+                id="help-own-keys",
+            )
+
+    @property
+    def box(self) -> VerticalScroll:
+        return self.query_one("#help-box", VerticalScroll)
+
+    def action_scroll(self, lines: int) -> None:
+        self.box.scroll_relative(y=lines, animate=False)
+
+    def action_page(self, direction: int) -> None:
+        box = self.box
+        box.scroll_relative(y=direction * max(1, box.scrollable_content_region.height // 2), animate=False)
+
+    def action_edge(self, end: int) -> None:
+        if end:
+            self.box.scroll_end(animate=False)
+        else:
+            self.box.scroll_home(animate=False)
 
     def action_close(self) -> None:
         self.dismiss(None)
