@@ -84,16 +84,16 @@ def sort_in_topological_order(nodes: Sequence[N], by_date: bool) -> list[N]:
         push, pop = ready.append, ready.pop
     out: list[N] = []
     while ready:
-        n = pop()
-        for p in n.parents or ():
+        node: N = pop()
+        for p in node.parents or ():
             d = indegree.get(p)
             if not d:
                 continue
             indegree[p] = d - 1
             if d - 1 == 1:
                 push(p)
-        indegree[n] = 0
-        out.append(n)
+        indegree[node] = 0
+        out.append(node)
     return out
 
 
