@@ -27,6 +27,7 @@ from packscope.core.errors import (
 from packscope.core.objects import iter_tree, mode_display
 from packscope.core.oid import is_hex
 from packscope.core.repo.session import open_session
+from packscope.inspector.commands import command_parser
 from packscope.inspector.commands.store_options import add_store_options
 
 DEFAULT_FORMAT = "%(objectname) %(objecttype) %(objectsize)"
@@ -36,9 +37,7 @@ _NAME_END = re.compile(r"[ \t]+")
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "cat-file", help="object contents, types and sizes, like git cat-file", description=__doc__.split("\n\n", 1)[1]
-    )
+    p = command_parser(sub, "cat-file", __doc__, "object contents, types and sizes, like git cat-file")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("-t", dest="mode", action="store_const", const="type", help="print the object's type")
     mode.add_argument("-s", dest="mode", action="store_const", const="size", help="print the object's size")

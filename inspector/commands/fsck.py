@@ -21,14 +21,11 @@ import sys
 import time
 
 from packscope.core.repo.session import open_session
+from packscope.inspector.commands import command_parser
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "fsck",
-        help="verify packs, objects, refs and connectivity, like git fsck --full",
-        description=__doc__.split("\n\n", 1)[1],
-    )
+    p = command_parser(sub, "fsck", __doc__, "verify packs, objects, refs and connectivity, like git fsck --full")
     p.add_argument("--json", action="store_true", help="one JSON object per finding, then a summary line")
     p.add_argument(
         "--connectivity-only",

@@ -19,6 +19,7 @@ import os
 from packscope.core.errors import BadRefError, PackscopeError
 from packscope.core.native import describe
 from packscope.core.repo.session import open_session
+from packscope.inspector.commands import command_parser
 from packscope.inspector.info_view import render
 
 SCHEMA_VERSION = 2  # 2: shallow, replace_refs, grafts
@@ -26,11 +27,7 @@ PRUNE_PACKABLE_BUDGET = 2_000_000  # loose ids × packs searched for "also_packe
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "info",
-        help="summary of the repository: packs, loose objects, graphs, refs, worktrees",
-        description=__doc__.split("\n\n", 1)[1],
-    )
+    p = command_parser(sub, "info", __doc__, "summary of the repository: packs, loose objects, graphs, refs, worktrees")
     p.add_argument("--json", action="store_true", help="one JSON document (schema in the README)")
     p.add_argument(
         "--promised",

@@ -13,14 +13,14 @@ single argument, a revision wins over a path, as in git.
 
 from __future__ import annotations
 
-import gc
 import sys
 
 from packscope.core.errors import PackscopeError
+from packscope.inspector.commands import command_parser, without_cycle_collector
 
 
 def register(sub) -> None:
-    p = sub.add_parser("last-modified", help="last commit per directory entry", description=__doc__.split("\n\n", 1)[1])
+    p = command_parser(sub, "last-modified", __doc__, "last commit per directory entry")
     p.add_argument("args", nargs="*", metavar="REV|DIR", help="a revision, then a directory (or REV -- DIR)")
     p.add_argument(
         "--literal-pathspecs", action="store_true", help="accepted for git compatibility (paths are literal)"
@@ -28,19 +28,8 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+@without_cycle_collector
 def run(args) -> int:
-    # A walk allocates a node per commit and never makes reference cycles:
-    # the cyclic collector would only rescan them (about 7% of a long log).
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _run(args)
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _run(args) -> int:
     from packscope.core.history.graph_walk import WalkSource
     from packscope.core.history.last_modified import last_modified
     from packscope.core.repo.revision import resolve_revision

@@ -26,12 +26,12 @@ first commits appear at once on any history.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 import time
 
 from packscope.core.errors import PackscopeError
+from packscope.inspector.commands import command_parser, without_cycle_collector
 
 USAGE = (
     "packscope log [REV…] [--all] [-n N] [--date-order|--topo-order] [--first-parent] "
@@ -49,13 +49,14 @@ def register(sub) -> None:
     # git's arguments interleave revisions and options in an order that
     # matters, and `--` splits off paths: argparse keeps neither, so the
     # words are read here (prefix_chars that never occur: nothing is an option).
-    p = sub.add_parser(
+    p = command_parser(
+        sub,
         "log",
-        help="list commits like git log",
+        __doc__,
+        "list commits like git log",
         usage=USAGE,
         add_help=False,
         prefix_chars="\0",
-        description=__doc__.split("\n\n", 1)[1],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("words", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
@@ -132,19 +133,8 @@ def _count(text: str) -> int | None:
     return None if n < 0 else n  # git: a negative count means no limit
 
 
+@without_cycle_collector
 def run(args) -> int:
-    # A walk allocates a node per commit and never makes reference cycles:
-    # the cyclic collector would only rescan them (about 7% of a long log).
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _run(args)
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _run(args) -> int:
     try:
         opts = parse_words(args.words)
     except UsageError as e:

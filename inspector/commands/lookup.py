@@ -17,17 +17,14 @@ from packscope.core import trace
 from packscope.core.errors import AmbiguousObjectError, PackscopeError, PromisedObjectError
 from packscope.core.repo.session import open_session
 from packscope.core.store.search import ALGORITHMS
+from packscope.inspector.commands import command_parser
 from packscope.inspector.commands.store_options import add_store_options
 
 SCHEMA_VERSION = 1
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "lookup",
-        help="trace how the object store finds objects (probes, pages, rescans)",
-        description=__doc__.split("\n\n", 1)[1],
-    )
+    p = command_parser(sub, "lookup", __doc__, "trace how the object store finds objects (probes, pages, rescans)")
     p.add_argument("objects", nargs="*", metavar="OBJECT", help="object id, abbreviation or revision")
     p.add_argument(
         "--algorithm",
