@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from packscope.core import trace
+from packscope.inspector.plural import count
 from packscope.inspector.safe_text import human_bytes, literal
 
 # Log kinds, in the order the filter shows them.
@@ -131,7 +132,7 @@ class EventDigest:
             t = Text()
             t.append("rescan " if e.reason != "startup" else "scan ", style=KIND_STYLES["scan"])
             t.append(f"({e.reason}) ")
-            t.append(f"{e.packs} packs")
+            t.append(count(e.packs, "pack"))
             if e.added:
                 t.append(f"  +{len(e.added)} ", style="green")
                 t.append_text(literal(", ".join(e.added[:3]) + (" …" if len(e.added) > 3 else "")))
@@ -146,7 +147,7 @@ class EventDigest:
             return "scan", t
         if isinstance(e, trace.LooseCacheFilled):
             t = Text(f"loose cache fill {e.subdir}/ ", style=KIND_STYLES["loose"])
-            t.append(f"+{e.added} names  {e.seconds * 1e6:.0f} µs  ({e.strategy})")
+            t.append(f"+{count(e.added, 'name')}  {e.seconds * 1e6:.0f} µs  ({e.strategy})")
             return "loose", t
         if isinstance(e, trace.LooseCacheFlushed):
             t = Text("loose cache flushed ", style=KIND_STYLES["loose"])

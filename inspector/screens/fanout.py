@@ -12,6 +12,7 @@ from textual.widgets import Label, Static
 
 from packscope.core.errors import PackscopeError
 from packscope.inspector import lab_model as lab
+from packscope.inspector.plural import count
 from packscope.inspector.safe_text import literal
 from packscope.inspector.screens.base import PackscopeScreen
 from packscope.inspector.widgets.fanout_chart import FanoutChart, z_style
@@ -194,7 +195,7 @@ class FanoutScreen(PackscopeScreen):
         z = s.z(b)
         t = Text(f"bucket {b:02x}", style="bold reverse")
         dev = (s.counts[b] - s.expected) / s.expected if s.expected else 0.0
-        t.append(f" {s.counts[b]} ids ({dev:+.0%}, z ")
+        t.append(f" {count(s.counts[b], 'id')} ({dev:+.0%}, z ")
         t.append(f"{z:+.2f}", style=z_style(z))
         t.append(f")\npositions [{lo:,}, {hi:,})")
         if getattr(c.index, "layers", None) is not None and len(c.index.layers) > 1:
@@ -330,7 +331,9 @@ These are the names a lookup's search steps over.  Enter opens an object.
         lst.focus()
         t = Text(f"bucket {self.bucket:02x} of ", style="bold")
         t.append_text(literal(self.choice.name, "bold"))
-        t.append(f"  {len(ids)} ids" + (f", positions [{positions[0]:,}, {positions[-1] + 1:,})" if ids else ""))
+        t.append(
+            f"  {count(len(ids), 'id')}" + (f", positions [{positions[0]:,}, {positions[-1] + 1:,})" if ids else "")
+        )
         self.query_one("#bucket-title", Label).update(t)
 
     def on_virtual_list_opened(self, event: VirtualList.Opened) -> None:

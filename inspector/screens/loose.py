@@ -13,6 +13,7 @@ from textual.widgets import Label
 
 from packscope.core import trace
 from packscope.core.errors import PackscopeError
+from packscope.inspector.plural import count
 from packscope.inspector.safe_text import human_bytes, literal
 from packscope.inspector.screens.base import PackscopeScreen
 from packscope.inspector.watcher import count_loose_on_disk
@@ -112,7 +113,8 @@ class LooseScreen(PackscopeScreen):
         self.query_one("#loose-summary", Label).update(
             Text(
                 f"{disk:,} loose objects on disk; cache ({strategy}): {seen}/256 subdirectories read, "
-                f"{cached:,} names" + (f"; {len(s.changed)} changed since read" if s.changed else "")
+                + count(cached, "name")
+                + (f"; {len(s.changed)} changed since read" if s.changed else "")
             )
         )
         self.show_detail(self.query_one(SubdirGrid).cursor)
@@ -127,7 +129,7 @@ class LooseScreen(PackscopeScreen):
         t.append(": cache ")
         t.append("seen" if s.seen[n] else "not read yet", style="green" if s.seen[n] else "dim")
         if s.seen[n]:
-            t.append(f" ({s.cached[n]} names)")
+            t.append(f" ({count(s.cached[n], 'name')})")
         t.append("; on disk ")
         t.append("…" if s.on_disk[n] is None else f"{s.on_disk[n]} object files")
         if n in s.changed:

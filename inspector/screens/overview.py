@@ -16,6 +16,7 @@ from textual.widgets import Static
 from packscope.core.errors import PackscopeError
 from packscope.inspector.core_access import Facts
 from packscope.inspector.health_state import describe_run, health_state
+from packscope.inspector.plural import count
 from packscope.inspector.safe_text import human_bytes, literal
 from packscope.inspector.screens.base import PackscopeScreen
 from packscope.inspector.watcher import count_loose_on_disk
@@ -232,7 +233,9 @@ class OverviewScreen(PackscopeScreen):
                     out.append(("multi-pack-index", Text(f"unreadable: {m['error']}", style="red")))
                 else:
                     kind = f"chain of {m['layers']} layers" if m["chain"] else "single file"
-                    out.append(("multi-pack-index", f"{m['objects']:,} objects over {m['packs']} packs ({kind})"))
+                    out.append(
+                        ("multi-pack-index", f"{m['objects']:,} objects over {count(m['packs'], 'pack')} ({kind})")
+                    )
         else:
             out.append(("multi-pack-index", "none" if f.packs_counted else "…"))
         loose_rows = []
@@ -314,7 +317,12 @@ class OverviewScreen(PackscopeScreen):
         rows = self._pack_rows
         outside = [r for r in rows if not r.in_midx and r.orphan is None]
         if f.midx and outside:
-            out.append(badge("info", f"{len(outside)} packs outside the multi-pack-index are searched one by one"))
+            out.append(
+                badge(
+                    "info",
+                    f"{count(len(outside), 'pack')} outside the multi-pack-index {'is' if len(outside) == 1 else 'are'} searched one by one",
+                )
+            )
         if len(outside) > GC_AUTO_PACK_LIMIT:
             out.append(
                 badge(
