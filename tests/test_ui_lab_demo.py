@@ -335,10 +335,15 @@ async def test_every_screen_at_80x24_folds_the_panels_and_shows_its_own_keys_fir
             assert not screen.log_panel.display and not screen.rates_panel.display, spec.name
             rows = screen_text(app)
             assert f"{spec.key} {spec.title}" in rows[0], rows[0]  # this screen's tab, by name
+            active = {b.id for node, b, _on, _tip in screen.active_bindings.values() if node is screen}
             own = [
                 b
                 for b in type(screen).BINDINGS
-                if isinstance(b, Binding) and b.show and b.description and b.id in _own_ids(type(screen))
+                if isinstance(b, Binding)
+                and b.show
+                and b.description
+                and b.id in _own_ids(type(screen))
+                and b.id in active  # not hidden here by the screen's check_action
             ]
             if not own:
                 continue

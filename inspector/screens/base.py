@@ -67,6 +67,7 @@ class PackscopeScreen(Screen):
     ]
 
     ready = False  # set once mounted: the app's timers skip a screen still mounting
+    panel_modal = False  # a panel opened a modal of its own (focus returns to the panel)
 
     def compose(self) -> ComposeResult:
         yield TopBar(id="topbar")
@@ -99,6 +100,9 @@ class PackscopeScreen(Screen):
     def focus_body(self) -> None:
         """Move focus out of the live panels to the body's first focusable
         widget (or to nothing: then the screen's own keys apply)."""
+        if self.panel_modal:  # a panel's own modal (the log's filter) closed: back to the panel
+            self.panel_modal = False
+            return
         focused = self.focused
         if focused is not None and not any(p in focused.ancestors_with_self for p in self._panels()):
             return

@@ -44,8 +44,14 @@ class EventLogList(VirtualList):
     BINDINGS = [
         Binding("p", "app.toggle_pause", "Pause log", id="log.pause"),
         Binding("c", "app.clear_log", "Clear log", id="log.clear"),
-        Binding("f", "app.filter_log", "Filter kinds", id="log.filter"),
+        Binding("f", "filter", "Filter kinds", id="log.filter"),
     ]
+
+    def action_filter(self) -> None:
+        # The log's own modal: when it closes, focus comes back here (any
+        # other modal or a screen switch sends it to the screen's body).
+        self.screen.panel_modal = True
+        self.app.action_filter_log()
 
 
 class EventLogPanel(Vertical):
