@@ -10,7 +10,7 @@ from packscope.inspector.screens.lab import LabScreen
 from packscope.inspector.screens.object import ObjectScreen
 from tests.cli import packscope
 from tests.repos import git, git_text
-from tests.ui_support import SIZE, make_app, settle, started, until
+from tests.ui_support import open_screen, running, settle, until
 
 
 @pytest.fixture(scope="module")
@@ -42,31 +42,18 @@ def test_cli_lookup_and_cat_file_take_the_branch_not_the_blob(branch_named_like_
 @pytest.mark.asyncio
 async def test_goto_prompt_opens_the_commit_the_branch_names(branch_named_like_a_blob):
     repo, name, commit, _ = branch_named_like_a_blob
-    app = make_app(repo, poll_seconds=60)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
-        await pilot.press("colon")
-        for ch in name:
-            await pilot.press(ch)
-        await pilot.press("enter")
-        screen = await until(
-            pilot, lambda: isinstance(app.screen, ObjectScreen) and app.screen, "the Object screen to open"
-        )
+    async with running(repo, poll_seconds=60) as (app, pilot):
+        await pilot.press("colon", *name)
+        screen = await open_screen(app, pilot, "enter", ObjectScreen, "the Object screen to open")
         assert screen.oid.hex() == commit
 
 
 @pytest.mark.asyncio
 async def test_lab_looks_up_the_commit_the_branch_names(branch_named_like_a_blob):
     repo, name, commit, _ = branch_named_like_a_blob
-    app = make_app(repo, poll_seconds=60)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
-        await pilot.press("6")
-        lab = await until(pilot, lambda: isinstance(app.screen, LabScreen) and app.screen, "the Lab to open")
-        await pilot.press("l")
-        for ch in name:
-            await pilot.press(ch)
-        await pilot.press("enter")
+    async with running(repo, poll_seconds=60) as (app, pilot):
+        lab = await open_screen(app, pilot, "6", LabScreen, "the Lab to open")
+        await pilot.press("l", *name, "enter")
         await settle(app, pilot)
         run = await until(pilot, lambda: lab.run is not None and lab.run, "the Lab's lookup to finish")
         assert run.oid is not None and run.oid.hex() == commit
@@ -77,18 +64,10 @@ async def test_history_revision_picker_walks_from_the_commit_the_branch_names(br
     from packscope.inspector.screens.history import HistoryScreen
 
     repo, name, commit, _ = branch_named_like_a_blob
-    app = make_app(repo, poll_seconds=60)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
-        await pilot.press("7")
-        history = await until(
-            pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen, "the History screen to open"
-        )
-        await pilot.press("r")
-        await pilot.press("ctrl+u")  # the prompt starts with the current revisions
-        for ch in name:
-            await pilot.press(ch)
-        await pilot.press("enter")
+    async with running(repo, poll_seconds=60) as (app, pilot):
+        history = await open_screen(app, pilot, "7", HistoryScreen, "the History screen to open")
+        # ctrl+u: the prompt starts with the current revisions
+        await pilot.press("r", "ctrl+u", *name, "enter")
         await until(pilot, lambda: history.revs == [name], "the picked revision to be taken")
         rows = await until(pilot, lambda: history.history.rows, "the walk from the picked revision")
         assert rows[0].oid.hex() == commit

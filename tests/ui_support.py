@@ -79,3 +79,19 @@ async def started(app, pilot) -> None:
 
 
 __all__ = ["SIZE", "asyncio", "list_text", "make_app", "plain", "settle", "started", "until"]
+
+
+@contextlib.asynccontextmanager
+async def running(repo, size=SIZE, **kw):
+    """``async with running(repo) as (app, pilot)``: the app on ``repo``,
+    headless, once started (see :func:`started`)."""
+    app = make_app(repo, **kw)
+    async with app.run_test(size=size) as pilot:
+        await started(app, pilot)
+        yield app, pilot
+
+
+async def open_screen(app, pilot, key: str, screen_type: type, what: str):
+    """Press ``key`` and wait for a ``screen_type`` screen to be on top."""
+    await pilot.press(key)
+    return await until(pilot, lambda: isinstance(app.screen, screen_type) and app.screen, what)
