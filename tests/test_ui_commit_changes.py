@@ -201,3 +201,26 @@ async def test_enter_on_a_file_shows_git_diffs_text(changes_repo):
         await pilot.press("G")
         await until(pilot, lambda: lst.cursor == len(rows) - 1, "G to the end of the long diff")
         assert lst.scroll_y > 0
+
+
+@pytest.mark.asyncio
+async def test_d_goes_to_the_changed_files_and_t_to_the_tree(changes_repo):
+    app = make_app(changes_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        merge = rev(changes_repo, "main")
+        screen = await open_commit(app, pilot, merge)
+        lst = screen.query_one(VirtualList)
+        firsts = [i for i, (k, _v) in enumerate(screen.rows) if k == "change" and screen.rows[i - 1][0] == "changes"]
+        assert len(firsts) == 2  # one section per parent
+        await pilot.press("d")
+        await until(pilot, lambda: lst.cursor == firsts[0], "d to the first parent's changed files")
+        await pilot.press("d")
+        await until(pilot, lambda: lst.cursor == firsts[1], "d again to the second parent's")
+        await pilot.press("t")
+        await until(pilot, lambda: screen.rows[lst.cursor][0] == "entry", "t to the tree")
+        await pilot.press("d", "enter")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, DiffScreen) and app.screen.change.path == b"side.txt",
+            "d then Enter to open the first changed file's diff",
+        )

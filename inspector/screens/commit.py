@@ -29,7 +29,8 @@ turn for a merge; a root commit against the empty tree) with git's status
 letter (A added, D deleted, M modified, T type changed, R100 renamed with
 the same content — exact renames, as `git diff -M100%` finds them) and the
 lines added and removed (`git diff --numstat`; "- -" for a binary file).
-Enter on a file opens its diff.
+Enter on a file opens its diff.  `d` moves the cursor to the changed files
+(again: to the next parent's), `t` to the tree.
 
 Tree rows: mode, type, name, and the last commit that changed the entry —
 found by one history walk from this commit, filled in as the answers arrive
@@ -127,7 +128,11 @@ class CommitScreen(PackscopeScreen):
     """
     TAB = "history"
 
-    BINDINGS = [Binding("o", "open_object", "Object screen", id="commit.object")]
+    BINDINGS = [
+        Binding("o", "open_object", "Object screen", id="commit.object"),
+        Binding("d", "jump('change')", "Changed files", id="commit.changes"),
+        Binding("t", "jump('entry')", "Tree", id="commit.tree"),
+    ]
 
     def __init__(self, oid: bytes, path: bytes = b"", tree: bytes | None = None, decor=None) -> None:
         super().__init__()
@@ -265,6 +270,23 @@ class CommitScreen(PackscopeScreen):
         t.append(f" {sm.date:<10} ", style="dim")
         t.append_text(literal(sm.error or sm.subject, "red" if sm.error else ""))
         return t
+
+    def action_jump(self, kind: str) -> None:
+        """d: the cursor to the first changed file (again: the next parent's); t: to the tree."""
+        lst = self.query_one(VirtualList)
+        rows = [i for i, (k, _v) in enumerate(self.rows) if k == kind]
+        if not rows:
+            what = "changed files (still reading…)" if kind == "change" and self.changes is None else "nothing"
+            self.notify(f"no {what} to go to" if what == "nothing" else f"no {what}", timeout=2)
+            return
+        heads = rows
+        if kind == "change":  # the first file of each parent's section
+            heads = [i for i in rows if self.rows[i - 1][0] == "changes"]
+        after = [i for i in heads if i > lst.cursor]
+        target = after[0] if after else heads[0]
+        lst.move_to(target)
+        # show the section's title too
+        lst.scroll_to(y=max(0, target - 2), animate=False, immediate=True)
 
     # --- what it changed -------------------------------------------------------------
 
