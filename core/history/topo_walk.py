@@ -64,7 +64,7 @@ def sort_in_topological_order(nodes: Sequence[N], by_date: bool) -> list[N]:
             d = indegree.get(p)
             if d:
                 indegree[p] = d + 1
-    tips = [n for n in nodes if indegree[n] == 1]
+    tips: list[Any] = [n for n in nodes if indegree[n] == 1]
     push: Callable[[Any], None]
     pop: Callable[[], Any]
     if by_date:
