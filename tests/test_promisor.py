@@ -15,7 +15,7 @@ from packscope.core.oid import SHA1
 from packscope.core.repo.session import is_partial_clone, open_session
 from packscope.core.store.promisor import PromisorSet, referenced_ids
 from tests.cli import packscope
-from tests.repos import git, git_env, git_text, hash_literally, pack_files
+from tests.repos import copy_repo, git, git_env, git_text, hash_literally, pack_files
 
 
 def _source(root, object_format="sha1"):
@@ -45,6 +45,18 @@ def partial(request, tmp_path_factory):
     fetched = git_text("rev-parse", "HEAD:f3.txt", cwd=src).strip()
     git("fetch", "-q", "origin", fetched, cwd=clone)
     return src, clone
+
+
+def without_partial_clone_settings(clone, dst, promisor: str | None = None):
+    """A copy of ``clone`` without extensions.partialclone and with
+    remote.origin.promisor unset (or set to ``promisor``)."""
+    copy = copy_repo(clone, dst)
+    if promisor is None:
+        git("config", "--unset", "remote.origin.promisor", cwd=copy)
+    else:
+        git("config", "remote.origin.promisor", promisor, cwd=copy)
+    git("config", "--unset", "extensions.partialclone", cwd=copy, check=False)
+    return copy
 
 
 def all_blobs(src) -> set[str]:
@@ -115,13 +127,8 @@ def test_the_store_raises_promised_not_missing(partial):
 
 
 def test_without_a_promisor_remote_nothing_is_promised(partial, tmp_path):
-    import shutil
-
     _src, clone = partial
-    copy = tmp_path / "no-remote"
-    shutil.copytree(clone, copy)
-    git("config", "--unset", "remote.origin.promisor", cwd=copy)
-    git("config", "--unset", "extensions.partialclone", cwd=copy, check=False)
+    copy = without_partial_clone_settings(clone, tmp_path / "no-remote")
     blob = bytes.fromhex(min(missing_in_clone(clone)))
     session = open_session(str(copy))
     try:
@@ -302,11 +309,8 @@ def test_chunked_runs_merge_into_the_same_compact_set(partial, monkeypatch):
 
 
 def test_a_promisor_pack_fetched_later_is_read_on_the_next_question(partial, tmp_path):
-    import shutil
-
     src, clone = partial
-    copy = tmp_path / "later"
-    shutil.copytree(clone, copy)
+    copy = copy_repo(clone, tmp_path / "later")
     session = open_session(str(copy))
     try:
         promised = session.store.promisor
@@ -324,13 +328,8 @@ def test_a_promisor_pack_fetched_later_is_read_on_the_next_question(partial, tmp
 
 
 def test_a_bad_promisor_setting_is_a_problem_not_a_failure(partial, tmp_path):
-    import shutil
-
     _src, clone = partial
-    copy = tmp_path / "bad-setting"
-    shutil.copytree(clone, copy)
-    git("config", "remote.origin.promisor", "perhaps", cwd=copy)
-    git("config", "--unset", "extensions.partialclone", cwd=copy, check=False)
+    copy = without_partial_clone_settings(clone, tmp_path / "bad-setting", promisor="perhaps")
     p = packscope("-C", copy, "info", "--json")
     doc = json.loads(p.stdout)
     assert p.returncode == 0 and not doc["promisor"]["partial_clone"]
