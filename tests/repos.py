@@ -54,6 +54,13 @@ def git_text(*args, **kw) -> str:
     return git(*args, **kw).decode()
 
 
+def git_dated(stamp: str, *args, cwd) -> str:
+    """``git ARGS`` (a commit or a merge) authored and committed at ``stamp``
+    (``"<seconds> <zone>"``); the new HEAD's id."""
+    git(*args, cwd=cwd, env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
+    return git_text("rev-parse", "HEAD", cwd=cwd).strip()
+
+
 # --- history streams ---------------------------------------------------------
 
 
@@ -440,12 +447,17 @@ def commit_table(repo: Path) -> dict[str, tuple[str, tuple[str, ...], int]]:
 # --- packs with particular shapes (delta, pack and open-file tests) ---------------
 
 
+def _repacked_history(path: Path, seed: int, setting: str) -> Path:
+    """40 commits of imported history, repacked from scratch under ``-c setting``."""
+    repo = init_bare(path)
+    import_history(repo, 40, seed=seed)
+    git("-c", setting, "repack", "-a", "-d", "-f", "-q", cwd=repo)
+    return repo
+
+
 def build_ref_delta(root: Path) -> Path:
     """One pack whose deltas all name their base by id (REF_DELTA)."""
-    repo = init_bare(root / "ref-delta.git")
-    import_history(repo, 40, seed=6)
-    git("-c", "repack.useDeltaBaseOffset=false", "repack", "-a", "-d", "-f", "-q", cwd=repo)
-    return repo
+    return _repacked_history(root / "ref-delta.git", 6, "repack.useDeltaBaseOffset=false")
 
 
 def build_thin_completed(root: Path) -> Path:
@@ -509,10 +521,7 @@ def build_big_copies(root: Path) -> Path:
 
 def build_with_rev(root: Path) -> Path:
     """A pack with a reverse index (.rev) beside it."""
-    repo = init_bare(root / "with-rev.git")
-    import_history(repo, 40, seed=9)
-    git("-c", "pack.writeReverseIndex=true", "repack", "-a", "-d", "-f", "-q", cwd=repo)
-    return repo
+    return _repacked_history(root / "with-rev.git", 9, "pack.writeReverseIndex=true")
 
 
 def batch_check_all(repo: Path) -> dict[str, tuple[str, int, int, str]]:
@@ -591,11 +600,12 @@ def build_refs_repo(root: Path, object_format: str = "sha1") -> Path:
     git("init", "-q", "-b", "main", f"--object-format={object_format}", main)
     clock = [1_600_000_000]
 
-    def commit(*args):
+    def an_hour_later(*args):
         clock[0] += 3600
-        stamp = f"{clock[0]} +0200"
-        git("commit", "-q", *args, cwd=main, env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
-        return git_text("rev-parse", "HEAD", cwd=main).strip()
+        return git_dated(f"{clock[0]} +0200", *args, cwd=main)
+
+    def commit(*args):
+        return an_hour_later("commit", "-q", *args)
 
     def write(rel, text):
         p = main / rel
@@ -620,19 +630,7 @@ def build_refs_repo(root: Path, object_format: str = "sha1") -> Path:
     git("add", "-A", cwd=main)
     commit("-m", "s2")
     git("checkout", "-q", "main", cwd=main)
-    clock[0] += 3600
-    stamp = f"{clock[0]} +0200"
-    git(
-        "merge",
-        "-q",
-        "--no-ff",
-        "-m",
-        "c4 merge side",
-        "side",
-        cwd=main,
-        env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp},
-    )
-    c4 = git_text("rev-parse", "HEAD", cwd=main).strip()
+    c4 = an_hour_later("merge", "-q", "--no-ff", "-m", "c4 merge side", "side")
     write("dir/b.txt", "beta 2\n")
     git("add", "-A", cwd=main)
     c5 = commit("-m", "c5")
@@ -642,19 +640,7 @@ def build_refs_repo(root: Path, object_format: str = "sha1") -> Path:
         git("add", "-A", cwd=main)
         commit("-m", name)
     git("checkout", "-q", "main", cwd=main)
-    clock[0] += 3600
-    stamp = f"{clock[0]} +0200"
-    git(
-        "merge",
-        "-q",
-        "--no-ff",
-        "-m",
-        "c6 octopus",
-        "o1",
-        "o2",
-        cwd=main,
-        env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp},
-    )
+    an_hour_later("merge", "-q", "--no-ff", "-m", "c6 octopus", "o1", "o2")
     fake = "5" * (40 if object_format == "sha1" else 64)
     git("update-index", "--add", "--cacheinfo", f"160000,{fake},mod/ule", cwd=main)
     commit("-m", "c7 gitlink")
@@ -1264,6 +1250,21 @@ def pack_entry_header(type_num: int, size: int) -> bytes:
         size >>= 7
     out.append(c)
     return bytes(out)
+
+
+def insert_delta(base_size: int, result: bytes, declared: int | None = None) -> bytes:
+    """A delta that inserts ``result`` (under 128 bytes) whole on a base of
+    ``base_size`` bytes; its header may declare another result size."""
+
+    def size(n: int) -> bytes:
+        out = bytearray()
+        while True:
+            out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+            n >>= 7
+            if not n:
+                return bytes(out)
+
+    return size(base_size) + size(len(result) if declared is None else declared) + bytes([len(result)]) + result
 
 
 def write_raw_pack(

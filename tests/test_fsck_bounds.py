@@ -54,18 +54,6 @@ def bounded(fn, *, seconds=1.0, peak=2 << 20):
     return info.value
 
 
-def delta(base_size: int, result: bytes, declared: int | None = None) -> bytes:
-    def varint(n):
-        out = bytearray()
-        while True:
-            out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
-            n >>= 7
-            if not n:
-                return bytes(out)
-
-    return varint(base_size) + varint(len(result) if declared is None else declared) + bytes([len(result)]) + result
-
-
 @pytest.fixture
 def bare(tmp_path):
     return repos.init_bare(tmp_path / "r.git")
@@ -107,12 +95,12 @@ def test_loose_object_inflating_beyond_its_declared_size_stops_there(tmp_path):
 
 
 def test_delta_declaring_a_huge_result_is_refused_before_building_it():
-    e = bounded(lambda: apply_delta(b"abc", delta(3, b"xyz", declared=1 << 40)))
+    e = bounded(lambda: apply_delta(b"abc", repos.insert_delta(3, b"xyz", declared=1 << 40)))
     assert isinstance(e, LimitExceededError)
 
 
 def test_delta_writing_past_its_declared_result_is_an_error():
-    e = bounded(lambda: apply_delta(b"abc", delta(3, b"xyz", declared=2)))
+    e = bounded(lambda: apply_delta(b"abc", repos.insert_delta(3, b"xyz", declared=2)))
     assert isinstance(e, DeltaError) and e.kind == "delta-result-size"
 
 
@@ -120,7 +108,9 @@ def test_delta_writing_past_its_declared_result_is_an_error():
 
 
 def test_ref_delta_loop_inside_one_pack_is_detected_by_every_reader(bare):
-    pack, idx = repos.write_raw_pack(bare, [(A, 7, delta(3, b"abc"), B), (B, 7, delta(3, b"xyz"), A)])
+    pack, idx = repos.write_raw_pack(
+        bare, [(A, 7, repos.insert_delta(3, b"abc"), B), (B, 7, repos.insert_delta(3, b"xyz"), A)]
+    )
     p = open_pack(pack)
     offset = PackIndex(str(idx), SHA1).open().offset_of(A)
     for read in (p.read_at, p.info_at, p.delta_chain):
@@ -129,8 +119,8 @@ def test_ref_delta_loop_inside_one_pack_is_detected_by_every_reader(bare):
 
 
 def test_ref_delta_loop_through_two_packs_is_detected_by_the_store(bare):
-    repos.write_raw_pack(bare, [(A, 7, delta(3, b"abc"), B)])
-    repos.write_raw_pack(bare, [(B, 7, delta(3, b"xyz"), A)])
+    repos.write_raw_pack(bare, [(A, 7, repos.insert_delta(3, b"abc"), B)])
+    repos.write_raw_pack(bare, [(B, 7, repos.insert_delta(3, b"xyz"), A)])
     store = ObjectStore(str(bare / "objects"), SHA1)
     try:
         e = bounded(lambda: store.read(A))

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 
 import pytest
 
-from tests.repos import git, git_env, git_text
+from tests.cli import packscope_in
+from tests.repos import git, git_dated, git_env, git_text
 
 LOG_ARGS = [
     [],
@@ -28,23 +28,13 @@ LOG_ARGS = [
 ]
 
 
-def run(repo, *args, env: dict | None = None, input: bytes | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "packscope.inspector.cli", *map(str, args)],
-        cwd=repo,
-        capture_output=True,
-        env=git_env(env),
-        input=input,
-    )
-
-
 def oracle(repo, *args, env: dict | None = None, input: bytes | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(["git", *map(str, args)], cwd=repo, capture_output=True, env=git_env(env), input=input)
 
 
 def same_as_git(repo, *args, env: dict | None = None, input: bytes | None = None) -> None:
     want = oracle(repo, *args, env=env, input=input)
-    got = run(repo, *args, env=env, input=input)
+    got = packscope_in(repo, *args, env=env, input=input)
     what = f"{' '.join(map(str, args))} {env or ''}"
     assert want.returncode == 0, f"git {what}: {want.stderr.decode()}"
     assert got.returncode == 0, f"packscope {what}: {got.stderr.decode()}"
@@ -57,9 +47,7 @@ def commit(repo, when: int, msg: str, files: dict[str, str]) -> str:
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text)
         git("add", path, cwd=repo)
-    stamp = f"{when} +0000"
-    git("commit", "-q", "-m", msg, cwd=repo, env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
-    return git_text("rev-parse", "HEAD", cwd=repo).strip()
+    return git_dated(f"{when} +0000", "commit", "-q", "-m", msg, cwd=repo)
 
 
 @pytest.fixture(scope="module")
@@ -80,17 +68,7 @@ def base_repo(tmp_path_factory):
     commit(repo, t + 350, "s1", {"dir/b.txt": "b-side\n"})
     commit(repo, t + 450, "s2", {"side.txt": "s\n"})
     git("checkout", "-q", "main", cwd=repo)
-    stamp = f"{t + 500} +0000"
-    git(
-        "merge",
-        "-q",
-        "--no-ff",
-        "-m",
-        "c6 merge",
-        "side",
-        cwd=repo,
-        env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp},
-    )
+    git_dated(f"{t + 500} +0000", "merge", "-q", "--no-ff", "-m", "c6 merge", "side", cwd=repo)
     commit(repo, t + 600, "c7", {"dir/a.txt": "a7\n"})
     commit(repo, t + 700, "c8", {"top.txt": "8\n"})
     git("checkout", "-q", "other", cwd=repo)
@@ -102,7 +80,7 @@ def base_repo(tmp_path_factory):
 
 def entries_agree_with_git(repo, rev: str = "HEAD", directory: str = "") -> None:
     """`last-modified` against `git log -1 -- ENTRY` for every entry."""
-    got = run(repo, "last-modified", rev, directory)
+    got = packscope_in(repo, "last-modified", rev, directory)
     assert got.returncode == 0, got.stderr.decode()
     ours = dict(line.split("\t")[::-1] for line in got.stdout.decode().splitlines())
     listing = git_text("ls-tree", "--name-only", f"{rev}:{directory}" if directory else rev, cwd=repo).split()
@@ -149,7 +127,7 @@ def test_shallow_clone_last_modified_and_revisions_as_gits(shallow_repos, name):
     # a boundary commit has no parents for revisions either
     boundary = (repo / ".git" / "shallow").read_text().split()[0]
     assert oracle(repo, "rev-parse", "--verify", "-q", f"{boundary}^").returncode != 0
-    assert run(repo, "cat-file", "-t", f"{boundary}^").returncode != 0
+    assert packscope_in(repo, "cat-file", "-t", f"{boundary}^").returncode != 0
     same_as_git(repo, "cat-file", "-p", f"{boundary}^{{tree}}")
 
 
@@ -157,7 +135,7 @@ def test_shallow_clone_last_modified_and_revisions_as_gits(shallow_repos, name):
 def test_fsck_of_a_shallow_clone_exits_zero_and_calls_nothing_missing(shallow_repos, name):
     repo = shallow_repos[name]
     want = oracle(repo, "fsck")
-    got = run(repo, "fsck", "--no-progress")
+    got = packscope_in(repo, "fsck", "--no-progress")
     assert want.returncode == 0
     assert got.returncode == want.returncode, got.stdout.decode() + got.stderr.decode()
     ours = sorted(line for line in got.stdout.decode().splitlines() if line.startswith("dangling "))
@@ -177,7 +155,7 @@ def test_a_shallow_clone_whose_cut_objects_exist_still_ends_there(base_repo, tmp
     for args in LOG_ARGS:
         same_as_git(repo, "log", *args)
     entries_agree_with_git(repo)
-    assert run(repo, "fsck", "--no-progress").returncode == oracle(repo, "fsck").returncode == 0
+    assert packscope_in(repo, "fsck", "--no-progress").returncode == oracle(repo, "fsck").returncode == 0
 
 
 # --- replace refs ----------------------------------------------------------------------------------
@@ -313,7 +291,7 @@ def test_revisions_last_modified_and_fsck_follow_grafts(grafted_repo, tmp_path):
     repo = tmp_path / "no-graph"
     shutil.copytree(grafted_repo, repo, symlinks=True)
     (repo / ".git" / "objects" / "info" / "commit-graph").unlink()
-    want, got = oracle(repo, "fsck"), run(repo, "fsck", "--no-progress")
+    want, got = oracle(repo, "fsck"), packscope_in(repo, "fsck", "--no-progress")
     assert got.returncode == want.returncode == 0, got.stdout.decode()
     ours = sorted(line for line in got.stdout.decode().splitlines() if line.startswith("dangling "))
     assert ours == sorted(line for line in want.stdout.decode().splitlines() if line.startswith("dangling "))
@@ -337,7 +315,7 @@ def test_info_json_names_the_shallow_boundary_replace_refs_and_grafts(shallow_re
     import json
 
     def doc(repo, env=None):
-        p = run(repo, "info", "--json", env=env)
+        p = packscope_in(repo, "info", "--json", env=env)
         assert p.returncode == 0, p.stderr.decode()
         return json.loads(p.stdout)
 

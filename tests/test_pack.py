@@ -19,6 +19,7 @@ from packscope.core.store.pack_order import pack_order as _pack_order
 from packscope.core.store.pack_order import read_rev as _read_rev
 from packscope.core.trace import DeltaBaseCacheEvent, Recorder, Tracer
 from tests import repos
+from tests.repos import flip_byte, pack_entry_header
 
 ORACLE_REPOS = [
     "packed_repo",
@@ -312,27 +313,7 @@ def copy_pack(pack_path, tmp_path):
     return dst
 
 
-def flip_byte(path, at):
-    with open(path, "r+b") as f:
-        f.seek(at)
-        b = f.read(1)
-        f.seek(at)
-        f.write(bytes([b[0] ^ 0xFF]))
-
-
 # --- hand-made packs --------------------------------------------------------------------
-
-
-def entry_header_bytes(type_num: int, size: int) -> bytes:
-    out = bytearray()
-    c = (type_num << 4) | (size & 15)
-    size >>= 4
-    while size:
-        out.append(c | 0x80)
-        c = size & 0x7F
-        size >>= 7
-    out.append(c)
-    return bytes(out)
 
 
 def write_pack(path, entries, fmt=SHA1):
@@ -362,11 +343,11 @@ def write_pack(path, entries, fmt=SHA1):
 
 def blob_entry(data: bytes, declared: int | None = None) -> tuple[bytes, bytes]:
     size = len(data) if declared is None else declared
-    return SHA1.hash_object("blob", data), entry_header_bytes(OBJ_BLOB, size) + zlib.compress(data)
+    return SHA1.hash_object("blob", data), pack_entry_header(OBJ_BLOB, size) + zlib.compress(data)
 
 
 def ref_delta_entry(oid: bytes, base_oid: bytes, delta: bytes) -> tuple[bytes, bytes]:
-    return oid, entry_header_bytes(OBJ_REF_DELTA, len(delta)) + base_oid + zlib.compress(delta)
+    return oid, pack_entry_header(OBJ_REF_DELTA, len(delta)) + base_oid + zlib.compress(delta)
 
 
 def test_ref_delta_bases_outside_the_pack_come_from_resolve_ref(ref_delta_repo, tmp_path):
@@ -525,7 +506,7 @@ def test_streams_larger_than_their_content_and_big_entries_inflate(tmp_path):
         (bytes(5 << 20), zlib.compress),  # compresses ~1000:1
     ]
     entries = [
-        (SHA1.hash_object("blob", data), entry_header_bytes(OBJ_BLOB, len(data)) + deflate(data))
+        (SHA1.hash_object("blob", data), pack_entry_header(OBJ_BLOB, len(data)) + deflate(data))
         for data, deflate in cases
     ]
     entries.sort(key=lambda e: e[0])  # any order will do; keep ids unique
