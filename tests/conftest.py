@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests import repos
+from tests.object_source import core_store
 
 
 @pytest.fixture(scope="session")
@@ -135,6 +136,14 @@ def scenario_repo(repo_root):
 @pytest.fixture(scope="session")
 def random_history_repo(repo_root):
     return repos.build_random_history_repo(repo_root)
+
+
+@pytest.fixture(scope="module")
+def scenario(scenario_repo):
+    """(scenario_repo, an ObjectStore open on it)."""
+    src = core_store(scenario_repo)
+    yield scenario_repo, src
+    src.close()
 
 
 @pytest.fixture(scope="session")

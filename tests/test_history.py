@@ -21,7 +21,7 @@ from packscope.core.history.walk import Excluded, WalkedCommit, walk
 from packscope.core.objects import commit_header_fast, parse_commit
 from packscope.core.oid import SHA1
 from tests import repos
-from tests.object_source import core_store
+from tests.object_source import CountingStore, core_store
 from tests.repos import git, git_text
 
 ORDERS = {"default": [], "date": ["--date-order"], "topo": ["--topo-order"]}
@@ -84,29 +84,6 @@ def compare(source, repo, revs, **kw) -> str | None:
         return None
     at = next(i for i, (a, b) in enumerate(itertools.zip_longest(want, got)) if a != b)
     return f"{git_args(revs, **kw)}: git {len(want)} commits, ours {len(got)}; first difference at {at}"
-
-
-class CountingStore:
-    """Wraps a store and counts reads, to show what a walk had to look at."""
-
-    def __init__(self, inner) -> None:
-        self.inner = inner
-        self.fmt = inner.fmt
-        self.reads: list[bytes] = []
-
-    def read(self, oid):
-        self.reads.append(oid)
-        return self.inner.read(oid)
-
-    def read_header(self, oid):
-        return self.inner.read_header(oid)
-
-
-@pytest.fixture(scope="module")
-def scenario(scenario_repo):
-    src = core_store(scenario_repo)
-    yield scenario_repo, src
-    src.close()
 
 
 @pytest.fixture(scope="module")

@@ -7,21 +7,10 @@ import random
 import pytest
 
 from packscope.core.history.tree_diff import PathLimiter, diff_trees, normalize_paths, paths_changed
-from tests.object_source import core_store
+from tests.object_source import CountingStore, core_store
 from tests.repos import git, git_text
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-
-
-class CountingStore:
-    def __init__(self, inner) -> None:
-        self.inner = inner
-        self.fmt = inner.fmt
-        self.reads: list[bytes] = []
-
-    def read(self, oid):
-        self.reads.append(oid)
-        return self.inner.read(oid)
 
 
 def tree_of(repo, rev) -> str:
@@ -57,13 +46,6 @@ def commit_pairs(repo) -> list[tuple[str, str]]:
         c, *ps = line.split()
         pairs += [(p, c) for p in ps]
     return pairs
-
-
-@pytest.fixture(scope="module")
-def scenario(scenario_repo):
-    src = core_store(scenario_repo)
-    yield scenario_repo, src
-    src.close()
 
 
 SCENARIO_PATHS = [
