@@ -27,7 +27,7 @@ CHUNK = 400  # commits per hold of the core lock
 FIRST_CHUNK = 80
 HOLD_SECONDS = 0.03  # longest hold of the core lock: the UI draws rows with it
 NOTIFY_SECONDS = 0.1
-SHED_EVERY = 8192  # commits read between two releases of the packs' mapped pages
+SHED_EVERY = 4096  # commits read between two releases of the packs' mapped pages
 
 
 class SummaryCache:

@@ -45,9 +45,10 @@ def test_release_mapped_pages_gives_back_what_reads_made_resident(packed):
     for oid in ids:
         if len(oid) == 40:
             session.store.read(bytes.fromhex(oid))
-    assert mapped_rss_kb(pack) > 0
+    idx = pack.with_suffix(".idx")
+    assert mapped_rss_kb(pack) > 0 and mapped_rss_kb(idx) > 0
     session.store.release_mapped_pages()
-    assert mapped_rss_kb(pack) == 0
+    assert mapped_rss_kb(pack) == 0 and mapped_rss_kb(idx) == 0
     # reads go on as before (the pages come back from the page cache)
     head = bytes.fromhex(git_text("rev-parse", "HEAD", cwd=packed).strip())
     assert session.store.read(head)[0] == "commit"

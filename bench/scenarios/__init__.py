@@ -16,6 +16,7 @@ SCENARIOS = {
     "idx-search": "idx_search",
     "last-modified": "last_modified",
     "history-search": "history_search",
+    "history-last-commits": "history_last_commits",
     "tracing-overhead": "tracing_overhead",
     "ui-startup": "ui_startup",
 }

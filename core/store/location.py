@@ -56,7 +56,9 @@ class PackHandle:
         return self._pack
 
     def release_pages(self) -> None:
-        """The pack data's mapped pages back to the kernel (see MappedFile.release_pages)."""
+        """The pack's and its index's mapped pages back to the kernel (see
+        MappedFile.release_pages): a lookup touches a few index pages again."""
+        self.index.release_pages()
         if self._pack is not None:
             self._pack.release_pages()
 

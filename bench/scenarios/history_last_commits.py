@@ -1,0 +1,78 @@
+"""history-last-commits: the Commit screen's last-commit column, in the UI.
+
+Headless (``App.run_test``) on the real history: History opens, Enter on
+the first row (HEAD) opens its Commit screen, and the clock runs until
+every root entry has its last commit.  Reported: that time, the entries
+answered, and the process's peak resident set (VmHWM: Python objects,
+caches and the pack pages the walk keeps resident).  Targets: ≤ 3 s and
+≤ 250 MB on git.git.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from packscope.bench import inputs as inp
+from packscope.bench.results import Case, ScenarioResult, Series
+from packscope.bench.runner import WorkerRun, repeat
+from packscope.bench.scenarios.ui_startup import peak_rss_bytes
+
+NAME = "history-last-commits"
+TITLE = "Commit screen: last-commit column of HEAD's root (UI, headless)"
+
+
+def run(ctx) -> ScenarioResult:
+    res = ScenarioResult(
+        NAME,
+        TITLE,
+        columns=[("entries", "entries"), ("max_rss_bytes", "peak RSS")],
+    )
+    source = inp.real_history(ctx)
+    if source.note:
+        res.notes.append(source.note)
+    repo = str(source.path)
+    inp.warm(ctx, repo)
+    case = Case(f"{source.label} · HEAD's root", source.label, inp.describe(repo))
+    runs = [
+        WorkerRun(
+            Series("packscope Commit screen, last commits", "packscope", "in-process"),
+            "packscope.bench.scenarios.history_last_commits:column",
+            lambda i: {"repo": repo},
+            check=lambda r, i: {"correct": r["entries"] == r["answered"]},
+        )
+    ]
+    res.cases.append(repeat(case, runs, lambda rep: {}, ctx))
+    return res
+
+
+# --- in the worker --------------------------------------------------------------------------
+
+
+def column(repo: str, timeout: float = 600.0) -> dict:
+    from packscope.inspector.app import PackscopeApp
+    from packscope.inspector.screens.commit import CommitScreen
+
+    async def go() -> dict:
+        app = PackscopeApp(repo)
+        async with app.run_test(size=(160, 48)) as pilot:
+            loop = asyncio.get_running_loop()
+            end = loop.time() + timeout
+            while not app.core.ready and loop.time() < end:
+                await pilot.pause(0.02)
+            app.action_switch("history")
+            while not (getattr(app.screen, "history", None) and app.screen.history.loaded) and loop.time() < end:
+                await pilot.pause(0.02)
+            await pilot.press("enter")
+            t0 = time.perf_counter()
+            while not (isinstance(app.screen, CommitScreen) and app.screen.last_done) and loop.time() < end:
+                await pilot.pause(0.02)
+            seconds = time.perf_counter() - t0
+            screen = app.screen
+            entries = len(screen.view.entries) if isinstance(screen, CommitScreen) and screen.view else 0
+            answered = len(screen.last) if isinstance(screen, CommitScreen) else 0
+        return {"seconds": seconds, "entries": entries, "answered": answered}
+
+    out = asyncio.run(go())
+    out["max_rss_bytes"] = peak_rss_bytes()
+    return out
