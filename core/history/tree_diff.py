@@ -6,7 +6,8 @@ directory sorts as if its name ended in '/'), subtrees with equal ids are
 skipped without being read, and a path that is a file on one side and a
 directory on the other is a deletion plus additions, as in git.
 
-:class:`PathLimiter` answers the question history simplification asks for
+:class:`PathLimiter` (and packscope.core.history.tree_entries.EntryPathLimiter,
+over another tree source) answers the question history simplification asks for
 every commit: "did anything under these paths change between these two
 trees?"  It descends only along the given paths, so the cost does not grow
 with the size of the tree, and it stops at the first difference.
@@ -17,15 +18,16 @@ itself and everything under ``P/``; ``""`` or ``"."`` matches everything.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from stat import S_IFMT, S_ISDIR
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from packscope.core.errors import CorruptObjectError
 from packscope.core.objects import ObjectReader, canonical_mode, tree_items, tree_sort_key
 
 V = TypeVar("V")
+E = TypeVar("E")  # a directory entry, as a limiter's trees give it
 
 Items = list[tuple[int, bytes, bytes]]  # [(mode, name, oid), ...] in stored order
 Entry = tuple[int, bytes]  # (mode, oid) of one name
@@ -214,23 +216,34 @@ def _one_side(
 # --- path limiting ------------------------------------------------------------------
 
 
-class PathLimiter:
-    """ "Did anything under ``paths`` change?" for pairs of trees."""
+class TrieLimiter(Generic[E]):
+    """The descent both path limiters share ("did anything under ``paths``
+    change between two trees?"): along the paths' components only, stopping
+    at the first difference.  A subclass says how its trees answer: an entry
+    by name (``_entry``, None when absent), whether two entries differ
+    (``_entry_changed``), the tree an entry names when it is a directory
+    (``_subtree``), and whether two whole trees differ (``_trees_changed``)."""
 
-    def __init__(self, store: ObjectReader, paths: Iterable[bytes | str], reader: TreeReader | None = None) -> None:
-        self.reader = reader or TreeReader(store)
+    _entry: Callable[[bytes | None, bytes], E | None]
+    _entry_changed: Callable[[E | None, E | None], bool]
+    _trees_changed: Callable[[bytes | None, bytes | None], bool]
+
+    def __init__(self, paths: Iterable[bytes | str]) -> None:
         self.paths = normalize_paths(paths)
         if not self.paths:
-            raise ValueError("PathLimiter needs at least one path")
+            raise ValueError(f"{type(self).__name__} needs at least one path")
         self._everything = b"" in self.paths
         self._trie = pathspec_trie(self.paths)
+
+    def _subtree(self, entry: E | None) -> bytes | None:
+        raise NotImplementedError
 
     def changed(self, old_tree: bytes | None, new_tree: bytes | None) -> bool:
         """Whether ``git diff-tree old new -- paths`` would print anything."""
         if old_tree == new_tree:
             return False
         if self._everything:
-            return _any_change(self.reader, old_tree, new_tree)
+            return self._trees_changed(old_tree, new_tree)
         return self._changed(old_tree, new_tree, self._trie)
 
     def touches(self, tree: bytes | None) -> bool:
@@ -241,23 +254,33 @@ class PathLimiter:
     def _changed(self, a: bytes | None, b: bytes | None, trie: Trie) -> bool:
         if a == b:
             return False
-        reader = self.reader
-        da = reader.by_name(a) if a is not None else {}
-        db = reader.by_name(b) if b is not None else {}
+        entry, entry_changed = self._entry, self._entry_changed
         for component, (exact, sub) in trie.items():
-            ea = da.get(component)
-            eb = db.get(component)
+            ea, eb = entry(a, component), entry(b, component)
             if ea == eb:
                 continue
             if exact:
-                if _entry_changed(reader, ea, eb):
+                if entry_changed(ea, eb):
                     return True
             elif sub:
-                ta = ea[1] if ea is not None and S_ISDIR(ea[0]) else None
-                tb = eb[1] if eb is not None and S_ISDIR(eb[0]) else None
+                ta, tb = self._subtree(ea), self._subtree(eb)
                 if ta != tb and self._changed(ta, tb, sub):
                     return True
         return False
+
+
+class PathLimiter(TrieLimiter[Entry]):
+    """:class:`TrieLimiter` over a :class:`TreeReader`."""
+
+    def __init__(self, store: ObjectReader, paths: Iterable[bytes | str], reader: TreeReader | None = None) -> None:
+        super().__init__(paths)
+        self.reader = r = reader or TreeReader(store)
+        self._entry = lambda tree, name: r.by_name(tree).get(name) if tree is not None else None
+        self._entry_changed = lambda a, b: _entry_changed(r, a, b)
+        self._trees_changed = lambda a, b: _any_change(r, a, b)
+
+    def _subtree(self, entry: Entry | None) -> bytes | None:
+        return entry[1] if entry is not None and S_ISDIR(entry[0]) else None
 
 
 def pathspec_trie(paths: Iterable[bytes]) -> Trie:

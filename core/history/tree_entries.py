@@ -31,7 +31,7 @@ from stat import S_ISDIR
 from typing import Final, Literal, TypeVar
 
 from packscope.core.errors import CorruptObjectError
-from packscope.core.history.tree_diff import Trie, normalize_paths, pathspec_trie
+from packscope.core.history.tree_diff import TrieLimiter
 from packscope.core.objects import canonical_mode, tree_items, tree_mode, tree_patterns
 from packscope.core.oid import ObjectFormat
 
@@ -228,53 +228,22 @@ class TreeEntries:
         return False
 
 
-class EntryPathLimiter:
-    """packscope.core.history.tree_diff.PathLimiter's answers ("did anything under these
-    paths change between two trees?") over :class:`TreeEntries`: the same
-    descent along the paths' components and the same entry rules, with
+class EntryPathLimiter(TrieLimiter[RawEntry]):
+    """packscope.core.history.tree_diff.PathLimiter's answers over
+    :class:`TreeEntries`: the same descent and the same entry rules, with
     trees indexed at C speed.  History walks ask it once per commit."""
 
     def __init__(
         self, read: Callable[[bytes], tuple[str, bytes]], fmt: ObjectFormat, paths: Iterable[bytes | str]
     ) -> None:
-        self.trees = TreeEntries(read, fmt)
-        self.paths = normalize_paths(paths)
-        if not self.paths:
-            raise ValueError("EntryPathLimiter needs at least one path")
-        self._everything = b"" in self.paths
-        # the paths as a trie of components: {component: (a path ends here, subtrie)}
-        self._trie = pathspec_trie(self.paths)
+        super().__init__(paths)
+        self.trees = trees = TreeEntries(read, fmt)
+        self._entry = trees.entry  # (quick when the name is near the start)
+        self._entry_changed = trees.changed
+        self._trees_changed = trees.tree_changed
 
-    def changed(self, old_tree: bytes | None, new_tree: bytes | None) -> bool:
-        """Whether ``git diff-tree old new -- paths`` would print anything."""
-        if old_tree == new_tree:
-            return False
-        if self._everything:
-            return self.trees.tree_changed(old_tree, new_tree)
-        return self._changed(old_tree, new_tree, self._trie)
-
-    def touches(self, tree: bytes | None) -> bool:
-        """Whether ``tree`` has anything under the paths (a root commit)."""
-        return self.changed(None, tree)
-
-    def _changed(self, a: bytes | None, b: bytes | None, trie: Trie) -> bool:
-        if a == b:
-            return False
-        trees = self.trees
-        entry = trees.entry
-        for part, (exact, sub) in trie.items():
-            ea, eb = entry(a, part), entry(b, part)  # (quick when the name is near the start)
-            if ea == eb:
-                continue
-            if exact:
-                if trees.changed(ea, eb):
-                    return True
-            elif sub:
-                ta = ea[2] if ea is not None and trees.is_dir(ea) else None
-                tb = eb[2] if eb is not None and trees.is_dir(eb) else None
-                if ta != tb and self._changed(ta, tb, sub):
-                    return True
-        return False
+    def _subtree(self, entry: RawEntry | None) -> bytes | None:
+        return entry[2] if entry is not None and self.trees.is_dir(entry) else None
 
 
 # --- entry names as file systems see them ----------------------------------------------
