@@ -26,11 +26,11 @@ def _pipe(cmd: list[str], text: str) -> bool:
 def copy_text(app, text: str) -> str:
     """Copy ``text`` every way available; a sentence saying which."""
     app.copy_to_clipboard(text)
-    ways = ["sent to the terminal's clipboard (OSC 52; some terminals and tmux without set-clipboard drop it)"]
+    ways = ["sent as OSC 52 (some terminals, and tmux without set-clipboard, drop it)"]
     if os.environ.get("TMUX") and shutil.which("tmux") and _pipe(["tmux", "load-buffer", "-"], text):
-        ways.append("put in tmux's paste buffer (prefix ] pastes it)")
+        ways.append("in tmux's buffer: prefix ] pastes it")
     for env, tool in (("WAYLAND_DISPLAY", ["wl-copy"]), ("DISPLAY", ["xclip", "-selection", "clipboard"])):
         if os.environ.get(env) and shutil.which(tool[0]) and _pipe(tool, text):
             ways.append(f"copied with {tool[0]}")
             break
-    return "; ".join(ways) + ". Or select the id above."
+    return "; ".join(ways) + "; or select the id above."

@@ -202,7 +202,7 @@ class PackscopeScreen(Screen):
         how = copy_text(self.app, oid)
         self.app.copied = oid
         # The id stays on screen long enough to select it by hand, whatever the terminal did.
-        self.notify(f"{oid}\n{how}", title="Copied", timeout=10)
+        self.notify(f"{oid}\n{how}", title="Copied", timeout=8)
 
     def action_refresh_data(self) -> None:
         if self.app.core.ready:
