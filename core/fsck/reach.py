@@ -406,31 +406,29 @@ class Connectivity:
         self.ticker.start("dangling objects", len(unreachable) + len(stopped))
         used: set[bytes] = set()
         readable: set[bytes] = set()
+
         # What the promisor objects the walk stopped at reference is used
         # (git --full marks the references of every object it reads).
+        def mark_used(oid: bytes, where: Where) -> bool:
+            """The unreachable objects ``oid`` names are used; False when it cannot be read."""
+            try:
+                if table.read_header(oid, where) != "blob":
+                    type_name, data, _ = table.read(oid, where)
+                    used.update(r for r in references(type_name, data, self.fmt, oid, self.grafted) if r in unreachable)
+            except (PackscopeError, Unreadable):
+                return False
+            return True
+
         for oid in stopped:
             self.ticker.tick()
             where = self.usable(oid)
-            if where is None:
-                continue
-            try:
-                if table.read_header(oid, where) != "blob":
-                    type_name, data, _ = table.read(oid, where)
-                    used.update(r for r in references(type_name, data, self.fmt, oid, self.grafted) if r in unreachable)
-            except (PackscopeError, Unreadable):
-                continue
+            if where is not None:
+                mark_used(oid, where)
 
         def visit(oid: bytes, where: Where) -> None:
             self.ticker.tick()
-            if table.is_corrupt(where, oid):
-                return
-            try:
-                if table.read_header(oid, where) != "blob":
-                    type_name, data, _ = table.read(oid, where)
-                    used.update(r for r in references(type_name, data, self.fmt, oid, self.grafted) if r in unreachable)
-            except (PackscopeError, Unreadable):
-                return
-            readable.add(oid)
+            if not table.is_corrupt(where, oid) and mark_used(oid, where):
+                readable.add(oid)
 
         # Pack order, as the delta-base cache likes it.
         for slot in slots:
