@@ -43,24 +43,12 @@ def register(sub) -> None:
     mode.add_argument("-s", dest="mode", action="store_const", const="size", help="print the object's size")
     mode.add_argument("-e", dest="mode", action="store_const", const="exists", help="exit 0 if the object exists")
     mode.add_argument("-p", dest="mode", action="store_const", const="pretty", help="pretty-print the object")
-    mode.add_argument(
-        "--batch-check",
-        dest="batch_check",
-        nargs="?",
-        const=DEFAULT_FORMAT,
-        default=None,
-        metavar="FORMAT",
-        help="for each id on stdin, print a line in FORMAT",
-    )
-    mode.add_argument(
-        "--batch",
-        dest="batch",
-        nargs="?",
-        const=DEFAULT_FORMAT,
-        default=None,
-        metavar="FORMAT",
-        help="like --batch-check, followed by the contents",
-    )
+    for flag, what in (
+        ("--batch-check", "for each id on stdin, print a line in FORMAT"),
+        ("--batch", "like --batch-check, followed by the contents"),
+    ):
+        dest = flag[2:].replace("-", "_")
+        mode.add_argument(flag, dest=dest, nargs="?", const=DEFAULT_FORMAT, default=None, metavar="FORMAT", help=what)
     p.add_argument("--batch-all-objects", action="store_true", help="every object in the store, sorted by id")
     p.add_argument("object", nargs="?", help="object for -t/-s/-e/-p")
     add_store_options(p)
