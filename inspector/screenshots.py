@@ -22,6 +22,12 @@ async def _settle(app, pilot, rounds: int = 3) -> None:
         await pilot.pause(0.1)
 
 
+async def _press(app, pilot, *keys: str) -> None:
+    """Press ``keys``, then let what they started settle."""
+    await pilot.press(*keys)
+    await _settle(app, pilot)
+
+
 async def _wait(pilot, predicate, timeout: float = 15.0) -> None:
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
@@ -60,12 +66,10 @@ async def take_screenshots(repo: str, out_dir: str | Path, size: tuple[int, int]
         await _settle(app, pilot)
         shoot("1-overview")
 
-        await pilot.press("2")
-        await _settle(app, pilot)
+        await _press(app, pilot, "2")
         shoot("2-packs")
 
-        await pilot.press("enter")
-        await _settle(app, pilot)
+        await _press(app, pilot, "enter")
         lst = app.screen.query_one(VirtualList)
         entries = app.screen.entries
         deltas = [k for k in range(min(lst.row_count, 400)) if (entries.row(k).depth or 0) >= 2]
@@ -74,12 +78,10 @@ async def take_screenshots(repo: str, out_dir: str | Path, size: tuple[int, int]
         await pilot.pause(0.2)
         shoot("2b-pack-entries")
 
-        await pilot.press("enter")
-        await _settle(app, pilot)
+        await _press(app, pilot, "enter")
         shoot("4-object")
 
-        await pilot.press("3")
-        await _settle(app, pilot)
+        await _press(app, pilot, "3")
         cache = app.core.store.loose_cache()
         with app.core.lock:
             for n in range(0, 256, 3):
@@ -88,8 +90,7 @@ async def take_screenshots(repo: str, out_dir: str | Path, size: tuple[int, int]
         await _settle(app, pilot)
         shoot("3-loose")
 
-        await pilot.press("question_mark")
-        await _settle(app, pilot)
+        await _press(app, pilot, "question_mark")
         shoot("help")
 
         await _lab_screenshots(app, pilot, shoot)
@@ -122,22 +123,17 @@ async def _history_health_screenshots(app, pilot, shoot) -> None:
 async def _lab_screenshots(app, pilot, shoot) -> None:
     """Fanout (with a lookup's bucket marked), and the Lookup lab: a
     finished lookup, a frame in the middle of a bucket search, a batch."""
-    await pilot.press("escape")
-    await pilot.press("5")
-    await _settle(app, pilot)
+    await _press(app, pilot, "escape", "5")
     await _wait(pilot, lambda: getattr(app.screen, "stats", None) is not None)
-    await pilot.press("6")
-    await _settle(app, pilot)
+    await _press(app, pilot, "6")
     lab_screen = app.screen
     lab_screen.lookup("HEAD")
     await _settle(app, pilot)
-    await pilot.press("5")
-    await _settle(app, pilot)
+    await _press(app, pilot, "5")
     await pilot.pause(0.5)  # a tick draws the lookup's bucket
     shoot("5-fanout")
 
-    await pilot.press("6")
-    await _settle(app, pilot)
+    await _press(app, pilot, "6")
     shoot("6-lab-lookup")
 
     # The middle of the search: the biggest bucket searched, at its first probe.
