@@ -44,18 +44,13 @@ def copy_with_op(op: int, offset: int, size_field: int) -> bytes:
     """A copy spelled with exactly the bytes ``op`` announces (present bytes
     may be zero, absent ones must be)."""
     args = bytearray()
-    for i in range(4):
-        b = (offset >> (8 * i)) & 0xFF
-        if op & (1 << i):
-            args.append(b)
-        else:
-            assert b == 0
-    for i in range(3):
-        b = (size_field >> (8 * i)) & 0xFF
-        if op & (0x10 << i):
-            args.append(b)
-        else:
-            assert b == 0
+    for value, first_flag, width in ((offset, 0x01, 4), (size_field, 0x10, 3)):
+        for i in range(width):
+            b = (value >> (8 * i)) & 0xFF
+            if op & (first_flag << i):
+                args.append(b)
+            else:
+                assert b == 0
     return bytes([op]) + bytes(args)
 
 
