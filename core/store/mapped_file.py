@@ -14,7 +14,7 @@ import mmap
 import os
 import struct
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 if TYPE_CHECKING:
     from packscope.core.store.cache import OpenFiles
@@ -134,3 +134,26 @@ class MappedFile:
 
     def _forget_mapping(self) -> None:
         """Drop anything bound to the old mapping (subclasses)."""
+
+
+class FanoutFile(MappedFile):
+    """A mapped table of sorted names behind a fanout (a pack index, one
+    multi-pack-index layer), mapped and checked on first use."""
+
+    fanout: tuple[int, ...] = ()
+    _size = 0
+
+    def open(self) -> Self:
+        if self._map is None:
+            self._load()
+        return self
+
+    @property
+    def size(self) -> int:
+        self.open()
+        return self._size
+
+    def bucket(self, first_byte: int) -> tuple[int, int]:
+        """[lo, hi) of the names whose first byte is ``first_byte``."""
+        self.open()
+        return fanout_bucket(self.fanout, first_byte)

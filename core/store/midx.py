@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from packscope.core.errors import BadMultiPackIndexError
 from packscope.core.oid import ObjectFormat, Prefix
 from packscope.core.store.chunk_file import ChunkTable, read_chain, read_chunk_table, read_header
-from packscope.core.store.mapped_file import MappedFile, fanout_bucket, read_fanout
+from packscope.core.store.mapped_file import FanoutFile, read_fanout
 from packscope.core.store.search import NameAt, Steps, search_function, traced_search
 from packscope.core.trace import SearchPath
 
@@ -54,7 +54,7 @@ _U64 = struct.Struct(">Q")
 _OOFF = struct.Struct(">II")
 
 
-class MidxLayer(MappedFile):
+class MidxLayer(FanoutFile):
     """One multi-pack-index file; positions and pack ids are local to it."""
 
     def __init__(self, path: str, fmt: ObjectFormat, *, object_base: int = 0, pack_base: int = 0) -> None:
@@ -73,11 +73,6 @@ class MidxLayer(MappedFile):
         self.chunks: ChunkTable | None = None
 
     # --- opening ---------------------------------------------------------
-
-    def open(self) -> MidxLayer:
-        if self._map is None:
-            self._load()
-        return self
 
     def _error(
         self, message: str, offset: int | None = None, kind: str = "bad-multi-pack-index"
@@ -146,15 +141,6 @@ class MidxLayer(MappedFile):
         return names
 
     # --- accessors -------------------------------------------------------
-
-    @property
-    def size(self) -> int:
-        self.open()
-        return self._size
-
-    def bucket(self, first_byte: int) -> tuple[int, int]:
-        self.open()
-        return fanout_bucket(self.fanout, first_byte)
 
     def name_accessor(self) -> NameAt:
         m = self.map

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from packscope.core.errors import BadPackIndexError
 from packscope.core.oid import ObjectFormat, Prefix
 from packscope.core.store.cache import OpenFiles
-from packscope.core.store.mapped_file import MappedFile, fanout_bucket, read_fanout
+from packscope.core.store.mapped_file import FanoutFile, read_fanout
 from packscope.core.store.prefix_column import build_prefix_column, prefix_column_search
 from packscope.core.store.search import SEARCHES as _SEARCHES
 from packscope.core.store.search import NameAt, Steps, search_function, traced_search
@@ -42,7 +42,7 @@ _U32 = struct.Struct(">I")
 _U64 = struct.Struct(">Q")
 
 
-class PackIndex(MappedFile):
+class PackIndex(FanoutFile):
     """A read-only view of one .idx file."""
 
     def __init__(self, path: str, fmt: ObjectFormat, *, open_files: OpenFiles | None = None) -> None:
@@ -63,11 +63,6 @@ class PackIndex(MappedFile):
         self.num_objects = 0
 
     # --- opening ---------------------------------------------------------
-
-    def open(self) -> PackIndex:
-        if self._map is None:
-            self._load()
-        return self
 
     def _forget_mapping(self) -> None:
         self._cached_accessor = None
@@ -129,15 +124,6 @@ class PackIndex(MappedFile):
         self._size = size
 
     # --- accessors -------------------------------------------------------
-
-    @property
-    def size(self) -> int:
-        self.open()
-        return self._size
-
-    def bucket(self, first_byte: int) -> tuple[int, int]:
-        self.open()
-        return fanout_bucket(self.fanout, first_byte)
 
     def name_accessor(self) -> NameAt:
         """A fast ``name_at(i)`` bound to the current mapping."""
