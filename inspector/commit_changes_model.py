@@ -103,7 +103,15 @@ def count_lines(
 
 def patch_text(core, change, max_lines: int = 5000) -> list[bytes]:
     """The file's patch as ``git diff -M100%`` prints it (long ones cut with a note)."""
+    from packscope.core.history.abbrev import StoreAbbreviator, configured_abbrev
     from packscope.core.history.commit_changes import patch_lines
 
     with core.lock:
-        return patch_lines(core.bulk.store, change, max_lines=max_lines)
+        session = core.bulk
+        store = session.store
+        # the index line's ids as long as git makes them here (core.abbrev, else 10 digits on git.git)
+        try:
+            min_len = configured_abbrev(session.repo.config, store.fmt.hexsz)
+        except ValueError:
+            min_len = None
+        return patch_lines(store, change, max_lines=max_lines, abbrev=StoreAbbreviator(store, min_len))

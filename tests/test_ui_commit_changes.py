@@ -224,3 +224,20 @@ async def test_d_goes_to_the_changed_files_and_t_to_the_tree(changes_repo):
             lambda: isinstance(app.screen, DiffScreen) and app.screen.change.path == b"side.txt",
             "d then Enter to open the first changed file's diff",
         )
+
+
+@pytest.mark.asyncio
+async def test_the_diffs_index_line_abbreviates_ids_as_git_does_here(changes_repo):
+    git("config", "core.abbrev", "12", cwd=changes_repo)
+    try:
+        app = make_app(changes_repo)
+        async with app.run_test(size=SIZE) as pilot:
+            second = rev(changes_repo, "main~1")
+            screen = await open_commit(app, pilot, second)
+            await pilot.pause()
+            diff = await open_diff(app, pilot, screen, "edit.c")
+            want = git_text("diff", f"{second}^", second, "--", "edit.c", cwd=changes_repo).splitlines()
+            assert want[1].startswith("index ") and len(want[1].split()[1]) == 12 * 2 + 2
+            assert list_text(diff.query_one(VirtualList)) == want
+    finally:
+        git("config", "--unset", "core.abbrev", cwd=changes_repo)

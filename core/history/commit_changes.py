@@ -124,16 +124,24 @@ def line_counts(store: BlobSource, change: FileChange) -> tuple[int, int] | None
     return count_changes(edit_script(a, b))
 
 
-def patch_lines(store: BlobSource, change: FileChange, *, max_lines: int = 5000, context: int = 3) -> list[bytes]:
+def _seven(oid: bytes) -> str:
+    return oid.hex()[:7]
+
+
+def patch_lines(
+    store: BlobSource, change: FileChange, *, max_lines: int = 5000, context: int = 3, abbrev=None
+) -> list[bytes]:
     """The change as ``git diff -M`` prints it, one line per element.  A
-    type change is printed as git prints it: a deletion, then an addition."""
+    type change is printed as git prints it: a deletion, then an addition.
+    ``abbrev(oid) -> hex`` abbreviates the ``index`` line's ids as git does
+    in that repository (history.abbrev.StoreAbbreviator; its ``min_len``
+    zeros for an absent side); without it, 7 digits."""
     if change.status == "T":
         deletion = FileChange("D", change.path, change.path, change.old_mode, 0, change.old_oid, None)
         addition = FileChange("A", change.path, change.path, 0, change.new_mode, None, change.new_oid)
-        return patch_lines(store, deletion, max_lines=max_lines, context=context) + patch_lines(
-            store, addition, max_lines=max_lines, context=context
+        return patch_lines(store, deletion, max_lines=max_lines, context=context, abbrev=abbrev) + patch_lines(
+            store, addition, max_lines=max_lines, context=context, abbrev=abbrev
         )
-    fmt = store.fmt
     old_path = change.old_path or change.path
     out = [b"diff --git a/%s b/%s" % (old_path, change.path)]
     old_mode, new_mode = canonical_mode(change.old_mode), canonical_mode(change.new_mode)
@@ -149,10 +157,12 @@ def patch_lines(store: BlobSource, change: FileChange, *, max_lines: int = 5000,
         out += [b"similarity index 100%", b"rename from %s" % old_path, b"rename to %s" % change.path]
         if change.old_oid == change.new_oid:
             return out
-    null = b"0" * fmt.hexsz
-    old_id = change.old_oid.hex().encode() if change.old_oid else null
-    new_id = change.new_oid.hex().encode() if change.new_oid else null
-    index = b"index %s..%s" % (old_id[:7], new_id[:7])
+    if abbrev is None:
+        abbrev = _seven
+    null = b"0" * getattr(abbrev, "min_len", 7)
+    old_id = abbrev(change.old_oid).encode() if change.old_oid else null
+    new_id = abbrev(change.new_oid).encode() if change.new_oid else null
+    index = b"index %s..%s" % (old_id, new_id)
     if change.status == "M" and old_mode == new_mode:
         index += b" %o" % new_mode
     out.append(index)
