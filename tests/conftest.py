@@ -194,12 +194,9 @@ def run_fsck():
     from packscope.core.repo.session import open_session
 
     def run(repo, **options):
-        session = open_session(str(repo))
-        try:
+        with open_session(str(repo)) as session:
             checker = Fsck(session.repo, session.store, session.refs, **options)
             findings = list(checker.run())
-        finally:
-            session.close()
         return checker.exit_status, findings
 
     return run

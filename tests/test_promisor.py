@@ -72,13 +72,10 @@ def missing_in_clone(clone) -> set[str]:
 
 def test_the_clone_is_a_partial_clone(partial):
     _src, clone = partial
-    session = open_session(str(clone))
-    try:
+    with open_session(str(clone)) as session:
         assert is_partial_clone(session.repo) and session.store.partial_clone
         promisor_packs = [h for h in session.store.packs if h.files.promisor]
         assert len(promisor_packs) == len(pack_files(clone / ".git")) == 2
-    finally:
-        session.close()
 
 
 def test_every_object_git_finds_missing_is_promised_and_nothing_else_is(partial):
@@ -87,8 +84,7 @@ def test_every_object_git_finds_missing_is_promised_and_nothing_else_is(partial)
     assert missing, "a blob:none clone leaves blobs out"
     blobs = all_blobs(src)
     assert missing <= blobs
-    session = open_session(str(clone))
-    try:
+    with open_session(str(clone)) as session:
         store = session.store
         promised = PromisorSet(store)
         assert not promised.built
@@ -103,15 +99,12 @@ def test_every_object_git_finds_missing_is_promised_and_nothing_else_is(partial)
         assert not promised.is_promised(bytes.fromhex("ab" * store.fmt.rawsz))
         assert promised.stats.packs == 2 and promised.stats.skipped == 0
         assert promised.stats.parsed > 0 and promised.stats.objects >= promised.stats.parsed
-    finally:
-        session.close()
 
 
 def test_the_store_raises_promised_not_missing(partial):
     _src, clone = partial
     blob = bytes.fromhex(min(missing_in_clone(clone)))
-    session = open_session(str(clone))
-    try:
+    with open_session(str(clone)) as session:
         for read in (session.store.read, session.store.read_header, session.store.object_info):
             with pytest.raises(PromisedObjectError) as e:
                 read(blob)
@@ -122,41 +115,32 @@ def test_the_store_raises_promised_not_missing(partial):
             session.resolve("HEAD~1:dir/g.txt")
         assert "HEAD~1:dir/g.txt" in e.value.message and "promisor remote" in e.value.message
         assert session.store.is_promised(blob)
-    finally:
-        session.close()
 
 
 def test_without_a_promisor_remote_nothing_is_promised(partial, tmp_path):
     _src, clone = partial
     copy = without_partial_clone_settings(clone, tmp_path / "no-remote")
     blob = bytes.fromhex(min(missing_in_clone(clone)))
-    session = open_session(str(copy))
-    try:
+    with open_session(str(copy)) as session:
         assert not session.store.partial_clone and session.store.promisor is None
         assert not session.store.is_promised(blob)
         with pytest.raises(MissingObjectError):
             session.store.read(blob)
-    finally:
-        session.close()
     doc = json.loads(packscope("-C", copy, "info", "--json").stdout)
     assert not doc["promisor"]["partial_clone"] and len(doc["promisor"]["packs"]) == 2
     assert [p["kind"] for p in doc["problems"]] == ["promisor-without-remote"]
 
 
 def test_a_normal_repository_never_builds_the_set(packed_repo):
-    session = open_session(str(packed_repo))
-    try:
+    with open_session(str(packed_repo)) as session:
         with pytest.raises(MissingObjectError):
             session.store.read(b"\x12" * 20)
         assert session.store._promisor is None
-    finally:
-        session.close()
 
 
 def test_progress_is_reported_and_cancel_keeps_nothing(partial):
     _src, clone = partial
-    session = open_session(str(clone))
-    try:
+    with open_session(str(clone)) as session:
         calls = []
         promised = PromisorSet(session.store, progress=lambda done, total, phase: calls.append((done, total, phase)))
         promised.build()
@@ -166,14 +150,11 @@ def test_progress_is_reported_and_cancel_keeps_nothing(partial):
             stopped.build(cancel=lambda: True)
         assert not stopped.built and len(stopped) == 0
         assert stopped.is_promised(bytes.fromhex(min(missing_in_clone(clone))))  # builds on demand later
-    finally:
-        session.close()
 
 
 def test_referenced_ids_of_each_type(partial):
     src, clone = partial
-    session = open_session(str(clone))
-    try:
+    with open_session(str(clone)) as session:
         fmt = session.fmt
 
         def refs_of(rev):
@@ -184,8 +165,6 @@ def test_referenced_ids_of_each_type(partial):
         assert refs_of("v1") == [git_text("rev-parse", "v1^{}", cwd=src).strip()]
         tree = git_text("ls-tree", "HEAD", cwd=src).splitlines()
         assert refs_of("HEAD^{tree}") == [line.split()[2] for line in tree]
-    finally:
-        session.close()
 
 
 @pytest.mark.parametrize("bad_mode", [b"100648", b"100944", b"9", b"40008"])
@@ -294,8 +273,7 @@ def test_chunked_runs_merge_into_the_same_compact_set(partial, monkeypatch):
     import packscope.core.store.promisor as promisor_module
 
     _src, clone = partial
-    session = open_session(str(clone))
-    try:
+    with open_session(str(clone)) as session:
         whole = PromisorSet(session.store)
         whole.build()
         monkeypatch.setattr(promisor_module, "CHUNK_IDS", 3)
@@ -304,15 +282,12 @@ def test_chunked_runs_merge_into_the_same_compact_set(partial, monkeypatch):
         ids = list(chunked.referenced())
         assert ids == list(whole.referenced()) == sorted(set(ids)) and len(ids) == len(whole)
         assert all(len(i) == session.fmt.rawsz for i in ids)
-    finally:
-        session.close()
 
 
 def test_a_promisor_pack_fetched_later_is_read_on_the_next_question(partial, tmp_path):
     src, clone = partial
     copy = copy_repo(clone, tmp_path / "later")
-    session = open_session(str(copy))
-    try:
+    with open_session(str(copy)) as session:
         promised = session.store.promisor
         promised.build()
         assert promised.stats.packs == 2
@@ -323,8 +298,6 @@ def test_a_promisor_pack_fetched_later_is_read_on_the_next_question(partial, tmp
         assert not promised.built
         assert session.store.read(bytes.fromhex(later))[1] == b"version 2\n"
         assert promised.is_promised(bytes.fromhex(later)) and promised.built and promised.stats.packs == 3
-    finally:
-        session.close()
 
 
 def test_a_bad_promisor_setting_is_a_problem_not_a_failure(partial, tmp_path):

@@ -391,3 +391,14 @@ def test_promisor_remotes_come_from_partial_clone_and_promisor_settings(tmp_path
     )
     assert Repository.open(r).promisor_remotes() == ["origin", "other"]
     assert Repository.open(_bare_with(tmp_path / "x", ("remote.a.url", "u"))).promisor_remotes() == []
+
+
+def test_a_session_closes_its_store_when_its_with_block_ends(packed_repo):
+    from packscope.core.repo.session import open_session
+
+    head = bytes.fromhex(git_text("rev-parse", "HEAD", cwd=packed_repo).strip())
+    with open_session(str(packed_repo)) as session:
+        assert session.store.read(head)[0] == "commit"
+        packs = list(session.store.all_packs())
+        assert any(h.index.is_open for h in packs)
+    assert packs and not any(h.index.is_open for h in packs)

@@ -81,6 +81,12 @@ class Session:
     def close(self) -> None:
         self.store.close()
 
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
 
 def open_session(
     path: str | None = None,
