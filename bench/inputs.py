@@ -18,7 +18,9 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from packscope.bench.peers import bench_env
@@ -135,8 +137,10 @@ def history_stream(commits: int, *, seed: int = 7, files: int = 60, checkpoint_a
         return [" ".join(rnd.choice(words) for _ in range(8)).encode() for _ in range(n)]
 
     tree = {f"src/d{i % 8}/file{i}.c": text(40 + rnd.randrange(80)) for i in range(files)}
+    if commits < 1:
+        raise ValueError("a history needs at least one commit")
     s = _Stream()
-    main = None
+    main: int | None = None
     for n in range(commits):
         changes = []
         if n == 0:
@@ -167,6 +171,7 @@ def history_stream(commits: int, *, seed: int = 7, files: int = 60, checkpoint_a
             s.tag(f"v{n}", main)
         if checkpoint_after is not None and n + 1 >= checkpoint_after:
             s.checkpoint()
+    assert main is not None  # commits >= 1
     s.parts.append(b"reset refs/heads/side\nfrom :%d\n\n" % main)
     return s.bytes()
 
@@ -216,7 +221,7 @@ def many_packs(ctx, packs: int, base_commits: int) -> Path:
     return cached_repo(ctx.work_dir, f"packs-{packs}-base{base_commits}", build)
 
 
-def loose_repo(ctx, n: int, smaller: list[int] = ()) -> Path:
+def loose_repo(ctx, n: int, smaller: Sequence[int] = ()) -> Path:
     """Exactly 256×n loose objects and no pack.  When a repository with
     256×m objects (m < n, in ``smaller``) is already built, start from a
     hard-linked copy of it: the sweep's repositories share most files."""
@@ -292,16 +297,12 @@ class ObjectTable:
     def __len__(self) -> int:
         return len(self.ids)
 
-    @property
+    @cached_property
     def id_set(self) -> set[bytes]:
-        try:
-            return self._set
-        except AttributeError:
-            self._set = set(self.ids)
-            return self._set
+        return set(self.ids)
 
     def __getstate__(self):
-        return {k: v for k, v in self.__dict__.items() if k != "_set"}
+        return {k: v for k, v in self.__dict__.items() if k != "id_set"}  # the cache is not pickled
 
     def counts(self) -> dict:
         names = {v: k for k, v in TYPE_CODES.items()}
@@ -355,7 +356,7 @@ def sample_present(table: ObjectTable, rnd: random.Random, n: int) -> list[bytes
 
 def absent_ids(rnd: random.Random, n: int, rawsz: int, present: ObjectTable | None = None) -> list[bytes]:
     known = present.id_set if present is not None else set()
-    out = []
+    out: list[bytes] = []
     while len(out) < n:
         oid = rnd.randbytes(rawsz)
         if oid not in known and any(oid):  # the null id has its own fast path: not a miss to measure

@@ -56,10 +56,10 @@ def bench_env() -> dict:
     return env
 
 
-def library_versions() -> dict:
+def library_versions() -> dict[str, str | None]:
     from importlib.metadata import PackageNotFoundError, version
 
-    out = {}
+    out: dict[str, str | None] = {}
     for dist in ("packscope", "zlib-ng", "sortedcontainers", "textual", "rich", "dulwich", "pygit2"):
         try:
             out[dist] = version(dist)

@@ -99,7 +99,7 @@ def _list(sc: dict, title: str) -> Table:
     headers = ["case", "system", "median", "min – max", *[h for _, h in extra], "vs peers", "answer"]
     t = Table(title, headers)
     for case in sc["cases"]:
-        ratios = {}
+        ratios: dict[str, list[str]] = {}
         for r in case["ratios"]:
             cpu = "" if r.get("cpu_ratio") is None else f" (CPU {fmt_ratio(r['cpu_ratio'])})"
             ratios.setdefault(r["packscope"], []).append(f"{fmt_ratio(r['ratio'])}{cpu} {r['peer']}")

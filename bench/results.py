@@ -112,9 +112,10 @@ class Case:
 
     def ratio(self, a: str, b: str) -> float | None:
         sa, sb = self.get(a), self.get(b)
-        if sa is None or sb is None or not sa.samples or not sb.samples or not sb.median:
+        if sa is None or sb is None:
             return None
-        return sa.median / sb.median
+        ma, mb = sa.median, sb.median  # None when a series has no samples
+        return ma / mb if ma is not None and mb else None
 
     def cpu_ratio(self, a: str, b: str) -> float | None:
         sa, sb = self.get(a), self.get(b)

@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -224,7 +224,11 @@ def _merge_info(series: Series, facts: dict) -> None:
             series.info[k] = v
 
 
-def repeat(case: Case, runs: list, inputs: Callable[[int], dict], ctx: Context) -> Case:
+# One system's repetitions, as a whole command or as an in-process worker.
+Run = ProcessRun | WorkerRun
+
+
+def repeat(case: Case, runs: Sequence[Run], inputs: Callable[[int], dict], ctx: Context) -> Case:
     """Measure every run ``ctx.reps`` times with fresh inputs per repetition."""
     live = [r for r in runs if r.series.available]
     for r in runs:

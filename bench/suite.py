@@ -19,7 +19,9 @@ def run_suite(names: list[str], ctx: Context, command: str = "") -> dict:
     unknown = [n for n in names if n not in SCENARIOS]
     if unknown:
         raise ValueError(f"unknown scenario(s): {', '.join(unknown)}; choose from {', '.join(SCENARIOS)}")
-    ctx.scratch_root()  # each run has its own scratch directory: runs may share a work dir
+    scratch = ctx.scratch_root()  # each run has its own scratch directory: runs may share a work dir
+    notes: list[str] = []
+    scenarios: list[dict] = []
     doc = {
         "schema": SCHEMA_VERSION,
         "command": command,
@@ -31,11 +33,11 @@ def run_suite(names: list[str], ctx: Context, command: str = "") -> dict:
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "machine": machine_details(),
         "load_start": list(os.getloadavg()),
-        "notes": [],
-        "scenarios": [],
+        "notes": notes,
+        "scenarios": scenarios,
     }
     if ctx.reps < MIN_REPS and not ctx.tiny:
-        doc["notes"].append(f"only {ctx.reps} repetition(s): medians need at least {MIN_REPS} to mean much")
+        notes.append(f"only {ctx.reps} repetition(s): medians need at least {MIN_REPS} to mean much")
     for name in names or list(SCENARIOS):
         ctx.progress(f"{name} …")
         t0 = time.perf_counter()
@@ -50,8 +52,8 @@ def run_suite(names: list[str], ctx: Context, command: str = "") -> dict:
                 name, getattr(module, "TITLE", name), available=False, reason=f"failed: {type(e).__name__}: {e}"
             )
         result.seconds = time.perf_counter() - t0
-        doc["scenarios"].append(result.to_dict())
+        scenarios.append(result.to_dict())
         ctx.progress(f"{name} done in {result.seconds:.1f} s")
     doc["load_end"] = list(os.getloadavg())
-    shutil.rmtree(ctx.scratch_dir, ignore_errors=True)
+    shutil.rmtree(scratch, ignore_errors=True)
     return doc

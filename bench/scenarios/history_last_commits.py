@@ -52,6 +52,7 @@ def run(ctx) -> ScenarioResult:
 def column(repo: str, timeout: float = 600.0) -> dict:
     from packscope.inspector.app import PackscopeApp
     from packscope.inspector.screens.commit import CommitScreen
+    from packscope.inspector.screens.history import HistoryScreen
 
     async def go() -> dict:
         app = PackscopeApp(repo)
@@ -61,7 +62,10 @@ def column(repo: str, timeout: float = 600.0) -> dict:
             while not app.core.ready and loop.time() < end:
                 await pilot.pause(0.02)
             app.action_switch("history")
-            while not (getattr(app.screen, "history", None) and app.screen.history.loaded) and loop.time() < end:
+            while loop.time() < end:
+                screen = app.screen
+                if isinstance(screen, HistoryScreen) and screen.history is not None and screen.history.loaded:
+                    break
                 await pilot.pause(0.02)
             await pilot.press("enter")
             t0 = time.perf_counter()

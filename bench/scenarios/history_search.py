@@ -65,10 +65,10 @@ def search_all(repo: str) -> dict:
         query = q if q is not None else hexes[-1][:8]
         times[query] = cpu[query] = float("inf")
         for _ in range(5):  # the fastest of 5: a 2-core machine shared with other work is noisy
-            t, c = time.perf_counter(), time.process_time()
+            t_wall, t_cpu = time.perf_counter(), time.process_time()
             found = index.find(query)
-            times[query] = min(times[query], time.perf_counter() - t)
-            cpu[query] = min(cpu[query], time.process_time() - c)
+            times[query] = min(times[query], time.perf_counter() - t_wall)
+            cpu[query] = min(cpu[query], time.process_time() - t_cpu)
         ql = query.lower()
         plain = [i for i, line in enumerate(lines) if ql in line or (q is None and hexes[i].startswith(ql))]
         correct = correct and found == plain

@@ -139,20 +139,20 @@ def run(ctx) -> ScenarioResult:
             {"entries": len(names), "lookups": k, "present": min(k // 2, len(names)), "idx_bytes": path.stat().st_size},
             extra_ratios=[("interpolation", "binary"), ("hedged", "binary"), (COLUMN, "binary")],
         )
-        runs = [
-            WorkerRun(
-                Series(alg, "packscope", "in-process", unit="µs/lookup"),
-                "packscope.bench.scenarios.idx_search:probe",
-                lambda i, alg=alg, path=path, rawsz=rawsz: {
-                    "idx": str(path),
-                    "algorithm": alg,
-                    "ids": i["raw"],
-                    "rawsz": rawsz,
-                },
-                check=lambda r, i: {"found": r["found"], "correct": r["found"] == i["present"]},
+        runs = []
+        for alg in (*ALGORITHMS, COLUMN):
+
+            def probe_args(i: dict, alg: str = alg, path: Path = path, rawsz: int = rawsz) -> dict:
+                return {"idx": str(path), "algorithm": alg, "ids": i["raw"], "rawsz": rawsz}
+
+            runs.append(
+                WorkerRun(
+                    Series(alg, "packscope", "in-process", unit="µs/lookup"),
+                    "packscope.bench.scenarios.idx_search:probe",
+                    probe_args,
+                    check=lambda r, i: {"found": r["found"], "correct": r["found"] == i["present"]},
+                )
             )
-            for alg in (*ALGORITHMS, COLUMN)
-        ]
         res.cases.append(repeat(case, runs, inputs, ctx))
     return res
 

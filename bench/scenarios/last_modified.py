@@ -16,7 +16,7 @@ import time
 from packscope.bench import inputs as inp
 from packscope.bench.peers import bench_env, packscope_cmd
 from packscope.bench.results import Case, ScenarioResult, Series
-from packscope.bench.runner import ProcessRun, WorkerRun, repeat
+from packscope.bench.runner import ProcessRun, Run, WorkerRun, repeat
 from packscope.bench.verify import line_count
 
 NAME = "last-modified"
@@ -28,7 +28,7 @@ def run(ctx) -> ScenarioResult:
     res, source, repo = inp.on_real_history(ctx, NAME, TITLE)
     entries = root_entries(repo)
     case = Case(f"{source.label} · root directory", source.label, {"entries": len(entries)})
-    runs = [
+    runs: list[Run] = [
         ProcessRun(
             Series("packscope last-modified", "packscope", "job"),
             lambda i: packscope_cmd(repo, "last-modified"),

@@ -35,7 +35,7 @@ def run(ctx) -> ScenarioResult:
         "each cell: quick-check + abbreviate every loose object once, in a fresh process "
         "(cache fills included); ~ marks an extrapolated total (stat abbreviations sampled)"
     )
-    built = []
+    built: list[int] = []
     for n in ns:
         repo = str(inp.loose_repo(ctx, n, smaller=built))
         built.append(n)
@@ -53,19 +53,24 @@ def run(ctx) -> ScenarioResult:
             {"loose_objects": len(table)},
             extra_ratios=[("global-resort", "per-subdir"), ("stat", "per-subdir")],
         )
-        runs = [
-            WorkerRun(
-                Series(m, "packscope", "in-process"),
-                "packscope.bench.scenarios.loose_sweep:sweep",
-                lambda i, m=m, repo=repo: {"repo": repo, "method": m, "ids": i["raw"], "stat_sample": STAT_SAMPLE},
-                check=lambda r, i: {
-                    "found": r["found"],
-                    "correct": r["found"] == i["n"],
-                    **({"mark": "~"} if r.get("extrapolated") else {}),
-                },
+        runs = []
+        for m in METHODS:
+
+            def sweep_args(i: dict, m: str = m, repo: str = repo) -> dict:
+                return {"repo": repo, "method": m, "ids": i["raw"], "stat_sample": STAT_SAMPLE}
+
+            runs.append(
+                WorkerRun(
+                    Series(m, "packscope", "in-process"),
+                    "packscope.bench.scenarios.loose_sweep:sweep",
+                    sweep_args,
+                    check=lambda r, i: {
+                        "found": r["found"],
+                        "correct": r["found"] == i["n"],
+                        **({"mark": "~"} if r.get("extrapolated") else {}),
+                    },
+                )
             )
-            for m in METHODS
-        ]
         res.cases.append(repeat(case, runs, inputs, ctx))
     return res
 

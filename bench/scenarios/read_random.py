@@ -59,17 +59,15 @@ def run(ctx) -> ScenarioResult:
         ("dulwich", "dulwich get_raw"),
         ("pygit2", "pygit2 Odb.read"),
     ):
+
+        def read_args(i: dict, system: str = system) -> dict:
+            return {"system": system, "op": "read", "repo": repo, "ids": i["raw"], "rawsz": table.rawsz}
+
         runs.append(
             WorkerRun(
                 api_series(system, label),
                 "packscope.bench.inproc:api",
-                lambda i, system=system: {
-                    "system": system,
-                    "op": "read",
-                    "repo": repo,
-                    "ids": i["raw"],
-                    "rawsz": table.rawsz,
-                },
+                read_args,
                 check=lambda r, i: {"objects": r["items"], "content_bytes": r["answer"]},
             )
         )

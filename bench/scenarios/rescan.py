@@ -16,7 +16,7 @@ from __future__ import annotations
 from packscope.bench import inputs as inp
 from packscope.bench.peers import git_cmd, unavailable_reason
 from packscope.bench.results import Case, ScenarioResult, Series, Target
-from packscope.bench.runner import ProcessRun, WorkerRun, repeat
+from packscope.bench.runner import ProcessRun, Run, WorkerRun, repeat
 from packscope.bench.verify import batch_check_counts
 
 NAME = "rescan"
@@ -60,19 +60,17 @@ def run(ctx) -> ScenarioResult:
             targets=[Target("policy gated", "quick", GATED_TARGET, f"gated ≤ {GATED_TARGET}× quick")],
             extra_ratios=[("policy git", "quick"), ("policy gated", "quick"), ("policy gated, batch", "quick")],
         )
-        runs = []
+        runs: list[Run] = []
         for label, options in POLICIES:
+
+            def contains_args(i: dict, o: dict = options, repo: str = repo) -> dict:
+                return {"system": "packscope", "op": "contains", "repo": repo, "ids": i["raw"], "options": o}
+
             runs.append(
                 WorkerRun(
                     Series(label, "packscope", "in-process"),
                     "packscope.bench.inproc:api",
-                    lambda i, o=options, repo=repo: {
-                        "system": "packscope",
-                        "op": "contains",
-                        "repo": repo,
-                        "ids": i["raw"],
-                        "options": o,
-                    },
+                    contains_args,
                     check=lambda r, i: {
                         "found": r["answer"],
                         "correct": r["answer"] == 0,
@@ -80,19 +78,23 @@ def run(ctx) -> ScenarioResult:
                     },
                 )
             )
+
         # The batch API (what `cat-file --batch-check` uses) under gated:
         # one pack-directory check per batch instead of one per miss.
+        def batch_args(i: dict, repo: str = repo) -> dict:
+            return {
+                "system": "packscope",
+                "op": "contains_batch",
+                "repo": repo,
+                "ids": i["raw"],
+                "options": {"policy": "gated"},
+            }
+
         runs.append(
             WorkerRun(
                 Series("policy gated, batch", "packscope", "in-process"),
                 "packscope.bench.inproc:api",
-                lambda i, repo=repo: {
-                    "system": "packscope",
-                    "op": "contains_batch",
-                    "repo": repo,
-                    "ids": i["raw"],
-                    "options": {"policy": "gated"},
-                },
+                batch_args,
                 check=lambda r, i: {
                     "found": r["answer"],
                     "correct": r["answer"] == 0,
@@ -105,18 +107,26 @@ def run(ctx) -> ScenarioResult:
             why = unavailable_reason(lib)
             if why:
                 s.skip(why)
+
+            def peer_args(i: dict, lib: str = lib, repo: str = repo) -> dict:
+                return {"system": lib, "op": "contains", "repo": repo, "ids": i["raw"]}
+
             runs.append(
                 WorkerRun(
                     s,
                     "packscope.bench.inproc:api",
-                    lambda i, lib=lib, repo=repo: {"system": lib, "op": "contains", "repo": repo, "ids": i["raw"]},
+                    peer_args,
                     check=lambda r, i: {"found": r["answer"], "correct": r["answer"] == 0},
                 )
             )
+
+        def git_args(i: dict, repo: str = repo) -> list[str]:
+            return git_cmd(repo, "cat-file", "--batch-check")
+
         runs.append(
             ProcessRun(
                 Series("git cat-file --batch-check (process)", "peer", "process"),
-                lambda i, repo=repo: git_cmd(repo, "cat-file", "--batch-check"),
+                git_args,
                 lambda i: i["hex"],
                 lambda p, i: {**batch_check_counts(p), "correct": batch_check_counts(p)["missing"] == i["absent"]},
             )

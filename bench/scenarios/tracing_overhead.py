@@ -46,15 +46,20 @@ def run(ctx) -> ScenarioResult:
             {"items": n, "op": op},
             extra_ratios=[(m, "off") for m in MODES[1:]],
         )
-        runs = [
-            WorkerRun(
-                Series(m, "packscope", "in-process"),
-                "packscope.bench.scenarios.tracing_overhead:traced",
-                lambda i, m=m, op=op: {"repo": repo, "mode": m, "op": op, "ids": i["raw"], "rawsz": table.rawsz},
-                check=lambda r, i: {"events": r.get("events")},
+        runs = []
+        for m in MODES:
+
+            def traced_args(i: dict, m: str = m, op: str = op) -> dict:
+                return {"repo": repo, "mode": m, "op": op, "ids": i["raw"], "rawsz": table.rawsz}
+
+            runs.append(
+                WorkerRun(
+                    Series(m, "packscope", "in-process"),
+                    "packscope.bench.scenarios.tracing_overhead:traced",
+                    traced_args,
+                    check=lambda r, i: {"events": r.get("events")},
+                )
             )
-            for m in MODES
-        ]
         res.cases.append(repeat(case, runs, inputs, ctx))
     return res
 

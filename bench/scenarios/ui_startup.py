@@ -40,11 +40,15 @@ def run(ctx) -> ScenarioResult:
         repo = str(source.path)
         inp.warm(ctx, repo)
         case = Case(f"{source.label}", source.label, inp.describe(repo))
+
+        def paint_args(i: dict, repo: str = repo) -> dict:
+            return {"repo": repo, "spawned_at": time.time(), "scroll_history": True}
+
         runs = [
             WorkerRun(
                 Series("packscope UI first paint", "packscope", "in-process"),
                 "packscope.bench.scenarios.ui_startup:first_paint",
-                lambda i, repo=repo: {"repo": repo, "spawned_at": time.time(), "scroll_history": True},
+                paint_args,
             )
         ]
         res.cases.append(repeat(case, runs, lambda rep: {}, ctx))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from packscope.bench import inputs as inp
 from packscope.bench.peers import git_cmd, packscope_cmd
 from packscope.bench.results import Case, ScenarioResult, Series, Target
-from packscope.bench.runner import ProcessRun, WorkerRun, api_series, repeat
+from packscope.bench.runner import ProcessRun, Run, WorkerRun, api_series, repeat
 from packscope.bench.verify import line_count
 
 NAME = "walk"
@@ -30,7 +30,9 @@ def run(ctx) -> ScenarioResult:
     workload = {**inp.describe(repo), "commit_graph": graph}
     case = Case(f"{source.label} · all commits", source.label, workload)
     git_series = Series(GIT_PROC)
-    runs = [ProcessRun(git_series, lambda i: git_cmd(repo, "rev-list", "--all"), verify=lambda p, i: line_count(p))]
+    runs: list[Run] = [
+        ProcessRun(git_series, lambda i: git_cmd(repo, "rev-list", "--all"), verify=lambda p, i: line_count(p))
+    ]
     ps = Series(PS_PROC, "packscope")
     runs.insert(
         0,
@@ -42,11 +44,15 @@ def run(ctx) -> ScenarioResult:
         ("dulwich", "dulwich get_walker"),
         ("pygit2", "pygit2 Repository.walk"),
     ):
+
+        def walk_args(i: dict, system: str = system) -> dict:
+            return {"system": system, "op": "walk_all", "repo": repo}
+
         runs.append(
             WorkerRun(
                 api_series(system, label),
                 "packscope.bench.inproc:api",
-                lambda i, system=system: {"system": system, "op": "walk_all", "repo": repo},
+                walk_args,
                 check=lambda r, i: {"commits": r["answer"]},
             )
         )
