@@ -165,13 +165,9 @@ def _diff(
                 continue
             path = base + name
             is_dir = S_ISDIR(ma)
-            sub = specs
-            if specs is not None:
-                interest = _interest(path, is_dir, specs)
-                if interest == NONE:
-                    continue
-                if interest == ALL:
-                    sub = None
+            wanted, sub = _narrow(path, is_dir, specs)
+            if not wanted:
+                continue
             if is_dir and recursive:
                 yield from _diff(reader, reader.items(oa), reader.items(ob), path + b"/", sub, True)
             elif S_IFMT(ma ^ mb):
@@ -188,6 +184,15 @@ def _diff(
             yield from _one_side(reader, canonical_mode(mode), base + name, oid, side > 0, specs, recursive)
 
 
+def _narrow(path: bytes, is_dir: bool, specs: tuple[bytes, ...] | None) -> tuple[bool, tuple[bytes, ...] | None]:
+    """Whether anything at or under ``path`` is wanted, and the specs that
+    still apply below it (None: everything)."""
+    if specs is None:
+        return True, None
+    interest = _interest(path, is_dir, specs)
+    return interest != NONE, None if interest == ALL else specs
+
+
 def _one_side(
     reader: TreeReader,
     mode: int,
@@ -198,12 +203,9 @@ def _one_side(
     recursive: bool,
 ) -> Iterator[TreeChange]:
     is_dir = S_ISDIR(mode)
-    if specs is not None:
-        interest = _interest(path, is_dir, specs)
-        if interest == NONE:
-            return
-        if interest == ALL:
-            specs = None
+    wanted, specs = _narrow(path, is_dir, specs)
+    if not wanted:
+        return
     if is_dir and recursive:
         for m, name, o in reader.items(oid):
             yield from _one_side(reader, canonical_mode(m), path + b"/" + name, o, added, specs, True)
