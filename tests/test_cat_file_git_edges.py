@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli import packscope
-from tests.repos import git, git_env, git_text, hash_literally, init_bare
+from tests.repos import git, git_env, git_text, hash_literally, init_bare, work_tree_with_commits
 
 FORMAT = "%(objectname) %(objecttype) %(objectsize) %(objectsize:disk) %(deltabase)"
 
@@ -31,12 +31,7 @@ def both(repo: Path, *args, input: str | None = None):
 
 
 def small_history(repo: Path, commits: int = 3) -> None:
-    work = repo.parent / (repo.name + "-work")
-    git("init", "-q", "--initial-branch=main", work)
-    for i in range(commits):
-        (work / f"f{i}").write_text(f"{i}\n")
-        git("add", f"f{i}", cwd=work)
-        git("commit", "-qm", f"c{i}", cwd=work)
+    work = work_tree_with_commits(repo.parent / (repo.name + "-work"), commits)
     git("clone", "-q", "--bare", work, repo)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests import repos
-from tests.repos import git, git_fsck, git_text, pack_entry_header
+from tests.repos import git, git_fsck, git_text, pack_entry_header, work_tree_with_commits
 
 EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
 
@@ -189,14 +189,12 @@ def test_commit_dates_beyond_34_bits_or_before_the_epoch_fail_the_graph(work, ru
 def chained(tmp_path) -> Path:
     """Three layers, written one by one."""
     w = tmp_path / "chained"
-    git("init", "-q", "-b", "main", w)
-    for i in range(6):
-        (w / f"f{i}").write_text(f"{i}\n")
-        git("add", ".", cwd=w)
-        git("commit", "-q", "-m", f"c{i}", cwd=w)
+
+    def layer_on_odd_commits(i: int) -> None:
         if i % 2:
             git("commit-graph", "write", "--reachable", "--split=no-merge", cwd=w)
-    return w
+
+    return work_tree_with_commits(w, 6, layer_on_odd_commits)
 
 
 def chain_file(repo: Path) -> Path:
@@ -237,12 +235,7 @@ def test_broken_chain_keeps_its_valid_base_as_git(chained, run_fsck, damage, sta
 
 
 def test_split_chain_across_an_alternate_is_read_whole(tmp_path, run_fsck):
-    lender = tmp_path / "lender"
-    git("init", "-q", "-b", "main", lender)
-    for i in range(3):
-        (lender / f"f{i}").write_text(f"{i}\n")
-        git("add", ".", cwd=lender)
-        git("commit", "-q", "-m", f"c{i}", cwd=lender)
+    lender = work_tree_with_commits(tmp_path / "lender", 3)
     git("commit-graph", "write", "--reachable", "--split", cwd=lender)
     borrower = tmp_path / "borrower"
     git("clone", "-q", "--shared", lender, borrower)

@@ -14,7 +14,7 @@ import pytest
 
 from tests import repos
 from tests.cli import packscope_in
-from tests.repos import git, git_fsck, git_text
+from tests.repos import git, git_fsck, git_text, work_tree_with_commits
 
 NULL = "0" * 40
 MISSING = "deadbeef" * 5
@@ -28,12 +28,7 @@ def packscope_fsck(repo: Path, *args: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def small(tmp_path_factory) -> Path:
     """A work tree with three commits, a tag, packed refs and reflogs."""
-    work = tmp_path_factory.mktemp("refs") / "small"
-    git("init", "-q", "-b", "main", work)
-    for i in range(3):
-        (work / f"f{i}").write_text(f"{i}\n")
-        git("add", ".", cwd=work)
-        git("commit", "-q", "-m", f"c{i}", cwd=work)
+    work = work_tree_with_commits(tmp_path_factory.mktemp("refs") / "small", 3)
     git("tag", "-a", "-m", "t", "v1", cwd=work)
     git("gc", "-q", cwd=work)  # packs the refs too
     return work

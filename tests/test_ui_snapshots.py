@@ -212,7 +212,14 @@ def test_commit_snapshot(snap_compare, snap_repos):
             timeout=10,
         )
         await pilot.press("j", "j", "enter")
-        await until(pilot, lambda: getattr(app.screen, "last_done", False), "the commit's last commits", timeout=10)
+        await until(
+            pilot,
+            lambda: getattr(app.screen, "last_done", False)
+            and app.screen.changes is not None
+            and all(pc.counting_done for pc in app.screen.changes),
+            "the commit's last commits and changed files",
+            timeout=10,
+        )
         await pilot.pause(0.3)
 
     assert snap_compare(_app(snap_repos["base"]), terminal_size=SIZE, run_before=before)
