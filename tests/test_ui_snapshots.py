@@ -225,6 +225,33 @@ def test_commit_snapshot(snap_compare, snap_repos):
     assert snap_compare(_app(snap_repos["base"]), terminal_size=SIZE, run_before=before)
 
 
+def test_diff_snapshot(snap_compare, snap_repos):
+    """A commit's changed file opened (d, Enter): the Diff screen."""
+
+    async def before(pilot):
+        app = pilot.app
+        await _quiet(app, pilot)
+        await pilot.press("7")
+        await until(
+            pilot,
+            lambda: app.screen.history is not None and app.screen.history.done,
+            "the whole history",
+            timeout=10,
+        )
+        await pilot.press("j", "j", "enter")
+        await until(
+            pilot,
+            lambda: getattr(app.screen, "changes", None) and all(pc.counting_done for pc in app.screen.changes),
+            "the commit's changed files",
+            timeout=10,
+        )
+        await pilot.press("d", "enter")
+        await until(pilot, lambda: getattr(app.screen, "lines", None) is not None, "the file's diff", timeout=10)
+        await pilot.pause(0.3)
+
+    assert snap_compare(_app(snap_repos["base"]), terminal_size=SIZE, run_before=before)
+
+
 def test_health_snapshot(snap_compare, snap_repos):
     async def before(pilot):
         app = pilot.app
