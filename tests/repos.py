@@ -9,6 +9,7 @@ import os
 import random
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 GIT_ENV = {
@@ -138,6 +139,19 @@ def fast_import_stream(
     return "".join(out).encode()
 
 
+def work_tree_with_commits(work: Path, commits: int, after_each: Callable[[int], object] | None = None) -> Path:
+    """A new work tree on ``main`` with commits c0, c1, … each adding a file
+    f<i> that holds "<i>"; ``after_each(i)`` runs after commit i."""
+    git("init", "-q", "-b", "main", work)
+    for i in range(commits):
+        (work / f"f{i}").write_text(f"{i}\n")
+        git("add", f"f{i}", cwd=work)
+        git("commit", "-q", "-m", f"c{i}", cwd=work)
+        if after_each is not None:
+            after_each(i)
+    return work
+
+
 def init_bare(path: Path, object_format: str = "sha1") -> Path:
     if path.exists():
         shutil.rmtree(path)
@@ -172,6 +186,11 @@ def all_objects(repo: Path) -> list[tuple[str, str, int]]:
         oid, typ, size = line.split()
         rows.append((oid, typ, int(size)))
     return rows
+
+
+def ids_of_type(repo: Path, type_name: str) -> list[str]:
+    """The ids of every ``type_name`` object, from git."""
+    return [oid for oid, typ, _ in all_objects(repo) if typ == type_name]
 
 
 def show_index(idx: Path, object_format: str = "sha1") -> dict[str, int]:
@@ -1064,35 +1083,21 @@ def build_odd_commits_repo(root: Path) -> Path:
         raw += headers
         if message or k % 2:
             raw += b"\n" + message
-        parent = git_text("hash-object", "--literally", "-t", "commit", "-w", "--stdin", cwd=repo, input=raw).strip()
+        parent = hash_literally(repo, "commit", raw)
     git("update-ref", "refs/heads/odd", parent, cwd=repo)
-    side = git_text(
-        "hash-object",
-        "--literally",
-        "-t",
+    side = hash_literally(
+        repo,
         "commit",
-        "-w",
-        "--stdin",
-        cwd=repo,
-        input=(
-            f"tree {tree2}\nauthor S Ide <side@example.com> 1600002000 +0000\n"
-            "committer S Ide <side@example.com> 1600002000 +0000\n\nside root\n"
-        ),
-    ).strip()
-    merge = git_text(
-        "hash-object",
-        "--literally",
-        "-t",
+        f"tree {tree2}\nauthor S Ide <side@example.com> 1600002000 +0000\n"
+        "committer S Ide <side@example.com> 1600002000 +0000\n\nside root\n".encode(),
+    )
+    merge = hash_literally(
+        repo,
         "commit",
-        "-w",
-        "--stdin",
-        cwd=repo,
-        input=(
-            f"tree {tree2}\nparent {parent}\nparent {side}\n"
-            "author M Erge <merge@example.com> 1600003000 +0000\n"
-            "committer M Erge <merge@example.com> 1600003000 +0000\n\nmerge odd and side\n"
-        ),
-    ).strip()
+        f"tree {tree2}\nparent {parent}\nparent {side}\n"
+        "author M Erge <merge@example.com> 1600003000 +0000\n"
+        "committer M Erge <merge@example.com> 1600003000 +0000\n\nmerge odd and side\n".encode(),
+    )
     git("update-ref", "refs/heads/odd-merge", merge, cwd=repo)
     git("symbolic-ref", "HEAD", "refs/heads/odd", cwd=repo)
     return repo

@@ -11,12 +11,7 @@ from packscope.core.repo.repository import Repository
 from packscope.core.store.odb import ObjectStore
 from packscope.core.trace import Recorder
 from tests.object_source import core_store
-from tests.repos import git_text
-
-
-def all_objects(repo) -> list[tuple[bytes, str]]:
-    out = git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)", cwd=repo)
-    return [(bytes.fromhex(h), t) for h, t in (line.split() for line in out.splitlines())]
+from tests.repos import all_objects, git_text, ids_of_type
 
 
 def check(store, repo) -> int:
@@ -24,7 +19,8 @@ def check(store, repo) -> int:
     other object: None.  Returns how many commits the reader answered."""
     reader = CommitHeaderReader(store)
     answered = 0
-    for oid, typ in all_objects(repo):
+    for hex_id, typ, _ in all_objects(repo):
+        oid = bytes.fromhex(hex_id)
         got = reader(oid)
         if typ != "commit":
             assert got is None
@@ -56,7 +52,7 @@ def test_answers_equal_the_stores_for_every_commit(request, fixture):
     repo = request.getfixturevalue(fixture)
     store = core_store(repo)
     try:
-        commits = sum(1 for _, t in all_objects(repo) if t == "commit")
+        commits = len(ids_of_type(repo, "commit"))
         answered = check(store, repo)
         if fixture not in ("odd_commits_repo",):  # (written loose, byte by byte)
             assert answered == commits

@@ -233,13 +233,7 @@ def test_tree_entries_match_ls_tree(request, which, fmt):
     repo = request.getfixturevalue(which)
     src = core_store(repo)
     try:
-        trees = [
-            line.split()[0]
-            for line in git_text(
-                "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)", cwd=repo
-            ).splitlines()
-            if line.endswith(" tree")
-        ]
+        trees = repos.ids_of_type(repo, "tree")
         assert trees
         for t in trees[:40]:
             want = git("ls-tree", "-z", t, cwd=repo).split(b"\0")[:-1]

@@ -15,7 +15,7 @@ from packscope.core.oid import SHA1
 from packscope.core.repo.session import is_partial_clone, open_session
 from packscope.core.store.promisor import PromisorSet, referenced_ids
 from tests.cli import packscope
-from tests.repos import copy_repo, git, git_env, git_text, hash_literally, pack_files
+from tests.repos import copy_repo, git, git_env, git_text, hash_literally, ids_of_type, pack_files
 
 
 def _source(root, object_format="sha1"):
@@ -60,8 +60,7 @@ def without_partial_clone_settings(clone, dst, promisor: str | None = None):
 
 
 def all_blobs(src) -> set[str]:
-    out = git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)", cwd=src)
-    return {line.split()[0] for line in out.splitlines() if line.endswith(" blob")}
+    return set(ids_of_type(src, "blob"))
 
 
 def missing_in_clone(clone) -> set[str]:

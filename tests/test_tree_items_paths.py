@@ -14,7 +14,7 @@ from packscope.core.errors import PackscopeError
 from packscope.core.oid import SHA1, SHA256
 from packscope.core.repo.session import open_session
 from tests.delta_paths import NOT_BUILT, _native
-from tests.repos import build_packed, git, git_text
+from tests.repos import build_packed, git, ids_of_type
 
 
 def compiled_tree_items(data, fmt, oid=None):
@@ -77,13 +77,7 @@ def test_both_paths_give_the_same_entries_or_the_same_error(data):
 def trees(tmp_path_factory):
     """Every tree of a generated history: (store, [(id, body)], git's ls-tree per id)."""
     repo = build_packed(tmp_path_factory.mktemp("trees"), commits=40)
-    ids = [
-        line.split()[0]
-        for line in git_text(
-            "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)", cwd=repo
-        ).splitlines()
-        if line.endswith(" tree")
-    ]
+    ids = ids_of_type(repo, "tree")
     session = open_session(str(repo))
     bodies = [(i, session.store.read(bytes.fromhex(i))[1]) for i in ids]
     session.close()
