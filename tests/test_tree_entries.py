@@ -13,7 +13,7 @@ from packscope.core.history.tree_entries import EntryPathLimiter, TreeEntries, t
 from packscope.core.oid import SHA1
 from tests import repos
 from tests.object_source import core_store
-from tests.repos import git, git_text
+from tests.repos import SCENARIO_PATHSPECS, git, git_text
 
 
 def raw_tree(entries) -> bytes:
@@ -78,22 +78,9 @@ def test_a_mode_with_8_or_9_near_the_start_is_damage_not_an_entry(bad_mode):
 
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-PATHS = [
-    ["dir"],
-    ["lib/x.c"],
-    ["README"],
-    ["gone.txt", "new.txt"],
-    ["thing"],
-    ["thing/inner"],
-    ["dir/sub", "lib"],
-    ["link"],
-    ["sub"],
-    ["."],
-    ["nowhere/deeper"],
-]
 
 
-@pytest.mark.parametrize("paths", PATHS, ids=" ".join)
+@pytest.mark.parametrize("paths", SCENARIO_PATHSPECS, ids=" ".join)
 def test_the_walks_limiter_agrees_with_git_diff_tree(scenario_repo, paths):
     store = core_store(scenario_repo)
     ours = EntryPathLimiter(store.read, store.fmt, paths)

@@ -34,7 +34,7 @@ impossible: they would make it reachable).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from stat import S_IFDIR, S_IFLNK, S_IFMT, S_IFREG
 from typing import TYPE_CHECKING
 
@@ -51,10 +51,9 @@ from packscope.core.fsck.findings import (
     Ticker,
     from_error,
 )
-from packscope.core.fsck.objects import ObjectTable, PackSlot, Unreadable, Where, describe
+from packscope.core.fsck.objects import ObjectTable, PackSlot, Unreadable, Where, describe, references
 from packscope.core.fsck.roots import root_finding_message
 from packscope.core.objects import commit_header_fast, parse_tag, tree_items
-from packscope.core.oid import ObjectFormat
 from packscope.core.repo.grafts import parent_overrides
 from packscope.core.store.promisor import PromisorSet
 
@@ -78,30 +77,6 @@ ROLES = {
     "cache-tree": ("index-broken", "index", ERROR_REFS),
     "resolve-undo": ("index-broken", "index", ERROR_REFS),
 }
-
-
-def references(
-    type_name: str,
-    data: bytes,
-    fmt: ObjectFormat,
-    oid: bytes | None = None,
-    grafted: Mapping[bytes, tuple[bytes, ...]] | None = None,
-) -> list[bytes]:
-    """Ids an object points to (gitlinks excluded); [] if it does not parse.
-    ``grafted``: {commit id: parents} of shallow and grafted commits."""
-    try:
-        if type_name == "commit":
-            tree, parents, _ = commit_header_fast(data, fmt)
-            if grafted and oid is not None and oid in grafted:
-                parents = grafted[oid]
-            return [tree, *parents]
-        if type_name == "tree":
-            return [oid for mode, _, oid in tree_items(data, fmt) if S_IFMT(mode) in (S_IFDIR, S_IFREG, S_IFLNK)]
-        if type_name == "tag":
-            return [parse_tag(data, fmt).object]
-    except CorruptObjectError:
-        pass
-    return []
 
 
 class Promised(PromisorSet):
@@ -419,15 +394,25 @@ class Connectivity:
                 return False
             return True
 
+        def verified(oid: bytes, where: Where) -> bool:
+            # the object pass read this copy, and noted what it names (table.referenced)
+            return table.referenced_sorted is not None and table.type_of(where, oid) is not None
+
         for oid in stopped:
             self.ticker.tick()
             where = self.usable(oid)
-            if where is not None:
+            if where is not None and not verified(oid, where):
                 mark_used(oid, where)
 
         def visit(oid: bytes, where: Where) -> None:
             self.ticker.tick()
-            if not table.is_corrupt(where, oid) and mark_used(oid, where):
+            if table.is_corrupt(where, oid):
+                return
+            if verified(oid, where):
+                readable.add(oid)  # no second read: what it names is known
+                if table.was_referenced(oid):
+                    used.add(oid)
+            elif mark_used(oid, where):
                 readable.add(oid)
 
         # Pack order, as the delta-base cache likes it.

@@ -376,6 +376,7 @@ def _check_entries(
             continue
         types[pos] = TYPE_CODES[type_name]
         if type_name != "blob":
+            table.note_references(type_name, data, oid)
             for f in syntax_findings(
                 type_name,
                 data,
@@ -451,6 +452,7 @@ def check_loose(
                     continue
                 table.loose_types[oid] = TYPE_CODES[type_name]
                 if type_name != "blob":
+                    table.note_references(type_name, data, oid)
                     for f in syntax_findings(type_name, data, oid, table, path=path, severities=severities):
                         if limiter.allow(d.path, f.kind):
                             yield f

@@ -123,6 +123,11 @@ class Fsck:
         )
 
         table = ObjectTable(self.store)
+        if self.full and self.show_dangling:
+            from packscope.core.repo.grafts import parent_overrides
+
+            table.referenced = set()  # the object pass notes what each object names, for the dangling phase
+            table.grafted = parent_overrides(self.repo, table.fmt)[0] if self.repo is not None else {}
         promised = Promised(table, self.ticker)
         ticker, limiter = self.ticker, self.limiter
         yield from check_directories(self.store)
@@ -141,6 +146,7 @@ class Fsck:
             ticker.finish()
             self.objects_checked += loose_total
             yield from check_special_blobs(table, self.store, promised, self.severities)
+        table.seal()
         walk = Connectivity(table, self.repo, self.refs, ticker, full=self.full, promised=promised, limiter=limiter)
         ticker.start("connectivity", table.total_objects())
         roots = Roots(walk)
