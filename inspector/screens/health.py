@@ -72,6 +72,7 @@ panel shows the last run's counts.
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 SEVERITY_STYLE = {"error": "bold white on red", "warning": "bold black on yellow", "info": "bold black on cyan"}
 EXPAND_LIMIT = 5  # groups with more findings than this start closed
+RELEASE_EVERY = 64  # progress reports (a few hundred objects each) between releases of mapped pages
 # Findings about a file's own damage: the cause of what its objects then do.
 CAUSE_AREAS = ("packs", "loose")
 
@@ -316,7 +317,17 @@ class HealthScreen(PackscopeScreen):
         try:
             session = open_session(core.path)  # private: see the module's docstring
 
+            store = session.store
+            calls = [0]
+
             def progress(done: int, total: int, phase: str) -> None:
+                if phase != state.phase or calls[0] % RELEASE_EVERY == 0:
+                    # A check reads every pack whole: without this, every
+                    # page it touched stays resident (git.git: its 500 MB
+                    # pack) while the later phases run.  The pages stay in
+                    # the page cache; a later read maps them again.
+                    store.release_mapped_pages()
+                calls[0] += 1
                 state.done, state.total, state.phase = done, total, phase
 
             checker = Fsck(
