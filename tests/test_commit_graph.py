@@ -331,3 +331,20 @@ def test_a_chain_of_two_layers_is_readable_without_the_third(split_graph_repo, t
     g = CommitGraph.open(str(objects), SHA1)
     assert len(g.layers) == 2
     assert commit_graph_problems(g) == []
+
+
+@pytest.mark.parametrize("chunk, shift", [(b"EDGE", 2), (b"GDO2", 4)])
+def test_a_chunk_of_fixed_width_rows_with_a_ragged_size_is_a_size_error(graph_repo, tmp_path, chunk, shift):
+    """The chunk after ``chunk`` (or the table's terminator) starts
+    ``shift`` bytes early, half a row of ``chunk`` (4-byte EDGE rows, 8-byte
+    GDO2 rows) and whole rows of the next: ``chunk`` alone is ragged, and
+    that is said on opening, before any row is read."""
+    objects = _copy_objects_info(graph_repo, tmp_path)
+    path = objects / "info" / "commit-graph"
+    table = _open(graph_repo).layers[0].chunks
+    ids = [c.id for c in table]
+    row = table.table_offset + 12 * (ids.index(chunk) + 1)
+    start = struct.unpack_from(">Q", path.read_bytes(), row + 4)[0]
+    _patch(path, row + 4, struct.pack(">Q", start - shift))
+    e = _expect(objects, "chunk-size")
+    assert e.offset == table.get(chunk).offset and chunk.decode() in e.message
