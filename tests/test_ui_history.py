@@ -200,6 +200,9 @@ async def test_revision_picker_and_path_limiting(history_repo):
         )
         assert [c.oid.hex() for c in screen.history.rows] == revlist(history_repo, "--all", "--", "dir1/sub")
         assert "-- dir1/sub" in title(screen, "#history-title")
+        # no graph over unrewritten parents: said, and git log's order
+        assert "no graph with paths" in title(screen, "#history-title")
+        assert not any("●" in r for r in list_text(screen.vlist))
         # A bad revision is an error on screen, not a crash.
         screen.revs = ["no-such-branch"]
         screen.paths = []

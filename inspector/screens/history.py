@@ -33,7 +33,9 @@ revisions shown in the title (HEAD unless you pick others with `r`): in
 topological order (a commit before its parents) with the graph column —
 each commit (●, a merge ◉) in the lane git draws it in, lines for the
 branches passing by.  `t` hides the graph and lists in git log's default
-order (by commit date); `t` again brings it back.  Without a commit-graph
+order (by commit date); `t` again brings it back.  With paths (`p`) there
+is no graph yet: git draws it over rewritten parents, which are not
+computed here; the list is then in git log's default order.  Without a commit-graph
 file, the topological order needs the whole history read first (the title
 counts the commits read), as git's does.
 
@@ -196,7 +198,9 @@ class HistoryScreen(PackscopeScreen):
             return
         if self.history is not None:
             self.history.cancel()
-        self.history = HistoryLog(self.app.core, self.revs, self.paths, graph=self.graph)
+        # With paths git draws the graph over rewritten parents (the nearest shown
+        # ancestors), which the walk does not give yet: no graph then, rather than a wrong one.
+        self.history = HistoryLog(self.app.core, self.revs, self.paths, graph=self.graph and not self.paths)
         lst = self.vlist
         lst.follow = False
         lst.set_source(_Source(self.history))
@@ -281,6 +285,8 @@ class HistoryScreen(PackscopeScreen):
             total = "?" if log.estimate is None else f"~{log.estimate:,}"
             if log.graph:
                 t.append("  graph", style="dim")
+            elif self.graph and log.paths:
+                t.append("  no graph with paths", style="dim")
             if log.done:
                 t.append(f"  {log.loaded:,} commits", style="green")
             elif log.graph and not log.loaded and log.reads is not None and log.reads.reads:
