@@ -598,6 +598,40 @@ def refs_worktree(main: Path) -> Path:
     return main.parent / (main.name + "-wt")
 
 
+def refs_repo_placeholders(path: Path) -> dict[str, str]:
+    """Values for the placeholders that revision tests write in place of
+    build_refs_repo's ids: ``<c1>`` (main~5), ``<c1_7>`` (its first 7 digits),
+    ``<c2>``, ``<c5_7>``, ``<v1_9>``, an absent id, the null id, the linked
+    worktree's name …"""
+
+    def rp(rev: str) -> str:
+        return git_text("rev-parse", rev, cwd=path).strip()
+
+    c1, c2, c5, v1 = rp("main~5"), rp("main~4"), rp("main~2"), rp("refs/tags/v1")
+    hexsz = len(c1)
+    absent = ("deadbeef" * 8)[:hexsz]
+    return {
+        "<c1>": c1,
+        "<c1_7>": c1[:7],
+        "<c1_8>": c1[:8],
+        "<c2>": c2,
+        "<c5_7>": c5[:7],
+        "<c5_12>": c5[:12],
+        "<c5_10_upper>": c5[:10].upper(),
+        "<v1_9>": v1[:9],
+        "<absent>": absent,
+        "<absent_9>": absent[:9],
+        "<null>": "0" * hexsz,
+        "<wt>": refs_worktree(path).name,
+    }
+
+
+def fill_placeholders(text: str, values: dict[str, str]) -> str:
+    for k, v in values.items():
+        text = text.replace(k, v)
+    return text
+
+
 def build_refs_repo(root: Path, object_format: str = "sha1") -> Path:
     """A work tree repository whose refs exercise every lookup rule.
 
@@ -802,6 +836,28 @@ class HistoryBuilder:
 
 
 GITLINK = "0123456789abcdef0123456789abcdef01234567"
+
+
+# Pathspecs for the scenario repository: files, directories, a file turned
+# directory, a symlink, a gitlink, several at once, and paths it never has.
+SCENARIO_PATHSPECS = [
+    ["dir"],
+    ["lib/x.c"],
+    ["README"],
+    ["gone.txt", "new.txt"],
+    ["thing"],
+    ["thing/inner"],
+    ["sub", "link"],
+    ["link"],
+    ["sub"],
+    ["dir/sub", "lib"],
+    ["dir/sub/b.txt"],
+    ["."],
+    ["nowhere"],
+    ["nowhere/deeper"],
+    ["dir/a.txt/deeper"],
+]
+SCENARIO_PATHSPECS_NEVER_CHANGED = (["nowhere"], ["nowhere/deeper"], ["dir/a.txt/deeper"])
 
 
 def scenario_history() -> HistoryBuilder:

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from tests.cli import packscope
-from tests.repos import git, git_env, git_text, refs_worktree
+from tests.repos import fill_placeholders, git, git_env, git_text, refs_repo_placeholders, refs_worktree
 
 # Every form packscope.core.repo.revision supports, and forms it must refuse the way git's
 # cat-file does (a range is several commits: "missing").  Placeholders <…>
@@ -125,38 +125,9 @@ MIX = [
 ]
 
 
-def placeholders(path) -> dict[str, str]:
-    def rp(rev):
-        return git_text("rev-parse", rev, cwd=path).strip()
-
-    c1, c2, c5, v1 = rp("main~5"), rp("main~4"), rp("main~2"), rp("refs/tags/v1")
-    hexsz = len(c1)
-    absent = ("deadbeef" * 8)[:hexsz]
-    return {
-        "<c1>": c1,
-        "<c1_7>": c1[:7],
-        "<c1_8>": c1[:8],
-        "<c2>": c2,
-        "<c5_7>": c5[:7],
-        "<c5_12>": c5[:12],
-        "<c5_10_upper>": c5[:10].upper(),
-        "<v1_9>": v1[:9],
-        "<absent>": absent,
-        "<absent_9>": absent[:9],
-        "<null>": "0" * hexsz,
-        "<wt>": refs_worktree(path).name,
-    }
-
-
-def fill(rev: str, values: dict[str, str]) -> str:
-    for k, v in values.items():
-        rev = rev.replace(k, v)
-    return rev
-
-
 def batch_input(path, revs=MIX) -> str:
-    values = placeholders(path)
-    return "".join(fill(r, values) + "\n" for r in revs)
+    values = refs_repo_placeholders(path)
+    return "".join(fill_placeholders(r, values) + "\n" for r in revs)
 
 
 @pytest.mark.parametrize("fmt", [None, "%(objectname) %(objecttype) %(objectsize) %(objectsize:disk)"])
@@ -229,7 +200,7 @@ def test_batch_check_from_a_linked_worktree_uses_its_own_head_and_refs(refs_repo
     ],
 )
 def test_single_object_modes_accept_revisions(refs_repo, rev):
-    rev = fill(rev, placeholders(refs_repo))
+    rev = fill_placeholders(rev, refs_repo_placeholders(refs_repo))
     for mode in ("-t", "-s", "-p"):
         assert packscope("-C", refs_repo, "cat-file", mode, rev).stdout == git("cat-file", mode, rev, cwd=refs_repo)
     assert packscope("-C", refs_repo, "cat-file", "-e", rev).returncode == 0
@@ -249,7 +220,7 @@ def test_single_object_modes_accept_revisions(refs_repo, rev):
     ],
 )
 def test_bad_revisions_are_clear_errors(refs_repo, rev, says):
-    rev = fill(rev, placeholders(refs_repo))
+    rev = fill_placeholders(rev, refs_repo_placeholders(refs_repo))
     p = packscope("-C", refs_repo, "cat-file", "-t", rev, check=False)
     err = p.stderr.decode()
     assert p.returncode == 128 and p.stdout == b""
@@ -263,7 +234,7 @@ def test_bad_revisions_are_clear_errors(refs_repo, rev, says):
 
 
 def test_lookup_accepts_revisions_and_a_ref_beats_an_abbreviation(refs_repo):
-    values = placeholders(refs_repo)
+    values = refs_repo_placeholders(refs_repo)
     revs = ["HEAD", "v1-outer^{}", "HEAD:dir/sub/c.txt", values["<c1_8>"], values["<c5_7>"], "main..side", "nope"]
     docs = [json.loads(line) for line in packscope("-C", refs_repo, "lookup", "--json", *revs).stdout.splitlines()]
     assert len(docs) == len(revs)

@@ -21,7 +21,7 @@ from packscope.core.repo.refs import RefStore
 from packscope.core.repo.repository import Repository
 from packscope.core.repo.revision import Step, resolve_revision, split_revision
 from tests.object_source import core_store
-from tests.repos import git, git_text, refs_worktree
+from tests.repos import fill_placeholders, git, git_text, refs_repo_placeholders, refs_worktree
 
 
 class Ctx:
@@ -46,28 +46,8 @@ def ctx(refs_repo):
     c.store.close()
 
 
-def names(path) -> dict[str, str]:
-    """Placeholders for revisions that depend on the repository's ids."""
-
-    def rp(rev):
-        return git_text("rev-parse", rev, cwd=path).strip()
-
-    c1, c2, c5, v1 = rp("main~5"), rp("main~4"), rp("main~2"), rp("refs/tags/v1")
-    return {
-        "<c1_8>": c1[:8],
-        "<c2_full>": c2,
-        "<c5_7>": c5[:7],
-        "<c5_12>": c5[:12],
-        "<c5_10_upper>": c5[:10].upper(),
-        "<v1_9>": v1[:9],
-        "<wt>": refs_worktree(path).name,
-    }
-
-
 def fill(rev: str, path) -> str:
-    for k, v in names(path).items():
-        rev = rev.replace(k, v)
-    return rev
+    return fill_placeholders(rev, refs_repo_placeholders(path))
 
 
 GOOD = [
@@ -144,7 +124,7 @@ GOOD = [
     "bisect/main-bisect",
     "main-worktree/HEAD",
     "worktrees/<wt>/HEAD",
-    "<c2_full>",  # a full id wins over the branch of that name
+    "<c2>",  # a full id wins over the branch of that name
     "<c1_8>",  # a branch named like an abbreviation wins over the abbreviation
     "<c5_7>",
     "<c5_12>^{tree}",
@@ -214,7 +194,7 @@ def test_every_revision_agrees_with_cat_file_batch_check(ctx):
 
 
 def test_ref_that_looks_like_hex_beats_the_abbreviation(ctx):
-    n = names(ctx.path)
+    n = refs_repo_placeholders(ctx.path)
     c1, c5 = ctx.git("main~5"), ctx.git("main~2")
     assert c1.startswith(n["<c1_8>"])
     assert ctx.resolve(n["<c1_8>"]).hex() == c5  # the branch, not the object c1
@@ -222,7 +202,7 @@ def test_ref_that_looks_like_hex_beats_the_abbreviation(ctx):
 
 
 def test_full_length_hex_is_always_an_id_even_when_a_branch_has_that_name(ctx):
-    c2 = names(ctx.path)["<c2_full>"]
+    c2 = refs_repo_placeholders(ctx.path)["<c2>"]
     assert ctx.refs.read(f"refs/heads/{c2}") is not None
     assert ctx.resolve(c2).hex() == c2
 
