@@ -37,6 +37,8 @@ async def _wait(pilot, predicate, timeout: float = 15.0) -> None:
 
 async def take_screenshots(repo: str, out_dir: str | Path, size: tuple[int, int] = SIZE, say=print) -> list[Path]:
     from packscope.inspector.app import PackscopeApp
+    from packscope.inspector.screens.overview import OverviewScreen
+    from packscope.inspector.screens.pack_entries import PackScreen
     from packscope.inspector.widgets.virtual_list import VirtualList
 
     out = Path(out_dir)
@@ -60,9 +62,12 @@ async def take_screenshots(repo: str, out_dir: str | Path, size: tuple[int, int]
             await pilot.pause(0.3)
         app.drain_events()
         await _settle(app, pilot)
-        await _wait(
-            pilot, lambda: getattr(app.screen, "facts", None) is not None and app.screen.facts.loose_on_disk is not None
-        )
+
+        def loose_counted() -> bool:
+            screen = app.screen
+            return isinstance(screen, OverviewScreen) and screen.facts.loose_on_disk is not None
+
+        await _wait(pilot, loose_counted)
         await _settle(app, pilot)
         shoot("1-overview")
 
@@ -70,9 +75,11 @@ async def take_screenshots(repo: str, out_dir: str | Path, size: tuple[int, int]
         shoot("2-packs")
 
         await _press(app, pilot, "enter")
-        lst = app.screen.query_one(VirtualList)
-        entries = app.screen.entries
-        deltas = [k for k in range(min(lst.row_count, 400)) if (entries.row(k).depth or 0) >= 2]
+        screen = app.screen
+        lst = screen.query_one(VirtualList)
+        entries = screen.entries if isinstance(screen, PackScreen) else None
+        rows = range(min(lst.row_count, 400)) if entries is not None else range(0)
+        deltas = [k for k in rows if entries is not None and (entries.row(k).depth or 0) >= 2]
         if deltas:
             lst.move_to(deltas[0])
         await pilot.pause(0.2)
@@ -93,7 +100,7 @@ async def take_screenshots(repo: str, out_dir: str | Path, size: tuple[int, int]
         await _press(app, pilot, "question_mark")
         shoot("help")
 
-        await _lab_screenshots(app, pilot, shoot)
+        await _lab_screenshots(app, pilot, shoot, str(repo))
         await _history_health_screenshots(app, pilot, shoot)
     return written
 
@@ -120,7 +127,7 @@ async def _history_health_screenshots(app, pilot, shoot) -> None:
     shoot("8-health")
 
 
-async def _lab_screenshots(app, pilot, shoot) -> None:
+async def _lab_screenshots(app, pilot, shoot, repo: str) -> None:
     """Fanout (with a lookup's bucket marked), and the Lookup lab: a
     finished lookup, a frame in the middle of a bucket search, a batch."""
     await _press(app, pilot, "escape", "5")
@@ -145,10 +152,39 @@ async def _lab_screenshots(app, pilot, shoot) -> None:
     await pilot.pause(0.2)
     shoot("6b-lab-mid-search")
 
+    # Presentation mode at the same frame: no live panels, big bars and
+    # numbers, the last keys pressed in a corner.
+    await _press(app, pilot, "z")
+    shoot("6d-lab-presentation")
+    await _press(app, pilot, "z")
+
     worker = lab_screen.start_batch(k=1000, mode="mixed", seed=1)
     await worker.wait()
     await _settle(app, pilot)
     shoot("6c-lab-batch")
+
+    await _replay_screenshot(app, pilot, lab_screen, shoot, repo)
+
+
+async def _replay_screenshot(app, pilot, lab_screen, shoot, repo: str) -> None:
+    """A recorded trace (``packscope lookup --json`` of two revisions, made
+    by the CLI as an operator would) replayed in the Lab, at its last frame."""
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="packscope-trace-") as tmp:
+        path = Path(tmp) / "trace.jsonl"
+        with open(path, "wb") as out:
+            subprocess.run(
+                [sys.executable, "-m", "packscope.inspector.cli", "-C", repo, "lookup", "--json", "HEAD~1", "HEAD"],
+                stdout=out,
+                check=True,
+            )
+        lab_screen.open_trace(str(path))
+        await _settle(app, pilot)
+        await _press(app, pilot, "end")
+        shoot("6e-lab-replay")
 
 
 def regenerate(out_dir: str | Path, repo: str | None = None, say=print) -> list[Path]:
