@@ -139,9 +139,9 @@ class AmbiguousObjectError(LookupFailedError):
     kind = "ambiguous"
     default_remedy = "Give more hex digits."
 
-    def __init__(self, message: str, *, candidates: tuple[object, ...] = (), **kw: Any) -> None:
+    def __init__(self, message: str, *, candidates: tuple[tuple[str, str, str], ...] = (), **kw: Any) -> None:
         super().__init__(message, **kw)
-        self.candidates = tuple(candidates)
+        self.candidates = candidates  # (hex id, type, description), in git's order
 
 
 class CorruptObjectError(PackscopeError):

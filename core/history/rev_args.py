@@ -40,6 +40,7 @@ class _All(Enum):
 
 
 ALL: Final = _All.ALL  # the --all marker among revision arguments
+RevArg = str | Literal[_All.ALL]  # one revision argument: a revision, or the --all marker
 
 
 class RevisionStore(ObjectSource, Protocol):
@@ -50,7 +51,7 @@ class RevisionStore(ObjectSource, Protocol):
 
 
 def walk_starts(
-    args: Iterable[str | Literal[_All.ALL]],
+    args: Iterable[RevArg],
     *,
     repo: Repository | None,
     refs: RefStore,

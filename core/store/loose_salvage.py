@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from zlib_ng import zlib_ng
 
-from packscope.core.errors import CorruptObjectError
+from packscope.core.errors import CorruptObjectError, PackscopeError
 from packscope.core.store.loose import HEADER_MAX, OBJECT_TYPES, _corrupt, _read_file, parse_loose_header
 from packscope.core.store.zlib_errors import ZlibError
 
@@ -37,7 +37,7 @@ class SalvagedLoose:
     type_name: str
     size: int  # as the header declares it
     shown: bytes  # the content git prints after the header line
-    fatal: CorruptObjectError | None  # git dies (128) after printing ``shown``, with no newline
+    fatal: PackscopeError | None  # git dies (128) after printing ``shown``, with no newline
 
 
 @dataclass(slots=True)

@@ -48,6 +48,14 @@ def register(sub) -> None:
         metavar="N",
         help="at most N findings of one kind per file, then a count of the rest (default 100; 0: no limit)",
     )
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=_jobs,
+        default=None,
+        metavar="N",
+        help="check the objects of large packs in N worker processes (default: the number of CPUs)",
+    )
     p.set_defaults(func=run)
 
 
@@ -56,7 +64,7 @@ class _ProgressLine:
 
     def __init__(self) -> None:
         self.last = 0.0
-        self.phase = None
+        self.phase: str | None = None
 
     def __call__(self, done: int, total: int, phase: str) -> None:
         now = time.monotonic()
@@ -87,7 +95,20 @@ def _limit(text: str) -> int:
     return n
 
 
+def _jobs(text: str) -> int:
+    import argparse
+
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"not a number of jobs (1 or more): {text!r}")
+    return n
+
+
 def run(args) -> int:
+    from packscope.core.fsck.parallel import default_jobs
     from packscope.core.fsck.verify import Fsck
 
     show_progress = sys.stderr.isatty() if args.progress is None else args.progress
@@ -103,6 +124,7 @@ def run(args) -> int:
             dangling=args.dangling,
             progress=line,
             limit_per_file=args.limit or sys.maxsize,
+            jobs=args.jobs or default_jobs(),
         )
         for finding in checker.run():
             if line is not None and line.phase is not None:

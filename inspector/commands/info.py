@@ -269,7 +269,7 @@ def _midx(store, problems: _Problems) -> dict | None:
         return None
     if m is None:
         return None
-    out = {
+    out: dict[str, object] = {
         "path": m.path,
         "chain": m.is_chain,
         "layers": None,
@@ -282,8 +282,9 @@ def _midx(store, problems: _Problems) -> dict | None:
         m.open()
         out.update(layers=len(m.layers), packs=m.num_packs, objects=m.num_objects)
         present = set(os.listdir(pack_dir))
-        out["packs_missing"] = [n for n in m.pack_names if (n.removesuffix(".idx")) + ".pack" not in present]
-        for n in out["packs_missing"]:
+        missing = [n for n in m.pack_names if (n.removesuffix(".idx")) + ".pack" not in present]
+        out["packs_missing"] = missing
+        for n in missing:
             problems.add(
                 "multi-pack-index",
                 kind="midx-pack-missing",
@@ -303,7 +304,7 @@ def _midx(store, problems: _Problems) -> dict | None:
 def _commit_graph(store, problems: _Problems) -> dict:
     from packscope.core.history.commit_graph import CommitGraph
 
-    out = {
+    out: dict[str, object] = {
         "present": False,
         "kind": None,
         "path": None,
@@ -446,7 +447,7 @@ def _namespace(name: str) -> str:
 
 
 def _head(refs, name: str, problems: _Problems, label: str) -> dict:
-    out = {"symref": None, "oid": None, "detached": False, "unborn": False}
+    out: dict[str, object] = {"symref": None, "oid": None, "detached": False, "unborn": False}
     try:
         head = refs.read(name)
         if head is None:
@@ -483,8 +484,8 @@ def _refs(session, problems: _Problems) -> dict:
             loose += 1
         ns = _namespace(ref.name)
         namespaces[ns] = namespaces.get(ns, 0) + 1
-    for e in refs.problems:
-        problems.add("refs", e)
+    for problem in refs.problems:
+        problems.add("refs", problem)
     return {
         "total": total,
         "loose": loose,
@@ -551,7 +552,7 @@ def _worktrees(session, problems: _Problems) -> list[dict]:
 def _shallow(repo, problems: _Problems) -> dict:
     from packscope.core.repo.shallow import is_shallow, read_shallow, shallow_path
 
-    out = {"present": is_shallow(repo), "path": None, "commits": 0}
+    out: dict[str, object] = {"present": is_shallow(repo), "path": None, "commits": 0}
     if out["present"]:
         out["path"] = _path(shallow_path(repo))
         try:

@@ -29,9 +29,13 @@ import argparse
 import os
 import sys
 import time
+from typing import TYPE_CHECKING, TypedDict
 
 from packscope.core.errors import PackscopeError
 from packscope.inspector.commands import command_parser, without_cycle_collector
+
+if TYPE_CHECKING:
+    from packscope.core.history.rev_args import RevArg
 
 USAGE = (
     "packscope log [REV…] [--all] [-n N] [--date-order|--topo-order] [--first-parent] "
@@ -63,11 +67,26 @@ def register(sub) -> None:
     p.set_defaults(func=run, parser=p)
 
 
-def parse_words(words: list[str]) -> dict:
+class LogOptions(TypedDict):
+    """What ``parse_words`` reads from git log's words."""
+
+    revs: list[RevArg]
+    paths: list[str]
+    max_count: int | None
+    order: str  # "default", "date" or "topo"
+    first_parent: bool
+    pretty: str | None
+    literal: bool
+    help: bool
+    dashdash: bool
+    mailmap: bool | None
+
+
+def parse_words(words: list[str]) -> LogOptions:
     """git log's options, revisions (with the ALL marker) and paths."""
     from packscope.core.history.rev_args import ALL
 
-    opts = {
+    opts: LogOptions = {
         "revs": [],
         "paths": [],
         "max_count": None,
@@ -170,7 +189,7 @@ def run(args) -> int:
         starts = walk_starts(
             revs, repo=repo, refs=session.refs, store=objects, cwd_prefix=cwd_prefix(repo), strict_all=True
         )
-        paths = repo_paths(repo, paths, literal=opts["literal"]) if paths else None
+        path_filter = repo_paths(repo, paths, literal=opts["literal"]) if paths else None
         try:
             min_abbrev = configured_abbrev(repo.config, session.fmt.hexsz)
         except ValueError as e:
@@ -184,8 +203,8 @@ def run(args) -> int:
             order=opts["order"],
             first_parent=opts["first_parent"],
             max_count=opts["max_count"],
-            paths=paths,
-            **source.walk_options(paths),
+            paths=path_filter,
+            **source.walk_options(path_filter),
         )
         map_authors = pretty in (None, "medium") and mailmap_enabled(repo, opts["mailmap"])
         mailmap = None
@@ -206,7 +225,7 @@ def run(args) -> int:
     return 0
 
 
-def _split_revs_and_paths(session, opts) -> tuple[list, list[str]]:
+def _split_revs_and_paths(session, opts: LogOptions) -> tuple[list[RevArg], list[str]]:
     """Without `--`, git takes the first word that is not a revision, and
     every word after it, as paths — if they exist in the work tree."""
     from packscope.core.history.rev_args import ALL

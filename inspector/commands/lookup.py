@@ -59,7 +59,7 @@ def resolve_input(session, text: str) -> tuple[bytes | None, dict]:
     try:
         return session.resolve(text, verify=False), {}
     except AmbiguousObjectError as e:
-        return None, {"error": "ambiguous", "candidates": [c[0] if isinstance(c, tuple) else c for c in e.candidates]}
+        return None, {"error": "ambiguous", "candidates": [c[0] for c in e.candidates]}
     except PromisedObjectError as e:  # on the way (a promised tree of REV:path)
         return None, {"error": e.kind, "promised": True, "message": e.message}
     except PackscopeError as e:
@@ -78,7 +78,7 @@ class _IndexByName:
 
 def lookup_one(session, recorder, text: str, algorithm: str, indexes: _IndexByName | None) -> dict:
     oid, failure = resolve_input(session, text)
-    result = {"input": text, "oid": oid.hex() if oid else None}
+    result: dict[str, object] = {"input": text, "oid": oid.hex() if oid else None}  # a JSON record
     if oid is None:
         result.update(found=False, promised=False)
         result.update(failure)
