@@ -21,7 +21,9 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 OPTIONAL = {"dulwich": "dulwich", "pygit2": "pygit2"}
 INSTALL_HINT = "pip install 'packscope[bench]' (or: pip install dulwich pygit2)"
@@ -107,6 +109,37 @@ def git_cmd(repo: str, *args: str) -> list[str]:
 # --- in-process adapters -------------------------------------------------------------
 
 
+# The measured loops: one API call per id, as a caller looking ids up one by one makes them.
+
+
+def count_true(test: Callable[[Any], object], ids: list) -> int:
+    n = 0
+    for oid in ids:
+        if test(oid):
+            n += 1
+    return n
+
+
+def count_answered(call: Callable[[Any], object], ids: list, missing: type[Exception]) -> int:
+    """How many ids ``call`` answers without raising ``missing``."""
+    n = 0
+    for oid in ids:
+        try:
+            call(oid)
+            n += 1
+        except missing:
+            pass
+    return n
+
+
+def content_bytes(read: Callable[[Any], tuple[Any, bytes]], ids: list) -> int:
+    """The contents' total size, through ``read(id) -> (type, data)``."""
+    total = 0
+    for oid in ids:
+        total += len(read(oid)[1])
+    return total
+
+
 class Adapter:
     """One library opened on one repository."""
 
@@ -158,12 +191,7 @@ class PackscopeAdapter(Adapter):
         self.store = self.session.store
 
     def contains(self, ids: list) -> int:
-        contains = self.store.contains
-        n = 0
-        for oid in ids:
-            if contains(oid):
-                n += 1
-        return n
+        return count_true(self.store.contains, ids)
 
     def contains_batch(self, ids: list) -> int:
         """The batch API (what `cat-file --batch-check` uses): one call."""
@@ -172,22 +200,10 @@ class PackscopeAdapter(Adapter):
     def info(self, ids: list) -> int:
         from packscope.core.errors import LookupFailedError
 
-        object_info = self.store.object_info
-        n = 0
-        for oid in ids:
-            try:
-                object_info(oid)
-                n += 1
-            except LookupFailedError:
-                pass
-        return n
+        return count_answered(self.store.object_info, ids, LookupFailedError)
 
     def read(self, ids: list) -> int:
-        read = self.store.read
-        total = 0
-        for oid in ids:
-            total += len(read(oid)[1])
-        return total
+        return content_bytes(self.store.read, ids)
 
     def walk_all(self) -> int:
         """What ``packscope log --all`` walks, with the same commit source
@@ -248,19 +264,10 @@ class DulwichAdapter(Adapter):
         return [oid.hex().encode() for oid in ids]  # dulwich's ids are hex bytes
 
     def contains(self, ids: list) -> int:
-        store = self.store
-        n = 0
-        for h in ids:
-            if h in store:
-                n += 1
-        return n
+        return count_true(self.store.__contains__, ids)  # what `id in object_store` calls
 
     def read(self, ids: list) -> int:
-        get_raw = self.store.get_raw
-        total = 0
-        for h in ids:
-            total += len(get_raw(h)[1])
-        return total
+        return content_bytes(self.store.get_raw, ids)
 
     def walk_all(self) -> int:
         from dulwich.object_store import peel_sha
@@ -295,30 +302,13 @@ class Pygit2Adapter(Adapter):
         return [Oid(raw=oid) for oid in ids]
 
     def contains(self, ids: list) -> int:
-        exists = self.odb.exists
-        n = 0
-        for oid in ids:
-            if exists(oid):
-                n += 1
-        return n
+        return count_true(self.odb.exists, ids)
 
     def info(self, ids: list) -> int:
-        read_header = self.odb.read_header
-        n = 0
-        for oid in ids:
-            try:
-                read_header(oid)
-                n += 1
-            except KeyError:
-                pass
-        return n
+        return count_answered(self.odb.read_header, ids, KeyError)
 
     def read(self, ids: list) -> int:
-        read = self.odb.read
-        total = 0
-        for oid in ids:
-            total += len(read(oid)[1])
-        return total
+        return content_bytes(self.odb.read, ids)
 
     def walk_all(self) -> int:
         pygit2 = self.pygit2
