@@ -23,16 +23,9 @@ TITLE = "Commit screen: last-commit column of HEAD's root (UI, headless)"
 
 
 def run(ctx) -> ScenarioResult:
-    res = ScenarioResult(
-        NAME,
-        TITLE,
-        columns=[("entries", "entries"), ("max_rss_bytes", "peak RSS")],
+    res, source, repo = inp.on_real_history(
+        ctx, NAME, TITLE, columns=[("entries", "entries"), ("max_rss_bytes", "peak RSS")]
     )
-    source = inp.real_history(ctx)
-    if source.note:
-        res.notes.append(source.note)
-    repo = str(source.path)
-    inp.warm(ctx, repo)
     case = Case(f"{source.label} · HEAD's root", source.label, inp.describe(repo))
     runs = [
         WorkerRun(

@@ -14,9 +14,9 @@ The P-pack repositories are built like p5551's: fast-import checkpoints.
 from __future__ import annotations
 
 from packscope.bench import inputs as inp
-from packscope.bench.peers import git_cmd, unavailable_reason
+from packscope.bench.peers import git_cmd
 from packscope.bench.results import Case, ScenarioResult, Series, Target
-from packscope.bench.runner import ProcessRun, Run, WorkerRun, repeat
+from packscope.bench.runner import ProcessRun, Run, WorkerRun, api_series, repeat
 from packscope.bench.verify import batch_check_counts
 
 NAME = "rescan"
@@ -27,6 +27,14 @@ POLICIES = (
     ("quick", {"policy": "gated", "quick": True}),
 )
 GATED_TARGET = 1.25
+
+
+def none_found(result: dict, inputs: dict) -> dict:
+    """Every id asked for is absent; packscope's answers also count its rescans."""
+    facts = {"found": result["answer"], "correct": result["answer"] == 0}
+    if "store_counters" in result:  # packscope's rows
+        facts["rescans"] = result["store_counters"].get("rescans")
+    return facts
 
 
 def run(ctx) -> ScenarioResult:
@@ -71,11 +79,7 @@ def run(ctx) -> ScenarioResult:
                     Series(label, "packscope", "in-process"),
                     "packscope.bench.inproc:api",
                     contains_args,
-                    check=lambda r, i: {
-                        "found": r["answer"],
-                        "correct": r["answer"] == 0,
-                        "rescans": r.get("store_counters", {}).get("rescans"),
-                    },
+                    check=none_found,
                 )
             )
 
@@ -95,30 +99,15 @@ def run(ctx) -> ScenarioResult:
                 Series("policy gated, batch", "packscope", "in-process"),
                 "packscope.bench.inproc:api",
                 batch_args,
-                check=lambda r, i: {
-                    "found": r["answer"],
-                    "correct": r["answer"] == 0,
-                    "rescans": r.get("store_counters", {}).get("rescans"),
-                },
+                check=none_found,
             )
         )
         for lib, label in (("dulwich", "dulwich"), ("pygit2", "pygit2")):
-            s = Series(label, "peer", "in-process")
-            why = unavailable_reason(lib)
-            if why:
-                s.skip(why)
 
             def peer_args(i: dict, lib: str = lib, repo: str = repo) -> dict:
                 return {"system": lib, "op": "contains", "repo": repo, "ids": i["raw"]}
 
-            runs.append(
-                WorkerRun(
-                    s,
-                    "packscope.bench.inproc:api",
-                    peer_args,
-                    check=lambda r, i: {"found": r["answer"], "correct": r["answer"] == 0},
-                )
-            )
+            runs.append(WorkerRun(api_series(lib, label), "packscope.bench.inproc:api", peer_args, check=none_found))
 
         def git_args(i: dict, repo: str = repo) -> list[str]:
             return git_cmd(repo, "cat-file", "--batch-check")
