@@ -8,7 +8,10 @@ from __future__ import annotations
 import contextlib
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from packscope.core.oid import SHA1, SHA256
 from packscope.core.store import delta as delta_module
 
 try:
@@ -26,6 +29,16 @@ if _native is not None:
     _native.set_delta_fallback(REFERENCE)
 
 NOT_BUILT = pytest.mark.skipif(_native is None, reason="the compiled module is not built")
+
+
+def compiled_against_pure(test):
+    """A property test of the compiled module against the pure path: skipped
+    when the module is not built, 800 examples, and ``fmt`` (SHA-1 or SHA-256)
+    and ``data`` (to draw the rest from) as arguments."""
+    return NOT_BUILT(
+        settings(max_examples=800, deadline=None)(given(fmt=st.sampled_from([SHA1, SHA256]), data=st.data())(test))
+    )
+
 
 PATHS = [
     pytest.param(delta_module.apply_delta_py, id="pure"),

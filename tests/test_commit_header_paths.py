@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 from packscope.core import objects
 from packscope.core.errors import PackscopeError
-from packscope.core.oid import SHA1, SHA256
-from tests.delta_paths import NOT_BUILT, _native
+from tests.delta_paths import NOT_BUILT, _native, compiled_against_pure
 
 
 def regex_answer(data: bytes, hexsz: int):
@@ -66,11 +65,8 @@ def fast_outcome(body, fmt):
         return (type(e), e.kind, e.offset, e.message)
 
 
-@NOT_BUILT
-@settings(max_examples=800, deadline=None)
-@given(st.data())
-def test_commit_header_fast_answers_alike_on_both_paths(data):
-    fmt = data.draw(st.sampled_from([SHA1, SHA256]))
+@compiled_against_pure
+def test_commit_header_fast_answers_alike_on_both_paths(fmt, data):
     body = data.draw(headers(fmt.hexsz))
     compiled = fast_outcome(body, fmt)
     with pytest.MonkeyPatch.context() as mp:

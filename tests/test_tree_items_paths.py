@@ -6,14 +6,13 @@ compiled splitter declines exactly what the pure whole-tree match refuses."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from packscope.core import objects
 from packscope.core.errors import PackscopeError
-from packscope.core.oid import SHA1, SHA256
+from packscope.core.oid import SHA1
 from packscope.core.repo.session import open_session
-from tests.delta_paths import NOT_BUILT, _native
+from tests.delta_paths import NOT_BUILT, _native, compiled_against_pure
 from tests.repos import build_packed, git, ids_of_type
 
 
@@ -51,11 +50,8 @@ def tree_bytes(draw, rawsz):
     return bytes(out)
 
 
-@NOT_BUILT
-@settings(max_examples=800, deadline=None)
-@given(st.data())
-def test_compiled_splitter_declines_exactly_what_the_whole_match_refuses(data):
-    fmt = data.draw(st.sampled_from([SHA1, SHA256]))
+@compiled_against_pure
+def test_compiled_splitter_declines_exactly_what_the_whole_match_refuses(fmt, data):
     body = data.draw(tree_bytes(fmt.rawsz))
     whole = objects.tree_patterns(fmt.rawsz).whole.fullmatch(body)
     split = _native.tree_items(body, fmt.rawsz)
@@ -64,11 +60,8 @@ def test_compiled_splitter_declines_exactly_what_the_whole_match_refuses(data):
         assert split == objects.tree_items_py(body, fmt)
 
 
-@NOT_BUILT
-@settings(max_examples=800, deadline=None)
-@given(st.data())
-def test_both_paths_give_the_same_entries_or_the_same_error(data):
-    fmt = data.draw(st.sampled_from([SHA1, SHA256]))
+@compiled_against_pure
+def test_both_paths_give_the_same_entries_or_the_same_error(fmt, data):
     body = data.draw(tree_bytes(fmt.rawsz))
     assert outcome(compiled_tree_items, body, fmt) == outcome(objects.tree_items_py, body, fmt)
 
