@@ -24,8 +24,8 @@ later phases know which copies are good without reading them again.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, TypedDict, Unpack
+from collections.abc import Container, Iterator, Sequence
+from typing import TYPE_CHECKING, Protocol, TypedDict, Unpack
 
 from packscope.core.errors import (
     BadMultiPackIndexError,
@@ -54,6 +54,7 @@ from packscope.core.fsck.objects import CORRUPT, TYPE_CODES, ObjectTable, PackSl
 from packscope.core.fsck.syntax import check_object
 
 if TYPE_CHECKING:
+    from packscope.core.fsck.parallel import ObjectPass
     from packscope.core.fsck.reach import Promised
     from packscope.core.store.midx import MidxLayer, MultiPackIndex
     from packscope.core.store.odb import ObjectStore
@@ -165,6 +166,7 @@ def check_pack(
     limiter: Limiter,
     promised: Promised | None = None,
     severities: dict[str, str] | None = None,
+    object_pass: ObjectPass | None = None,
 ) -> Iterator[Finding]:
     pair: PackPair = {"pack": slot.pack_path, "idx": slot.idx_path}
     idx = slot.handle.index
@@ -207,7 +209,7 @@ def check_pack(
         yield from_error(e, "packs", ERROR_PACK, **pair)
         ticker.tick(idx.num_objects)
         return
-    yield from _check_entries(table, slot, pack, order, ticker, limiter, pair, promised, severities)
+    yield from _check_entries(table, slot, pack, order, ticker, limiter, promised, severities, object_pass)
 
 
 def remedy_for_copies(elsewhere: tuple[str, ...]) -> str:
@@ -289,15 +291,10 @@ def _check_entries(
     order: Sequence[int],
     ticker: Ticker,
     limiter: Limiter,
-    pair: PackPair,
     promised: Promised | None,
     severities: dict[str, str] | None,
+    object_pass: ObjectPass | None,
 ) -> Iterator[Finding]:
-    idx = slot.handle.index
-    types = slot.type_table()
-    hash_object = table.fmt.hash_object
-    path = slot.pack_path
-    prev_offset = None
     # Objects that later entries build on stay in the delta-base cache when
     # read: in pack order a base often comes long before its deltas, and
     # without this ~1.5 delta applications per delta object were needed on
@@ -306,6 +303,37 @@ def _check_entries(
         bases = pack.base_offsets()
     except PackscopeError:
         bases = set()
+    if object_pass is not None and object_pass.splits(len(order)):
+        yield from object_pass.check_entries(slot, order, bases, ticker)
+    else:
+        yield from check_range(table, slot, order, ticker, limiter, promised, severities, bases)
+
+
+class _Ticks(Protocol):
+    def tick(self, n: int = 1) -> None: ...
+
+
+def check_range(
+    table: ObjectTable,
+    slot: PackSlot,
+    order: Sequence[int],
+    ticker: _Ticks,
+    limiter: Limiter,
+    promised: Promised | None,
+    severities: dict[str, str] | None,
+    bases: Container[int],
+    prev_offset: int | None = None,
+) -> Iterator[Finding]:
+    """Check the entries at ``order`` (index positions in pack order — the
+    whole pack, or one worker's range of it: packscope.core.fsck.parallel).
+    ``bases``: offsets worth keeping in the delta-base cache; ``prev_offset``:
+    the entry before the range (two ids at one offset follow each other)."""
+    pack = slot.handle.pack.open()
+    pair: PackPair = {"pack": slot.pack_path, "idx": slot.idx_path}
+    idx = slot.handle.index
+    types = slot.type_table()
+    hash_object = table.fmt.hash_object
+    path = slot.pack_path
     for pos in order:
         ticker.tick()
         oid = idx.name_at(pos)

@@ -11,7 +11,9 @@ Phases, in order (``progress(done, total, phase)`` names them):
 
 1. ``packs`` — every pack/idx pair (packscope.core.fsck.storage.check_pack); with
    full checks every entry is read, CRC- and hash-checked and its syntax
-   checked; stray ``.idx``/``.pack`` files are reported;
+   checked (with ``jobs`` > 1 by worker processes, each a range of a large
+   pack: packscope.core.fsck.parallel); stray ``.idx``/``.pack`` files are
+   reported;
 2. ``loose objects`` — inflate, header, hash and syntax of each;
 3. ``connectivity`` — roots (HEADs, refs, reflogs, indexes) and the walk
    (packscope.core.fsck.reach), telling missing from promised, unavailable and
@@ -67,6 +69,7 @@ class FsckOptions(TypedDict, total=False):
     cancel: Callable[[], bool] | None
     severities: dict[str, str] | None
     limit_per_file: int
+    jobs: int
 
 
 class Fsck:
@@ -82,6 +85,7 @@ class Fsck:
         cancel: Callable[[], bool] | None = None,
         severities: dict[str, str] | None = None,
         limit_per_file: int = 100,
+        jobs: int = 1,
     ) -> None:
         self.repo = repo
         self.store = store
@@ -95,6 +99,7 @@ class Fsck:
         self.severities = severities
         self.ticker = Ticker(progress, cancel)
         self.limiter = Limiter(limit_per_file)
+        self.jobs = max(1, jobs)
         self.exit_status = 0
         self.counts: dict[str, int] = {"error": 0, "warning": 0, "info": 0}
         self.objects_checked = 0
@@ -133,10 +138,20 @@ class Fsck:
         yield from check_directories(self.store)
         total = sum(_count(s) for s in table.packs)
         ticker.start("packs", total)
-        for slot in table.packs:
-            yield from check_pack(
-                table, slot, ticker, full=self.full, limiter=limiter, promised=promised, severities=self.severities
-            )
+        from packscope.core.fsck.parallel import ObjectPass
+
+        with ObjectPass(table, self.jobs, limiter, promised, self.severities) as object_pass:
+            for slot in table.packs:
+                yield from check_pack(
+                    table,
+                    slot,
+                    ticker,
+                    full=self.full,
+                    limiter=limiter,
+                    promised=promised,
+                    severities=self.severities,
+                    object_pass=object_pass,
+                )
         ticker.finish()
         self.objects_checked = ticker.done if self.full else 0
         if self.full:

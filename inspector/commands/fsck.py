@@ -12,6 +12,8 @@ git would stop (an index file it cannot read, a packed-refs line it cannot
 parse), after every other finding has been reported.  Of one
 kind of finding, at most 100 per file are shown, then a count of the rest
 (--limit); the --json summary counts the missing and promised objects.
+The objects of large packs are checked by --jobs worker processes (default:
+one per CPU); the findings and the exit status do not depend on it.
 """
 
 from __future__ import annotations
