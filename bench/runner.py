@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -27,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from packscope.bench.inputs import describe
 from packscope.bench.peers import bench_env, git_cmd, packscope_cmd, unavailable_reason
 from packscope.bench.results import Case, Series, Target
 
@@ -75,6 +75,14 @@ class Context:
         return self._cache[key]
 
 
+@dataclass
+class ProcessSample:
+    wall: float  # seconds, spawn to exit
+    cpu: float  # user + system seconds of the child and the children it waited for
+    max_rss_bytes: int  # the peak resident set of the child or of any process it waited for
+    out: Path  # a file holding its stdout
+
+
 def run_process(
     cmd: list[str],
     stdin_path: str | None = None,
@@ -84,25 +92,54 @@ def run_process(
     ok: tuple[int, ...] = (0,),
 ) -> tuple[float, float, Path]:
     """Run a whole command once: (wall seconds, CPU seconds of the child,
-    path of a file holding its stdout).  stdout goes to a file, not a pipe,
-    so the parent does no work while the child runs."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    path of a file holding its stdout)."""
+    m = measure_process(cmd, stdin_path, timeout=timeout, cwd=cwd, ok=ok)
+    return m.wall, m.cpu, m.out
+
+
+def measure_process(
+    cmd: list[str],
+    stdin_path: str | None = None,
+    *,
+    timeout: float = 3600.0,
+    cwd: str | None = None,
+    ok: tuple[int, ...] = (0,),
+) -> ProcessSample:
+    """Run a whole command once and measure it.  stdout goes to a file, not a
+    pipe, so the parent does no work while the child runs.  The child is
+    reaped with ``os.wait4``: its own rusage (CPU and ``ru_maxrss``, which
+    Linux raises to the peak of every descendant the child reaped — worker
+    processes included, as ``/usr/bin/time`` reports), not the sum or
+    maximum over every child this process ever had (RUSAGE_CHILDREN)."""
+    import signal
+    import threading
+
     with (
         tempfile.NamedTemporaryFile(prefix="bench-out-", delete=False) as out,
+        tempfile.TemporaryFile(prefix="bench-err-") as err,
         open(stdin_path, "rb") if stdin_path else contextlib.nullcontext(subprocess.DEVNULL) as stdin,
     ):
         t0 = time.perf_counter()
-        p = subprocess.run(
-            cmd, stdin=stdin, stdout=out, stderr=subprocess.PIPE, env=bench_env(), timeout=timeout, cwd=cwd
-        )
+        p = subprocess.Popen(cmd, stdin=stdin, stdout=out, stderr=err, env=bench_env(), cwd=cwd)
+        timer = threading.Timer(timeout, lambda: os.kill(p.pid, signal.SIGKILL))
+        timer.start()
+        try:
+            _, status, usage = os.wait4(p.pid, 0)
+        finally:
+            timer.cancel()
         wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        p.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+        if wall >= timeout and p.returncode < 0:
+            Path(out.name).unlink(missing_ok=True)
+            raise subprocess.TimeoutExpired(cmd, timeout)
+        err.seek(0)
+        stderr = err.read()
+    cpu = usage.ru_utime + usage.ru_stime
     if p.returncode not in ok:
         Path(out.name).unlink(missing_ok=True)
-        err = p.stderr.decode(errors="replace").strip().splitlines()
-        raise MeasurementError(f"{' '.join(cmd[:4])}… exited {p.returncode}: {err[-1] if err else ''}")
-    return wall, cpu, Path(out.name)
+        lines = stderr.decode(errors="replace").strip().splitlines()
+        raise MeasurementError(f"{' '.join(cmd[:4])}… exited {p.returncode}: {lines[-1] if lines else ''}")
+    return ProcessSample(wall, cpu, usage.ru_maxrss * 1024, Path(out.name))  # ru_maxrss is in KiB on Linux
 
 
 def run_worker(call: str, args: dict, *, timeout: float = 3600.0) -> dict:
@@ -139,14 +176,15 @@ class ProcessRun:
     cmd: Callable[[dict], list[str]]
     stdin: Callable[[dict], str | None] = lambda inputs: None
     verify: Callable[[Path, dict], dict] | None = None
+    ok: tuple[int, ...] = (0,)  # exit statuses that are answers, not failures
 
     def once(self, inputs: dict, ctx: Context) -> None:
-        wall, cpu, out = run_process(self.cmd(inputs), self.stdin(inputs), timeout=ctx.timeout)
+        m = measure_process(self.cmd(inputs), self.stdin(inputs), timeout=ctx.timeout, ok=self.ok)
         try:
-            facts = self.verify(out, inputs) if self.verify else {}
+            facts = self.verify(m.out, inputs) if self.verify else {}
         finally:
-            out.unlink(missing_ok=True)
-        self.series.add(wall, cpu_seconds=cpu)
+            m.out.unlink(missing_ok=True)
+        self.series.add(m.wall, cpu_seconds=m.cpu, max_rss_bytes=m.max_rss_bytes)
         _merge_info(self.series, facts)
 
 
@@ -202,6 +240,24 @@ def cat_file_case(
         ProcessRun(Series(git), lambda i: git_cmd(repo, "cat-file", flag), lambda i: i["hex"], verify),
     ]
     return repeat(case, runs, inputs, ctx)
+
+
+def one_worker_case(
+    ctx: Context,
+    name: str,
+    label: str,
+    repo: str,
+    series: str,
+    call: str,
+    args: Callable[[dict], dict],
+    check: Callable[[dict, dict], dict] | None = None,
+) -> Case:
+    """A case of one packscope in-process row (``series``, the worker
+    function ``call``) on ``repo``, measured ``ctx.reps`` times; the inputs
+    are the repository alone."""
+    case = Case(name, label, describe(repo))
+    run = WorkerRun(Series(series, "packscope", "in-process"), call, args, check=check)
+    return repeat(case, [run], lambda rep: {}, ctx)
 
 
 def api_series(system: str, label: str) -> Series:

@@ -14,8 +14,8 @@ import asyncio
 import time
 
 from packscope.bench import inputs as inp
-from packscope.bench.results import Case, ScenarioResult, Series
-from packscope.bench.runner import WorkerRun, repeat
+from packscope.bench.results import ScenarioResult
+from packscope.bench.runner import one_worker_case
 from packscope.bench.scenarios.ui_startup import peak_rss_bytes
 
 NAME = "history-last-commits"
@@ -26,16 +26,17 @@ def run(ctx) -> ScenarioResult:
     res, source, repo = inp.on_real_history(
         ctx, NAME, TITLE, columns=[("entries", "entries"), ("max_rss_bytes", "peak RSS")]
     )
-    case = Case(f"{source.label} · HEAD's root", source.label, inp.describe(repo))
-    runs = [
-        WorkerRun(
-            Series("packscope Commit screen, last commits", "packscope", "in-process"),
-            "packscope.bench.scenarios.history_last_commits:column",
-            lambda i: {"repo": repo},
-            check=lambda r, i: {"correct": r["entries"] == r["answered"]},
-        )
-    ]
-    res.cases.append(repeat(case, runs, lambda rep: {}, ctx))
+    case = one_worker_case(
+        ctx,
+        f"{source.label} · HEAD's root",
+        source.label,
+        repo,
+        "packscope Commit screen, last commits",
+        "packscope.bench.scenarios.history_last_commits:column",
+        lambda i: {"repo": repo},
+        check=lambda r, i: {"correct": r["entries"] == r["answered"]},
+    )
+    res.cases.append(case)
     return res
 
 

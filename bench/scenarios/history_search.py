@@ -14,8 +14,8 @@ from __future__ import annotations
 import time
 
 from packscope.bench import inputs as inp
-from packscope.bench.results import Case, ScenarioResult, Series
-from packscope.bench.runner import WorkerRun, repeat
+from packscope.bench.results import ScenarioResult
+from packscope.bench.runner import one_worker_case
 
 NAME = "history-search"
 TITLE = "History: instant search over every loaded commit"
@@ -24,16 +24,17 @@ QUERIES = ("no such text in any commit", "junio", "fix", None)  # None: the root
 
 def run(ctx) -> ScenarioResult:
     res, source, repo = inp.on_real_history(ctx, NAME, TITLE)
-    case = Case(f"{source.label} · HEAD's commits", source.label, inp.describe(repo))
-    runs = [
-        WorkerRun(
-            Series("packscope History search (slowest of 4 queries)", "packscope", "in-process"),
-            "packscope.bench.scenarios.history_search:search_all",
-            lambda i: {"repo": repo},
-            check=lambda r, i: {"commits": r["commits"], "correct": r["correct"]},
-        )
-    ]
-    res.cases.append(repeat(case, runs, lambda rep: {}, ctx))
+    case = one_worker_case(
+        ctx,
+        f"{source.label} · HEAD's commits",
+        source.label,
+        repo,
+        "packscope History search (slowest of 4 queries)",
+        "packscope.bench.scenarios.history_search:search_all",
+        lambda i: {"repo": repo},
+        check=lambda r, i: {"commits": r["commits"], "correct": r["correct"]},
+    )
+    res.cases.append(case)
     return res
 
 

@@ -15,8 +15,8 @@ import asyncio
 import time
 
 from packscope.bench import inputs as inp
-from packscope.bench.results import Case, ScenarioResult, Series
-from packscope.bench.runner import WorkerRun, repeat
+from packscope.bench.results import ScenarioResult
+from packscope.bench.runner import one_worker_case
 from packscope.bench.worker import peak_rss_bytes, proc_kib_field
 
 NAME = "ui-startup"
@@ -39,19 +39,21 @@ def run(ctx) -> ScenarioResult:
     for source in (inp.real_history(ctx),) if ctx.tiny else (inp.thousand_packs(ctx), inp.real_history(ctx)):
         repo = str(source.path)
         inp.warm(ctx, repo)
-        case = Case(f"{source.label}", source.label, inp.describe(repo))
 
         def paint_args(i: dict, repo: str = repo) -> dict:
             return {"repo": repo, "spawned_at": time.time(), "scroll_history": True}
 
-        runs = [
-            WorkerRun(
-                Series("packscope UI first paint", "packscope", "in-process"),
+        res.cases.append(
+            one_worker_case(
+                ctx,
+                source.label,
+                source.label,
+                repo,
+                "packscope UI first paint",
                 "packscope.bench.scenarios.ui_startup:first_paint",
                 paint_args,
             )
-        ]
-        res.cases.append(repeat(case, runs, lambda rep: {}, ctx))
+        )
     return res
 
 
