@@ -195,6 +195,7 @@ class LogBook:
     """The last log lines, shared by every event-log panel (one per screen)."""
 
     def __init__(self, maxlen: int = 2000) -> None:
+        self.maxlen = maxlen
         self.entries: deque[LogEntry] = deque(maxlen=maxlen)
         self.version = 0  # bumps on every change, so panels know when to redraw
         self.paused = False
@@ -207,7 +208,7 @@ class LogBook:
             return
         if self.paused:
             self._held.extend(entries)
-            del self._held[: max(0, len(self._held) - self.entries.maxlen)]
+            del self._held[: max(0, len(self._held) - self.maxlen)]
             self.held = len(self._held)
             self.version += 1
             return

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from packscope.core import trace
 from packscope.core.errors import PackscopeError
 from packscope.core.store.search import ALGORITHMS, Steps, search_function
-from packscope.inspector.lab_model import index_by_name, resolve, search_bounds
+from packscope.inspector.lab_model import index_by_name, index_of, resolve, search_bounds
 
 # --- batches ----------------------------------------------------------------------------
 
@@ -185,7 +185,7 @@ def run_batch(
                         if target is None:  # new after a rescan
                             by_name = index_by_name(store)
                             target = by_name.get(e.pack)
-                        index = getattr(target, "index", target)
+                        index = index_of(target)
                         if index is None:
                             continue
                         res.searches += 1
@@ -199,13 +199,12 @@ def run_batch(
                             probes[a] += len(steps.probes)
                             reads[a] += len(steps.reads)
                             pages[a] += len(steps.pages())
-                            best = None
+                            timings = []
                             for _ in range(TIMING_REPEATS):
                                 t0 = perf()
                                 fn(name_at, lo, hi, nr, oid)
-                                took = perf() - t0
-                                best = took if best is None or took < best else best
-                            ns[a] += best
+                                timings.append(perf() - t0)
+                            ns[a] += min(timings)
                     elif isinstance(e, trace.LooseCacheFilled):
                         res.fills += 1
                     elif isinstance(e, trace.PackDirScanned):
@@ -243,9 +242,10 @@ def histogram(values: list[float], bins: int, lo: float, hi: float, integer: boo
     """(counts, bin width) over [lo, hi]; values beyond land in the end bins.
     Integer data gets one bin per value when the range allows."""
     if integer:
-        lo, hi = int(lo), int(hi)
-        width = max(1, -(-(hi - lo + 1) // bins))
-        n = (hi - lo) // width + 1
+        first, last = int(lo), int(hi)
+        step = max(1, -(-(last - first + 1) // bins))
+        n = (last - first) // step + 1
+        lo, width = first, float(step)
     else:
         width = (hi - lo) / bins or 1.0
         n = bins

@@ -21,10 +21,16 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from packscope.core import trace
 from packscope.core.errors import AmbiguousObjectError, PackscopeError
+from packscope.core.store.location import PackHandle
 from packscope.core.store.search import ALGORITHMS, traced_search
+
+if TYPE_CHECKING:
+    from packscope.core.store.midx import MultiPackIndex
+    from packscope.core.store.pack_index import PackIndex
 
 # --- indexes ---------------------------------------------------------------------
 
@@ -33,7 +39,7 @@ from packscope.core.store.search import ALGORITHMS, traced_search
 class IndexChoice:
     kind: str  # "midx" or "pack"
     name: str  # file name as core's events name it (pack-….idx / multi-pack-index)
-    index: object  # packscope.core.store.pack_index.PackIndex or packscope.core.store.midx.MultiPackIndex
+    index: PackIndex | MultiPackIndex
     objects: int | None = None
     local: bool = True
     error: str | None = None
@@ -142,14 +148,19 @@ def probe_label(p: trace.Probe) -> str:
 class Stage:
     kind: str  # midx, pack, loose, fill, rescan, skipped, negative, null, mru, finished
     text: str  # one line, as the stage list shows it
-    event: object
-    index: object = None  # the index searched (search stages)
+    event: trace.Event  # the core event this stage shows
+    index: PackIndex | MultiPackIndex | None = None  # the index searched (search stages)
     paths: dict = field(default_factory=dict)  # algorithm -> SearchPath (search stages)
     nr: int | None = None  # the search's table bound (search stages; None: not known)
 
     @property
     def is_search(self) -> bool:
         return bool(self.paths)
+
+    @property
+    def search(self) -> trace.PackSearched | None:
+        """The store's own bucket search, when this stage shows one."""
+        return self.event if isinstance(self.event, trace.PackSearched) else None
 
     @property
     def steps(self) -> int:
@@ -181,11 +192,17 @@ class LookupRun:
         return out or [(0, 0)]
 
 
-def index_by_name(store) -> dict:
-    m = {h.index.name: h for h in store.packs}
+def index_by_name(store) -> dict[str, PackHandle | MultiPackIndex]:
+    m: dict[str, PackHandle | MultiPackIndex] = {h.index.name: h for h in store.packs}
     for x in store.midxs:
         m[os.path.basename(x.path)] = x
     return m
+
+
+def index_of(target: PackHandle | MultiPackIndex | None) -> PackIndex | MultiPackIndex | None:
+    """The index to search for an ``index_by_name`` entry: a pack's index, or
+    the multi-pack-index itself."""
+    return target.index if isinstance(target, PackHandle) else target
 
 
 def names_read(path, nr: int | None = None) -> int:
@@ -235,7 +252,7 @@ def resolve(session, text: str) -> tuple[bytes | None, str | None]:
     try:
         return session.resolve(text, verify=False), None
     except AmbiguousObjectError as e:
-        names = [c[0] if isinstance(c, tuple) else c for c in e.candidates]
+        names = [c[0] for c in e.candidates]
         return None, "ambiguous: " + ", ".join(n[:12] for n in names[:6])
     except PackscopeError as e:
         return None, f"{e.kind}: {e.message}"
@@ -280,8 +297,8 @@ def live_searches(store, oid: bytes):
 
     def searched(e: trace.PackSearched):
         target = by_name.get(e.pack)
-        index = getattr(target, "index", target)
-        alternate = getattr(target, "files", None) is not None and not target.files.local
+        index = index_of(target)
+        alternate = isinstance(target, PackHandle) and not target.files.local
         if index is None:
             return None, {e.path.algorithm: e.path}, None, alternate
         return index, compare_paths(index, e.path.bucket, oid), search_bounds(index, e.path.bucket), alternate

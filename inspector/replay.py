@@ -16,10 +16,15 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from typing import TYPE_CHECKING
 
 from packscope.core import trace
 from packscope.core.errors import PackscopeError
 from packscope.inspector import lab_model as lab
+
+if TYPE_CHECKING:
+    from packscope.core.store.location import PackHandle
+    from packscope.core.store.midx import MultiPackIndex
 
 EVENT_TYPES = {
     cls.__name__: cls
@@ -69,7 +74,7 @@ def path_from_dict(d: dict) -> trace.SearchPath:
 def event_from_dict(d: dict):
     """The trace event ``trace.event_to_dict`` wrote (None: a kind this
     version does not know, skipped as the live lab skips it)."""
-    cls = EVENT_TYPES.get(d.get("event"))
+    cls = EVENT_TYPES.get(d.get("event", ""))
     if cls is None:
         return None
     values = {}
@@ -148,7 +153,7 @@ def replayed_run(rec: Recording, store=None, lock=None) -> lab.LookupRun:
     except (KeyError, TypeError, ValueError) as e:
         raise _error(rec.path, rec.line, f"an event that does not parse ({e})") from None
     compare = list(d.get("compare") or ())
-    by_name = {}
+    by_name: dict[str, PackHandle | MultiPackIndex] = {}
     if store is not None:
         with lock:
             by_name = lab.index_by_name(store)
@@ -163,7 +168,7 @@ def replayed_run(rec: Recording, store=None, lock=None) -> lab.LookupRun:
                     return None, paths, None, False
                 break
         target = by_name.get(e.pack)
-        index = getattr(target, "index", target)
+        index = lab.index_of(target)
         if index is not None and _same_bucket(index, oid, e.path, lock):
             with lock:
                 paths = lab.compare_paths(index, e.path.bucket, oid)

@@ -73,8 +73,9 @@ def short_id(oid: bytes | str, n: int = 12) -> str:
 def human_bytes(n: int | None) -> str:
     if n is None:
         return "–"
+    size: float = n
     for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(n) < 1024 or unit == "GiB":
-            return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} TiB"
+        if abs(size) < 1024 or unit == "GiB":
+            return f"{size} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} TiB"
