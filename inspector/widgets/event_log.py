@@ -9,8 +9,10 @@ book (2000 lines) costs only the visible lines.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual import getters
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -21,6 +23,10 @@ from textual.widgets.selection_list import Selection
 
 from packscope.inspector.events import KIND_STYLES, KINDS, LogBook, LogEntry
 from packscope.inspector.widgets.virtual_list import VirtualList
+
+if TYPE_CHECKING:
+    from packscope.inspector.app import PackscopeApp
+    from packscope.inspector.screens.base import PackscopeScreen
 
 
 class _LogSource:
@@ -46,6 +52,12 @@ class EventLogList(VirtualList):
         Binding("c", "app.clear_log", "Clear log", id="log.clear"),
         Binding("f", "filter", "Filter kinds", id="log.filter"),
     ]
+
+    if TYPE_CHECKING:  # for the type checker: the log lives in a packscope screen of the packscope app
+        app = getters.app(PackscopeApp)
+
+        @property
+        def screen(self) -> PackscopeScreen: ...
 
     def action_filter(self) -> None:
         # The log's own modal: when it closes, focus comes back here (any

@@ -64,7 +64,8 @@ class KeyBar(Widget):
         # Help and the palette are pinned at the right end: on a narrow
         # terminal the middle is cut, never the way to see every key.
         tail = Text(no_wrap=True, end="")
-        spans, tail_spans = [], []
+        spans: list[tuple[int, int, str]] = []
+        tail_spans: list[tuple[int, int, str]] = []
         active = list(screen.active_bindings.values())
         active.sort(key=lambda a: self._rank(screen, a[0], a[1]))  # stable: each level keeps its order
         for _node, binding, enabled, _tooltip in active:

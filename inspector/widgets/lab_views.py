@@ -75,7 +75,8 @@ FIRST_MISSES = 3  # searches shown before a long run of misses is folded
 
 
 def _missed(s: lab.Stage) -> bool:
-    return s.is_search and s.event.path.found is None
+    search = s.search
+    return s.is_search and search is not None and search.path.found is None
 
 
 def folded_runs(run: lab.LookupRun | None) -> list[tuple[int, int]]:
@@ -136,7 +137,8 @@ def stage_list(run: lab.LookupRun | None, current: int, expanded: bool = False) 
             t.append(f"   … {end - i} packs searched, not found", style="bold" if inside else "dim")
             if inside:
                 t.append(f" — now {current + 1}: ", style="bold")
-                t.append_text(literal(run.stages[current].event.pack, "bold"))
+                search = run.stages[current].search
+                t.append_text(literal(search.pack if search is not None else "", "bold"))
             t.append("  (Enter lists them)", style="dim")
             i = end
             continue
@@ -199,9 +201,10 @@ class SearchView(Widget):
 
     def _build(self, width: int) -> Text:
         width = max(40, width or 100)
-        if not self.paths:
-            return Text(self.note or "No bucket search at this step.", style="italic dim", end="")
         s = self.stage
+        search = s.search if s is not None else None
+        if not self.paths or s is None or search is None:  # paths are only shown for a search stage
+            return Text(self.note or "No bucket search at this step.", style="italic dim", end="")
         blo, bhi = next(iter(self.paths.values())).bucket
         n = bhi - blo
         ind = self.INDENT
@@ -210,8 +213,8 @@ class SearchView(Widget):
             cell = bar_w // n
             bar_w = n * cell
         lines: list[Text] = []
-        head = literal(s.event.pack, "bold")
-        head.append(f"  bucket [{blo},{bhi}): {_n(n, 'name')}; the store searched it with {s.event.path.algorithm}")
+        head = literal(search.pack, "bold")
+        head.append(f"  bucket [{blo},{bhi}): {_n(n, 'name')}; the store searched it with {search.path.algorithm}")
         head.truncate(width, overflow="ellipsis")
         lines.append(head)
         left, right = str(blo), str(bhi)
@@ -221,13 +224,13 @@ class SearchView(Widget):
             shown = path.probes[: self.step]
             done = self.step >= len(path.probes)
             bar = self._bar(path, shown, done, blo, n, bar_w)
-            style = "bold" if a == s.event.path.algorithm else ""
+            style = "bold" if a == search.path.algorithm else ""
             for row in range(self.bar_rows):
                 last = row == self.bar_rows - 1
                 line = Text(f"{a:<{ind - 1}} " if last else " " * ind, style=style, end="")
                 line.append_text(bar if last else self._thick(bar))
                 lines.append(line)
-            for probe_line in self._probe_lines(path, shown, done, n, width):
+            for probe_line in self._probe_lines(path, shown, done, n, width, s.nr):
                 lines.append(Text(" " * ind, end="") + probe_line)
         lines += _legend(width)
         return Text("\n", end="").join(lines)
@@ -237,7 +240,7 @@ class SearchView(Widget):
         width = max(40, width or 100)
         return 2 + len(ALGORITHMS) * self.bar_rows + len(_legend(width))
 
-    def _probe_lines(self, path, shown, done: bool, n: int, width: int) -> list[Text]:
+    def _probe_lines(self, path, shown, done: bool, n: int, width: int, nr: int | None) -> list[Text]:
         """The probes so far and the verdict, laid out in lines that fit
         ``width`` after the indent; at most ``probe_lines`` of them, the
         earliest probes dropped first."""
@@ -253,7 +256,7 @@ class SearchView(Widget):
             pieces.append(Text(f"no probe: {why}", style="dim", end=""))
         if done:
             verdict = f"found at {path.found}" if path.found is not None else f"absent, would be at {path.insert_at}"
-            reads = lab.names_read(path, self.stage.nr)
+            reads = lab.names_read(path, nr)
             tail = Text(
                 f"→ {verdict}: {_n(len(path.probes), 'probe')}, {_n(reads, 'name')} read, "
                 f"{_n(len(path.pages), 'page')}",
