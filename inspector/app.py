@@ -106,7 +106,8 @@ class PackscopeApp(App):
         self.watcher: DirWatcher | None = None
         self.poll_seconds = poll_seconds
         self.outside_changes = 0
-        self.last_lookup = None  # the latest LookupFinished, whichever screen (or worker) made it
+        self.last_lookup: LookupFinished | None = None  # the latest, whichever screen (or worker) made it
+        self.lab_replay: str | None = None  # packscope lab --replay FILE, for the Lab to open
         self.present = present  # presentation mode: no live panels (the Lab draws larger)
         self.start = start  # the screen shown first (default: the first of the table)
         self.return_mode: str | None = None  # the tab `:` left for the Object tab (Esc/q go back)
@@ -128,7 +129,7 @@ class PackscopeApp(App):
             self.core.open()
         except PackscopeError as e:
             self.core.error = e
-            self.call_from_thread(self._core_failed)
+            self.call_from_thread(self._core_failed, e)
             return
         self.watcher = DirWatcher(self.core.store.object_dirs)
         self.call_from_thread(self._core_ready)
@@ -141,8 +142,7 @@ class PackscopeApp(App):
         if screen is not None:
             screen.core_ready()
 
-    def _core_failed(self) -> None:
-        e = self.core.error
+    def _core_failed(self, e: PackscopeError) -> None:
         self.set_status("cannot open the repository")
         self.notify(visible(f"{e.message} — {e.remedy}"), severity="error", timeout=10)
         screen = self.top_screen
@@ -195,7 +195,8 @@ class PackscopeApp(App):
 
     @work(thread=True, exclusive=True, group="watch")
     def _poll_worker(self) -> None:
-        changes = self.watcher.poll()
+        watcher = self.watcher
+        changes = watcher.poll() if watcher is not None else None
         if not changes:
             return
         self.core.rescan("outside-change")
@@ -302,9 +303,11 @@ class PackscopeApp(App):
     def action_goto(self) -> None:
         from packscope.inspector.widgets.prompt import Prompt
 
-        self.push_screen(
-            Prompt("object:", "id, abbreviation or revision"), lambda text: text and self.goto_object(text)
-        )
+        def go(text: str | None) -> None:
+            if text:
+                self.goto_object(text)
+
+        self.push_screen(Prompt("object:", "id, abbreviation or revision"), go)
 
     def goto_object(self, text: str) -> None:
         self._resolve_and_open(text)
@@ -340,10 +343,11 @@ class PackscopeApp(App):
         from packscope.core.errors import BadRevisionError
 
         core = self.core
-        if not core.ready:
+        session = core.session
+        if session is None:
             raise BadRevisionError("the repository is still opening")
         with core.lock:
-            return core.session.resolve(text)
+            return session.resolve(text)
 
     def open_object(self, oid: bytes, pack=None, offset: int | None = None) -> None:
         self.last_object = (oid, pack, offset)

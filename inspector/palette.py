@@ -3,19 +3,24 @@ settings, offered through Textual's command palette."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from packscope.core.store.search import ALGORITHMS
 
+if TYPE_CHECKING:
+    from packscope.inspector.app import PackscopeApp
+
 POLICIES = ("git", "gated")
 LOOSE_STRATEGIES = ("per-subdir", "global-resort")
 
 
-def palette_commands(app) -> list[tuple[str, str, object]]:
+def palette_commands(app: PackscopeApp) -> list[tuple[str, str, Callable[[], object]]]:
     """(title, help, callback) of every fixed command."""
-    cmds = [
+    cmds: list[tuple[str, str, Callable[[], object]]] = [
         ("Rescan now", "re-read every pack directory (reason: request) and flush the loose caches", app.action_rescan),
         ("Toggle event log", "show or hide the event-log panel", app.action_toggle_log),
         ("Toggle rates", "show or hide the sparklines", app.action_toggle_rates),
@@ -72,6 +77,11 @@ def palette_commands(app) -> list[tuple[str, str, object]]:
 
 
 class PackscopeCommands(Provider):
+    if TYPE_CHECKING:  # the packscope app, for the type checker (Textual types it as App)
+
+        @property
+        def app(self) -> PackscopeApp: ...
+
     async def discover(self) -> Hits:
         yield DiscoveryHit("Go to object…", self.app.action_goto, help="type an id, abbreviation or revision")
         for title, help_text, cb in palette_commands(self.app):

@@ -147,7 +147,7 @@ async def test_batch_shows_distributions_per_algorithm(ui_repo):
         worker = screen.start_batch(k=300, mode="mixed", seed=5)
         await worker.wait()
         await settle(app, pilot)
-        res = screen.batch
+        res = screen.last_batch
         assert res.lookups == 300 and res.found == 150 and res.missing == 150
         for a in ALGORITHMS:
             assert len(res.probes[a]) == len(res.pages[a]) == len(res.micros[a]) == 300
@@ -172,7 +172,7 @@ async def test_policy_switch_changes_rescans(ui_repo):
         assert app.core.store.settings.policy == "gated"
         await (screen.start_batch(k=200, mode="absent", seed=7)).wait()
         await settle(app, pilot)
-        gated = screen.batch
+        gated = screen.last_batch
         assert gated.rescans == 0 and gated.rescans_skipped == 200
         summary = plain(screen.query_one("#lab-batch-summary"))
         assert "rescans 0 (skipped 200)" in summary
@@ -182,7 +182,7 @@ async def test_policy_switch_changes_rescans(ui_repo):
         await pilot.press("r")  # the same ids again
         await settle(app, pilot)
         await until(pilot, lambda: len(screen.runs) == 2, "a second batch run under the git policy")
-        git = screen.batch
+        git = screen.last_batch
         assert git.rescans == 200 and git.rescans_skipped == 0
         assert "rescans 200 (skipped 0)" in plain(screen.query_one("#lab-batch-summary"))
         runs = plain(screen.query_one("#lab-batch-runs"))
@@ -192,4 +192,4 @@ async def test_policy_switch_changes_rescans(ui_repo):
         await pilot.press("r")
         await settle(app, pilot)
         await until(pilot, lambda: len(screen.runs) == 3, "a third batch run under the quick policy")
-        assert screen.batch.rescans == 0 and screen.batch.fills > 0
+        assert screen.last_batch.rescans == 0 and screen.last_batch.fills > 0

@@ -215,13 +215,13 @@ async def test_names_read_include_the_bounds_interpolation_reads(big_bucket):
         await settle(app, pilot)
         for a in ALGORITHMS:
             per_lookup = sum(len(_steps(s.index, s.paths[a], one, a).reads) for s in screen.run.stages if s.is_search)
-            assert screen.batch.reads[a] == [per_lookup] * 3
+            assert screen.last_batch.reads[a] == [per_lookup] * 3
         chart = plain(screen.query_one("#lab-batch-chart"), width=160)
         assert chart.count("p50") == chart.count("p99") == chart.count("mean") == 4 * len(ALGORITHMS)
         # At 80 columns every figure is still there (nothing cut with "…").
         from packscope.inspector.widgets.lab_views import batch_table
 
-        narrow = plain_lines_of(batch_table(screen.batch, 14, narrow=True), 78)
+        narrow = plain_lines_of(batch_table(screen.last_batch, 14, narrow=True), 78)
         assert "…" not in "\n".join(line for line in narrow if "p50" in line or "max" in line), narrow
         assert sum(line.count("max") for line in narrow) == 4 * len(ALGORITHMS)
 
@@ -236,7 +236,7 @@ async def test_runs_start_from_a_fresh_store_unless_warm(big_bucket):
         screen = await _lab(app, pilot)
         await (screen.start_batch(k=100, mode="absent", seed=7)).wait()
         await settle(app, pilot)
-        first = screen.batch
+        first = screen.last_batch
         assert first.searches >= 100 and first.settings["cache"] == "cold"
         await pilot.press("r")  # nothing changed: the same work again
         await until(pilot, lambda: len(screen.runs) == 2, "the second run")

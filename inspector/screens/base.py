@@ -11,8 +11,10 @@ A screen overrides ``compose_body`` and some of the hooks the app calls:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
-from textual import events
+from textual import events, getters
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -24,9 +26,15 @@ from packscope.inspector.widgets.event_log import EventLogPanel
 from packscope.inspector.widgets.key_bar import KeyBar
 from packscope.inspector.widgets.rates import RatesPanel
 
+if TYPE_CHECKING:
+    from packscope.inspector.app import PackscopeApp
+
 
 class TabsLabel(Label):
     """The tab bar: a click on a tab switches to it (``spans``: the cells of each tab)."""
+
+    if TYPE_CHECKING:
+        app = getters.app(PackscopeApp)
 
     spans: list[tuple[int, int, str]] = []
 
@@ -52,6 +60,12 @@ PANELS_BELOW_ROWS = 32
 
 class PackscopeScreen(Screen):
     """Base of every screen; subclasses set HELP (shown by ``?``)."""
+
+    if TYPE_CHECKING:
+        # ``self.app`` as the packscope app for the type checker. Only then:
+        # at run time getters.app needs the app class as this class is
+        # built (app.py imports every screen) and asserts at each access.
+        app = getters.app(PackscopeApp)
 
     HELP = ""
     TAB = ""  # the screen-table name this screen belongs to (for the tab bar)

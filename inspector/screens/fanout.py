@@ -11,6 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, Static
 
 from packscope.core.errors import PackscopeError
+from packscope.core.store.midx import MultiPackIndex
 from packscope.inspector import lab_model as lab
 from packscope.inspector.plural import count
 from packscope.inspector.safe_text import literal
@@ -164,13 +165,17 @@ class FanoutScreen(PackscopeScreen):
             t.append_text(literal(f"{c.name}: {e.message}", "red"))
             self.query_one("#fanout-stats", Static).update(t)
             return
-        self.stats = lab.fanout_stats(fanout)
-        self.query_one(FanoutChart).set_counts(self.stats.counts, self.stats.expected)
-        self.show_stats()
+        self.stats = s = lab.fanout_stats(fanout)
+        self.query_one(FanoutChart).set_counts(s.counts, s.expected)
+        self.show_stats(c, s)
         self.show_lookup()
 
-    def show_stats(self) -> None:
-        c, s = self.choices[self.selected], self.stats
+    @property
+    def chosen(self) -> lab.IndexChoice | None:
+        """The index shown (None before the list of indexes is read)."""
+        return self.choices[self.selected] if self.choices and self.selected is not None else None
+
+    def show_stats(self, c: lab.IndexChoice, s: lab.FanoutStats) -> None:
         t = literal(c.name, "bold")
         t.append("\n")
         t.append(f"{s.total:,} objects, expected {s.expected:.1f} per bucket\n")
@@ -186,10 +191,9 @@ class FanoutScreen(PackscopeScreen):
         self.query_one("#fanout-stats", Static).update(t)
 
     def show_bucket(self, b: int) -> None:
-        s = self.stats
-        if s is None:
+        s, c = self.stats, self.chosen
+        if s is None or c is None:
             return
-        c = self.choices[self.selected]
         with self.app.core.lock:
             lo, hi = c.index.bucket(b)
         z = s.z(b)
@@ -198,7 +202,7 @@ class FanoutScreen(PackscopeScreen):
         t.append(f" {count(s.counts[b], 'id')} ({dev:+.0%}, z ")
         t.append(f"{z:+.2f}", style=z_style(z))
         t.append(f")\npositions [{lo:,}, {hi:,})")
-        if getattr(c.index, "layers", None) is not None and len(c.index.layers) > 1:
+        if isinstance(c.index, MultiPackIndex) and len(c.index.layers) > 1:
             t.append(f" (tip layer of {len(c.index.layers)})", style="dim")
         last = self.app.last_lookup
         if self.lookup_oid and last is not None:
@@ -228,8 +232,9 @@ class FanoutScreen(PackscopeScreen):
         self.show_bucket(event.bucket)
 
     def on_fanout_chart_opened(self, event: FanoutChart.Opened) -> None:
-        if self.stats is not None:
-            self.app.push_screen(BucketScreen(self.choices[self.selected], event.bucket))
+        c = self.chosen
+        if self.stats is not None and c is not None:
+            self.app.push_screen(BucketScreen(c, event.bucket))
 
     def tick(self) -> None:
         # The app keeps the latest lookup (its one tracer listener, the
@@ -261,7 +266,7 @@ class FanoutScreen(PackscopeScreen):
         (self.query_one(FanoutChart) if lst.has_focus else lst).focus()
 
     def action_cycle_index(self, d: int) -> None:
-        if self.choices:
+        if self.choices and self.selected is not None:
             self.query_one("#fanout-indexes", VirtualList).move_to((self.selected + d) % len(self.choices))
 
     def current_id(self) -> str | None:
@@ -287,7 +292,7 @@ class _BucketSource:
         t.append(self.ids[row].hex(), style="bold")
         try:
             with self.lock:
-                if self.choice.kind == "midx":
+                if isinstance(idx, MultiPackIndex):
                     pack, off = idx.entry_at(pos)
                     name = idx.pack_names[pack]
                     t.append(f"  @{off:<10} ")
@@ -317,6 +322,7 @@ These are the names a lookup's search steps over.  Enter opens an object.
         super().__init__()
         self.choice = choice
         self.bucket = bucket
+        self.source = _BucketSource(choice, [], [], None)  # the bucket's ids, read on mount
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="bucket-title", markup=False)
@@ -327,7 +333,8 @@ These are the names a lookup's search steps over.  Enter opens an object.
         core = self.app.core
         positions, ids = lab.bucket_ids(self.choice.index, self.bucket, core.lock)
         lst = self.query_one(VirtualList)
-        lst.set_source(_BucketSource(self.choice, positions, ids, core.lock))
+        self.source = _BucketSource(self.choice, positions, ids, core.lock)
+        lst.set_source(self.source)
         lst.focus()
         t = Text(f"bucket {self.bucket:02x} of ", style="bold")
         t.append_text(literal(self.choice.name, "bold"))
@@ -337,8 +344,8 @@ These are the names a lookup's search steps over.  Enter opens an object.
         self.query_one("#bucket-title", Label).update(t)
 
     def on_virtual_list_opened(self, event: VirtualList.Opened) -> None:
-        self.app.open_object(self.query_one(VirtualList).source.ids[event.row])
+        self.app.open_object(self.source.ids[event.row])
 
     def current_id(self) -> str | None:
         lst = self.query_one(VirtualList)
-        return lst.source.ids[lst.cursor].hex() if lst.row_count else None
+        return self.source.ids[lst.cursor].hex() if lst.row_count else None

@@ -12,6 +12,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.timer import Timer
 from textual.widgets import ContentSwitcher, Digits, Label, Static
 
 from packscope.core.errors import PackscopeError
@@ -104,10 +105,10 @@ class LabScreen(LabBatches, LabReplay, PackscopeScreen):
         Binding("m", "batch_mode", "Ids", id="lab.batch-mode"),
         Binding("f", "batch_file", "Ids from file", id="lab.batch-file"),
         Binding("r", "rerun", "Same ids again", id="lab.rerun"),
-        Binding("P", "toggle('policy')", "Policy", id="lab.policy"),
-        Binding("Q", "toggle('quick')", "Quick", id="lab.quick"),
-        Binding("C", "toggle('loose_strategy')", "Loose cache", id="lab.loose-strategy"),
-        Binding("a", "toggle('algorithm')", "Store algorithm", id="lab.algorithm"),
+        Binding("P", "next_setting('policy')", "Policy", id="lab.policy"),
+        Binding("Q", "next_setting('quick')", "Quick", id="lab.quick"),
+        Binding("C", "next_setting('loose_strategy')", "Loose cache", id="lab.loose-strategy"),
+        Binding("a", "next_setting('algorithm')", "Store algorithm", id="lab.algorithm"),
         Binding("W", "warm", "Warm/cold runs", id="lab.warm"),
         Binding("z", "present", "Present", id="lab.present"),
         Binding("o", "open_trace", "Replay trace…", id="lab.replay"),
@@ -125,12 +126,12 @@ class LabScreen(LabBatches, LabReplay, PackscopeScreen):
         self.frame = 0
         self.speed = 2  # index into SPEEDS
         self.playing = False
-        self._timer = None
+        self._timer: Timer | None = None
         self.batch_k = 1000
         self.batch_mode = "mixed"
         self.batch_ids: list[bytes] | None = None
         self.batch_source = ""
-        self.batch: lab_batch.BatchResult | None = None
+        self.last_batch: lab_batch.BatchResult | None = None
         self.runs: list[lab_batch.BatchResult] = []
         self.batch_progress: str = ""
         self.draw_ms: float | None = None  # submit → fully drawn, for the last lookup
@@ -175,7 +176,7 @@ class LabScreen(LabBatches, LabReplay, PackscopeScreen):
         self.draw()
         self.show_batch()
         self._batch_status("")
-        replay = getattr(self.app, "lab_replay", None)  # packscope lab --replay FILE
+        replay = self.app.lab_replay  # packscope lab --replay FILE
         if replay:
             self.app.lab_replay = None
             self.open_trace(replay)
@@ -197,9 +198,11 @@ class LabScreen(LabBatches, LabReplay, PackscopeScreen):
         for name in ("packscope.core.repo.revision", "packscope.inspector.commands.lookup"):
             importlib.import_module(name)
 
-        core = self.app.core
-        with core.lock, contextlib.suppress(PackscopeError):
-            core.session.refs.head()
+        session = self.app.core.session  # refresh_data runs once the store is open
+        if session is None:
+            return
+        with self.app.core.lock, contextlib.suppress(PackscopeError):
+            session.refs.head()
 
     def show_settings(self) -> None:
         store = self.app.core.store
@@ -225,7 +228,7 @@ class LabScreen(LabBatches, LabReplay, PackscopeScreen):
             t.append(" (W)", style="dim")
         self.query_one("#lab-settings", Label).update(t)
 
-    def action_toggle(self, name: str) -> None:
+    def action_next_setting(self, name: str) -> None:
         core = self.app.core
         if not core.ready:
             return
@@ -256,9 +259,12 @@ class LabScreen(LabBatches, LabReplay, PackscopeScreen):
         from packscope.inspector.widgets.prompt import Prompt
 
         last = self.run.text if self.run is not None else ""
-        self.app.push_screen(
-            Prompt("look up:", "id, abbreviation or revision", last), lambda text: text and self.lookup(text)
-        )
+
+        def chosen(text: str | None) -> None:
+            if text:
+                self.lookup(text)
+
+        self.app.push_screen(Prompt("look up:", "id, abbreviation or revision", last), chosen)
 
     def lookup(self, text: str) -> None:
         if not self.app.core.ready:
@@ -506,7 +512,8 @@ class LabScreen(LabBatches, LabReplay, PackscopeScreen):
     def action_speed(self, d: int) -> None:
         self.speed = max(0, min(len(SPEEDS) - 1, self.speed + d))
         if self.playing:
-            self._timer.stop()
+            if self._timer is not None:
+                self._timer.stop()
             self._timer = self.set_interval(1 / SPEEDS[self.speed], self._play_tick)
         self.draw()
 

@@ -5,6 +5,7 @@ and the table of every run so far."""
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 from rich.console import Group
 from rich.text import Text
@@ -14,11 +15,32 @@ from textual.widgets import ContentSwitcher, Label, Static
 from packscope.inspector import lab_batch
 from packscope.inspector.widgets.lab_views import batch_bins, batch_summary, batch_table, runs_table
 
+if TYPE_CHECKING:
+    # For the type checker this mixin is a packscope screen (it is mixed
+    # into LabScreen); at run time it adds only its methods.
+    from packscope.inspector.screens.base import PackscopeScreen as _Screen
+else:
+    _Screen = object
+
 BATCH_SIZES = (100, 1000, 10_000, 100_000)
 
 
-class LabBatches:
+class LabBatches(_Screen):
     """Mixed into ``LabScreen``: its actions b, k, m, f, r, W and v."""
+
+    # What LabScreen keeps for these methods (set in its __init__).
+    batch_k: int
+    batch_mode: str
+    batch_ids: list[bytes] | None
+    batch_source: str
+    last_batch: lab_batch.BatchResult | None
+    runs: list[lab_batch.BatchResult]
+    batch_progress: str
+    warm_runs: bool
+
+    if TYPE_CHECKING:
+
+        def show_settings(self) -> None: ...
 
     def action_view(self) -> None:
         sw = self.query_one(ContentSwitcher)
@@ -57,10 +79,11 @@ class LabBatches:
     def action_batch_file(self) -> None:
         from packscope.inspector.widgets.prompt import Prompt
 
-        self.app.push_screen(
-            Prompt("ids from file:", "path, one id (or revision) per line"),
-            lambda path: path and self.start_batch(path=path),
-        )
+        def chosen(path: str | None) -> None:
+            if path:
+                self.start_batch(path=path)
+
+        self.app.push_screen(Prompt("ids from file:", "path, one id (or revision) per line"), chosen)
 
     def start_batch(
         self,
@@ -129,7 +152,7 @@ class LabBatches:
         status.display = bool(text)  # an empty line costs a row at 80×24
 
     def _batch_done(self, res: lab_batch.BatchResult, ids: list[bytes], source: str) -> None:
-        self.batch, self.batch_ids, self.batch_source = res, ids, source
+        self.last_batch, self.batch_ids, self.batch_source = res, ids, source
         self.runs.append(res)
         self._batch_status("")
         self.show_batch()
@@ -140,7 +163,7 @@ class LabBatches:
         )
 
     def show_batch(self) -> None:
-        res = self.batch
+        res = self.last_batch
         if res is None:
             self.query_one("#lab-batch-summary", Static).update(
                 Text(

@@ -128,8 +128,9 @@ class LooseScreen(PackscopeScreen):
         t = literal(path, "bold")
         t.append(": cache ")
         t.append("seen" if s.seen[n] else "not read yet", style="green" if s.seen[n] else "dim")
-        if s.seen[n]:
-            t.append(f" ({count(s.cached[n], 'name')})")
+        cached = s.cached[n]  # known once seen
+        if s.seen[n] and cached is not None:
+            t.append(f" ({count(cached, 'name')})")
         t.append("; on disk ")
         t.append("…" if s.on_disk[n] is None else f"{s.on_disk[n]} object files")
         if n in s.changed:
@@ -253,6 +254,7 @@ size on disk.  Enter opens an object.
     def __init__(self, subdir: int) -> None:
         super().__init__()
         self.subdir = subdir
+        self.ids: list[bytes] = []  # the subdirectory's ids, read on mount
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="loose-dir-title", markup=False)
@@ -266,6 +268,7 @@ size on disk.  Enter opens an object.
         with core.lock:
             ids = cache.entries(self.subdir)  # through core: fills the cache if unseen
         lst = self.query_one(VirtualList)
+        self.ids = ids
         lst.set_source(_DirSource(core.store.objects_dir, self.subdir, ids))
         lst.focus()
         self.query_one("#loose-dir-title", Label).update(
@@ -273,9 +276,8 @@ size on disk.  Enter opens an object.
         )
 
     def on_virtual_list_opened(self, event: VirtualList.Opened) -> None:
-        src = self.query_one(VirtualList).source
-        self.app.open_object(src.ids[event.row])
+        self.app.open_object(self.ids[event.row])
 
     def current_id(self) -> str | None:
         lst = self.query_one(VirtualList)
-        return lst.source.ids[lst.cursor].hex() if lst.row_count else None
+        return self.ids[lst.cursor].hex() if lst.row_count else None
