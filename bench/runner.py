@@ -75,6 +75,17 @@ class Context:
         return self._cache[key]
 
 
+def _gnu_time() -> str | None:
+    try:
+        p = subprocess.run(["/usr/bin/time", "--version"], capture_output=True, text=True, timeout=10)
+    except OSError:
+        return None
+    return "/usr/bin/time" if "GNU" in p.stdout + p.stderr else None
+
+
+GNU_TIME = _gnu_time()
+
+
 @dataclass
 class ProcessSample:
     wall: float  # seconds, spawn to exit
@@ -110,17 +121,25 @@ def measure_process(
     reaped with ``os.wait4``: its own rusage (CPU and ``ru_maxrss``, which
     Linux raises to the peak of every descendant the child reaped — worker
     processes included, as ``/usr/bin/time`` reports), not the sum or
-    maximum over every child this process ever had (RUSAGE_CHILDREN)."""
+    maximum over every child this process ever had (RUSAGE_CHILDREN).
+
+    Linux also carries into ``ru_maxrss`` the resident set of the process
+    that exec'd the command — here the bench itself, tens of MiB, more than a
+    git command's whole peak.  So when GNU time is installed the command runs
+    under ``/usr/bin/time -f %M`` (a small C process forks it), whose report
+    is the peak; without it the number is an upper bound, and said so."""
     import signal
     import threading
 
     with (
         tempfile.NamedTemporaryFile(prefix="bench-out-", delete=False) as out,
         tempfile.TemporaryFile(prefix="bench-err-") as err,
+        tempfile.NamedTemporaryFile(prefix="bench-rss-") as rss,
         open(stdin_path, "rb") if stdin_path else contextlib.nullcontext(subprocess.DEVNULL) as stdin,
     ):
+        timed = [GNU_TIME, "-f", "%M", "-o", rss.name, *cmd] if GNU_TIME else cmd
         t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdin=stdin, stdout=out, stderr=err, env=bench_env(), cwd=cwd)
+        p = subprocess.Popen(timed, stdin=stdin, stdout=out, stderr=err, env=bench_env(), cwd=cwd)
         timer = threading.Timer(timeout, lambda: os.kill(p.pid, signal.SIGKILL))
         timer.start()
         try:
@@ -134,12 +153,16 @@ def measure_process(
             raise subprocess.TimeoutExpired(cmd, timeout)
         err.seek(0)
         stderr = err.read()
+        peak = usage.ru_maxrss * 1024  # KiB on Linux
+        if GNU_TIME:  # its last line (a first one says "Command exited with non-zero status N")
+            lines = Path(rss.name).read_text().split()
+            peak = int(lines[-1]) * 1024 if lines and lines[-1].isdigit() else peak
     cpu = usage.ru_utime + usage.ru_stime
     if p.returncode not in ok:
         Path(out.name).unlink(missing_ok=True)
         lines = stderr.decode(errors="replace").strip().splitlines()
         raise MeasurementError(f"{' '.join(cmd[:4])}… exited {p.returncode}: {lines[-1] if lines else ''}")
-    return ProcessSample(wall, cpu, usage.ru_maxrss * 1024, Path(out.name))  # ru_maxrss is in KiB on Linux
+    return ProcessSample(wall, cpu, peak, Path(out.name))
 
 
 def run_worker(call: str, args: dict, *, timeout: float = 3600.0) -> dict:

@@ -155,3 +155,20 @@ def test_synthetic_idx_is_a_valid_v2_index(tmp_path):
     shown = repos.show_index(path)  # git agrees on every name and offset
     assert len(shown) == 3000
     assert shown[names[7].hex()] == idx.offset_at(7)
+
+
+def test_each_measured_process_reports_its_own_peak_resident_set(tmp_path):
+    import pytest
+
+    from packscope.bench.runner import GNU_TIME, measure_process
+
+    grow = "b = bytearray(160 * 2**20); b[::4096] = b'x' * len(b[::4096])"  # touch every page
+    big = measure_process([sys.executable, "-c", grow], ok=(0,))
+    small = measure_process(["git", "--version"])
+    for m in (big, small):
+        m.out.unlink()
+    assert big.max_rss_bytes >= 160 * 2**20
+    assert big.cpu > 0 and big.wall >= big.cpu / 2
+    if GNU_TIME is None:
+        pytest.skip("GNU time is not installed: a small command's peak includes the bench process's")
+    assert small.max_rss_bytes < 40 * 2**20  # not the bench process's own peak

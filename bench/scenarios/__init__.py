@@ -11,6 +11,8 @@ SCENARIOS = {
     "exists-mixed": "exists_mixed",
     "read-random": "read_random",
     "walk": "walk",
+    "fsck": "fsck",
+    "startup": "startup",
     "rescan": "rescan",
     "loose-sweep": "loose_sweep",
     "idx-search": "idx_search",

@@ -1,0 +1,49 @@
+"""startup: a one-shot command, whole process.
+
+``packscope cat-file -t HEAD`` against ``git cat-file -t HEAD`` (spawn to
+exit: interpreter start-up, imports, opening the repository, one answer),
+with the interpreter alone (``python -c pass``) as the floor packscope
+cannot go under.  The issue's target is 60 ms for packscope.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from packscope.bench import inputs as inp
+from packscope.bench.peers import git_cmd, packscope_cmd
+from packscope.bench.results import Case, ScenarioResult, Series, Target
+from packscope.bench.runner import ProcessRun, repeat
+
+NAME = "startup"
+TITLE = "Start-up: one-shot command, whole process"
+GIT_PROC = "git cat-file -t HEAD"
+PS_PROC = "packscope cat-file -t HEAD"
+PYTHON = "python -c pass"
+
+
+def answer(path: Path, inputs: dict) -> dict:
+    return {"answer": path.read_text().strip()}
+
+
+def run(ctx) -> ScenarioResult:
+    res, source, repo = inp.on_real_history(ctx, NAME, TITLE, columns=[("max_rss_bytes", "peak RSS")])
+    case = Case(f"{source.label} · cat-file -t HEAD", source.label, inp.describe(repo))
+    git_series = Series(GIT_PROC)
+    runs = [
+        ProcessRun(
+            Series(PS_PROC, "packscope"), lambda i: packscope_cmd(repo, "cat-file", "-t", "HEAD"), verify=answer
+        ),
+        ProcessRun(git_series, lambda i: git_cmd(repo, "cat-file", "-t", "HEAD"), verify=answer),
+        ProcessRun(Series(PYTHON), lambda i: [sys.executable, "-c", "pass"]),
+    ]
+    case.targets.append(Target(PS_PROC, GIT_PROC, 30.0, "start-up ≤ 60 ms (git: ~2 ms)"))
+    repeat(case, runs, lambda rep: {}, ctx)
+    ps = case.get(PS_PROC)
+    if ps is not None and "answer" in ps.info:
+        ps.info["correct"] = ps.info["answer"] == git_series.info.get("answer")
+    if ps is not None and ps.median is not None:
+        case.notes.append(f"packscope median {ps.median * 1000:.0f} ms against the 60 ms target")
+    res.cases.append(case)
+    return res
