@@ -162,6 +162,21 @@ async def test_batch_shows_distributions_per_algorithm(ui_repo):
 
 
 @pytest.mark.asyncio
+async def test_batch_result_leaves_textuals_batch_to_textual(ui_repo):
+    """The Lab keeps its last batch as last_batch: an attribute named batch
+    would hide Widget.batch(), which Textual calls to batch a screen's
+    updates (App.recompose)."""
+    app = make_app(ui_repo, poll_seconds=60)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _lab(app, pilot)
+        await (screen.start_batch(k=50, mode="mixed", seed=3)).wait()
+        await settle(app, pilot)
+        assert screen.last_batch is not None and screen.last_batch.lookups == 50
+        async with screen.batch():  # a TypeError when a batch result hides it
+            screen.query_one("#lab-batch-summary").refresh()
+
+
+@pytest.mark.asyncio
 async def test_policy_switch_changes_rescans(ui_repo):
     from tests.repos import age_directories
 
