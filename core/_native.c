@@ -314,6 +314,41 @@ native_set_delta_fallback(PyObject *self, PyObject *func)
     Py_RETURN_NONE;
 }
 
+/* The (data, size) call of tree_items and commit_header.  1: data's bytes
+ * in *d and *n (held by view: release_bytes it) and the size in *size;
+ * 0: data has no byte buffer (the caller answers None); -1 with TypeError
+ * (usage) for a wrong call, or ValueError (bad_size) for a size that
+ * size_ok refuses. */
+static int
+data_and_size(PyObject *const *args, Py_ssize_t nargs, const char *usage, int (*size_ok)(Py_ssize_t),
+              const char *bad_size, Py_ssize_t *size, Py_buffer *view, const uint8_t **d, Py_ssize_t *n)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return -1;
+    }
+    *size = PyLong_AsSsize_t(args[1]);
+    if (*size == -1 && PyErr_Occurred())
+        return -1;
+    if (!size_ok(*size)) {
+        PyErr_SetString(PyExc_ValueError, bad_size);
+        return -1;
+    }
+    return get_bytes(args[0], view, d, n) < 0 ? 0 : 1;
+}
+
+static int
+rawsz_ok(Py_ssize_t rawsz)
+{
+    return rawsz > 0 && rawsz <= 64;
+}
+
+static int
+hexsz_ok(Py_ssize_t hexsz)
+{
+    return hexsz == 40 || hexsz == 64;
+}
+
 /* Tree entries (gitformat: "<octal mode> <name>\0<raw id>" repeated):
  *
  *   tree_items(data, rawsz) -> [(mode, name, id), ...], or None unless every
@@ -323,22 +358,13 @@ native_set_delta_fallback(PyObject *self, PyObject *func)
 static PyObject *
 native_tree_items(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "tree_items(data, rawsz)");
-        return NULL;
-    }
-    Py_ssize_t rawsz = PyLong_AsSsize_t(args[1]);
-    if (rawsz == -1 && PyErr_Occurred())
-        return NULL;
-    if (rawsz <= 0 || rawsz > 64) {
-        PyErr_SetString(PyExc_ValueError, "tree_items: rawsz must be 1..64");
-        return NULL;
-    }
+    Py_ssize_t rawsz, n;
     Py_buffer view;
     const uint8_t *d;
-    Py_ssize_t n;
-    if (get_bytes(args[0], &view, &d, &n) < 0)
-        Py_RETURN_NONE;
+    int got = data_and_size(args, nargs, "tree_items(data, rawsz)", rawsz_ok, "tree_items: rawsz must be 1..64",
+                            &rawsz, &view, &d, &n);
+    if (got <= 0)
+        return got < 0 ? NULL : Py_NewRef(Py_None);
     PyObject *items = PyList_New(0);
     if (items == NULL)
         goto done;
@@ -423,22 +449,13 @@ starts(const uint8_t *d, Py_ssize_t n, Py_ssize_t pos, const char *word)
 static PyObject *
 native_commit_header(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "commit_header(data, hexsz)");
-        return NULL;
-    }
-    Py_ssize_t hexsz = PyLong_AsSsize_t(args[1]);
-    if (hexsz == -1 && PyErr_Occurred())
-        return NULL;
-    if (hexsz != 40 && hexsz != 64) {
-        PyErr_SetString(PyExc_ValueError, "commit_header: hexsz must be 40 or 64");
-        return NULL;
-    }
+    Py_ssize_t hexsz, n;
     Py_buffer view;
     const uint8_t *d;
-    Py_ssize_t n;
-    if (get_bytes(args[0], &view, &d, &n) < 0)
-        Py_RETURN_NONE;
+    int got = data_and_size(args, nargs, "commit_header(data, hexsz)", hexsz_ok,
+                            "commit_header: hexsz must be 40 or 64", &hexsz, &view, &d, &n);
+    if (got <= 0)
+        return got < 0 ? NULL : Py_NewRef(Py_None);
     PyObject *tree = NULL, *parents = NULL, *result = NULL;
     Py_ssize_t pos = 0;
     if (!starts(d, n, 0, "tree ") || n - 5 < hexsz + 1 || d[5 + hexsz] != '\n')
