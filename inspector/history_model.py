@@ -195,7 +195,7 @@ class HistoryLog:
         self.reads: LockedReads | None = None
         self.index = SearchIndex()  # one line per loaded row, for instant search
         self.rows: list = []  # WalkedCommit, in walk order
-        self.want = 0
+        self.want: float = 0  # rows wanted (inf: all)
         self.done = False
         self.started = False
         self.error: str | None = None
@@ -280,7 +280,7 @@ class HistoryLog:
                 options = {"commit_info": walked}
             order = "topo" if self.graph else "default"
             it = walk(walked, starts, paths=paths, order=order, **options)
-        return source, it
+        return source, it, reads
 
     def run(self, notify, is_cancelled) -> None:
         """Advance the walk while rows are wanted (call in a worker thread);
@@ -288,7 +288,7 @@ class HistoryLog:
         source = None
         try:
             try:
-                source, it = self.open_walk()
+                source, it, reads = self.open_walk()
             except PackscopeError as e:
                 self.error = e.message
                 self.done = True
@@ -324,7 +324,6 @@ class HistoryLog:
                 # before the rows are seen: a drawn row has its lanes, a loaded row its search line
                 if self.lanes is not None:
                     self.lanes.feed(chunk)
-                reads = self.reads
                 for c in chunk:
                     self.index.add(c.oid, reads.search_line(c.oid))
                 with self.cond:

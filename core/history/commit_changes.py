@@ -18,6 +18,7 @@ between a commit and one of its parents.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from stat import S_IFMT
 
@@ -129,7 +130,12 @@ def _seven(oid: bytes) -> str:
 
 
 def patch_lines(
-    store: BlobSource, change: FileChange, *, max_lines: int = 5000, context: int = 3, abbrev=None
+    store: BlobSource,
+    change: FileChange,
+    *,
+    max_lines: int = 5000,
+    context: int = 3,
+    abbrev: Callable[[bytes], str] | None = None,
 ) -> list[bytes]:
     """The change as ``git diff -M`` prints it, one line per element.  A
     type change is printed as git prints it: a deletion, then an addition.

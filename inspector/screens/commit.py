@@ -4,6 +4,7 @@ tree with the last commit of every entry."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import work
@@ -17,6 +18,10 @@ from packscope.inspector.history_model import SummaryCache
 from packscope.inspector.safe_text import literal
 from packscope.inspector.screens.base import PackscopeScreen
 from packscope.inspector.widgets.virtual_list import VirtualList
+
+if TYPE_CHECKING:
+    from packscope.core.objects import Commit
+    from packscope.inspector.commit_changes_model import ParentChanges
 
 HELP = """
 One commit, as stored: its id, parents, author and committer (each with
@@ -47,9 +52,9 @@ Object screen for the row (or the commit itself).  Esc goes back.
 class CommitView:
     oid: bytes
     path: bytes = b""
-    commit: object = None
+    commit: Commit | None = None
     tree: bytes | None = None
-    entries: list = field(default_factory=list)  # (mode, name, oid)
+    entries: list[tuple[int, bytes, bytes]] = field(default_factory=list)  # (mode, name, oid)
     error: str | None = None
     tree_error: str | None = None
 
@@ -65,14 +70,14 @@ def load_commit(core, oid: bytes, path: bytes, tree: bytes | None) -> CommitView
         if typ != "commit":
             view.error = f"{oid.hex()} is a {typ}, not a commit"
             return view
-        view.commit = parse_commit(data, store.fmt, oid)
+        view.commit = commit = parse_commit(data, store.fmt, oid)
     except PackscopeError as e:
         view.error = e.message + (f" [{e.location()}]" if e.location() else "")
         return view
     try:
         with core.lock:
             if tree is None:
-                tree = view.commit.tree
+                tree = commit.tree
                 for part in [p for p in path.split(b"/") if p]:
                     typ, data = store.read(tree)
                     if typ != "tree":
@@ -128,6 +133,8 @@ class CommitScreen(PackscopeScreen):
     """
     TAB = "history"
 
+    summaries: SummaryCache  # made on mount, before any row is drawn
+
     BINDINGS = [
         Binding("o", "open_object", "Object screen", id="commit.object"),
         Binding("d", "jump('change')", "Changed files", id="commit.changes"),
@@ -141,13 +148,14 @@ class CommitScreen(PackscopeScreen):
         self.tree_oid = tree
         self.decor = decor or {}
         self.view: CommitView | None = None
-        self.rows: list[tuple[str, object]] = []
-        self.links: dict[int, tuple[str, object]] = {}
+        # A row's (and a link's) value goes with its kind: a Text, a commit id, the
+        # index of a tree entry or of a parent's changes, a (parent, file) pair.
+        self.rows: list[tuple[str, Any]] = []
+        self.links: dict[int, tuple[str, Any]] = {}
         self.last: dict[bytes, bytes] = {}  # entry name -> commit id
         self.walked = 0
         self.last_done = False
-        self.summaries = None
-        self.changes: list | None = None  # ParentChanges per parent, once listed
+        self.changes: list[ParentChanges] | None = None  # per parent, once listed
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="commit-title", markup=False)
@@ -187,8 +195,11 @@ class CommitScreen(PackscopeScreen):
 
     def build_rows(self) -> None:
         v = self.view
-        rows: list[tuple[str, object]] = []
-        links = self.links = {}
+        if v is None:  # rows are built once the commit is read
+            return
+        rows: list[tuple[str, Any]] = []
+        links: dict[int, tuple[str, Any]] = {}
+        self.links = links
 
         def text(t: Text | str, style: str = "") -> None:
             rows.append(("text", t if isinstance(t, Text) else Text(t, style=style)))
@@ -199,11 +210,11 @@ class CommitScreen(PackscopeScreen):
             text(t)
 
         header("commit", Text(self.oid.hex(), style="bold yellow"))
-        if v.error:
-            header("error", literal(v.error, "red"))
+        c = v.commit
+        if v.error or c is None:  # no commit read: what went wrong instead
+            header("error", literal(v.error or "", "red"))
             self.rows = rows
             return
-        c = v.commit
         enc = c.encoding
         if self.decor.get(self.oid):
             header("refs", decoration_text(self.decor[self.oid]))
@@ -214,9 +225,9 @@ class CommitScreen(PackscopeScreen):
         header("committer", ident_text(c.committer, enc))
         if enc:
             header("encoding", literal(decode(enc, None)))
-        for k, val in c.extra_headers:
+        for key, val in c.extra_headers:
             first, _, rest = val.partition(b"\n")
-            header(literal(decode(k)).plain[:10], literal(decode(first) + (" …" if rest else ""), "dim"))
+            header(literal(decode(key)).plain[:10], literal(decode(first) + (" …" if rest else ""), "dim"))
         for code, problem in c.problems:
             header("problem", literal(f"{code}: {problem}", "red"))
         text("")
@@ -247,10 +258,15 @@ class CommitScreen(PackscopeScreen):
             rows.append(("entry", i))
         self.rows = rows
 
+    @property
+    def entries(self) -> list[tuple[int, bytes, bytes]]:
+        """The tree's entries (none before the commit is read)."""
+        return self.view.entries if self.view is not None else []
+
     def entry_text(self, i: int) -> Text:
         from packscope.core.objects import mode_type
 
-        mode, name, _ = self.view.entries[i]
+        mode, name, _ = self.entries[i]
         kind = mode_type(mode)
         t = Text(f"{mode:06o} {kind:<6} ", style="dim")
         shown = name_text(name) + ("/" if kind == "tree" else "")
@@ -320,13 +336,16 @@ class CommitScreen(PackscopeScreen):
             self.query_one(VirtualList).refresh_rows()
 
     def changes_title(self, k: int) -> Text:
-        pc = self.changes[k]
+        changes = self.changes
+        if changes is None:  # its rows exist once the changes are listed
+            return Text("")
+        pc = changes[k]
         t = Text(f"{'changes':<10} ", style="bold")
         if pc.parent is None:
             t.append("against the empty tree (a root commit)", style="dim")
         else:
             t.append("against ")
-            t.append(f"parent {pc.number} " if len(self.changes) > 1 else "the parent ", style="dim")
+            t.append(f"parent {pc.number} " if len(changes) > 1 else "the parent ", style="dim")
             t.append(pc.parent.hex()[:10], style="cyan")
         n = len(pc.changes)
         t.append(f"  {n:,} file{'s' if n != 1 else ''} changed", style="bold")
@@ -341,6 +360,8 @@ class CommitScreen(PackscopeScreen):
         return t
 
     def change_text(self, k: int, i: int) -> Text:
+        if self.changes is None:  # its rows exist once the changes are listed
+            return Text("")
         pc = self.changes[k]
         c = pc.changes[i]
         t = Text(f"  {c.name_status:<4} ", style="bold magenta")
@@ -441,7 +462,7 @@ class CommitScreen(PackscopeScreen):
         kind, value = link
         if kind == "commit":
             self.app.push_screen(CommitScreen(value, decor=self.decor))
-        elif kind == "change":
+        elif kind == "change" and self.changes is not None:
             from packscope.inspector.screens.diff import DiffScreen
 
             k, i = value
@@ -452,7 +473,7 @@ class CommitScreen(PackscopeScreen):
         elif kind == "entry":
             from packscope.core.objects import mode_type
 
-            mode, name, oid = self.view.entries[value]
+            mode, name, oid = self.entries[value]
             t = mode_type(mode)
             if t == "tree":
                 self.app.push_screen(CommitScreen(self.oid, self.path + name + b"/", oid, decor=self.decor))
@@ -465,7 +486,7 @@ class CommitScreen(PackscopeScreen):
         row = self.query_one(VirtualList).cursor
         link = self.links.get(row)
         if link is not None and link[0] == "entry":
-            self.app.open_object(self.view.entries[link[1]][2])
+            self.app.open_object(self.entries[link[1]][2])
         elif link is not None and link[0] == "change":
             oid = self.current_id()
             self.app.open_object(bytes.fromhex(oid) if oid else self.oid)
@@ -478,8 +499,8 @@ class CommitScreen(PackscopeScreen):
         row = self.query_one(VirtualList).cursor
         link = self.links.get(row)
         if link is not None and link[0] == "entry":
-            return self.view.entries[link[1]][2].hex()
-        if link is not None and link[0] == "change":
+            return self.entries[link[1]][2].hex()
+        if link is not None and link[0] == "change" and self.changes is not None:
             k, i = link[1]
             c = self.changes[k].changes[i]
             return (c.new_oid or c.old_oid).hex() if (c.new_oid or c.old_oid) else None

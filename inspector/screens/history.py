@@ -9,6 +9,7 @@ when the cursor nears the end, ``G`` is pressed, or a search needs them.
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
@@ -71,16 +72,22 @@ class HistoryList(VirtualList):
     """A VirtualList whose end, search and matches go through the screen
     (the rows are still being loaded)."""
 
+    if TYPE_CHECKING:  # for the type checker: it lives on the History screen
+
+        @property
+        def screen(self) -> HistoryScreen: ...
+
     def action_last(self) -> None:
         self.screen.go_to_end()
 
     def action_search(self) -> None:
         from packscope.inspector.widgets.prompt import Prompt
 
-        self.app.push_screen(
-            Prompt("/", "id prefix, author or subject", self.search_query),
-            lambda q: q and self.screen.start_search(q, 1, restart=True),
-        )
+        def chosen(q: str | None) -> None:
+            if q:
+                self.screen.start_search(q, 1, restart=True)
+
+        self.app.push_screen(Prompt("/", "id prefix, author or subject", self.search_query), chosen)
 
     def action_next_match(self, direction: int) -> None:
         self.screen.start_search(self.search_query, direction)
@@ -168,7 +175,7 @@ class HistoryScreen(PackscopeScreen):
         self.pending = 0  # 1: a forward search waiting for more rows
         self.wrapped = ""
         self._search_row = -1
-        self._decor_seen = None
+        self._decor_seen: dict[bytes, list[tuple[str, str]]] | None = None
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="history-title", markup=False)
@@ -335,6 +342,8 @@ class HistoryScreen(PackscopeScreen):
         import bisect
 
         log = self.history
+        if log is None:  # searches start once the walk has
+            return
         lst = self.vlist
         self._extend_matches()
         cursor = lst.cursor
