@@ -164,9 +164,14 @@ class Pack(MappedFile):
         return self
 
     def _error(
-        self, message: str, offset: int | None, kind: str, cls: type[PackscopeError] = BadPackError
+        self,
+        message: str,
+        offset: int | None,
+        kind: str,
+        cls: type[PackscopeError] = BadPackError,
+        oid: bytes | None = None,
     ) -> PackscopeError:
-        return cls(message, path=self.path, offset=offset, kind=kind)
+        return cls(message, path=self.path, offset=offset, kind=kind, oid=None if oid is None else oid.hex())
 
     def _open(self) -> mmap.mmap:
         return self._map_checked(self._check_header, "pack", "pack")
@@ -459,12 +464,12 @@ class Pack(MappedFile):
         """A REF_DELTA base from the store, through ``resolve``: the store's
         ``read`` gives (type, bytes), its header reader (type, size)."""
         if resolve is None:
-            raise DeltaError(
+            raise self._error(
                 f"REF_DELTA base {oid.hex()} is not in this pack and there is no store to ask",
-                path=self.path,
-                offset=offset,
-                oid=oid.hex(),
-                kind="delta-missing-base",
+                offset,
+                "delta-missing-base",
+                DeltaError,
+                oid,
             )
         # The store may come back to this pack; an offset of this chain
         # reached again means the chain loops through other packs.
@@ -472,12 +477,8 @@ class Pack(MappedFile):
         try:
             return resolve(oid)
         except LookupFailedError as e:
-            raise DeltaError(
-                f"REF_DELTA base {oid.hex()} is missing: {e.message}",
-                path=self.path,
-                offset=offset,
-                oid=oid.hex(),
-                kind="delta-missing-base",
+            raise self._error(
+                f"REF_DELTA base {oid.hex()} is missing: {e.message}", offset, "delta-missing-base", DeltaError, oid
             ) from e
         finally:
             self._active.difference_update(chain)
