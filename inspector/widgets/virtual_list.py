@@ -49,6 +49,19 @@ class ListSource:
         return self.rows[row]
 
 
+class RowMessage(Message):
+    """About one row of a VirtualList: the list is the message's control."""
+
+    def __init__(self, vlist: VirtualList, row: int) -> None:
+        super().__init__()
+        self.vlist = vlist
+        self.row = row
+
+    @property
+    def control(self) -> VirtualList:
+        return self.vlist
+
+
 class VirtualList(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {"virtual-list--cursor", "virtual-list--cursor-blurred"}
 
@@ -67,27 +80,11 @@ class VirtualList(ScrollView, can_focus=True):
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
 
-    class Opened(Message):
+    class Opened(RowMessage):
         """Enter (or a double click) on a row."""
 
-        def __init__(self, vlist: VirtualList, row: int) -> None:
-            super().__init__()
-            self.vlist = vlist
-            self.row = row
-
-        @property
-        def control(self) -> VirtualList:
-            return self.vlist
-
-    class Moved(Message):
-        def __init__(self, vlist: VirtualList, row: int) -> None:
-            super().__init__()
-            self.vlist = vlist
-            self.row = row
-
-        @property
-        def control(self) -> VirtualList:
-            return self.vlist
+    class Moved(RowMessage):
+        """The cursor is on another row."""
 
     def __init__(
         self,
