@@ -136,7 +136,7 @@ def test_packs_snapshot(snap_compare, snap_repos):
 
 
 def test_packs_sorted_and_filtered_snapshot(snap_compare, snap_repos):
-    """12 packs sorted by size, largest first (o o O), then filtered (/) by
+    """12 packs sorted by size, largest first (o o o O), then filtered (/) by
     an id the largest holds: the packs holding it, with the offset."""
 
     async def before(pilot):
@@ -145,7 +145,7 @@ def test_packs_sorted_and_filtered_snapshot(snap_compare, snap_repos):
         await pilot.press("2")
         screen = app.screen
         await until(pilot, lambda: screen.view and all(r.objects is not None for r in screen.view), "packs checked")
-        await pilot.press("o", "o", "O")
+        await pilot.press("o", "o", "o", "O")  # search order → problems → name → size, reversed
         await pilot.pause(0.2)
 
     assert snap_compare(_app(snap_repos["many"]), terminal_size=SIZE, run_before=before)
