@@ -16,9 +16,14 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from packscope.core.errors import PackscopeError
 from packscope.core.trace import Tracer
+
+if TYPE_CHECKING:
+    from packscope.core.repo.session import Session
+    from packscope.core.store.location import PackHandle
 
 BULK_DELTA_BASE_BUDGET = 16 * 1024 * 1024
 
@@ -26,7 +31,7 @@ BULK_DELTA_BASE_BUDGET = 16 * 1024 * 1024
 @dataclass(slots=True)
 class PackRow:
     name: str
-    handle: object  # packscope.core.store.odb.PackHandle
+    handle: PackHandle | None  # None for a lone .idx or .pack
     rank: int | None  # position in the search (MRU) order; None when the midx covers it
     in_midx: bool
     local: bool
@@ -81,7 +86,7 @@ class CoreAccess:
         self.path = path
         self.tracer = Tracer()
         self.lock = threading.RLock()
-        self.session = None
+        self.session: Session | None = None
         self.error: PackscopeError | None = None
         self._removed: dict[str, float] = {}  # pack base -> when a rescan first found it gone
 
@@ -336,8 +341,14 @@ class CoreAccess:
         finally:
             g.close()
 
+    def opened(self) -> Session:
+        """The session, for work that runs once the store is open."""
+        if self.session is None:
+            raise RuntimeError("the repository is not open yet")
+        return self.session
+
     def ref_facts(self) -> dict:
-        refs = self.session.refs
+        refs = self.opened().refs
         with self.lock:
             all_refs = list(refs.iter_refs())
             head = refs.head()

@@ -129,22 +129,27 @@ class PackEntries:
 
     @property
     def in_offset_order(self) -> bool:
-        return self.by_offset and self.order is not None
+        return self.offset_order is not None
+
+    @property
+    def offset_order(self) -> OffsetOrder | None:
+        """The order rows are shown in, when it is by offset."""
+        return self.order if self.by_offset else None
 
     def set_order(self, order: OffsetOrder | None) -> None:
         self.order = order
 
     def position_of_row(self, k: int) -> int:
-        if self.in_offset_order:
-            return self.order.positions[k]
-        return k
+        order = self.offset_order
+        return k if order is None else order.positions[k]
 
     def row_of_position(self, position: int) -> int:
-        if not self.in_offset_order:
+        order = self.offset_order
+        if order is None:
             return position
         with self.lock:
             offset = self.index.offset_at(position)
-        return self.order.rank_of_offset(offset)
+        return order.rank_of_offset(offset)
 
     def row_of_offset(self, offset: int) -> int | None:
         if self.order is None:

@@ -17,10 +17,11 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
-from textual import work
+from textual import getters, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -33,6 +34,11 @@ from packscope.inspector.health_state import LastRun, health_state
 from packscope.inspector.safe_text import literal
 from packscope.inspector.screens.base import PackscopeScreen
 from packscope.inspector.widgets.virtual_list import VirtualList
+
+if TYPE_CHECKING:
+    from packscope.core.fsck.findings import Finding
+    from packscope.core.store.pack_index import PackIndex
+    from packscope.inspector.app import PackscopeApp
 
 HELP = """
 Health runs packscope's fsck (what `git fsck --full` checks) and groups
@@ -72,6 +78,7 @@ panel shows the last run's counts.
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 SEVERITY_STYLE = {"error": "bold white on red", "warning": "bold black on yellow", "info": "bold black on cyan"}
 EXPAND_LIMIT = 5  # groups with more findings than this start closed
+CONNECTIVITY_DELTA_CACHE = 32 << 20  # bytes of delta bases kept while walking connectivity
 RELEASE_EVERY = 64  # progress reports (a few hundred objects each) between releases of mapped pages
 # Findings about a file's own damage: the cause of what its objects then do.
 CAUSE_AREAS = ("packs", "loose")
@@ -83,7 +90,7 @@ class Entry:
     finding's own file, or the damaged pack holding its object) and the
     object's offset in it."""
 
-    finding: object
+    finding: Finding
     cause: str | None = None
     offset: int | None = None
     is_cause: bool = False
@@ -93,12 +100,12 @@ class Entry:
 class Group:
     kind: str  # the key: a file path, or a finding kind
     severity: str
-    findings: list = field(default_factory=list)  # Entries
+    findings: list[Entry] = field(default_factory=list)
     open: bool | None = None  # None: decided by size
     title: str = ""
     cause: bool = False  # a damaged file: its own findings, then what it causes
     depth: int = 0
-    subgroups: dict = field(default_factory=dict)  # kind -> Group (what this cause causes)
+    subgroups: dict[str, Group] = field(default_factory=dict)  # kind -> Group (what this cause causes)
 
     def count(self) -> int:
         return len(self.findings) + sum(g.count() for g in self.subgroups.values())
@@ -138,7 +145,7 @@ class Attributor:
 
     def __init__(self, store) -> None:
         self.store = store
-        self.packs: list[tuple[str, object]] = []  # (pack path, its PackIndex)
+        self.packs: list[tuple[str, PackIndex]] = []  # (pack path, its index)
         self.loose: dict[str, str] = {}  # oid -> path
 
     def entry(self, f) -> Entry:
@@ -188,9 +195,9 @@ class _Source:
         return len(self.s.rows)
 
     def row_text(self, row: int) -> Text:
-        kind, value = self.s.rows[row]
-        if kind == "group":
-            g: Group = value
+        _kind, value = self.s.rows[row]
+        if isinstance(value, Group):
+            g = value
             t = Text("   " * g.depth + ("▾ " if self.s.is_open(g) else "▸ "), style="bold")
             t.append_text(severity_badge(g.severity))
             t.append(" ")
@@ -209,8 +216,8 @@ class _Source:
                     area = sorted({e.finding.area for e in g.findings})
                     t.append(f"   ({', '.join(area)})", style="dim")
             return t
-        if kind == "finding":
-            e: Entry = value
+        if isinstance(value, Entry):
+            e = value
             f = e.finding
             t = Text("     " + ("   " if e.cause and not e.is_cause else ""))
             t.append_text(literal(f.message))
@@ -256,7 +263,7 @@ class HealthScreen(PackscopeScreen):
         self.groups: dict[str, Group] = {}
         self.findings: list = []
         self.entries: list[Entry] = []
-        self.rows: list[tuple[str, object]] = []
+        self.rows: list[tuple[str, Group | Entry | Text]] = []  # ("group" | "finding" | "text", it)
         self.state = RunState()
         self._cancel = threading.Event()
         self._dirty = False
@@ -313,7 +320,7 @@ class HealthScreen(PackscopeScreen):
 
         state = self.state
         core = self.app.core
-        session = checker = None
+        session = checker = attribute = None
         try:
             session = open_session(core.path)  # private: see the module's docstring
 
@@ -321,6 +328,14 @@ class HealthScreen(PackscopeScreen):
             calls = [0]
 
             def progress(done: int, total: int, phase: str) -> None:
+                if phase != state.phase and phase == "connectivity":
+                    # The walk reads commits and trees, mostly shallow
+                    # chains: a smaller delta-base cache than the packs
+                    # phase's (git's 96 MB) keeps the peak down.
+                    cache = store.delta_cache
+                    cache.budget = min(cache.budget, CONNECTIVITY_DELTA_CACHE)
+                    cache.clear()
+                    release_memory()
                 if phase != state.phase or calls[0] % RELEASE_EVERY == 0:
                     # A check reads every pack whole: without this, every
                     # page it touched stays resident (git.git: its 500 MB
@@ -380,7 +395,7 @@ class HealthScreen(PackscopeScreen):
         kind; dangling objects in one group."""
         groups: dict[str, Group] = {}
         for e in self.entries:
-            if e.is_cause:
+            if e.is_cause and e.cause is not None:  # a cause entry is keyed by its file
                 g = groups.get(e.cause)
                 if g is None:
                     g = groups[e.cause] = Group(e.cause, e.finding.severity, title=_file_title(e.cause), cause=True)
@@ -471,7 +486,7 @@ class HealthScreen(PackscopeScreen):
     def rebuild_rows(self) -> None:
         lst = self.query_one(VirtualList)
         keep = self.rows[lst.cursor] if self.rows and lst.cursor < len(self.rows) else None
-        rows: list[tuple[str, object]] = []
+        rows: list[tuple[str, Group | Entry | Text]] = []
         for g in self.ordered_groups():
             rows.append(("group", g))
             if not self.is_open(g):
@@ -528,11 +543,11 @@ class HealthScreen(PackscopeScreen):
     def on_virtual_list_opened(self, event: VirtualList.Opened) -> None:
         if event.row >= len(self.rows):
             return
-        kind, value = self.rows[event.row]
-        if kind == "group":
+        _kind, value = self.rows[event.row]
+        if isinstance(value, Group):
             self._open[value.kind] = not self.is_open(value)
             self.rebuild_rows()
-        elif kind == "finding":
+        elif isinstance(value, Entry):
             self.go_to(value)
 
     def go_to(self, e: Entry) -> None:
@@ -579,14 +594,15 @@ class HealthScreen(PackscopeScreen):
 
     def action_details(self) -> None:
         lst = self.query_one(VirtualList)
-        if lst.cursor < len(self.rows) and self.rows[lst.cursor][0] == "finding":
-            self.app.push_screen(FindingScreen(self.rows[lst.cursor][1].finding))
+        value = self.rows[lst.cursor][1] if lst.cursor < len(self.rows) else None
+        if isinstance(value, Entry):
+            self.app.push_screen(FindingScreen(value.finding))
 
     def current_id(self) -> str | None:
         lst = self.query_one(VirtualList)
         if lst.cursor < len(self.rows):
-            kind, value = self.rows[lst.cursor]
-            if kind == "finding" and value.finding.oid:
+            _kind, value = self.rows[lst.cursor]
+            if isinstance(value, Entry) and value.finding.oid:
                 return value.finding.oid
         return None
 
@@ -649,6 +665,9 @@ def finding_table(f) -> Table:
 
 class FindingScreen(ModalScreen[None]):
     """One finding's details (Enter on a finding in Health)."""
+
+    if TYPE_CHECKING:  # the packscope app, for the type checker
+        app = getters.app(PackscopeApp)
 
     BINDINGS = [
         Binding("escape,q,enter", "close", "Close", id="finding.close"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
@@ -17,6 +18,9 @@ from packscope.core.errors import PackscopeError
 from packscope.inspector.safe_text import human_bytes, literal, short_id
 from packscope.inspector.screens.base import PackscopeScreen
 from packscope.inspector.widgets.virtual_list import ListSource, VirtualList
+
+if TYPE_CHECKING:
+    from packscope.core.store.location import Location
 
 BLOB_SHOW = 64 * 1024  # bytes of a blob shown
 BLOB_READ_LIMIT = 32 << 20  # larger blobs are not read at all (core reads whole objects)
@@ -62,7 +66,7 @@ class ObjectView:
     error: str | None = None
     failed_offset: int | None = None  # the chain entry whose step failed
     failed_step: str | None = None  # which step: header, inflate, delta, base
-    moved_to: object = None  # where the object lives now, when the opened pack was removed
+    moved_to: Location | None = None  # where the object lives now, when the opened pack was removed
     remedy: str | None = None
 
 
@@ -157,11 +161,11 @@ def content_rows(view: ObjectView, data: bytes, fmt) -> None:
         for mode, name, oid in objects.tree_items(data, fmt, view.oid):
             links[len(rows)] = oid
             kind = objects.mode_type(mode)
-            t = Text(f"{mode:06o} {kind:<6} ", style="dim")
-            t.append(oid.hex(), style="cyan")
-            t.append("  ")
-            t.append_text(literal(name, "bold" if kind == "tree" else ""))
-            rows.append(t)
+            entry = Text(f"{mode:06o} {kind:<6} ", style="dim")
+            entry.append(oid.hex(), style="cyan")
+            entry.append("  ")
+            entry.append_text(literal(name, "bold" if kind == "tree" else ""))
+            rows.append(entry)
         if not rows:
             rows.append(Text("(empty tree)", style="dim"))
     else:
@@ -303,7 +307,10 @@ class ObjectScreen(PackscopeScreen):
 
     @work(thread=True, exclusive=True, group="object-load")
     def load(self) -> None:
-        view = load_object(self.app.core, self.oid, self.entry_pack, self.entry_offset)
+        oid = self.oid  # set before any load
+        if oid is None:
+            return
+        view = load_object(self.app.core, oid, self.entry_pack, self.entry_offset)
         self.app.call_from_thread(self._loaded, view)
 
     def _loaded(self, view: ObjectView) -> None:

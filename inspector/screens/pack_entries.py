@@ -225,7 +225,10 @@ class PackScreen(PackscopeScreen):
                 last[0] = f
                 self.app.call_from_thread(self._progress, f)
 
-        order = OffsetOrder.build(self.entries.index, self.app.core.lock, lambda: worker.is_cancelled, progress)
+        entries = self.entries  # set on mount, before this starts
+        if entries is None:
+            return
+        order = OffsetOrder.build(entries.index, self.app.core.lock, lambda: worker.is_cancelled, progress)
         if order is not None:
             self.app.call_from_thread(self._order_ready, order)
 
@@ -234,10 +237,13 @@ class PackScreen(PackscopeScreen):
         self.update_title()
 
     def _order_ready(self, order: OffsetOrder) -> None:
+        entries = self.entries
+        if entries is None:
+            return
         lst = self.query_one(VirtualList)
-        pos = self.entries.position_of_row(lst.cursor) if self.entries.count else 0
-        self.entries.set_order(order)
-        lst.reset(self.entries.row_of_position(pos) if self.entries.count else 0)
+        pos = entries.position_of_row(lst.cursor) if entries.count else 0
+        entries.set_order(order)
+        lst.reset(entries.row_of_position(pos) if entries.count else 0)
         self.update_title()
         self._go_to_start_offset()
 
