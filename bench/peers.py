@@ -208,13 +208,10 @@ class PackscopeAdapter(Adapter):
     def walk_all(self) -> int:
         """What ``packscope log --all`` walks, with the same commit source
         (commit-graph when usable, the fast commit reader otherwise)."""
+        from packscope.core.history.graph_walk import WalkSource
+        from packscope.core.history.rev_args import all_tips
         from packscope.core.history.walk import walk
 
-        try:
-            from packscope.core.history.graph_walk import WalkSource
-            from packscope.core.history.rev_args import all_tips
-        except ImportError:  # before the fast walk source landed
-            return sum(1 for _ in walk(self.store, all_starts(self.session)))
         source = WalkSource.open(self.session.repo, self.store, refs=self.session.refs)
         try:
             starts = all_tips(self.session.repo, self.session.refs)
@@ -224,30 +221,6 @@ class PackscopeAdapter(Adapter):
 
     def close(self) -> None:
         self.session.close()
-
-
-def all_starts(session) -> list[bytes]:
-    """``--all``: every ref sorted by name, then HEAD (the order git's
-    handle_revision_pseudo_opt pushes them)."""
-    refs = session.refs
-    starts = []
-    for ref in refs.iter_refs():
-        oid = ref.oid if ref.symref is None else _resolve_or_none(refs, ref.name)
-        if oid is not None:
-            starts.append(oid)
-    head = _resolve_or_none(refs, "HEAD")
-    if head is not None:
-        starts.append(head)
-    return starts
-
-
-def _resolve_or_none(refs, name: str):
-    from packscope.core.errors import PackscopeError
-
-    try:
-        return refs.resolve(name)
-    except PackscopeError:
-        return None
 
 
 class DulwichAdapter(Adapter):
