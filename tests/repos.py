@@ -453,6 +453,65 @@ def first_parent_changes(repo: Path, commits: list[tuple[str, str | None]]) -> d
     return result
 
 
+# The first commit of build_every_change_kind: what its second commit edits,
+# deletes, renames, makes executable, turns into a symlink, gives a final
+# newline and changes while binary.
+CHANGE_KINDS_FIRST = {
+    "keep.txt": "one\ntwo\nthree\n",
+    "edit.c": "int f(void)\n{\n  return 1;\n}\n\nint g(void)\n{\n  return 2;\n}\n" * 3,
+    "gone.txt": "bye\n",
+    "moved/old-name.txt": "moving content\nexactly the same\n",
+    "script.sh": "#!/bin/sh\necho hi\n",
+    "link-target": "target\n",
+    "noeol.txt": "last line has no newline",
+    "bin.dat": "binary\0data\n",
+}
+
+
+def build_every_change_kind(repo: Path, first: dict[str, str], second: dict[str, str]) -> Path:
+    """Two commits on main in a new repository at ``repo``: CHANGE_KINDS_FIRST
+    and ``first``, then one of every kind of change git names against it
+    (A, D, M, R100, T and a mode change) with the files ``second`` written."""
+    git("init", "-q", "-b", "main", repo)
+    for name, text in {**CHANGE_KINDS_FIRST, **first}.items():
+        path = repo / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("latin-1"))
+    git("add", "-A", cwd=repo)
+    git("commit", "-q", "-m", "first", cwd=repo)
+    edited = CHANGE_KINDS_FIRST["edit.c"].replace("return 2;", "return 3;", 1) + "int h(void)\n{\n}\n"
+    (repo / "edit.c").write_text(edited)
+    (repo / "gone.txt").unlink()
+    (repo / "moved/old-name.txt").rename(repo / "new-name.txt")
+    (repo / "script.sh").chmod(0o755)
+    (repo / "link-target").unlink()
+    (repo / "link-target").symlink_to("keep.txt")
+    (repo / "noeol.txt").write_text("last line has no newline\nnow it has one\n")
+    (repo / "bin.dat").write_bytes(b"binary\0data changed\n")
+    for name, text in second.items():
+        (repo / name).write_text(text)
+    git("add", "-A", cwd=repo)
+    git("commit", "-q", "-m", "second", cwd=repo)
+    return repo
+
+
+def git_numstat(repo: Path, old: str, new: str) -> dict[str, tuple[str, str]]:
+    """{path: (added, deleted)} as ``git diff --numstat -M100%`` counts them
+    ("-" for a binary file); a renamed file under its new path."""
+    out = git("diff", "--numstat", "-z", "-M100%", old, new, cwd=repo).split(b"\0")
+    counts = {}
+    i = 0
+    while i < len(out) - 1:
+        added, deleted, path = out[i].decode().split("\t")
+        if path == "":  # a rename: old and new paths follow
+            path = out[i + 2].decode()
+            i += 3
+        else:
+            i += 1
+        counts[path] = (added, deleted)
+    return counts
+
+
 def commit_table(repo: Path) -> dict[str, tuple[str, tuple[str, ...], int]]:
     """{commit: (tree, parents, committer time)} for every commit reachable from any ref."""
     out = git_text("log", "--all", "--format=%H %T %ct %P", cwd=repo)

@@ -13,7 +13,7 @@ import pytest
 from packscope.core.history.commit_changes import file_changes, line_counts, patch_lines
 from packscope.core.history.line_diff import count_changes, edit_script
 from packscope.core.repo.session import open_session
-from tests.repos import git, git_text
+from tests.repos import build_every_change_kind, git, git_numstat, git_text
 
 
 def _lines(n: int, seed: int) -> str:
@@ -40,36 +40,8 @@ def _mutate(text: str, seed: int, edits: int) -> str:
 @pytest.fixture(scope="module")
 def changes_repo(tmp_path_factory):
     repo = tmp_path_factory.mktemp("changes") / "repo"
-    git("init", "-q", "-b", "main", repo)
-    files = {
-        "keep.txt": "one\ntwo\nthree\n",
-        "edit.c": "int f(void)\n{\n  return 1;\n}\n\nint g(void)\n{\n  return 2;\n}\n" * 3,
-        "gone.txt": "bye\n",
-        "moved/old-name.txt": "moving content\nexactly the same\n",
-        "script.sh": "#!/bin/sh\necho hi\n",
-        "link-target": "target\n",
-        "big.txt": _lines(400, 1),
-        "noeol.txt": "last line has no newline",
-        "bin.dat": "binary\0data\n",
-    }
-    for name, text in files.items():
-        path = repo / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text.encode("latin-1"))
-    git("add", "-A", cwd=repo)
-    git("commit", "-q", "-m", "first", cwd=repo)
-    (repo / "edit.c").write_text(files["edit.c"].replace("return 2;", "return 3;", 1) + "int h(void)\n{\n}\n")
-    (repo / "gone.txt").unlink()
-    (repo / "moved/old-name.txt").rename(repo / "new-name.txt")
-    (repo / "script.sh").chmod(0o755)
-    (repo / "link-target").unlink()
-    (repo / "link-target").symlink_to("keep.txt")
-    (repo / "big.txt").write_text(_mutate(files["big.txt"], 2, 40))
-    (repo / "noeol.txt").write_text("last line has no newline\nnow it has one\n")
-    (repo / "bin.dat").write_bytes(b"binary\0data changed\n")
-    (repo / "added.txt").write_text("fresh\nfile\n")
-    git("add", "-A", cwd=repo)
-    git("commit", "-q", "-m", "second", cwd=repo)
+    big = _lines(400, 1)
+    build_every_change_kind(repo, {"big.txt": big}, {"big.txt": _mutate(big, 2, 40), "added.txt": "fresh\nfile\n"})
     return repo
 
 
@@ -96,17 +68,10 @@ def test_changed_files_and_statuses_equal_gits(changes_repo):
 
 def test_numstat_equals_gits(changes_repo):
     session, changes = _ours(changes_repo)
-    expected = {}
-    out = git("diff", "--numstat", "-z", "-M100%", "HEAD~1", "HEAD", cwd=changes_repo).split(b"\0")
-    i = 0
-    while i < len(out) - 1:
-        added, deleted, path = out[i].split(b"\t")
-        if path == b"":  # a rename: old and new path follow
-            path = out[i + 2]
-            i += 3
-        else:
-            i += 1
-        expected[path] = None if added == b"-" else (int(added), int(deleted))
+    expected = {
+        path.encode(): None if added == "-" else (int(added), int(deleted))
+        for path, (added, deleted) in git_numstat(changes_repo, "HEAD~1", "HEAD").items()
+    }
     got = {c.path: line_counts(session.store, c) for c in changes}
     assert got == expected
 

@@ -10,44 +10,16 @@ import pytest
 from packscope.inspector.screens.commit import CommitScreen
 from packscope.inspector.screens.diff import DiffScreen
 from packscope.inspector.widgets.virtual_list import VirtualList
-from tests.repos import git, git_text
-from tests.ui_support import SIZE, list_text, make_app, started, until
-
-FIRST = {
-    "keep.txt": "one\ntwo\nthree\n",
-    "edit.c": "int f(void)\n{\n  return 1;\n}\n\nint g(void)\n{\n  return 2;\n}\n" * 3,
-    "gone.txt": "bye\n",
-    "moved/old-name.txt": "moving content\nexactly the same\n",
-    "script.sh": "#!/bin/sh\necho hi\n",
-    "link-target": "target\n",
-    "noeol.txt": "last line has no newline",
-    "bin.dat": "binary\0data\n",
-}
+from tests.repos import build_every_change_kind, git, git_numstat, git_text
+from tests.ui_support import list_text, running, until
 
 
 @pytest.fixture(scope="module")
 def changes_repo(tmp_path_factory):
     repo = tmp_path_factory.mktemp("uichanges") / "repo"
-    git("init", "-q", "-b", "main", repo)
-    for name, text in FIRST.items():
-        path = repo / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text.encode())
-    git("add", "-A", cwd=repo)
-    git("commit", "-q", "-m", "first", cwd=repo)
-    git("branch", "side", cwd=repo)
-    (repo / "edit.c").write_text(FIRST["edit.c"].replace("return 2;", "return 3;", 1) + "int h(void)\n{\n}\n")
-    (repo / "gone.txt").unlink()
-    (repo / "moved/old-name.txt").rename(repo / "new-name.txt")
-    (repo / "script.sh").chmod(0o755)
-    (repo / "link-target").unlink()
-    (repo / "link-target").symlink_to("keep.txt")
-    (repo / "noeol.txt").write_text("last line has no newline\nnow it has one\n")
-    (repo / "bin.dat").write_bytes(b"binary\0data changed\n")
-    (repo / "long.txt").write_text("".join(f"line {i}\n" for i in range(6000)))
-    git("add", "-A", cwd=repo)
-    git("commit", "-q", "-m", "second", cwd=repo)
-    git("checkout", "-q", "side", cwd=repo)
+    long = "".join(f"line {i}\n" for i in range(6000))
+    build_every_change_kind(repo, {}, {"long.txt": long})
+    git("checkout", "-q", "-b", "side", "main~1", cwd=repo)
     (repo / "side.txt").write_text("side\n")
     git("add", "side.txt", cwd=repo)
     git("commit", "-q", "-m", "side", cwd=repo)
@@ -63,17 +35,7 @@ def rev(repo, name: str) -> str:
 def git_changes(repo, old: str, new: str) -> list[tuple[str, str, str, str]]:
     """(status, shown path, added, deleted) from git, in git's order."""
     status = git_text("diff", "--name-status", "-M100%", old, new, cwd=repo).splitlines()
-    numstat = git("diff", "--numstat", "-z", "-M100%", old, new, cwd=repo).split(b"\0")
-    counts = {}
-    i = 0
-    while i < len(numstat) - 1:
-        added, deleted, path = numstat[i].decode().split("\t")
-        if path == "":  # a rename: old and new paths follow
-            path = numstat[i + 2].decode()
-            i += 3
-        else:
-            i += 1
-        counts[path] = (added, deleted)
+    counts = git_numstat(repo, old, new)
     out = []
     for line in status:
         st, *paths = line.split("\t")
@@ -99,10 +61,12 @@ def shown_changes(screen: CommitScreen) -> list[list[tuple[str, str, str, str]]]
     return sections
 
 
-async def open_commit(app, pilot, oid: str) -> CommitScreen:
-    await started(app, pilot)
+async def open_commit(app, pilot, repo, name: str) -> tuple[str, CommitScreen]:
+    """The Commit screen of revision ``name`` once its changed files are
+    counted: (the commit's id, the screen)."""
+    oid = rev(repo, name)
     app.push_screen(CommitScreen(bytes.fromhex(oid)))
-    return await until(
+    screen = await until(
         pilot,
         lambda: (
             isinstance(app.screen, CommitScreen)
@@ -113,15 +77,14 @@ async def open_commit(app, pilot, oid: str) -> CommitScreen:
         "the commit's changed files with their line counts",
         timeout=20,
     )
+    await pilot.pause()
+    return oid, screen
 
 
 @pytest.mark.asyncio
 async def test_changed_files_and_counts_equal_git_diff_numstat(changes_repo):
-    app = make_app(changes_repo)
-    async with app.run_test(size=SIZE) as pilot:
-        second = rev(changes_repo, "main~1")
-        screen = await open_commit(app, pilot, second)
-        await pilot.pause()
+    async with running(changes_repo) as (app, pilot):
+        second, screen = await open_commit(app, pilot, changes_repo, "main~1")
         shown = shown_changes(screen)
         assert shown == [git_changes(changes_repo, f"{second}^", second)]
         assert {s for s, *_ in shown[0]} == {"A", "D", "M", "T", "R100"}
@@ -134,11 +97,8 @@ async def test_changed_files_and_counts_equal_git_diff_numstat(changes_repo):
 
 @pytest.mark.asyncio
 async def test_a_merge_lists_its_changes_against_each_parent(changes_repo):
-    app = make_app(changes_repo)
-    async with app.run_test(size=SIZE) as pilot:
-        merge = rev(changes_repo, "main")
-        screen = await open_commit(app, pilot, merge)
-        await pilot.pause()
+    async with running(changes_repo) as (app, pilot):
+        merge, screen = await open_commit(app, pilot, changes_repo, "main")
         shown = shown_changes(screen)
         assert shown == [git_changes(changes_repo, f"{merge}^1", merge), git_changes(changes_repo, f"{merge}^2", merge)]
         assert len(shown[0]) == 1 and len(shown[1]) > 5
@@ -174,11 +134,8 @@ async def open_diff(app, pilot, screen: CommitScreen, path: str) -> DiffScreen:
 
 @pytest.mark.asyncio
 async def test_enter_on_a_file_shows_git_diffs_text(changes_repo):
-    app = make_app(changes_repo)
-    async with app.run_test(size=SIZE) as pilot:
-        second = rev(changes_repo, "main~1")
-        screen = await open_commit(app, pilot, second)
-        await pilot.pause()
+    async with running(changes_repo) as (app, pilot):
+        second, screen = await open_commit(app, pilot, changes_repo, "main~1")
         for path in ("edit.c", "noeol.txt", "script.sh", "bin.dat", "link-target"):
             diff = await open_diff(app, pilot, screen, path)
             want = git_text("diff", "-M100%", f"{second}^", second, "--", path, cwd=changes_repo).splitlines()
@@ -205,10 +162,8 @@ async def test_enter_on_a_file_shows_git_diffs_text(changes_repo):
 
 @pytest.mark.asyncio
 async def test_d_goes_to_the_changed_files_and_t_to_the_tree(changes_repo):
-    app = make_app(changes_repo)
-    async with app.run_test(size=SIZE) as pilot:
-        merge = rev(changes_repo, "main")
-        screen = await open_commit(app, pilot, merge)
+    async with running(changes_repo) as (app, pilot):
+        _merge, screen = await open_commit(app, pilot, changes_repo, "main")
         lst = screen.query_one(VirtualList)
         firsts = [i for i, (k, _v) in enumerate(screen.rows) if k == "change" and screen.rows[i - 1][0] == "changes"]
         assert len(firsts) == 2  # one section per parent
@@ -230,11 +185,8 @@ async def test_d_goes_to_the_changed_files_and_t_to_the_tree(changes_repo):
 async def test_the_diffs_index_line_abbreviates_ids_as_git_does_here(changes_repo):
     git("config", "core.abbrev", "12", cwd=changes_repo)
     try:
-        app = make_app(changes_repo)
-        async with app.run_test(size=SIZE) as pilot:
-            second = rev(changes_repo, "main~1")
-            screen = await open_commit(app, pilot, second)
-            await pilot.pause()
+        async with running(changes_repo) as (app, pilot):
+            second, screen = await open_commit(app, pilot, changes_repo, "main~1")
             diff = await open_diff(app, pilot, screen, "edit.c")
             want = git_text("diff", f"{second}^", second, "--", "edit.c", cwd=changes_repo).splitlines()
             assert want[1].startswith("index ") and len(want[1].split()[1]) == 12 * 2 + 2
