@@ -5,9 +5,11 @@ Nothing here depends on ../shared: a fresh clone builds everything it tests.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import shutil
+import struct
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -1327,6 +1329,27 @@ def verify_pack_rows(pack: Path) -> list[dict]:
             }
         )
     return rows
+
+
+def swap_idx_neighbours(repo: Path) -> bytes:
+    """Swap two neighbouring entries (id, CRC and offset) of the one pack's
+    v2 .idx whose ids share a first byte, and rewrite its checksum: the ids
+    are out of order and the fanout still holds.  Returns the id that was
+    first of the two."""
+    _, idx = the_pack(repo)
+    data = bytearray(idx.read_bytes())
+    n = struct.unpack(">I", data[8 + 1020 : 8 + 1024])[0]
+    names_at, crcs_at = 8 + 1024, 8 + 1024 + 20 * n
+    offs_at = crcs_at + 4 * n
+    names = [bytes(data[names_at + 20 * i : names_at + 20 * i + 20]) for i in range(n)]
+    i = next(i for i in range(n - 1) if names[i][0] == names[i + 1][0])
+    for at, width in ((names_at, 20), (crcs_at, 4), (offs_at, 4)):
+        a, b = at + width * i, at + width * (i + 1)
+        data[a : a + width], data[b : b + width] = data[b : b + width], data[a : a + width]
+    data[-20:] = hashlib.sha1(bytes(data[:-20])).digest()
+    os.chmod(idx, 0o644)
+    idx.write_bytes(bytes(data))
+    return names[i]
 
 
 def flip_byte(path: Path, offset: int, mask: int = 0xFF) -> None:

@@ -56,31 +56,11 @@ def damage_syntax_and_dangling(repo):
     )
 
 
-def damage_idx_order(repo):
-    import hashlib
-    import os
-    import struct
-
-    _, idx = repos.the_pack(repo)
-    data = bytearray(idx.read_bytes())
-    n = struct.unpack(">I", data[8 + 1020 : 8 + 1024])[0]
-    names_at, crcs_at = 8 + 1024, 8 + 1024 + 20 * n
-    offs_at = crcs_at + 4 * n
-    names = [bytes(data[names_at + 20 * i : names_at + 20 * i + 20]) for i in range(n)]
-    i = next(i for i in range(n - 1) if names[i][0] == names[i + 1][0])
-    for at, width in ((names_at, 20), (crcs_at, 4), (offs_at, 4)):
-        a, b = at + width * i, at + width * (i + 1)
-        data[a : a + width], data[b : b + width] = data[b : b + width], data[a : a + width]
-    data[-20:] = hashlib.sha1(bytes(data[:-20])).digest()
-    os.chmod(idx, 0o644)
-    idx.write_bytes(bytes(data))
-
-
 DAMAGE = {
     "crc": damage_crc,
     "entries-everywhere": damage_entries_everywhere,
     "syntax-and-dangling": damage_syntax_and_dangling,
-    "idx-order": damage_idx_order,
+    "idx-order": repos.swap_idx_neighbours,
 }
 
 
