@@ -214,9 +214,11 @@ def test_commit_snapshot(snap_compare, snap_repos):
         await pilot.press("j", "j", "enter")
         await until(
             pilot,
-            lambda: getattr(app.screen, "last_done", False)
-            and app.screen.changes is not None
-            and all(pc.counting_done for pc in app.screen.changes),
+            lambda: (
+                getattr(app.screen, "last_done", False)
+                and app.screen.changes is not None
+                and all(pc.counting_done for pc in app.screen.changes)
+            ),
             "the commit's last commits and changed files",
             timeout=10,
         )
