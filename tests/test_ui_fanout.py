@@ -11,7 +11,7 @@ from packscope.inspector.screens.fanout import BucketScreen, FanoutScreen
 from packscope.inspector.widgets.fanout_chart import FanoutChart
 from packscope.inspector.widgets.virtual_list import VirtualList
 from tests import repos
-from tests.ui_support import SIZE, list_text, make_app, plain, settle, started, until
+from tests.ui_support import list_text, open_screen, plain, running, settle, until
 
 
 def _git_counts(ids) -> list[int]:
@@ -19,16 +19,15 @@ def _git_counts(ids) -> list[int]:
     return [by_byte.get(b, 0) for b in range(256)]
 
 
+async def open_fanout(app, pilot) -> FanoutScreen:
+    """Fanout (5), once its first index's statistics are in."""
+    return await open_screen(app, pilot, "5", FanoutScreen, "the fanout statistics", lambda s: s.stats is not None)
+
+
 @pytest.mark.asyncio
 async def test_fanout_counts_match_git_show_index(ui_repo):
-    app = make_app(ui_repo, poll_seconds=60)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
-        await pilot.press("5")
-        await settle(app, pilot)
-        screen = app.screen
-        assert isinstance(screen, FanoutScreen)
-        await until(pilot, lambda: screen.stats is not None, "the fanout statistics")
+    async with running(ui_repo, poll_seconds=60) as (app, pilot):
+        screen = await open_fanout(app, pilot)
         choices = screen.choices
         # The biggest index is chosen first: here, the multi-pack-index.
         assert choices[screen.selected].kind == "midx"
@@ -62,13 +61,8 @@ async def test_fanout_counts_match_git_show_index(ui_repo):
 
 @pytest.mark.asyncio
 async def test_bucket_list_and_lookup_highlight(ui_repo):
-    app = make_app(ui_repo, poll_seconds=60)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
-        await pilot.press("5")
-        await settle(app, pilot)
-        screen = app.screen
-        await until(pilot, lambda: screen.stats is not None, "the fanout statistics")
+    async with running(ui_repo, poll_seconds=60) as (app, pilot):
+        screen = await open_fanout(app, pilot)
         chart = screen.query_one(FanoutChart)
         chart.focus()
         # A lookup anywhere: its bucket is highlighted (◆ under it).
@@ -108,19 +102,13 @@ def _outside_midx(repo, app) -> tuple[str, bytes]:
 
 @pytest.mark.asyncio
 async def test_marker_is_the_last_lookup_made_anywhere_on_the_indexes_that_hold_it(ui_repo):
-    app = make_app(ui_repo, poll_seconds=60)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
+    async with running(ui_repo, poll_seconds=60) as (app, pilot):
         name, oid = _outside_midx(ui_repo, app)
         # Looked up before the Fanout screen ever existed.
         with app.core.lock:
             assert app.core.store.locate(oid) is not None
         await until(pilot, lambda: app.last_lookup is not None, "the app to note the lookup")
-        await pilot.press("5")
-        await settle(app, pilot)
-        screen = app.screen
-        assert isinstance(screen, FanoutScreen)
-        await until(pilot, lambda: screen.stats is not None, "the fanout statistics")
+        screen = await open_fanout(app, pilot)
         chart = screen.query_one(FanoutChart)
         # The multi-pack-index (chosen first) does not hold it: no mark, and it says so.
         assert screen.choices[screen.selected].kind == "midx"
@@ -147,13 +135,8 @@ async def test_marker_is_the_last_lookup_made_anywhere_on_the_indexes_that_hold_
 
 @pytest.mark.asyncio
 async def test_one_tracer_listener_however_often_enter_is_pressed(ui_repo):
-    app = make_app(ui_repo, poll_seconds=60)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
-        await pilot.press("5")
-        await settle(app, pilot)
-        screen = app.screen
-        await until(pilot, lambda: screen.stats is not None, "the fanout statistics")
+    async with running(ui_repo, poll_seconds=60) as (app, pilot):
+        screen = await open_fanout(app, pilot)
         listeners = len(app.core.tracer._listeners)
         lst = screen.query_one("#fanout-indexes", VirtualList)
         for _ in range(3):
@@ -169,13 +152,8 @@ async def test_one_tracer_listener_however_often_enter_is_pressed(ui_repo):
 
 @pytest.mark.asyncio
 async def test_at_80x24_the_chart_and_the_bucket_under_the_cursor_are_on_screen(ui_repo):
-    app = make_app(ui_repo, poll_seconds=60)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await started(app, pilot)
-        await pilot.press("5")
-        await settle(app, pilot)
-        screen = app.screen
-        await until(pilot, lambda: screen.stats is not None, "the fanout statistics")
+    async with running(ui_repo, poll_seconds=60, size=(80, 24)) as (app, pilot):
+        screen = await open_fanout(app, pilot)
         chart = screen.query_one(FanoutChart)
         chart.cursor = 0x41
         await pilot.pause(0.2)

@@ -13,7 +13,7 @@ from packscope.inspector.screens.health import FindingScreen, HealthScreen
 from packscope.inspector.widgets.virtual_list import VirtualList
 from tests import repos
 from tests import ui_history_repos as hr
-from tests.ui_support import SIZE, list_text, make_app, plain, started, until
+from tests.ui_support import list_text, open_screen, plain, running, until
 
 
 @pytest.fixture(scope="module")
@@ -27,11 +27,9 @@ def corrupt(base_repo, tmp_path_factory):
 
 
 async def run_health(app, pilot, timeout=20):
-    await started(app, pilot)
-    await pilot.press("8")
-    screen = app.screen
-    assert isinstance(screen, HealthScreen)
-    await until(pilot, lambda: screen.state.finished, "the health check to finish", timeout=timeout)
+    screen = await open_screen(
+        app, pilot, "8", HealthScreen, "the health check to finish", lambda s: s.state.finished, timeout
+    )
     assert screen.state.error is None, screen.state.error  # finished, not crashed
     await pilot.pause(0.3)
     return screen
@@ -47,8 +45,7 @@ def kinds(screen) -> dict[str, int]:
 
 @pytest.mark.asyncio
 async def test_healthy_repository_has_no_errors(base_repo):
-    app = make_app(base_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(base_repo) as (app, pilot):
         screen = await run_health(app, pilot)
         assert screen.state.summary["exit"] == 0
         assert not [g for g in screen.groups.values() if g.severity == "error"]
@@ -68,8 +65,7 @@ async def test_healthy_repository_has_no_errors(base_repo):
 @pytest.mark.asyncio
 async def test_problems_grouped_with_details(corrupt, name, kind_part):
     repo = corrupt[name]
-    app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(repo) as (app, pilot):
         screen = await run_health(app, pilot)
         found = kinds(screen)
         assert found, name
@@ -106,17 +102,22 @@ def git_fsck_lines(repo) -> list[str]:
     return repos.git_fsck(repo)[1].splitlines()
 
 
+def truncated_pack(corrupt):
+    """The truncated-pack repository, its damaged pack, and that pack's
+    index as git reads it (id → offset)."""
+    repo = corrupt["truncated-pack"]
+    pack = repos.pack_files(repo)[0]
+    return repo, pack, repos.show_index(pack.with_suffix(".idx"))
+
+
 @pytest.mark.asyncio
 async def test_a_truncated_pack_comes_first_above_what_it_causes(corrupt):
     """The damaged pack is the first group, open, with "N findings caused by
     this"; the commit-graph mismatches and unreadable objects it causes sit
     below it in closed subgroups — each about an object that pack's index
     holds — not above it as groups of their own."""
-    repo = corrupt["truncated-pack"]
-    pack = repos.pack_files(repo)[0]
-    held = repos.show_index(pack.with_suffix(".idx"))
-    app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
+    repo, pack, held = truncated_pack(corrupt)
+    async with running(repo) as (app, pilot):
         screen = await run_health(app, pilot)
         lst = screen.query_one(VirtualList)
         rows = list_text(lst)
@@ -139,11 +140,8 @@ async def test_a_truncated_pack_comes_first_above_what_it_causes(corrupt):
 
 @pytest.mark.asyncio
 async def test_enter_on_a_caused_finding_opens_the_pack_entry_at_its_offset(corrupt):
-    repo = corrupt["truncated-pack"]
-    pack = repos.pack_files(repo)[0]
-    held = repos.show_index(pack.with_suffix(".idx"))
-    app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
+    repo, pack, held = truncated_pack(corrupt)
+    async with running(repo) as (app, pilot):
         screen = await run_health(app, pilot)
         lst = screen.query_one(VirtualList)
         top = screen.ordered_groups()[0]
@@ -175,8 +173,7 @@ async def test_dangling_objects_are_one_closed_group_with_git_s_count(base_repo,
     repos.add_loose(repo, 40, seed=77)  # unreachable blobs
     dangling = [line for line in git_fsck_lines(repo) if line.startswith("dangling ")]
     assert len(dangling) >= 40
-    app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(repo) as (app, pilot):
         screen = await run_health(app, pilot)
         rows = list_text(screen.query_one(VirtualList))
         group = screen.groups["dangling"]
@@ -188,9 +185,7 @@ async def test_dangling_objects_are_one_closed_group_with_git_s_count(base_repo,
 
 @pytest.mark.asyncio
 async def test_overview_badge_leads_to_health(corrupt):
-    app = make_app(corrupt["idx-without-pack"])
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
+    async with running(corrupt["idx-without-pack"]) as (app, pilot):
         assert "Health" in str(app.screen.query_one("#ov-health").border_subtitle)
         await pilot.press("h")
         await pilot.pause()
@@ -221,9 +216,7 @@ async def test_escape_cancels_a_running_check(base_repo, monkeypatch):
 
     monkeypatch.setattr(ff.Ticker, "_report", slow)
     monkeypatch.setattr(ff.Ticker, "__init__", every_step)
-    app = make_app(base_repo)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
+    async with running(base_repo) as (app, pilot):
         await pilot.press("8")
         screen = app.screen
         await until(
@@ -259,9 +252,7 @@ async def test_a_ui_session_leaves_every_file_unchanged(corrupt, base_repo):
 
 
 async def _tour_every_screen(repo, damaged: bool) -> None:
-    app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
+    async with running(repo) as (app, pilot):
         await pilot.press("7")
         await until(
             pilot,
@@ -287,8 +278,7 @@ async def test_the_cursor_stays_on_the_first_group_while_groups_arrive(base_repo
     from packscope.core.fsck.findings import Finding
     from packscope.inspector.screens.health import Entry
 
-    app = make_app(base_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(base_repo) as (app, pilot):
         screen = await run_health(app, pilot)
         lst = screen.query_one(VirtualList)
 
@@ -323,8 +313,7 @@ async def test_x_exports_the_findings_as_fsck_json_prints_them(corrupt, tmp_path
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     repo = corrupt["truncated-pack"]
     cli = [json.loads(line) for line in packscope("-C", repo, "fsck", "--json", check=False).stdout.splitlines()]
-    app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(repo) as (app, pilot):
         screen = await run_health(app, pilot)
         await pilot.press("x")
         path = await until(pilot, lambda: screen.exported, "the export written")
@@ -350,8 +339,7 @@ async def test_a_check_releases_the_pack_pages_it_read(base_repo, monkeypatch):
         return real(self)
 
     monkeypatch.setattr(ObjectStore, "release_mapped_pages", spy)
-    app = make_app(base_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(base_repo) as (app, pilot):
         screen = await run_health(app, pilot)
         phases = {"packs", "connectivity"}
         assert screen.state.summary["exit"] == 0

@@ -7,12 +7,11 @@ import os
 import pytest
 
 from packscope.inspector.screens.commit import CommitScreen
-from packscope.inspector.screens.history import HistoryScreen
 from packscope.inspector.screens.object import ObjectScreen
 from packscope.inspector.widgets.virtual_list import VirtualList
 from tests import ui_history_repos as hr
 from tests.repos import git
-from tests.ui_support import SIZE, list_text, make_app, plain, settle, started, until
+from tests.ui_support import answer_prompt, list_text, open_history, plain, running, settle, until
 
 LONG = int(os.environ.get("PACKSCOPE_LONG_HISTORY", "20000"))  # 100000 by hand
 
@@ -31,29 +30,13 @@ def revlist(repo, *args) -> list[str]:
     return git("rev-list", *args, cwd=repo).decode().split()
 
 
-async def open_history(app, pilot):
-    await started(app, pilot)
-    await pilot.press("7")
-    screen = app.screen
-    assert isinstance(screen, HistoryScreen)
-    await until(
-        pilot,
-        lambda: screen.history is not None and screen.history.loaded > 0 and screen.history.decor,
-        "the first page of history with its decorations",
-        timeout=10,
-    )
-    await pilot.pause()
-    return screen
-
-
 def title(screen, wid) -> str:
     return plain(screen.query_one(wid), width=300)
 
 
 @pytest.mark.asyncio
 async def test_history_lists_what_git_log_lists_with_decorations(history_repo):
-    app = make_app(history_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(history_repo) as (app, pilot):
         screen = await open_history(app, pilot)
         expected = revlist(history_repo, "HEAD")
         lst = screen.vlist
@@ -73,8 +56,7 @@ async def test_history_lists_what_git_log_lists_with_decorations(history_repo):
 
 @pytest.mark.asyncio
 async def test_history_shows_hostile_text_literally(history_repo):
-    app = make_app(history_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(history_repo) as (app, pilot):
         screen = await open_history(app, pilot)
         rows = list_text(screen.vlist)
         # invalid UTF-8: replacement characters, never an error
@@ -113,8 +95,7 @@ def search(pilot, query: str):
 
 @pytest.mark.asyncio
 async def test_search_lists_matches_with_a_counter_and_n_N_skip_the_cursors_row(history_repo):
-    app = make_app(history_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(history_repo) as (app, pilot):
         screen = await open_history(app, pilot)
         lst = screen.vlist
         rows = logged(history_repo, "HEAD")
@@ -166,38 +147,23 @@ async def test_search_lists_matches_with_a_counter_and_n_N_skip_the_cursors_row(
         assert "no match" not in title(screen, "#history-title")
 
 
+async def load_all(pilot, screen, chosen, what: str) -> None:
+    """Go to the end of History and wait for the whole history the picker
+    ``chosen`` (a test of screen.history) describes."""
+    screen.go_to_end()
+    await until(pilot, lambda: screen.history.done and chosen(screen.history), what, timeout=10)
+
+
 @pytest.mark.asyncio
 async def test_revision_picker_and_path_limiting(history_repo):
-    app = make_app(history_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(history_repo) as (app, pilot):
         screen = await open_history(app, pilot)
-        await pilot.press("r")
-        await pilot.pause()
-        inp = app.screen.query_one("#prompt-input")
-        inp.value = "--all"
-        await pilot.press("enter")
-        await pilot.pause()
-        screen.go_to_end()
-        await until(
-            pilot,
-            lambda: screen.history.done and screen.history.revs == ["--all"],
-            "the whole --all history",
-            timeout=10,
-        )
+        await answer_prompt(app, pilot, "r", "--all")
+        await load_all(pilot, screen, lambda h: h.revs == ["--all"], "the whole --all history")
         assert [c.oid.hex() for c in screen.history.rows] == revlist(history_repo, "--all")
         assert "--all" in title(screen, "#history-title")
-        await pilot.press("p")
-        await pilot.pause()
-        app.screen.query_one("#prompt-input").value = "dir1/sub"
-        await pilot.press("enter")
-        await pilot.pause()
-        screen.go_to_end()
-        await until(
-            pilot,
-            lambda: screen.history.done and screen.history.paths == ["dir1/sub"],
-            "the whole history limited to dir1/sub",
-            timeout=10,
-        )
+        await answer_prompt(app, pilot, "p", "dir1/sub")
+        await load_all(pilot, screen, lambda h: h.paths == ["dir1/sub"], "the whole history limited to dir1/sub")
         assert [c.oid.hex() for c in screen.history.rows] == revlist(history_repo, "--all", "--", "dir1/sub")
         assert "-- dir1/sub" in title(screen, "#history-title")
         # no graph over unrewritten parents: said, and git log's order
@@ -214,8 +180,7 @@ async def test_revision_picker_and_path_limiting(history_repo):
 
 @pytest.mark.asyncio
 async def test_commit_screen_parents_idents_tree_and_last_commits(history_repo):
-    app = make_app(history_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(history_repo) as (app, pilot):
         screen = await open_history(app, pilot)
         merge = revlist(history_repo, "--merges", "HEAD")[0]
         screen.vlist.move_to([c.oid.hex() for c in screen.history.rows].index(merge))
@@ -280,30 +245,23 @@ async def test_commit_screen_parents_idents_tree_and_last_commits(history_repo):
         assert "blob" in plain(app.screen.query_one("#object-where"), width=200)
 
 
+async def commit_text_at(app, pilot, history, row: int, what: str) -> str:
+    """Enter on History's ``row``: the Commit screen's text once it is shown."""
+    history.vlist.move_to(row)
+    await pilot.press("enter")
+    await until(pilot, lambda: isinstance(app.screen, CommitScreen) and app.screen.view is not None, what)
+    return "\n".join(list_text(app.screen.query_one(VirtualList)))
+
+
 @pytest.mark.asyncio
 async def test_commit_screen_shows_encodings_and_hostile_paths(history_repo):
-    app = make_app(history_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(history_repo) as (app, pilot):
         screen = await open_history(app, pilot)
-        screen.vlist.move_to(1)  # the latin-1 commit
-        await pilot.press("enter")
-        await until(
-            pilot,
-            lambda: isinstance(app.screen, CommitScreen) and app.screen.view is not None,
-            "the latin-1 commit's screen",
-        )
-        text = "\n".join(list_text(app.screen.query_one(VirtualList)))
+        text = await commit_text_at(app, pilot, screen, 1, "the latin-1 commit's screen")
         assert "Ren\xe9 Lat <rene@example.com>  2020-09-15 21:00:00 +0100" in text
         assert "encoding   ISO-8859-1" in text and "    " + hr.LATIN1_SUBJECT in text
         await pilot.press("escape")
-        screen.vlist.move_to(0)
-        await pilot.press("enter")
-        await until(
-            pilot,
-            lambda: isinstance(app.screen, CommitScreen) and app.screen.view is not None,
-            "the hostile commit's screen",
-        )
-        text = "\n".join(list_text(app.screen.query_one(VirtualList)))
+        text = await commit_text_at(app, pilot, screen, 0, "the hostile commit's screen")
         assert "-0330" in text and "Bad \ufffd\ufffd Name" in text
         lst = app.screen.query_one(VirtualList)
         rows = list_text(lst)
@@ -320,8 +278,7 @@ async def test_commit_screen_shows_encodings_and_hostile_paths(history_repo):
 
 @pytest.mark.asyncio
 async def test_long_history_scrolls_to_the_end_and_searches_deep(long_repo):
-    app = make_app(long_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(long_repo) as (app, pilot):
         screen = await open_history(app, pilot)
         log = screen.history
         assert log.estimate == LONG
@@ -366,8 +323,7 @@ def git_graph_columns(repo, *args: str) -> list[tuple[str, int]]:
 async def test_graph_column_places_every_commit_where_git_log_graph_does(scenario_repo, revs):
     """criss-cross and octopus merges: History lists git log --graph's order
     and draws each commit's marker in git's column."""
-    app = make_app(scenario_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(scenario_repo) as (app, pilot):
         screen = await open_history(app, pilot)
         if revs != "HEAD":
             screen.revs = [revs]
@@ -392,8 +348,7 @@ async def test_graph_column_places_every_commit_where_git_log_graph_does(scenari
 
 @pytest.mark.asyncio
 async def test_t_hides_the_graph_and_lists_in_git_logs_default_order(scenario_repo):
-    app = make_app(scenario_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(scenario_repo) as (app, pilot):
         screen = await open_history(app, pilot)
         await pilot.press("t")
         await until(pilot, lambda: screen.history.graph is False, "t to restart without the graph")

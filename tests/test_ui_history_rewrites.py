@@ -10,13 +10,11 @@ import pytest
 from packscope.inspector.screens.history import HistoryScreen
 from tests.repos import git
 from tests.test_history_rewrites import base_repo, grafted_repo  # noqa: F401  (fixtures)
-from tests.ui_support import SIZE, make_app, plain, started, until
+from tests.ui_support import plain, running, until
 
 
 async def all_rows(repo) -> list[str]:
-    app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
+    async with running(repo) as (app, pilot):
         await pilot.press("7")
         screen = app.screen
         assert isinstance(screen, HistoryScreen)
@@ -64,9 +62,7 @@ async def row_texts(repo) -> dict[str, str]:
     """{commit id: its row as drawn}, once the decorations are in."""
     from tests.ui_support import list_text
 
-    app = make_app(repo)
-    async with app.run_test(size=(200, 48)) as pilot:
-        await started(app, pilot)
+    async with running(repo, size=(200, 48)) as (app, pilot):
         await pilot.press("7")
         screen = app.screen
         await until(pilot, lambda: screen.history is not None and screen.history.decor, "decorations", timeout=10)
@@ -89,9 +85,7 @@ async def test_overview_says_what_rewrites_history(base_repo, grafted_repo, tmp_
         (shallow, f"shallow clone ({boundary} boundary commits); 1 replace refs"),
         (grafted_repo, "3 grafts (info/grafts)"),
     ):
-        app = make_app(repo)
-        async with app.run_test(size=SIZE) as pilot:
-            await started(app, pilot)
+        async with running(repo) as (app, pilot):
             await until(pilot, lambda app=app: app.screen.facts.rewrites is not None, "the history line", timeout=10)
             await pilot.pause()
             text = plain(app.screen.query_one("#ov-store"), width=400)

@@ -4,6 +4,7 @@ fairly, long stage lists are summarised, and recorded traces replay."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import random
 import re
@@ -16,7 +17,7 @@ from packscope.core.store.search import ALGORITHMS
 from packscope.inspector.screens.lab import LabScreen
 from packscope.inspector.widgets.lab_views import SearchView
 from tests import repos
-from tests.ui_support import make_app, settle, started, until
+from tests.ui_support import open_screen, running, settle, started, until
 
 
 def screen_text(app) -> list[str]:
@@ -57,17 +58,26 @@ def big_bucket(tmp_path_factory):
 
 
 async def _lab(app, pilot) -> LabScreen:
-    await started(app, pilot)
-    await pilot.press("6")
+    screen = await open_screen(app, pilot, "6", LabScreen, "the Lab")
     await settle(app, pilot)
-    assert isinstance(app.screen, LabScreen)
-    return app.screen
+    return screen
 
 
 async def _look_up(app, pilot, screen: LabScreen, text: str) -> None:
     screen.lookup(text)
     await settle(app, pilot)
     await until(pilot, lambda: screen.run is not None and screen.run.text == text, f"the lookup of {text}")
+
+
+@contextlib.asynccontextmanager
+async def lab_after_lookup(big_bucket, size):
+    """``async with lab_after_lookup(big_bucket, size) as (app, pilot, screen)``:
+    the Lab on the big-bucket repository, once it has looked up one of its ids."""
+    repo, names = big_bucket
+    async with running(repo, poll_seconds=60, size=size) as (app, pilot):
+        screen = await _lab(app, pilot)
+        await _look_up(app, pilot, screen, names[1234].hex())
+        yield app, pilot, screen
 
 
 def _big_search(screen: LabScreen):
@@ -85,8 +95,7 @@ async def test_every_algorithm_row_and_the_legend_stay_on_screen(big_bucket, siz
     repo, names = big_bucket
     target = names[1234].hex() if which == "present" else (names[1234][:-1] + b"\x00").hex()
     assert which == "present" or bytes.fromhex(target) not in names
-    app = make_app(repo, poll_seconds=60)
-    async with app.run_test(size=size) as pilot:
+    async with running(repo, poll_seconds=60, size=size) as (app, pilot):
         screen = await _lab(app, pilot)
         await _look_up(app, pilot, screen, target)
         stage = _big_search(screen)
@@ -133,11 +142,7 @@ async def _assert_lab_keys_are_the_labs(app, pilot, screen: LabScreen) -> None:
 
 @pytest.mark.asyncio
 async def test_keys_stay_the_labs_after_a_batch_and_a_screen_switch(big_bucket):
-    repo, names = big_bucket
-    app = make_app(repo, poll_seconds=60)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await _lab(app, pilot)
-        await _look_up(app, pilot, screen, names[1234].hex())
+    async with lab_after_lookup(big_bucket, (120, 40)) as (app, pilot, screen):
         await pilot.press("k", "k", "k")  # K back to 100: a quick batch
         assert screen.batch_k == 100
         await pilot.press("b")
@@ -155,11 +160,7 @@ async def test_keys_stay_the_labs_after_a_batch_and_a_screen_switch(big_bucket):
 async def test_keys_stay_the_labs_after_the_palette_and_tab_leaves_the_log(big_bucket):
     from packscope.inspector.widgets.event_log import EventLogList
 
-    repo, names = big_bucket
-    app = make_app(repo, poll_seconds=60)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await _lab(app, pilot)
-        await _look_up(app, pilot, screen, names[1234].hex())
+    async with lab_after_lookup(big_bucket, (120, 40)) as (app, pilot, screen):
         await pilot.press("ctrl+p")
         await until(pilot, lambda: app.screen is not screen, "the command palette")
         await pilot.press("r", "e", "s")
@@ -192,8 +193,7 @@ async def test_names_read_include_the_bounds_interpolation_reads(big_bucket):
 
     repo, names = big_bucket
     one = next(n for n in names if n[0] == 0x5B)  # the synthetic pack's bucket 5b holds one name
-    app = make_app(repo, poll_seconds=60)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with running(repo, poll_seconds=60, size=(160, 48)) as (app, pilot):
         screen = await _lab(app, pilot)
         await _look_up(app, pilot, screen, one.hex())
         stage = next(s for s in screen.run.stages if s.is_search and s.event.path.found is not None)
@@ -231,8 +231,7 @@ async def test_runs_start_from_a_fresh_store_unless_warm(big_bucket):
     from tests.ui_support import plain
 
     repo, _names = big_bucket
-    app = make_app(repo, poll_seconds=60)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with running(repo, poll_seconds=60, size=(160, 48)) as (app, pilot):
         screen = await _lab(app, pilot)
         await (screen.start_batch(k=100, mode="absent", seed=7)).wait()
         await settle(app, pilot)
@@ -266,8 +265,7 @@ def forty_packs(tmp_path_factory):
 async def test_a_long_run_of_packs_searched_is_folded_and_enter_lists_it(forty_packs):
     from tests.ui_support import plain
 
-    app = make_app(forty_packs, poll_seconds=60)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with running(forty_packs, poll_seconds=60, size=(160, 48)) as (app, pilot):
         screen = await _lab(app, pilot)
         packs = len(app.core.store.packs)
         assert packs >= 40
@@ -324,9 +322,7 @@ async def test_every_screen_at_80x24_folds_the_panels_and_shows_its_own_keys_fir
     from packscope.inspector.widgets.key_bar import KeyBar, _own_ids
 
     repo, _names = big_bucket
-    app = make_app(repo, poll_seconds=60)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await started(app, pilot)
+    async with running(repo, poll_seconds=60, size=(80, 24)) as (app, pilot):
         checked = 0
         for spec in SCREEN_TABLE:
             await pilot.press(spec.key)
@@ -358,9 +354,7 @@ async def test_every_screen_at_80x24_folds_the_panels_and_shows_its_own_keys_fir
             checked += 1
         assert checked >= 4
     # Tall enough, the panels are back.
-    app = make_app(repo, poll_seconds=60)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await started(app, pilot)
+    async with running(repo, poll_seconds=60, size=(160, 48)) as (app, pilot):
         assert app.screen.log_panel.display and app.screen.rates_panel.display
 
 
@@ -373,11 +367,7 @@ async def test_presentation_mode_hides_panels_enlarges_bars_and_shows_keys(big_b
 
     from packscope.inspector.widgets.keys_overlay import KeysOverlay
 
-    repo, names = big_bucket
-    app = make_app(repo, poll_seconds=60)
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = await _lab(app, pilot)
-        await _look_up(app, pilot, screen, names[1234].hex())
+    async with lab_after_lookup(big_bucket, (160, 48)) as (app, pilot, screen):
         assert screen.log_panel.display and screen.rates_panel.display
         await pilot.press("z")
         assert app.present
@@ -456,8 +446,7 @@ async def test_a_recorded_trace_replays_frame_by_frame_as_the_live_lookup(big_bu
     trace_file = tmp_path / "trace.jsonl"
     trace_file.write_bytes(out)
     assert len(out.splitlines()) == len(targets)
-    app = make_app(repo, poll_seconds=60)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with running(repo, poll_seconds=60, size=(160, 48)) as (app, pilot):
         screen = await _lab(app, pilot)
         # The same lookups live, in the same order on one fresh store, as recorded
         # (each lookup leaves the store's MRU order to the next).
@@ -493,8 +482,7 @@ async def test_replay_is_opened_from_the_lab_and_from_the_command_line(big_bucke
     repo, names = big_bucket
     trace_file = tmp_path / "one.jsonl"
     trace_file.write_bytes(packscope("-C", repo, "lookup", "--json", "--algorithm", "all", names[99].hex()).stdout)
-    app = make_app(repo, poll_seconds=60)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with running(repo, poll_seconds=60, size=(160, 48)) as (app, pilot):
         screen = await _lab(app, pilot)
         await pilot.press("o")
         await until(pilot, lambda: isinstance(app.screen, Prompt), "the replay prompt")
@@ -520,11 +508,7 @@ async def test_replay_is_opened_from_the_lab_and_from_the_command_line(big_bucke
 
 @pytest.mark.asyncio
 async def test_a_frame_is_built_once_for_layout_and_paint(big_bucket):
-    repo, names = big_bucket
-    app = make_app(repo, poll_seconds=60)
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = await _lab(app, pilot)
-        await _look_up(app, pilot, screen, names[1234].hex())
+    async with lab_after_lookup(big_bucket, (160, 48)) as (_app, pilot, screen):
         view = screen.query_one(SearchView)
         built = []
         build = view._build
@@ -536,8 +520,7 @@ async def test_a_frame_is_built_once_for_layout_and_paint(big_bucket):
 
 @pytest.mark.asyncio
 async def test_page_down_scrolls_an_unfolded_stage_list(forty_packs):
-    app = make_app(forty_packs, poll_seconds=60)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with running(forty_packs, poll_seconds=60, size=(80, 24)) as (app, pilot):
         screen = await _lab(app, pilot)
         await _look_up(app, pilot, screen, "ff" * 20)  # missing: every pack searched
         await pilot.press("enter")  # all 40-odd stages listed

@@ -11,7 +11,7 @@ from packscope.inspector.screens.object import ObjectScreen
 from packscope.inspector.widgets.subdir_grid import SubdirGrid
 from packscope.inspector.widgets.virtual_list import VirtualList
 from tests import repos
-from tests.ui_support import SIZE, list_text, make_app, plain, settle, started, until
+from tests.ui_support import list_text, plain, running, settle, until
 
 
 def _disk_counts(repo) -> list[int]:
@@ -21,9 +21,7 @@ def _disk_counts(repo) -> list[int]:
 
 @pytest.mark.asyncio
 async def test_loose_grid_counts_fills_and_lists(ui_repo):
-    app = make_app(ui_repo)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
+    async with running(ui_repo) as (app, pilot):
         await pilot.press("3")
         await settle(app, pilot)
         screen = app.screen
@@ -78,9 +76,7 @@ async def test_loose_grid_counts_fills_and_lists(ui_repo):
 @pytest.mark.asyncio
 async def test_object_screen_shows_repository_text_literally(ui_repo):
     odd = repos.git_text("rev-parse", "refs/heads/odd~1", cwd=ui_repo).strip()
-    app = make_app(ui_repo)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
+    async with running(ui_repo) as (app, pilot):
         await pilot.press("colon")
         await pilot.press(*odd[:10], "enter")
         await settle(app, pilot)
@@ -111,9 +107,7 @@ async def test_object_screen_shows_repository_text_literally(ui_repo):
 
 @pytest.mark.asyncio
 async def test_command_palette_changes_store_settings(ui_repo):
-    app = make_app(ui_repo)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
+    async with running(ui_repo) as (app, pilot):
         store = app.core.store
         assert store.settings.policy == "gated"
 
@@ -169,9 +163,7 @@ NOTICE_DEADLINE = 60.0
 
 @pytest.mark.asyncio
 async def test_outside_changes_are_noticed(ui_repo_copy):
-    app = make_app(ui_repo_copy, poll_seconds=0.2)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
+    async with running(ui_repo_copy, poll_seconds=0.2) as (app, pilot):
         # the watcher's first look must come before the changes, or they are not changes
         await until(
             pilot, lambda: app.core.ready and app.watcher is not None, "the watcher to start", timeout=NOTICE_DEADLINE

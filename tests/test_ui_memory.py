@@ -15,7 +15,7 @@ from packscope.inspector import last_commits
 from packscope.inspector.core_access import BULK_DELTA_BASE_BUDGET
 from packscope.inspector.screens.commit import CommitScreen
 from tests.repos import build_packed, git_text, pack_files
-from tests.ui_support import SIZE, make_app, started, until
+from tests.ui_support import running, until
 
 
 def mapped_rss_kb(path) -> int:
@@ -66,9 +66,7 @@ async def test_the_last_commit_column_releases_pack_pages_as_it_walks(packed, mo
 
     monkeypatch.setattr(ObjectStore, "release_mapped_pages", counting)
     monkeypatch.setattr(last_commits, "SHED_EVERY", 64)
-    app = make_app(packed)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
+    async with running(packed) as (app, pilot):
         assert app.core.bulk.store.delta_cache.budget == BULK_DELTA_BASE_BUDGET
         head = git_text("rev-parse", "HEAD", cwd=packed).strip()
         app.push_screen(CommitScreen(bytes.fromhex(head)))

@@ -14,7 +14,7 @@ from packscope.inspector.screens.object import ObjectScreen
 from packscope.inspector.widgets.confirm import Confirm
 from tests import ui_history_repos as hr
 from tests.repos import git_text
-from tests.ui_support import SIZE, make_app, plain, started, until
+from tests.ui_support import answer_prompt, open_history, plain, running, until
 
 
 @pytest.fixture(scope="module")
@@ -22,22 +22,9 @@ def history_repo(tmp_path_factory):
     return hr.build_history_repo(tmp_path_factory.mktemp("nav"))
 
 
-async def open_history(app, pilot) -> HistoryScreen:
-    await started(app, pilot)
-    await pilot.press("7")
-    return await until(
-        pilot,
-        lambda: (
-            isinstance(app.screen, HistoryScreen) and app.screen.history and app.screen.history.loaded and app.screen
-        ),
-        "History with its first rows",
-    )
-
-
 @pytest.mark.asyncio
 async def test_q_closes_the_view_and_asks_before_quitting_at_the_top(history_repo):
-    app = make_app(history_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(history_repo) as (app, pilot):
         history = await open_history(app, pilot)
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, CommitScreen), "Enter to open the commit")
@@ -55,8 +42,7 @@ async def test_q_closes_the_view_and_asks_before_quitting_at_the_top(history_rep
 
 @pytest.mark.asyncio
 async def test_Q_quits_at_once_from_any_depth(history_repo):
-    app = make_app(history_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(history_repo) as (app, pilot):
         await open_history(app, pilot)
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, CommitScreen), "Enter to open the commit")
@@ -66,14 +52,10 @@ async def test_Q_quits_at_once_from_any_depth(history_repo):
 
 @pytest.mark.asyncio
 async def test_colon_shows_the_object_in_the_object_tab_with_a_way_back(history_repo):
-    app = make_app(history_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(history_repo) as (app, pilot):
         history = await open_history(app, pilot)
         head = git_text("rev-parse", "HEAD", cwd=history_repo).strip()
-        await pilot.press("colon")
-        await until(pilot, lambda: app.screen.query("#prompt-input"), "the object prompt")
-        app.screen.query_one("#prompt-input").value = "HEAD"
-        await pilot.press("enter")
+        await answer_prompt(app, pilot, "colon", "HEAD")
         screen = await until(
             pilot,
             lambda: (
@@ -99,9 +81,7 @@ async def test_colon_shows_the_object_in_the_object_tab_with_a_way_back(history_
 
 @pytest.mark.asyncio
 async def test_a_click_on_a_tab_switches_to_it(history_repo):
-    app = make_app(history_repo)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
+    async with running(history_repo) as (app, pilot):
         bar = app.screen.query_one("#tabs")
         for start, _end, name in bar.spans:
             if name == "health":
@@ -111,9 +91,7 @@ async def test_a_click_on_a_tab_switches_to_it(history_repo):
 
 @pytest.mark.asyncio
 async def test_help_lists_every_key_without_ids_and_scrolls_with_list_keys(history_repo):
-    app = make_app(history_repo, start="health")
-    async with app.run_test(size=(100, 24)) as pilot:
-        await started(app, pilot)
+    async with running(history_repo, start="health", size=(100, 24)) as (app, pilot):
         await pilot.press("question_mark")
         await until(pilot, lambda: isinstance(app.screen, HelpScreen), "? to open help on Health")
         text = plain(app.screen.query_one("#help-keys"), width=100)
@@ -145,8 +123,7 @@ async def test_y_says_how_the_id_was_copied_and_shows_it(history_repo, monkeypat
     monkeypatch.delenv("TMUX", raising=False)
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
-    app = make_app(history_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(history_repo) as (app, pilot):
         history = await open_history(app, pilot)
         head = history.history.rows[0].oid.hex()
         await pilot.press("y")

@@ -18,7 +18,7 @@ from packscope.inspector.screens.overview import OverviewScreen
 from packscope.inspector.screens.pack_list import PacksScreen
 from tests import repos
 from tests.cli import packscope
-from tests.ui_support import SIZE, make_app, plain, settle, started, until
+from tests.ui_support import SIZE, make_app, plain, running, settle, started, until
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS_TO_SCREENS = [
@@ -62,9 +62,7 @@ async def test_first_paint_comes_before_the_store_opens(ui_repo, monkeypatch):
 
 @pytest.mark.asyncio
 async def test_overview_shows_what_git_reports(ui_repo):
-    app = make_app(ui_repo)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
+    async with running(ui_repo) as (app, pilot):
         await until(pilot, lambda: app.screen.facts.loose_on_disk is not None, "the count of loose objects on disk")
         await settle(app, pilot)
         screen = app.screen
@@ -90,9 +88,7 @@ async def test_health_shows_orphans_and_problems(ui_repo_copy):
     (pack_dir / "pack-0000000000000000000000000000000000000000.idx").write_bytes(b"\0" * 10)
     alternates = ui_repo_copy / "objects" / "info" / "alternates"
     alternates.write_text("/nonexistent/objects\n")
-    app = make_app(ui_repo_copy)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
+    async with running(ui_repo_copy) as (app, pilot):
         health = await until(
             pilot,
             lambda: "pack-orphan" in (t := plain(app.screen.query_one("#ov-health"), width=400)) and t,
@@ -121,9 +117,7 @@ async def test_health_panel_says_what_info_and_the_last_health_run_say(packed_re
     shutil.copy(idx, idx.with_name("pack-" + "2" * 40 + ".idx"))
     problems = info_problems(repo)
     assert {p["kind"] for p in problems} == {"promisor-without-remote", "pack-orphan"}
-    app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
+    async with running(repo) as (app, pilot):
 
         def panel() -> str:
             return plain(app.screen.query_one("#ov-health"), width=400)
@@ -151,9 +145,7 @@ async def test_health_panel_says_what_info_and_the_last_health_run_say(packed_re
 
 @pytest.mark.asyncio
 async def test_counters_rates_and_log_follow_a_workload(ui_repo):
-    app = make_app(ui_repo)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
+    async with running(ui_repo) as (app, pilot):
         app.sample_rates()  # a baseline just before the work
         worker = app.run_workload(lookups=400, seed=1)
         await worker.wait()
@@ -175,9 +167,7 @@ async def test_counters_rates_and_log_follow_a_workload(ui_repo):
 
 @pytest.mark.asyncio
 async def test_panels_toggle_and_number_keys_switch_screens(ui_repo):
-    app = make_app(ui_repo)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
+    async with running(ui_repo) as (app, pilot):
         assert app.screen.log_panel.display and app.screen.rates_panel.display
         await pilot.press("e")
         assert not app.screen.log_panel.display
@@ -198,9 +188,7 @@ async def test_panels_toggle_and_number_keys_switch_screens(ui_repo):
 
 @pytest.mark.asyncio
 async def test_log_pause_filter_clear(ui_repo):
-    app = make_app(ui_repo)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
+    async with running(ui_repo) as (app, pilot):
         app.screen.log_panel.query_one("#log-list").focus()
         await pilot.press("p")
         assert app.logbook.paused
@@ -227,9 +215,7 @@ async def test_log_pause_filter_clear(ui_repo):
 
 @pytest.mark.asyncio
 async def test_help_lists_every_binding_with_its_id(ui_repo):
-    app = make_app(ui_repo)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
+    async with running(ui_repo) as (app, pilot):
         await pilot.press("question_mark")
         await pilot.pause()
         from packscope.inspector.screens.help import HelpScreen
@@ -283,9 +269,7 @@ async def test_a_narrow_terminal_cuts_the_key_bar_in_the_middle_never_help(ui_re
     from packscope.inspector.screens.help import HelpScreen
     from packscope.inspector.widgets.key_bar import KeyBar
 
-    app = make_app(ui_repo)
-    async with app.run_test(size=(80, 30)) as pilot:
-        await started(app, pilot)
+    async with running(ui_repo, size=(80, 30)) as (app, pilot):
         bar = app.screen.query_one(KeyBar)
         text = bar.plain
         assert len(text) <= 80 and "…" in text

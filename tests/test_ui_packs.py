@@ -15,7 +15,7 @@ from packscope.inspector.screens.pack_entries import PackScreen
 from packscope.inspector.screens.pack_list import PacksScreen
 from packscope.inspector.widgets.virtual_list import VirtualList
 from tests import repos
-from tests.ui_support import SIZE, list_text, make_app, plain, settle, started, until
+from tests.ui_support import list_text, open_screen, plain, running, search, settle, until
 
 
 def _verify_pack(pack) -> dict[str, tuple]:
@@ -37,23 +37,30 @@ def pack_rows_shown(screen) -> list[tuple[str, str]]:
 
 
 async def open_packs(app, pilot) -> PacksScreen:
-    await started(app, pilot)
-    await pilot.press("2")
-    screen = app.screen
-    assert isinstance(screen, PacksScreen)
-    await until(
+    screen = await open_screen(
+        app,
         pilot,
-        lambda: screen.view and all(r.objects is not None or r.orphan for r in screen.view),
+        "2",
+        PacksScreen,
         "every pack's index checked",
+        lambda s: s.view and all(r.objects is not None or r.orphan for r in s.view),
     )
     await pilot.pause()
     return screen
 
 
+async def open_first_pack(app, pilot) -> PackScreen:
+    """Packs (2), then Enter on the first pack: its entries, once listed."""
+    await pilot.press("2")
+    await settle(app, pilot)
+    screen = await open_screen(app, pilot, "enter", PackScreen, "the first pack's entries")
+    await settle(app, pilot)
+    return screen
+
+
 @pytest.mark.asyncio
 async def test_packs_list_matches_the_pack_directory(ui_repo):
-    app = make_app(ui_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(ui_repo) as (app, pilot):
         screen = await open_packs(app, pilot)
         packs = repos.pack_files(ui_repo)
         counts = {p.stem: len(repos.show_index(p.with_suffix(".idx"))) for p in packs}
@@ -74,8 +81,7 @@ async def test_packs_list_matches_the_pack_directory(ui_repo):
 
 @pytest.mark.asyncio
 async def test_mru_rank_follows_a_hit(ui_repo):
-    app = make_app(ui_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(ui_repo) as (app, pilot):
         screen = await open_packs(app, pilot)
         second = next(name for name, line in pack_rows_shown(screen) if line.split()[0] == "1")
         pack = ui_repo / "objects" / "pack" / f"{second}.idx"
@@ -92,8 +98,7 @@ async def test_mru_rank_follows_a_hit(ui_repo):
 
 @pytest.mark.asyncio
 async def test_packs_list_keys_and_mouse_on_300_packs(three_hundred_packs_repo):
-    app = make_app(three_hundred_packs_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(three_hundred_packs_repo) as (app, pilot):
         screen = await open_packs(app, pilot)
         lst = screen.query_one(VirtualList)
         assert lst.has_focus and lst.row_count == 300 == len(repos.pack_files(three_hundred_packs_repo))
@@ -130,8 +135,7 @@ async def test_packs_list_keys_and_mouse_on_300_packs(three_hundred_packs_repo):
 
 @pytest.mark.asyncio
 async def test_o_sorts_by_each_column_as_the_files_say(ui_repo):
-    app = make_app(ui_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(ui_repo) as (app, pilot):
         screen = await open_packs(app, pilot)
         packs = {p.stem: p for p in repos.pack_files(ui_repo)}
         counts = {n: len(repos.show_index(p.with_suffix(".idx"))) for n, p in packs.items()}
@@ -188,8 +192,7 @@ async def test_filter_by_id_lists_every_pack_holding_it_with_offsets(many_packs_
         if oid in idx:
             truth[p.stem] = idx[oid]
     assert len(truth) == 2
-    app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(repo) as (app, pilot):
         screen = await open_packs(app, pilot)
         lst = screen.query_one(VirtualList)
         await search(app, pilot, oid[:10])
@@ -215,16 +218,6 @@ async def test_filter_by_id_lists_every_pack_holding_it_with_offsets(many_packs_
         assert [n for n, _ in pack_rows_shown(screen)] == [p.stem for p in repos.pack_files(repo) if part in p.stem]
 
 
-async def search(app, pilot, query: str) -> None:
-    from textual.widgets import Input
-
-    await pilot.press("slash")
-    await until(pilot, lambda: app.screen.query(Input), "the search prompt")
-    app.screen.query_one(Input).value = query
-    await pilot.press("enter")
-    await pilot.pause()
-
-
 @pytest.mark.asyncio
 async def test_badges_from_cheap_checks_and_checksum_on_demand(many_packs_repo, tmp_path):
     repo = repos.copy_repo(many_packs_repo, tmp_path / "badges.git")
@@ -239,8 +232,7 @@ async def test_badges_from_cheap_checks_and_checksum_on_demand(many_packs_repo, 
     (marked.with_suffix(".promisor")).write_text("")
     # git agrees these two are damaged
     assert repos.git("verify-pack", cut.with_suffix(".idx"), cwd=repo, check=False) is not None
-    app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(repo) as (app, pilot):
         screen = await open_packs(app, pilot)
         rows = dict(pack_rows_shown(screen))
         assert "truncated" in rows[cut.stem] and "✗" in rows[cut.stem]
@@ -284,15 +276,8 @@ def git_verify_fails(repo, pack) -> bool:
 
 @pytest.mark.asyncio
 async def test_pack_entries_match_git(packed_repo):
-    app = make_app(packed_repo)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
-        await pilot.press("2")
-        await settle(app, pilot)
-        await pilot.press("enter")
-        await settle(app, pilot)
-        screen = app.screen
-        assert isinstance(screen, PackScreen)
+    async with running(packed_repo) as (app, pilot):
+        screen = await open_first_pack(app, pilot)
         lst = screen.query_one(VirtualList)
         pack = repos.pack_files(packed_repo)[0]
         truth = _verify_pack(pack)
@@ -321,14 +306,8 @@ async def test_pack_entries_match_git(packed_repo):
 
 @pytest.mark.asyncio
 async def test_list_keys_search_and_order(packed_repo):
-    app = make_app(packed_repo)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
-        await pilot.press("2")
-        await settle(app, pilot)
-        await pilot.press("enter")
-        await settle(app, pilot)
-        lst = app.screen.query_one(VirtualList)
+    async with running(packed_repo) as (app, pilot):
+        lst = (await open_first_pack(app, pilot)).query_one(VirtualList)
         n = lst.row_count
         height = lst.scrollable_content_region.height
         await pilot.press("j", "j", "down")
@@ -347,20 +326,10 @@ async def test_list_keys_search_and_order(packed_repo):
         # Search by id prefix, then n / N.
         rows = list_text(lst)
         target = rows[n // 2].split()[1]
-
-        async def search(query: str) -> None:
-            from textual.widgets import Input
-
-            await pilot.press("slash")
-            await pilot.pause()
-            app.screen.query_one(Input).value = query
-            await pilot.press("enter")
-            await pilot.pause()
-
-        await search(target[:7])
+        await search(app, pilot, target[:7])
         assert rows[lst.cursor].split()[1] == target
         prefix = target[:1]
-        await search(prefix)
+        await search(app, pilot, prefix)
         matches = [i for i, r in enumerate(rows) if r.split()[1].startswith(prefix)]
         assert lst.cursor in matches
         at = lst.cursor
@@ -369,7 +338,7 @@ async def test_list_keys_search_and_order(packed_repo):
         await pilot.press("N")
         assert lst.cursor == at
         offset = int(rows[5].split()[0])
-        await search(f"@{offset}")
+        await search(app, pilot, f"@{offset}")
         assert lst.cursor == 5
         # o: index order (sorted by id), keeping the cursor on the same object.
         oid = rows[5].split()[1]
@@ -387,9 +356,7 @@ async def test_big_pack_opens_in_index_order_then_pack_order(packed_repo, monkey
     monkeypatch.setattr(pack_entries, "SYNC_LIMIT", 10)
     monkeypatch.setattr("packscope.inspector.screens.pack_entries.SYNC_LIMIT", 10)
     monkeypatch.setattr(pack_entries, "SLICE", 50)
-    app = make_app(packed_repo)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
+    async with running(packed_repo) as (app, pilot):
         await pilot.press("2")
         await settle(app, pilot)
         await pilot.press("enter")
@@ -410,14 +377,8 @@ async def test_big_pack_opens_in_index_order_then_pack_order(packed_repo, monkey
 
 @pytest.mark.asyncio
 async def test_enter_opens_the_object_and_escape_comes_back(packed_repo):
-    app = make_app(packed_repo)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
-        await pilot.press("2")
-        await settle(app, pilot)
-        await pilot.press("enter")
-        await settle(app, pilot)
-        lst = app.screen.query_one(VirtualList)
+    async with running(packed_repo) as (app, pilot):
+        lst = (await open_first_pack(app, pilot)).query_one(VirtualList)
         rows = list_text(lst)
         k = max(i for i, r in enumerate(rows) if int(r.split()[5]) >= 2)  # a delta of depth >= 2
         lst.move_to(k)

@@ -14,7 +14,7 @@ from packscope.inspector.screens.pack_entries import PackScreen
 from packscope.inspector.screens.pack_list import PacksScreen
 from packscope.inspector.widgets.virtual_list import VirtualList
 from tests import repos
-from tests.ui_support import SIZE, list_text, make_app, plain, started, until
+from tests.ui_support import list_text, open_screen, plain, running, search, until
 
 
 def record_notifications(app) -> list[tuple[str, str]]:
@@ -31,26 +31,14 @@ def record_notifications(app) -> list[tuple[str, str]]:
 
 
 async def open_pack(app, pilot, name: str) -> PackScreen:
-    await started(app, pilot)
-    await pilot.press("2")
-    packs = app.screen
-    assert isinstance(packs, PacksScreen)
-    await until(pilot, lambda: any(r.name == name for r in packs.view), f"{name} listed")
+    packs = await open_screen(
+        app, pilot, "2", PacksScreen, f"{name} listed", lambda s: any(r.name == name for r in s.view)
+    )
     packs.query_one(VirtualList).move_to(next(i for i, r in enumerate(packs.view) if r.name == name))
     await pilot.press("enter")
     screen = await until(pilot, lambda: isinstance(app.screen, PackScreen) and app.screen, "the pack view")
     await until(pilot, lambda: screen.entries is not None and screen.entries.in_offset_order, "pack order")
     return screen
-
-
-async def search(app, pilot, query: str) -> None:
-    from textual.widgets import Input
-
-    await pilot.press("slash")
-    await until(pilot, lambda: app.screen.query(Input), "the search prompt")
-    app.screen.query_one(Input).value = query
-    await pilot.press("enter")
-    await pilot.pause()
 
 
 @pytest.fixture
@@ -72,8 +60,7 @@ def truncated(packed_repo, tmp_path):
 @pytest.mark.asyncio
 async def test_the_entry_a_truncation_cuts_is_flagged_and_the_ones_past_it(truncated):
     repo, pack, rows, victim = truncated
-    app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(repo) as (app, pilot):
         screen = await open_pack(app, pilot, pack.stem)
         shown = {line.split()[1]: line for line in list_text(screen.query_one(VirtualList))}
         assert set(shown) == {r["oid"] for r in rows}
@@ -95,8 +82,7 @@ async def test_the_entry_a_truncation_cuts_is_flagged_and_the_ones_past_it(trunc
 @pytest.mark.asyncio
 async def test_object_screen_of_a_cut_entry_names_the_failed_step_never_applied(truncated):
     repo, pack, _rows, victim = truncated
-    app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(repo) as (app, pilot):
         screen = await open_pack(app, pilot, pack.stem)
         lst = screen.query_one(VirtualList)
         lst.move_to(next(i for i, line in enumerate(list_text(lst)) if line.split()[1] == victim["oid"]))
@@ -122,8 +108,7 @@ async def test_object_screen_of_a_cut_entry_names_the_failed_step_never_applied(
 async def test_an_offset_outside_the_pack_or_inside_an_entry_is_an_error_not_a_jump(packed_repo):
     pack, _ = repos.the_pack(packed_repo)
     rows = sorted(repos.verify_pack_rows(pack), key=lambda r: r["offset"])
-    app = make_app(packed_repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(packed_repo) as (app, pilot):
         screen = await open_pack(app, pilot, pack.stem)
         seen = record_notifications(app)
         lst = screen.query_one(VirtualList)
@@ -145,8 +130,7 @@ async def test_a_pack_view_open_across_an_outside_repack_says_so_and_follows_the
     repo = repos.copy_repo(packed_repo, tmp_path / "repacked.git")
     old_pack, _ = repos.the_pack(repo)
     repos.add_pack_beside(repo)  # two packs: the repack below merges them and deletes both
-    app = make_app(repo, poll_seconds=0.2)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(repo, poll_seconds=0.2) as (app, pilot):
         screen = await open_pack(app, pilot, old_pack.stem)
         await until(pilot, lambda: app.watcher is not None, "the watcher started")
         lst = screen.query_one(VirtualList)
@@ -222,9 +206,7 @@ async def test_dir_reads_counts_loose_subdirectory_reads(loose_repo):
     loose = sorted(repos.loose_files(loose_repo))
     subdirs = sorted({oid[:2] for oid in loose})[:5]
     asked = [next(o for o in loose if o.startswith(s)) for s in subdirs]
-    app = make_app(loose_repo)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(app, pilot)
+    async with running(loose_repo) as (app, pilot):
 
         def shown() -> int:
             text = plain(app.screen.query_one("#ov-counters"), width=200)

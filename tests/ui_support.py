@@ -9,8 +9,10 @@ import io
 import time
 
 from rich.console import Console
+from textual.widgets import Input
 
 from packscope.inspector.app import PackscopeApp
+from packscope.inspector.screens.history import HistoryScreen
 
 SIZE = (120, 36)
 
@@ -91,7 +93,42 @@ async def running(repo, size=SIZE, **kw):
         yield app, pilot
 
 
-async def open_screen(app, pilot, key: str, screen_type: type, what: str):
-    """Press ``key`` and wait for a ``screen_type`` screen to be on top."""
+async def open_screen(app, pilot, key: str, screen_type: type, what: str, ready=None, timeout: float = 10.0):
+    """Press ``key`` and wait for a ``screen_type`` screen to be on top (and,
+    given ``ready``, for ``ready(screen)`` to be truthy); return the screen."""
     await pilot.press(key)
-    return await until(pilot, lambda: isinstance(app.screen, screen_type) and app.screen, what)
+
+    def shown():
+        screen = app.screen
+        return isinstance(screen, screen_type) and (ready is None or ready(screen)) and screen
+
+    return await until(pilot, shown, what, timeout=timeout)
+
+
+async def answer_prompt(app, pilot, key: str, text: str) -> None:
+    """Press ``key``, wait for the prompt it opens, put ``text`` in it and submit."""
+    await pilot.press(key)
+    await until(pilot, lambda: app.screen.query(Input), f"the prompt that {key} opens")
+    app.screen.query_one(Input).value = text
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def search(app, pilot, query: str) -> None:
+    """Search the screen's list for ``query`` (the / prompt)."""
+    await answer_prompt(app, pilot, "slash", query)
+
+
+async def open_history(app, pilot):
+    """Press 7 and wait for History's first page of commits with their
+    decorations (ref names)."""
+    screen = await open_screen(
+        app,
+        pilot,
+        "7",
+        HistoryScreen,
+        "the first page of history with its decorations",
+        lambda s: s.history is not None and s.history.loaded > 0 and s.history.decor,
+    )
+    await pilot.pause()
+    return screen
