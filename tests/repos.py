@@ -693,6 +693,28 @@ def fill_placeholders(text: str, values: dict[str, str]) -> str:
     return text
 
 
+# Names that build_refs_repo gives several refs, one per rule of git's dwim
+# order (refs/X, refs/tags/X, refs/heads/X, refs/remotes/X, its HEAD), and
+# the pseudo refs it writes: which commit a name resolves to tells the rule.
+REFS_REPO_CLASHES = ["x1", "x2", "x3", "x4", "origin", "origin/main", "remotes/x3", "ORIG_HEAD", "bisect/main-bisect"]
+
+# <revision>:<path> forms over build_refs_repo's trees (spaces, non-ASCII,
+# trailing slashes, through a tag, a merge's second parent and a tree).
+REFS_REPO_PATHS = [
+    "HEAD:",
+    "HEAD:a.txt",
+    "HEAD:dir",
+    "HEAD:dir/",
+    "HEAD:dir/sub/c.txt",
+    "HEAD:sp ace.txt",
+    "HEAD:uni-\u00e9.txt",
+    "v1:dir/b.txt",
+    "tree-tag:dir/sub",
+    "HEAD~3^2:side.txt",
+    "HEAD^{tree}:dir",
+]
+
+
 def build_refs_repo(root: Path, object_format: str = "sha1") -> Path:
     """A work tree repository whose refs exercise every lookup rule.
 

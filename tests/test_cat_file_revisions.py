@@ -13,7 +13,16 @@ import subprocess
 import pytest
 
 from tests.cli import packscope
-from tests.repos import fill_placeholders, git, git_env, git_text, refs_repo_placeholders, refs_worktree
+from tests.repos import (
+    REFS_REPO_CLASHES,
+    REFS_REPO_PATHS,
+    fill_placeholders,
+    git,
+    git_env,
+    git_text,
+    refs_repo_placeholders,
+    refs_worktree,
+)
 
 # Every form packscope.core.repo.revision supports, and forms it must refuse the way git's
 # cat-file does (a range is several commits: "missing").  Placeholders <…>
@@ -42,16 +51,8 @@ MIX = [
     "v1-outer",
     "v2",
     "tags/v2",
-    "x1",
-    "x2",
-    "x3",
-    "x4",
+    *REFS_REPO_CLASHES,
     "refs/x1",
-    "origin",
-    "origin/main",
-    "remotes/x3",
-    "ORIG_HEAD",
-    "bisect/main-bisect",
     "<c1_8>",
     "<c2>",
     "worktrees/<wt>/HEAD",
@@ -88,17 +89,7 @@ MIX = [
     "<c5_7>~1",
     "x1~1",
     # paths
-    "HEAD:",
-    "HEAD:a.txt",
-    "HEAD:dir",
-    "HEAD:dir/",
-    "HEAD:dir/sub/c.txt",
-    "HEAD:sp ace.txt",
-    "HEAD:uni-\u00e9.txt",
-    "v1:dir/b.txt",
-    "tree-tag:dir/sub",
-    "HEAD~3^2:side.txt",
-    "HEAD^{tree}:dir",
+    *REFS_REPO_PATHS,
     "<c5_7>:dir",
     "HEAD:mod/ule",
     # describe output

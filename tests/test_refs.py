@@ -9,7 +9,7 @@ import pytest
 from packscope.core.errors import BadRefError
 from packscope.core.repo.refs import MAX_SYMREF_READS, Ref, RefStore, check_refname, parse_packed_refs
 from packscope.core.repo.repository import Repository
-from tests.repos import git, git_env, git_text, refs_worktree
+from tests.repos import REFS_REPO_CLASHES, git, git_env, git_text, refs_worktree
 
 
 def store_for(path) -> RefStore:
@@ -213,20 +213,12 @@ DWIM_NAMES = [
     "main",
     "heads/main",
     "refs/heads/main",
-    "x1",
-    "x2",
-    "x3",
-    "x4",
-    "origin",
-    "origin/main",
+    *REFS_REPO_CLASHES,
     "tags/v1",
     "v1",
     "light",
     "alias",
-    "ORIG_HEAD",
-    "bisect/main-bisect",
     "nope",
-    "remotes/x3",
 ]
 
 

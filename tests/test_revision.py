@@ -21,7 +21,15 @@ from packscope.core.repo.refs import RefStore
 from packscope.core.repo.repository import Repository
 from packscope.core.repo.revision import Step, resolve_revision, split_revision
 from tests.object_source import core_store
-from tests.repos import fill_placeholders, git, git_text, refs_repo_placeholders, refs_worktree
+from tests.repos import (
+    REFS_REPO_CLASHES,
+    REFS_REPO_PATHS,
+    fill_placeholders,
+    git,
+    git_text,
+    refs_repo_placeholders,
+    refs_worktree,
+)
 
 
 class Ctx:
@@ -98,30 +106,12 @@ GOOD = [
     "HEAD^{tree}^{}",
     "HEAD^{commit}^{tree}",
     "HEAD^{commit}~1^{tree}",
-    "HEAD:",
-    "HEAD:a.txt",
-    "HEAD:dir",
-    "HEAD:dir/",
-    "HEAD:dir/sub/c.txt",
-    "HEAD:sp ace.txt",
-    "HEAD:uni-\u00e9.txt",
-    "v1:dir/b.txt",
+    *REFS_REPO_PATHS,
     "v1-outer:a.txt",
-    "tree-tag:dir/sub",
     "tree-tag:",
-    "HEAD~3^2:side.txt",
-    "HEAD^{tree}:dir",
     "HEAD:./a.txt",
     "HEAD^{tree}:",
-    "x1",
-    "x2",
-    "x3",
-    "x4",
-    "origin",
-    "origin/main",
-    "remotes/x3",
-    "ORIG_HEAD",
-    "bisect/main-bisect",
+    *REFS_REPO_CLASHES,
     "main-worktree/HEAD",
     "worktrees/<wt>/HEAD",
     "<c2>",  # a full id wins over the branch of that name
