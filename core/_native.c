@@ -81,11 +81,19 @@ copy_fields(uint8_t op, const uint8_t *a, uint64_t *off, uint64_t *size)
     *size = s ? s : COPY_ZERO_SIZE;
 }
 
-/* Pass 1: every instruction from pos is whole, every copy inside the base,
- * no instruction writes past result_size and they add up to it exactly.
- * Returns 0 when all of that holds, -1 otherwise. */
-static int
-check_instructions(const uint8_t *d, Py_ssize_t n, Py_ssize_t pos, uint64_t base_size, uint64_t result_size)
+/* Both passes over the instructions from pos, in one walk:
+ *
+ *   out == NULL (pass 1): every instruction is whole, every copy inside the
+ *       base, none writes past result_size and they add up to it exactly;
+ *   out != NULL (pass 2): the same, writing the result into out.  Pass 1 has
+ *       proven every bound; they are checked again anyway (cheap next to the
+ *       copies) so that this pass is safe on its own.
+ *
+ * Returns 0, or -1 if a bound fails.  Always inline: each caller passes a
+ * constant out, so each gets its own loop without the out tests. */
+static inline __attribute__((always_inline)) int
+walk_instructions(const uint8_t *d, Py_ssize_t n, Py_ssize_t pos, const uint8_t *base, uint64_t base_size,
+                  uint8_t *out, uint64_t result_size)
 {
     uint64_t remaining = result_size;
     while (pos < n) {
@@ -99,11 +107,15 @@ check_instructions(const uint8_t *d, Py_ssize_t n, Py_ssize_t pos, uint64_t base
             pos += k;
             if (off + size > base_size || size > remaining)
                 return -1;
+            if (out != NULL)
+                memcpy(out + (result_size - remaining), base + off, (size_t)size);
             remaining -= size;
         }
         else if (op) {
             if ((Py_ssize_t)op > n - pos || op > remaining)
                 return -1;
+            if (out != NULL)
+                memcpy(out + (result_size - remaining), d + pos, op);
             pos += op;
             remaining -= op;
         }
@@ -114,41 +126,17 @@ check_instructions(const uint8_t *d, Py_ssize_t n, Py_ssize_t pos, uint64_t base
     return remaining == 0 ? 0 : -1;
 }
 
-/* Pass 2: write the result into out[0, result_size).  Pass 1 has proven
- * every bound; they are checked again anyway (cheap next to the copies) so
- * that this loop is safe on its own.  Returns 0, or -1 if a bound fails. */
+static int
+check_instructions(const uint8_t *d, Py_ssize_t n, Py_ssize_t pos, uint64_t base_size, uint64_t result_size)
+{
+    return walk_instructions(d, n, pos, NULL, base_size, NULL, result_size);
+}
+
 static int
 write_result(const uint8_t *d, Py_ssize_t n, Py_ssize_t pos, const uint8_t *base, uint64_t base_size, uint8_t *out,
              uint64_t result_size)
 {
-    uint8_t *w = out;
-    uint8_t *end = out + result_size;
-    while (pos < n) {
-        uint8_t op = d[pos++];
-        if (op & 0x80) {
-            Py_ssize_t k = copy_arg_bytes[op & 0x7F];
-            uint64_t off, size;
-            if (k > n - pos)
-                return -1;
-            copy_fields(op, d + pos, &off, &size);
-            pos += k;
-            if (off + size > base_size || size > (uint64_t)(end - w))
-                return -1;
-            memcpy(w, base + off, (size_t)size);
-            w += size;
-        }
-        else if (op) {
-            if ((Py_ssize_t)op > n - pos || op > (uint64_t)(end - w))
-                return -1;
-            memcpy(w, d + pos, op);
-            pos += op;
-            w += op;
-        }
-        else {
-            return -1;
-        }
-    }
-    return w == end ? 0 : -1;
+    return walk_instructions(d, n, pos, base, base_size, out, result_size);
 }
 
 /* Bytes of a buffer-like object: bytes directly, anything else through the
