@@ -693,6 +693,25 @@ def fill_placeholders(text: str, values: dict[str, str]) -> str:
     return text
 
 
+# Refs build_refs_repo makes that name one ref each: HEAD and @, main by
+# its short and longer names, a symbolic ref, a branch moved after packing
+# and one only in a loose file, lightweight and annotated tags (one of them a
+# tag of a tag, one written after packing).
+REFS_REPO_NAMES = [
+    "HEAD",
+    "@",
+    "main",
+    "heads/main",
+    "refs/heads/main",
+    "alias",
+    "side",
+    "loose-only",
+    "light",
+    "v1",
+    "v1-outer",
+    "v2",
+]
+
 # Names that build_refs_repo gives several refs, one per rule of git's dwim
 # order (refs/X, refs/tags/X, refs/heads/X, refs/remotes/X, its HEAD), and
 # the pseudo refs it writes: which commit a name resolves to tells the rule.

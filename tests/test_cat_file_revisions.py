@@ -15,6 +15,7 @@ import pytest
 from tests.cli import packscope
 from tests.repos import (
     REFS_REPO_CLASHES,
+    REFS_REPO_NAMES,
     REFS_REPO_PATHS,
     fill_placeholders,
     git,
@@ -38,18 +39,7 @@ MIX = [
     "<absent_9>",
     "<null>",
     # ref names in dwim order: X, refs/X, refs/tags/X, refs/heads/X, refs/remotes/X, refs/remotes/X/HEAD
-    "HEAD",
-    "@",
-    "main",
-    "heads/main",
-    "refs/heads/main",
-    "alias",
-    "side",
-    "loose-only",
-    "light",
-    "v1",
-    "v1-outer",
-    "v2",
+    *REFS_REPO_NAMES,
     "tags/v2",
     *REFS_REPO_CLASHES,
     "refs/x1",

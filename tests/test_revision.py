@@ -23,6 +23,7 @@ from packscope.core.repo.revision import Step, resolve_revision, split_revision
 from tests.object_source import core_store
 from tests.repos import (
     REFS_REPO_CLASHES,
+    REFS_REPO_NAMES,
     REFS_REPO_PATHS,
     fill_placeholders,
     git,
@@ -59,18 +60,7 @@ def fill(rev: str, path) -> str:
 
 
 GOOD = [
-    "HEAD",
-    "@",
-    "main",
-    "refs/heads/main",
-    "heads/main",
-    "alias",
-    "side",
-    "loose-only",
-    "light",
-    "v1",
-    "v1-outer",
-    "v2",
+    *REFS_REPO_NAMES,
     "v1^{}",
     "v1-outer^{}",
     "v1-outer^{tag}",
