@@ -136,6 +136,13 @@ def _check_range(task: Task) -> Result:
     return found, limiter.counts, codes, special.found, special.named_by_promisor, refs
 
 
+def _ignore_interrupts() -> None:
+    """Ctrl-C is the parent's to handle: it terminates the pool (no traceback per worker)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class ObjectPass:
     """The worker pool for one fsck run (a context manager; the pool starts
     at the first pack large enough to split)."""
@@ -167,7 +174,8 @@ class ObjectPass:
             self._pool = None
 
     def splits(self, n: int) -> bool:
-        return self.jobs > 1 and n >= 2 * self.min_chunk
+        # without fork (Windows) the children could not inherit the opened table: one process
+        return self.jobs > 1 and n >= 2 * self.min_chunk and "fork" in multiprocessing.get_all_start_methods()
 
     def _start(self) -> Pool:
         if self._pool is None:
@@ -181,7 +189,7 @@ class ObjectPass:
                 severities=self.severities,
             )
             try:
-                self._pool = ctx.Pool(self.jobs)
+                self._pool = ctx.Pool(self.jobs, initializer=_ignore_interrupts)
             finally:
                 _STATE.clear()  # the children have their copy; the parent keeps no reference
         return self._pool
