@@ -243,8 +243,9 @@ def apply_delta_py(base: bytes, delta: bytes, max_size: int = DEFAULT_MAX_RESULT
                 v = _from_bytes(read(k), "little")
                 off = v & offset_mask
                 size = v >> offset_bits
-            else:
-                off, size = _gapped_copy_args(op, read)
+            else:  # a gap inside a field: rare
+                off, size, at = _copy_args(op, padded, stream.tell())
+                stream.seek(at)
         end = off + (size or COPY_ZERO_SIZE)
         if end > base_size:
             return _apply_delta_checked(base, delta, max_size)
@@ -261,25 +262,18 @@ def apply_delta_py(base: bytes, delta: bytes, max_size: int = DEFAULT_MAX_RESULT
     return out
 
 
-def _gapped_copy_args(op: int, read: Callable[[int], bytes]) -> tuple[int, int]:
-    """(offset, size field) of a copy whose present bytes have a gap, read
-    one at a time (rare: git leaves out a zero byte inside a field)."""
-    off = size = 0
-    if op & 0x01:
-        off = read(1)[0]
-    if op & 0x02:
-        off |= read(1)[0] << 8
-    if op & 0x04:
-        off |= read(1)[0] << 16
-    if op & 0x08:
-        off |= read(1)[0] << 24
-    if op & 0x10:
-        size = read(1)[0]
-    if op & 0x20:
-        size |= read(1)[0] << 8
-    if op & 0x40:
-        size |= read(1)[0] << 16
-    return off, size
+def _copy_args(op: int, delta: Bytes, pos: int) -> tuple[int, int, int]:
+    """A copy instruction's (offset, size field, position after it) from
+    its argument bytes at ``pos``: one byte for each of ``op``'s bits 0-3
+    (offset) and 4-6 (size) that is set, least significant first.  Raises
+    IndexError when the delta ends first.  The paths off the fast loop use
+    it: the checked reference, delta_ops and copies with a gap in a field."""
+    fields = 0
+    for bit in range(7):
+        if op >> bit & 1:
+            fields |= delta[pos] << (8 * bit)
+            pos += 1
+    return fields & 0xFFFFFFFF, fields >> 32, pos
 
 
 def _apply_delta_checked(base: Bytes, delta: Bytes, max_size: int) -> bytes:
@@ -329,30 +323,7 @@ def _apply_delta_checked(base: Bytes, delta: Bytes, max_size: int) -> bytes:
             op = delta[pos]
             pos += 1
             if op & 0x80:
-                off = 0
-                if op & 0x0F:
-                    if op & 0x01:
-                        off = delta[pos]
-                        pos += 1
-                    if op & 0x02:
-                        off |= delta[pos] << 8
-                        pos += 1
-                    if op & 0x04:
-                        off |= delta[pos] << 16
-                        pos += 1
-                    if op & 0x08:
-                        off |= delta[pos] << 24
-                        pos += 1
-                size = 0
-                if op & 0x10:
-                    size = delta[pos]
-                    pos += 1
-                if op & 0x20:
-                    size |= delta[pos] << 8
-                    pos += 1
-                if op & 0x40:
-                    size |= delta[pos] << 16
-                    pos += 1
+                off, size, pos = _copy_args(op, delta, pos)
                 if not size:
                     size = COPY_ZERO_SIZE
                 end = off + size
@@ -411,19 +382,10 @@ def delta_ops(delta: Bytes) -> list[DeltaOp]:
         op = delta[pos]
         pos += 1
         if op & 0x80:
-            off = size = 0
-            for bit in range(4):
-                if op & (1 << bit):
-                    if pos >= n:
-                        raise _error("delta copy instruction is truncated", "delta-truncated", at)
-                    off |= delta[pos] << (8 * bit)
-                    pos += 1
-            for bit in range(3):
-                if op & (0x10 << bit):
-                    if pos >= n:
-                        raise _error("delta copy instruction is truncated", "delta-truncated", at)
-                    size |= delta[pos] << (8 * bit)
-                    pos += 1
+            try:
+                off, size, pos = _copy_args(op, delta, pos)
+            except IndexError:
+                raise _error("delta copy instruction is truncated", "delta-truncated", at) from None
             ops.append(DeltaOp("copy", off, size or COPY_ZERO_SIZE, at))
         elif op:
             if pos + op > n:
