@@ -8,11 +8,9 @@ reversed, the bucket of the current lookup in magenta with a ◆ under it."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual import events
 from textual.binding import Binding
-from textual.message import Message
-from textual.reactive import reactive
-from textual.widget import Widget
+
+from packscope.inspector.widgets.byte_cells import ByteCells, CellMessage
 
 BAND = 64  # buckets per band
 BANDS = 256 // BAND
@@ -26,7 +24,13 @@ def z_style(z: float) -> str:
     return "green" if a < 2 else "yellow" if a < 3 else "red"
 
 
-class FanoutChart(Widget, can_focus=True):
+class BucketMessage(CellMessage):
+    @property
+    def bucket(self) -> int:
+        return self.cell
+
+
+class FanoutChart(ByteCells):
     BINDINGS = [
         Binding("h,left", "move(-1)", "Left", id="fanout.left"),
         Binding("l,right", "move(1)", "Right", id="fanout.right"),
@@ -37,17 +41,11 @@ class FanoutChart(Widget, can_focus=True):
         Binding("enter", "open", "List bucket", id="fanout.open"),
     ]
 
-    cursor: reactive[int] = reactive(0)
+    class Moved(BucketMessage):
+        """The cursor is on another bucket."""
 
-    class Moved(Message):
-        def __init__(self, bucket: int) -> None:
-            super().__init__()
-            self.bucket = bucket
-
-    class Opened(Message):
-        def __init__(self, bucket: int) -> None:
-            super().__init__()
-            self.bucket = bucket
+    class Opened(BucketMessage):
+        """Enter or a double click on a bucket."""
 
     def __init__(self, **kw) -> None:
         super().__init__(**kw)
@@ -116,25 +114,13 @@ class FanoutChart(Widget, can_focus=True):
                 t.append("\n")
         return t
 
-    def watch_cursor(self, value: int) -> None:
-        self.post_message(self.Moved(value))
-
     def action_move(self, d: int) -> None:
         self.cursor = (self.cursor + d) % 256
 
-    def action_jump(self, n: int) -> None:
-        self.cursor = n
-
-    def action_open(self) -> None:
-        self.post_message(self.Opened(self.cursor))
-
-    def on_click(self, event: events.Click) -> None:
-        band = event.y // (self.rows + 1)
-        col = event.x - LABEL
-        if 0 <= band < BANDS and 0 <= col < BAND:
-            self.cursor = band * BAND + col
-            if event.chain >= 2:
-                self.post_message(self.Opened(self.cursor))
+    def cell_at(self, x: int, y: int) -> int | None:
+        band = y // (self.rows + 1)
+        col = x - LABEL
+        return band * BAND + col if 0 <= band < BANDS and 0 <= col < BAND else None
 
     def get_content_height(self, container, viewport, width) -> int:
         return BANDS * (self.rows + 1)

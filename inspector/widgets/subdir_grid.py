@@ -7,11 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rich.text import Text
-from textual import events
 from textual.binding import Binding
-from textual.message import Message
-from textual.reactive import reactive
-from textual.widget import Widget
+
+from packscope.inspector.widgets.byte_cells import ByteCells, CellMessage
 
 CELL = 6  # characters per cell: 4 + 16 * 6 = 100 columns
 
@@ -25,7 +23,13 @@ class GridState:
     flashed: set[int] = field(default_factory=set)  # filled in the last moment (highlight)
 
 
-class SubdirGrid(Widget, can_focus=True):
+class SubdirMessage(CellMessage):
+    @property
+    def subdir(self) -> int:
+        return self.cell
+
+
+class SubdirGrid(ByteCells):
     BINDINGS = [
         Binding("h,left", "move(-1, 0)", "Left", id="grid.left"),
         Binding("l,right", "move(1, 0)", "Right", id="grid.right"),
@@ -36,17 +40,11 @@ class SubdirGrid(Widget, can_focus=True):
         Binding("enter", "open", "List subdir", id="grid.open"),
     ]
 
-    cursor: reactive[int] = reactive(0)
+    class Opened(SubdirMessage):
+        """Enter or a double click on a subdirectory."""
 
-    class Opened(Message):
-        def __init__(self, subdir: int) -> None:
-            super().__init__()
-            self.subdir = subdir
-
-    class Moved(Message):
-        def __init__(self, subdir: int) -> None:
-            super().__init__()
-            self.subdir = subdir
+    class Moved(SubdirMessage):
+        """The cursor is on another subdirectory."""
 
     def __init__(self, **kw) -> None:
         super().__init__(**kw)
@@ -85,26 +83,14 @@ class SubdirGrid(Widget, can_focus=True):
             t.append("\n")
         return t
 
-    def watch_cursor(self, value: int) -> None:
-        self.post_message(self.Moved(value))
-
     def action_move(self, dx: int, dy: int) -> None:
         row, col = divmod(self.cursor, 16)
         self.cursor = ((row + dy) % 16) * 16 + (col + dx) % 16
 
-    def action_jump(self, n: int) -> None:
-        self.cursor = n
-
-    def action_open(self) -> None:
-        self.post_message(self.Opened(self.cursor))
-
-    def on_click(self, event: events.Click) -> None:
-        row = event.y - 1
-        col = (event.x - 4) // CELL
-        if 0 <= row < 16 and 0 <= col < 16:
-            self.cursor = row * 16 + col
-            if event.chain >= 2:
-                self.post_message(self.Opened(self.cursor))
+    def cell_at(self, x: int, y: int) -> int | None:
+        row = y - 1
+        col = (x - 4) // CELL
+        return row * 16 + col if 0 <= row < 16 and 0 <= col < 16 else None
 
     def get_content_height(self, container, viewport, width) -> int:
         return 17
