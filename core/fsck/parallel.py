@@ -129,6 +129,7 @@ def _check_range(task: Task) -> Result:
     ):
         found.append((limiter.last, f))
     ticks.flush()
+    slot.handle.release_pages()  # the range's pack pages: a worker's resident set stays one range's worth
     types = slot.type_table()
     codes = bytes([types[p] for p in positions])
     refs = b"".join(sorted(table.referenced)) if table.referenced is not None else None
