@@ -183,29 +183,24 @@ def apply_delta_py(base: bytes, delta: bytes, max_size: int = DEFAULT_MAX_RESULT
     ``_apply_delta_checked`` would return; on any doubt it hands over to it.
     """
     # The two size varints, inlined (a call costs as much as a short delta).
+    base_size = -1  # the first varint's value once read; the second is result_size
+    pos = 0
     try:
-        c = delta[0]
-        base_size = c & 0x7F
-        pos = 1
-        shift = 7
-        while c > 127:
+        while True:
             c = delta[pos]
             pos += 1
-            base_size |= (c & 0x7F) << shift
-            shift += 7
-            if shift > 63:
-                return _apply_delta_checked(base, delta, max_size)
-        c = delta[pos]
-        pos += 1
-        result_size = c & 0x7F
-        shift = 7
-        while c > 127:
-            c = delta[pos]
-            pos += 1
-            result_size |= (c & 0x7F) << shift
-            shift += 7
-            if shift > 63:
-                return _apply_delta_checked(base, delta, max_size)
+            result_size = c & 0x7F
+            shift = 7
+            while c > 127:
+                c = delta[pos]
+                pos += 1
+                result_size |= (c & 0x7F) << shift
+                shift += 7
+                if shift > 63:
+                    return _apply_delta_checked(base, delta, max_size)
+            if base_size >= 0:
+                break
+            base_size = result_size
     except IndexError:
         return _apply_delta_checked(base, delta, max_size)
     if base_size != len(base) or result_size > max_size:
@@ -279,33 +274,9 @@ def _copy_args(op: int, delta: Bytes, pos: int) -> tuple[int, int, int]:
 def _apply_delta_checked(base: Bytes, delta: Bytes, max_size: int) -> bytes:
     """``apply_delta`` one instruction at a time, checking each as git does
     and in git's order: the reference for every error's kind and offset."""
-    # The two size varints, inlined: a call per varint costs as much as
-    # applying a short delta.  Sizes beyond 64 bits are corrupt (and would
-    # make the loop build ever larger ints).
+    base_size, result_size, pos = delta_sizes(delta)
     op_at = 0
     try:
-        c = delta[0]
-        base_size = c & 0x7F
-        pos = 1
-        shift = 7
-        while c & 0x80:
-            c = delta[pos]
-            pos += 1
-            base_size |= (c & 0x7F) << shift
-            shift += 7
-            if shift > 63:
-                raise _error("delta base size varint is too long", "delta-truncated", 0)
-        c = delta[pos]
-        pos += 1
-        result_size = c & 0x7F
-        shift = 7
-        while c & 0x80:
-            c = delta[pos]
-            pos += 1
-            result_size |= (c & 0x7F) << shift
-            shift += 7
-            if shift > 63:
-                raise _error("delta result size varint is too long", "delta-truncated", 0)
         if base_size != len(base):
             raise _error(f"delta expects a base of {base_size} bytes, the base has {len(base)}", "delta-base-size", 0)
         if result_size > max_size:
