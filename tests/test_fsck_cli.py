@@ -64,13 +64,11 @@ def test_deep_delta_chain_is_checked_without_recursion_limits(deep_chain_repo, r
 @pytest.fixture
 def crc_damaged(fsck_base, tmp_path):
     """A reachable blob (a delta base) damaged inside its zlib data; trailers recomputed."""
-    from tests.test_fsck_corrupt import reachable_whole_blob
+    from tests.test_fsck_corrupt import damage_blob_entry, reachable_whole_blob
 
     repo = repos.copy_repo(fsck_base, tmp_path / "damaged.git")
     row = reachable_whole_blob(repo)
-    pack, _ = repos.the_pack(repo)
-    repos.flip_byte(pack, row["offset"] + row["packed"] // 2)
-    repos.rehash_pack(pack)
+    damage_blob_entry(repo, row)
     return repo, row["oid"]
 
 

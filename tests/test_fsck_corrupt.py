@@ -46,6 +46,19 @@ def reachable_whole_blob(repo: Path, delta_base: bool = True) -> dict:
     raise AssertionError("no suitable blob")
 
 
+def damage_blob_entry(repo: Path, row: dict, rehash: str | None = "sha1") -> Path:
+    """Flip a byte in the middle of the entry ``row`` (from
+    reachable_whole_blob) of the repository's one pack, so that its zlib
+    data and CRC32 are wrong; then recompute the pack's trailer with the
+    ``rehash`` hash (None: leave it, the pack's checksum is wrong too).
+    Returns the pack."""
+    pack, _ = repos.the_pack(repo)
+    repos.flip_byte(pack, row["offset"] + row["packed"] // 2)
+    if rehash is not None:
+        repos.rehash_pack(pack, rehash)
+    return pack
+
+
 @pytest.fixture
 def base(fsck_base, tmp_path):
     return repos.copy_repo(fsck_base, tmp_path / "repo.git")
@@ -71,8 +84,7 @@ def test_flipped_byte_in_an_entry_is_a_crc_mismatch_at_its_offset(base, run_fsck
     row = reachable_whole_blob(base)
     pack, idx = repos.the_pack(base)
     deltas = {r["oid"] for r in repos.verify_pack_rows(pack) if r["base"]}
-    repos.flip_byte(pack, row["offset"] + row["packed"] // 2)
-    repos.rehash_pack(pack)
+    damage_blob_entry(base, row)
     status, findings = run_fsck(base)
     git_status, git_out = git_fsck(base)
     assert status == git_status == 6
@@ -91,9 +103,7 @@ def test_unreadable_reachable_object_is_a_broken_link_even_when_git_overlooks_it
     # nothing is built on it says only 4; the history is incomplete all the
     # same, and packscope says so (2) as git does for the delta-base case.
     row = reachable_whole_blob(base, delta_base=False)
-    pack, _ = repos.the_pack(base)
-    repos.flip_byte(pack, row["offset"] + row["packed"] // 2)
-    repos.rehash_pack(pack)
+    damage_blob_entry(base, row)
     status, findings = run_fsck(base)
     assert git_fsck(base)[0] == 4 and status == 6
     assert one(findings, "unreadable").oid == row["oid"]
@@ -102,9 +112,7 @@ def test_unreadable_reachable_object_is_a_broken_link_even_when_git_overlooks_it
 def test_damaged_packed_object_with_a_good_loose_copy_is_not_a_broken_link(base, run_fsck):
     row = reachable_whole_blob(base, delta_base=False)
     content = git("cat-file", "blob", row["oid"], cwd=base)
-    pack, _ = repos.the_pack(base)
-    repos.flip_byte(pack, row["offset"] + row["packed"] // 2)
-    repos.rehash_pack(pack)
+    damage_blob_entry(base, row)
     # git hash-object -w would not write it (the pack has it): write the loose copy by hand
     loose = base / "objects" / row["oid"][:2] / row["oid"][2:]
     loose.parent.mkdir(exist_ok=True)
@@ -116,32 +124,32 @@ def test_damaged_packed_object_with_a_good_loose_copy_is_not_a_broken_link(base,
     assert not [f for f in findings if f.area == "reachability"]
 
 
-def test_flipped_trailer_means_the_pack_does_not_match_its_index(base, run_fsck):
-    pack, _ = repos.the_pack(base)
-    repos.flip_byte(pack, pack.stat().st_size - 1)
-    status, findings = run_fsck(base)
-    assert status == git_fsck(base)[0] == 6
-    f = one(findings, "pack-index-mismatch")
-    assert f.path == str(pack) and f.offset == pack.stat().st_size - 20
-
-
 def test_changed_content_under_an_intact_trailer_is_a_pack_checksum_error(base, run_fsck):
     row = reachable_whole_blob(base)
-    pack, _ = repos.the_pack(base)
-    repos.flip_byte(pack, row["offset"] + row["packed"] // 2)
+    damage_blob_entry(base, row, rehash=None)
     status, findings = run_fsck(base)
     assert status == git_fsck(base)[0]
     assert {"pack-checksum", "pack-crc"} <= kinds(findings)
 
 
-def test_flipped_idx_checksum_is_reported_but_reads_go_on(base, run_fsck):
-    _, idx = repos.the_pack(base)
-    repos.flip_byte(idx, idx.stat().st_size - 1)
+@pytest.mark.parametrize(
+    ("which", "exit_status", "errors"),
+    [
+        # the pack no longer matches its index: its objects are unavailable
+        (0, 6, {"pack-index-mismatch", "unavailable", "ref-broken"}),
+        # only the .idx's own checksum is wrong: reads go on
+        (1, 4, {"idx-checksum"}),
+    ],
+    ids=["pack", "idx"],
+)
+def test_a_flipped_trailer_byte_is_reported_at_the_trailer(base, run_fsck, which, exit_status, errors):
+    path = repos.the_pack(base)[which]
+    repos.flip_byte(path, path.stat().st_size - 1)
     status, findings = run_fsck(base)
-    assert status == git_fsck(base)[0] == 4
-    f = one(findings, "idx-checksum")
-    assert f.path == str(idx)
-    assert kinds(findings) == {"idx-checksum"}
+    assert status == git_fsck(base)[0] == exit_status
+    assert kinds(findings) == errors
+    f = next(f for f in findings if f.kind in ("pack-index-mismatch", "idx-checksum"))
+    assert f.path == str(path) and f.offset == path.stat().st_size - 20
 
 
 def test_idx_without_its_pack_is_a_warning_and_its_objects_are_missing(base, run_fsck):
@@ -459,9 +467,7 @@ def test_objects_borrowed_from_an_alternate_are_not_missing(fsck_base, tmp_path,
 def test_sha256_repository_crc_mismatch(fsck_base_sha256, tmp_path, run_fsck):
     repo = repos.copy_repo(fsck_base_sha256, tmp_path / "r.git")
     row = reachable_whole_blob(repo)
-    pack, _ = repos.the_pack(repo)
-    repos.flip_byte(pack, row["offset"] + row["packed"] // 2)
-    repos.rehash_pack(pack, "sha256")
+    damage_blob_entry(repo, row, rehash="sha256")
     status, findings = run_fsck(repo)
     assert status == git_fsck(repo)[0] == 6
     assert one(findings, "pack-crc").oid == row["oid"]

@@ -42,12 +42,10 @@ def missing_object(repo: Path) -> str:
 
 
 def pack_crc_mismatch(repo: Path) -> str:
-    from tests.test_fsck_corrupt import reachable_whole_blob
+    from tests.test_fsck_corrupt import damage_blob_entry, reachable_whole_blob
 
     row = reachable_whole_blob(repo)
-    pack, _ = repos.the_pack(repo)
-    repos.flip_byte(pack, row["offset"] + row["packed"] // 2)
-    repos.rehash_pack(pack)  # only the entry's CRC32 and zlib data disagree
+    damage_blob_entry(repo, row)  # only the entry's CRC32 and zlib data disagree
     return row["oid"]
 
 

@@ -17,16 +17,13 @@ from packscope.core.fsck import parallel
 from tests import repos
 from tests.cli import packscope_in
 from tests.repos import git_text
-from tests.test_fsck_corrupt import commit_on_branch, loose_blob, reachable_whole_blob
+from tests.test_fsck_corrupt import commit_on_branch, damage_blob_entry, loose_blob, reachable_whole_blob
 
 SPLIT = {"PACKSCOPE_FSCK_MIN_CHUNK": "1"}
 
 
 def damage_crc(repo):
-    row = reachable_whole_blob(repo)  # a delta base: its deltas fail too
-    pack, _ = repos.the_pack(repo)
-    repos.flip_byte(pack, row["offset"] + row["packed"] // 2)
-    repos.rehash_pack(pack)
+    damage_blob_entry(repo, reachable_whole_blob(repo))  # a delta base: its deltas fail too
 
 
 def damage_entries_everywhere(repo):
