@@ -80,6 +80,23 @@ def refs_as_records(repo: Path, update_index: int) -> list[Rec]:
     return out
 
 
+def table_name(update_index: int) -> str:
+    """A table's file name as git gives it: its update index range, then a
+    suffix (here the index again)."""
+    return f"0x{update_index:012x}-0x{update_index:012x}-{update_index:04d}.ref"
+
+
+def write_update(reftable: Path, update_index: int, recs: list[Rec], below: list[str] | None, **kw) -> str:
+    """Write the table of one update (``update_index`` its min and max) into
+    the ``reftable`` directory and, unless ``below`` is None, the stack:
+    ``below`` then it.  ``kw`` go to write_table.  Returns its name."""
+    name = table_name(update_index)
+    write_table(reftable / name, recs, min_update_index=update_index, max_update_index=update_index, **kw)
+    if below is not None:
+        write_stack(reftable, [*below, name])
+    return name
+
+
 def to_reftable(oracle: Path, dest: Path, *, version: int, block_size: int) -> Path:
     """A copy of ``oracle`` whose refs live in a reftable stack (base table only)."""
     shutil.copytree(oracle, dest, symlinks=True)
@@ -91,20 +108,18 @@ def to_reftable(oracle: Path, dest: Path, *, version: int, block_size: int) -> P
     (dest / "HEAD").write_text("ref: refs/heads/.invalid\n")
     git("config", "-f", dest / "config", "core.repositoryformatversion", "1")
     git("config", "-f", dest / "config", "extensions.refStorage", "reftable")
-    table = "0x000000000001-0x000000000001-0001.ref"
     (dest / "reftable").mkdir()
-    write_table(
-        dest / "reftable" / table,
+    write_update(
+        dest / "reftable",
+        1,
         records,
-        min_update_index=1,
-        max_update_index=1,
+        [],
         version=version,
         block_size=block_size,
         per_block=7,
         restart_every=3,
         extras=True,
     )
-    write_stack(dest / "reftable", [table])
     return dest
 
 
@@ -123,17 +138,7 @@ def apply_update(oracle: Path, reftable_repo: Path, version: int, block_size: in
         Rec("refs/tags/new", 2, new),
         Rec("HEAD", 2, target="refs/heads/b01"),
     ]
-    base = "0x000000000001-0x000000000001-0001.ref"
-    table = "0x000000000002-0x000000000002-0002.ref"
-    write_table(
-        reftable_repo / "reftable" / table,
-        recs,
-        min_update_index=2,
-        max_update_index=2,
-        version=version,
-        block_size=block_size,
-    )
-    write_stack(reftable_repo / "reftable", [base, table])
+    write_update(reftable_repo / "reftable", 2, recs, [table_name(1)], version=version, block_size=block_size)
 
 
 @pytest.fixture(
@@ -268,14 +273,8 @@ def test_a_linked_worktree_reads_its_own_stack_for_per_worktree_refs(pair, tmp_p
     (admin / "HEAD").write_text("ref: refs/heads/.invalid\n")
     (admin / "refs").mkdir()
     (admin / "reftable").mkdir()
-    write_table(
-        admin / "reftable" / "0x01-0x01-0001.ref",
-        [Rec("HEAD", 1, target="refs/heads/b02"), Rec("refs/bisect/bad", 1, bad)],
-        min_update_index=1,
-        max_update_index=1,
-        version=1 if len(bad) == 20 else 2,
-    )
-    write_stack(admin / "reftable", ["0x01-0x01-0001.ref"])
+    recs = [Rec("HEAD", 1, target="refs/heads/b02"), Rec("refs/bisect/bad", 1, bad)]
+    write_update(admin / "reftable", 1, recs, [], version=1 if len(bad) == 20 else 2)
     names = "HEAD\nrefs/bisect/bad\nmain-worktree/HEAD\nb07\nrefs/heads/b05\n"
     want = git("cat-file", "--batch-check", cwd=tmp_path / "owt", input=names)
     got = packscope("cat-file", "--batch-check", cwd=wt, input=names)
@@ -314,13 +313,12 @@ def test_fsck_counts_reftable_reflog_entries_as_roots_as_git_counts_reflogs(pair
     git("update-ref", "refs/heads/tmp", main, cwd=oracle)
     zero = bytes(len(bytes.fromhex(main)))
     base, newer = (rt / "reftable" / "tables.list").read_text().split()
-    table = "0x000000000003-0x000000000003-0003.ref"
     version = 1 if len(zero) == 20 else 2
-    write_table(
-        rt / "reftable" / table,
+    table = write_update(
+        rt / "reftable",
+        3,
         [Rec("refs/heads/tmp", 3, bytes.fromhex(main))],
-        min_update_index=3,
-        max_update_index=3,
+        None,
         version=version,
         logs=[
             ("refs/heads/tmp", 3, zero, bytes.fromhex(only_in_log)),
