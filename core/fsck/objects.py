@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Mapping
-from stat import S_IFDIR, S_IFLNK, S_IFMT, S_IFREG
+from stat import S_IFDIR, S_IFLNK, S_IFREG
 from typing import TYPE_CHECKING
 
 from packscope.core.errors import CorruptObjectError, PackscopeError
@@ -38,6 +38,9 @@ TYPE_MASK = 0x07
 CORRUPT = 0x80  # this copy failed verification (CRC, inflate, delta, hash)
 
 
+_FOLLOWED = frozenset((S_IFDIR, S_IFREG, S_IFLNK))  # file types whose entries name objects here (not gitlinks)
+
+
 def references(
     type_name: str,
     data: bytes,
@@ -54,7 +57,7 @@ def references(
                 parents = grafted[oid]
             return [tree, *parents]
         if type_name == "tree":
-            return [oid for mode, _, oid in tree_items(data, fmt) if S_IFMT(mode) in (S_IFDIR, S_IFREG, S_IFLNK)]
+            return [oid for mode, _, oid in tree_items(data, fmt) if mode & 0o170000 in _FOLLOWED]
         if type_name == "tag":
             return [parse_tag(data, fmt).object]
     except CorruptObjectError:
