@@ -55,10 +55,16 @@ def _history_stream(commits: int, packs: int, rnd: random.Random) -> bytes:
             lines.append(f"added in {n}\n")
         msg = f"Change {path} ({n})\n\nCommit number {n} of the demo history.\n".encode()
         tz = ["+0000", "+0100", "-0500", "+0530"][n % 4]
+        if n % 30 == 15:  # a short feature branch off main, merged back two commits later
+            out.append(_feature_branch(n, t0 + n * 3600 - 1800, rnd))
         out.append(b"commit refs/heads/main\nmark :%d\n" % (n + 1))
         out.append(b"author Demo Author <author@example.com> %d %s\n" % (t0 + n * 3600, tz.encode()))
         out.append(b"committer Demo Committer <committer@example.com> %d %s\n" % (t0 + n * 3600, tz.encode()))
+        if n % 30 == 17:
+            msg = f"Merge feature {n - 2} ({n})\n".encode()
         out.append(b"data %d\n%s\n" % (len(msg), msg))
+        if n % 30 == 17:
+            out.append(b"merge :%d\n" % (FEATURE_MARKS + n - 2 + 1))  # the feature's second commit
         targets = sorted(files) if n == 0 else [path]
         for p in targets:
             data = "".join(files[p]).encode()
@@ -70,6 +76,25 @@ def _history_stream(commits: int, packs: int, rnd: random.Random) -> bytes:
             )
         if (n + 1) % per_pack == 0 and n + 1 < commits:
             out.append(b"checkpoint\n\n")
+    return b"".join(out)
+
+
+FEATURE_MARKS = 1_000_000  # marks of feature commits: :FEATURE_MARKS + n, +1 (n: where it branched)
+
+
+def _feature_branch(n: int, when: int, rnd: random.Random) -> bytes:
+    """Two commits on refs/heads/feature-N, from main's tip before commit n
+    (so History's graph has lanes that fork and join)."""
+    out = []
+    for k in range(2):
+        msg = f"Feature {n}, part {k + 1}\n".encode()
+        data = "".join(f"feature {n} line {j} {rnd.random():.6f}\n" for j in range(20)).encode()
+        out.append(b"commit refs/heads/feature-%d\nmark :%d\n" % (n, FEATURE_MARKS + n + k))
+        out.append(b"author Demo Author <author@example.com> %d +0000\n" % (when + k * 60))
+        out.append(b"committer Demo Committer <committer@example.com> %d +0000\n" % (when + k * 60))
+        out.append(b"data %d\n%s\n" % (len(msg), msg))
+        out.append(b"from :%d\n" % (n if k == 0 else FEATURE_MARKS + n))
+        out.append(b"M 100644 inline features/feature%d.txt\ndata %d\n%s\n" % (n, len(data), data))
     return b"".join(out)
 
 
@@ -102,7 +127,10 @@ def build_demo(
 ) -> Path:
     """Build the demo repository at ``path`` (bare); return its path."""
     say = progress or (lambda msg: None)
-    repo = Path(path)
+    repo = Path(path).absolute()  # git runs inside it: relative paths would not resolve there
+    if commits < packs:
+        say(f"{packs} packs need at least as many commits: importing {packs} commits")
+        commits = packs
     if repo.exists():
         if not force and any(repo.iterdir()):
             if (repo / "HEAD").exists() and (repo / "objects").is_dir():

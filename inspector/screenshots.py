@@ -74,6 +74,20 @@ async def take_screenshots(repo: str, out_dir: str | Path, size: tuple[int, int]
         await _press(app, pilot, "2")
         shoot("2-packs")
 
+        # Sorted by size, largest first, then filtered to the packs holding an id.
+        packs = app.screen
+        await _press(app, pilot, "o", "o", "o", "O")
+        view = getattr(packs, "view", None)
+        if view:
+            with app.core.lock:
+                oid = view[0].handle.index.open().name_at(0).hex()
+            await _press(app, pilot, "slash")
+            await _press(app, pilot, *oid[:8], "enter")
+            await _wait(pilot, lambda: getattr(packs, "filter", None) == oid[:8])
+            await pilot.pause(0.3)
+            shoot("2c-packs-sorted-filtered")
+            await _press(app, pilot, "escape")
+
         await _press(app, pilot, "enter")
         screen = app.screen
         lst = screen.query_one(VirtualList)
@@ -119,6 +133,13 @@ async def _history_health_screenshots(app, pilot, shoot) -> None:
     await _wait(pilot, lambda: getattr(app.screen, "last_done", False), timeout=60)
     await pilot.pause(0.3)
     shoot("7b-commit")
+
+    commit = app.screen
+    await pilot.press("d", "enter")  # the changed files, then the first one's diff
+    await _wait(pilot, lambda: app.screen is not commit, timeout=30)
+    await pilot.pause(0.5)
+    shoot("7c-diff")
+    await pilot.press("escape")
 
     await pilot.press("escape", "8")
     await _wait(pilot, lambda: app.screen.state.finished, timeout=120)
