@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from rich.segment import Segment
-from rich.text import Text
+from rich.text import Span, Text
 from textual import events
 from textual.binding import Binding
 from textual.cache import LRUCache
@@ -158,6 +158,9 @@ class VirtualList(ScrollView, can_focus=True):
             text = text.copy()
             text.no_wrap = True
             text.end = ""
+            if text.style:  # Text.render drops a whole-row style when the row has no spans: make it one, under the rest
+                text.spans.insert(0, Span(0, len(text), text.style))
+                text.style = ""
             style = base
             if is_cursor:
                 style = base + self.get_component_rich_style(
