@@ -117,3 +117,30 @@ def test_progress_reaches_every_packed_object_and_cancel_stops_the_workers(fsck_
 def test_jobs_must_be_a_positive_number(fsck_base):
     p = packscope_in(fsck_base, "fsck", "--jobs", "0")
     assert p.returncode == 2 and b"--jobs" in p.stderr
+
+
+@pytest.mark.parametrize("packed", [False, True], ids=["loose", "packed"])
+def test_a_gitlink_does_not_use_the_commit_it_names_dangling_as_git_says(fsck_base, tmp_path, packed):
+    # The object pass notes what each tree names from the syntax check's own
+    # parse; a gitlink names another repository's commit, so an unreachable
+    # commit only a gitlink names is still dangling.
+    repo = repos.copy_repo(fsck_base, tmp_path / "repo.git")
+    blob, _ = loose_blob(repo)
+    main_tree = git_text("rev-parse", "main^{tree}", cwd=repo).strip()
+    body = b"tree %s\nauthor A <a@b> 3 +0000\ncommitter C <c@d> 3 +0000\n\nsub\n" % main_tree.encode()
+    linked = repos.hash_literally(repo, "commit", body)
+    tree = repos.hash_literally(
+        repo, "tree", b"160000 a\0" + bytes.fromhex(linked) + b"100644 b\0" + bytes.fromhex(blob)
+    )
+    top = b"tree %s\nauthor A <a@b> 4 +0000\ncommitter C <c@d> 4 +0000\n\ntop\n" % tree.encode()
+    repos.hash_literally(repo, "commit", top)
+    if packed:
+        git_text("repack", "-a", "-d", "--keep-unreachable", cwd=repo)
+    want = sorted(
+        line for line in git_text("fsck", "--full", "--no-progress", cwd=repo).splitlines() if "dangling" in line
+    )
+    assert f"dangling commit {linked}" in want
+    for jobs in ("1", "2"):
+        p = packscope_in(repo, "fsck", "--no-progress", "--jobs", jobs, env=SPLIT)
+        got = sorted(line for line in p.stdout.decode().splitlines() if line.startswith("dangling"))
+        assert got == want

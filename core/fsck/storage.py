@@ -136,9 +136,10 @@ def syntax_findings(
     severities: dict[str, str] | None = None,
     promisor: bool = False,
 ) -> Iterator[Finding]:
+    clean_ids: list[tuple[bytes, ...]] = []
     if type_name == "tree":
         table.special_blobs.add_tree(data, table.fmt.rawsz, promisor)
-    for p in check_object(type_name, data, table.fmt, severities):
+    for p in check_object(type_name, data, table.fmt, severities, clean_ids):
         yield _syntax_finding(
             p.msg_id,
             _severity(p.severity),
@@ -152,6 +153,11 @@ def syntax_findings(
             object_type=type_name,
             details={} if p.offset is None else {"content_offset": p.offset},
         )
+    if table.referenced is not None:  # what it names, for the dangling phase
+        if clean_ids:
+            table.referenced.update(clean_ids[0])  # the syntax check's own parse
+        else:
+            table.note_references(type_name, data, oid)
 
 
 # --- packs --------------------------------------------------------------------------------
@@ -404,7 +410,6 @@ def check_range(
             continue
         types[pos] = TYPE_CODES[type_name]
         if type_name != "blob":
-            table.note_references(type_name, data, oid)
             for f in syntax_findings(
                 type_name,
                 data,
@@ -480,7 +485,6 @@ def check_loose(
                     continue
                 table.loose_types[oid] = TYPE_CODES[type_name]
                 if type_name != "blob":
-                    table.note_references(type_name, data, oid)
                     for f in syntax_findings(type_name, data, oid, table, path=path, severities=severities):
                         if limiter.allow(d.path, f.kind):
                             yield f
