@@ -3,7 +3,8 @@
 ``packscope cat-file -t HEAD`` against ``git cat-file -t HEAD`` (spawn to
 exit: interpreter start-up, imports, opening the repository, one answer),
 with the interpreter alone (``python -c pass``) as the floor packscope
-cannot go under.  The issue's target is 60 ms for packscope.
+cannot go under.  The issue's target, 60 ms for packscope, is checked as
+an absolute time (a note under the table).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from packscope.bench import inputs as inp
 from packscope.bench.peers import git_cmd, packscope_cmd
-from packscope.bench.results import Case, ScenarioResult, Series, Target
+from packscope.bench.results import Case, ScenarioResult, Series
 from packscope.bench.runner import ProcessRun, repeat
 
 NAME = "startup"
@@ -21,6 +22,7 @@ TITLE = "Start-up: one-shot command, whole process"
 GIT_PROC = "git cat-file -t HEAD"
 PS_PROC = "packscope cat-file -t HEAD"
 PYTHON = "python -c pass"
+TARGET_SECONDS = 0.060
 
 
 def answer(path: Path, inputs: dict) -> dict:
@@ -38,12 +40,15 @@ def run(ctx) -> ScenarioResult:
         ProcessRun(git_series, lambda i: git_cmd(repo, "cat-file", "-t", "HEAD"), verify=answer),
         ProcessRun(Series(PYTHON), lambda i: [sys.executable, "-c", "pass"]),
     ]
-    case.targets.append(Target(PS_PROC, GIT_PROC, 30.0, "start-up ≤ 60 ms (git: ~2 ms)"))
     repeat(case, runs, lambda rep: {}, ctx)
     ps = case.get(PS_PROC)
     if ps is not None and "answer" in ps.info:
         ps.info["correct"] = ps.info["answer"] == git_series.info.get("answer")
     if ps is not None and ps.median is not None:
-        case.notes.append(f"packscope median {ps.median * 1000:.0f} ms against the 60 ms target")
+        # the issue's target is absolute (a ratio to git's ~2 ms would move with git's own noise)
+        verdict = "met" if ps.median <= TARGET_SECONDS else "MISSED"
+        case.notes.append(
+            f"target: packscope start-up ≤ {TARGET_SECONDS * 1000:.0f} ms: {ps.median * 1000:.0f} ms — {verdict}"
+        )
     res.cases.append(case)
     return res
