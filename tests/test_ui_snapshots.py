@@ -117,6 +117,34 @@ async def _quiet(app, pilot) -> None:
     await pilot.pause(0.2)
 
 
+async def _history_loaded(pilot) -> None:
+    """History (7) open with its whole walk loaded."""
+    app = pilot.app
+    await _quiet(app, pilot)
+    await pilot.press("7")
+    await until(pilot, lambda: app.screen.history is not None and app.screen.history.done, "the whole history")
+
+
+async def _packs_checked(pilot):
+    """Packs (2) open with every pack's cheap checks done; the screen."""
+    app = pilot.app
+    await _quiet(app, pilot)
+    await pilot.press("2")
+    screen = app.screen
+    await until(pilot, lambda: screen.view and all(r.objects is not None for r in screen.view), "packs checked")
+    return screen
+
+
+async def _health_finished(pilot) -> None:
+    """Health (8) open with its check finished and drawn."""
+    app = pilot.app
+    await _quiet(app, pilot)
+    await pilot.press("8")
+    await until(pilot, lambda: app.screen.state.finished, "the health check to finish", timeout=20)
+    app.screen.tick()
+    await pilot.pause(0.3)
+
+
 def test_overview_snapshot(snap_compare, snap_repos):
     async def before(pilot):
         await _quiet(pilot.app, pilot)
@@ -140,11 +168,7 @@ def test_packs_sorted_and_filtered_snapshot(snap_compare, snap_repos):
     an id the largest holds: the packs holding it, with the offset."""
 
     async def before(pilot):
-        app = pilot.app
-        await _quiet(app, pilot)
-        await pilot.press("2")
-        screen = app.screen
-        await until(pilot, lambda: screen.view and all(r.objects is not None for r in screen.view), "packs checked")
+        await _packs_checked(pilot)
         await pilot.press("o", "o", "o", "O")  # search order → problems → name → size, reversed
         await pilot.pause(0.2)
 
@@ -154,10 +178,7 @@ def test_packs_sorted_and_filtered_snapshot(snap_compare, snap_repos):
 def test_packs_filtered_by_id_snapshot(snap_compare, snap_repos):
     async def before(pilot):
         app = pilot.app
-        await _quiet(app, pilot)
-        await pilot.press("2")
-        screen = app.screen
-        await until(pilot, lambda: screen.view and all(r.objects is not None for r in screen.view), "packs checked")
+        screen = await _packs_checked(pilot)
         with app.core.lock:
             oid = screen.view[3].handle.index.open().name_at(0).hex()
         await pilot.press("slash")
@@ -171,29 +192,12 @@ def test_packs_filtered_by_id_snapshot(snap_compare, snap_repos):
 
 def test_health_grouped_by_cause_snapshot(snap_compare, snap_repos):
     """A truncated pack first, with what it causes folded below it."""
-
-    async def before(pilot):
-        app = pilot.app
-        await _quiet(app, pilot)
-        await pilot.press("8")
-        await until(pilot, lambda: app.screen.state.finished, "the health check to finish", timeout=20)
-        app.screen.tick()
-        await pilot.pause(0.3)
-
-    assert snap_compare(_app(snap_repos["truncated"]), terminal_size=SIZE, run_before=before)
+    assert snap_compare(_app(snap_repos["truncated"]), terminal_size=SIZE, run_before=_health_finished)
 
 
 def test_history_snapshot(snap_compare, snap_repos):
     async def before(pilot):
-        app = pilot.app
-        await _quiet(app, pilot)
-        await pilot.press("7")
-        await until(
-            pilot,
-            lambda: app.screen.history is not None and app.screen.history.done,
-            "the whole history",
-            timeout=10,
-        )
+        await _history_loaded(pilot)
         await pilot.press("j", "j")
         await pilot.pause(0.3)
 
@@ -203,14 +207,7 @@ def test_history_snapshot(snap_compare, snap_repos):
 def test_commit_snapshot(snap_compare, snap_repos):
     async def before(pilot):
         app = pilot.app
-        await _quiet(app, pilot)
-        await pilot.press("7")
-        await until(
-            pilot,
-            lambda: app.screen.history is not None and app.screen.history.done,
-            "the whole history",
-            timeout=10,
-        )
+        await _history_loaded(pilot)
         await pilot.press("j", "j", "enter")
         await until(
             pilot,
@@ -220,7 +217,7 @@ def test_commit_snapshot(snap_compare, snap_repos):
                 and all(pc.counting_done for pc in app.screen.changes)
             ),
             "the commit's last commits and changed files",
-            timeout=10,
+            timeout=30,  # a loaded CI machine: costs time only when it never comes
         )
         await pilot.pause(0.3)
 
@@ -232,20 +229,13 @@ def test_diff_snapshot(snap_compare, snap_repos):
 
     async def before(pilot):
         app = pilot.app
-        await _quiet(app, pilot)
-        await pilot.press("7")
-        await until(
-            pilot,
-            lambda: app.screen.history is not None and app.screen.history.done,
-            "the whole history",
-            timeout=10,
-        )
+        await _history_loaded(pilot)
         await pilot.press("j", "j", "enter")
         await until(
             pilot,
             lambda: getattr(app.screen, "changes", None) and all(pc.counting_done for pc in app.screen.changes),
             "the commit's changed files",
-            timeout=10,
+            timeout=30,
         )
         await pilot.press("d", "enter")
         await until(pilot, lambda: getattr(app.screen, "lines", None) is not None, "the file's diff", timeout=10)
@@ -255,12 +245,4 @@ def test_diff_snapshot(snap_compare, snap_repos):
 
 
 def test_health_snapshot(snap_compare, snap_repos):
-    async def before(pilot):
-        app = pilot.app
-        await _quiet(app, pilot)
-        await pilot.press("8")
-        await until(pilot, lambda: app.screen.state.finished, "the health check to finish", timeout=20)
-        app.screen.tick()
-        await pilot.pause(0.3)
-
-    assert snap_compare(_app(snap_repos["corrupt"]), terminal_size=SIZE, run_before=before)
+    assert snap_compare(_app(snap_repos["corrupt"]), terminal_size=SIZE, run_before=_health_finished)
