@@ -122,7 +122,9 @@ async def _history_loaded(pilot) -> None:
     app = pilot.app
     await _quiet(app, pilot)
     await pilot.press("7")
-    await until(pilot, lambda: app.screen.history is not None and app.screen.history.done, "the whole history")
+    await until(
+        pilot, lambda: app.screen.history is not None and app.screen.history.done, "the whole history", timeout=30
+    )
 
 
 async def _packs_checked(pilot):
