@@ -45,8 +45,8 @@ from packscope.core.store.zlib_errors import ZlibError
 
 if TYPE_CHECKING:
     from packscope.core.store.location import PackHandle
-    from packscope.core.store.odb import StoreCounters
     from packscope.core.store.pack import Pack
+    from packscope.core.store.store_state import StoreCounters
     from packscope.core.trace import Tracer
 
 # (tree, parents, commit time): what the reader answers for a commit.

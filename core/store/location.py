@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from packscope.core.errors import PackscopeError
 from packscope.core.oid import ObjectFormat
 from packscope.core.store.pack_directory import PackFiles
 from packscope.core.store.pack_index import PackIndex
@@ -23,6 +24,21 @@ if TYPE_CHECKING:
 # Error kinds that mean "the file was there when we listed it and is gone
 # now" (a concurrent repack), as opposed to damage inside a file.
 VANISHED_KINDS = ("pack-unreadable", "idx-unreadable")
+
+VANISHED_REMEDY = (
+    "Nothing is damaged: the file was deleted after the store listed it — a concurrent git repack, gc or"
+    " prune replaced it.  Rescan (the UI's R) and look the object up again: it lives in the new pack."
+)
+
+
+def explain_vanished(e: PackscopeError) -> PackscopeError:
+    """An error opening a pack or index that is gone from disk now means a
+    concurrent repack removed it, not damage: give it that remedy (in place)."""
+    if e.kind in VANISHED_KINDS and e.path and not os.path.exists(e.path):
+        e.remedy = VANISHED_REMEDY
+        if "removed since" not in e.message:
+            e.message += " (removed since the store listed it: a concurrent repack?)"
+    return e
 
 
 class PackHandle:

@@ -30,7 +30,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 from packscope.core import trace
@@ -43,11 +42,20 @@ from packscope.core.errors import (
 )
 from packscope.core.oid import ObjectFormat, Prefix
 from packscope.core.store.alternates import resolve_alternates
+from packscope.core.store.batch_lookup import BatchLookups
 from packscope.core.store.damaged_reads import read_around_damage
-from packscope.core.store.location import VANISHED_KINDS, Location, PackHandle
+from packscope.core.store.location import VANISHED_KINDS, Location, PackHandle, explain_vanished
 from packscope.core.store.loose import LooseCache
 from packscope.core.store.pack_directory import DirectoryScan, PackFiles, dir_mtime_ns, git_pack_order, scan_pack_dir
 from packscope.core.store.search import ALGORITHMS
+from packscope.core.store.store_state import (
+    MAX_RESCAN_ROUNDS,
+    POLICIES,
+    ObjectDir,
+    Stamps,
+    StoreCounters,
+    StoreSettings,
+)
 
 if TYPE_CHECKING:  # imported when first needed (start-up time), named here for types
     from packscope.core.store.midx import MultiPackIndex
@@ -55,79 +63,9 @@ if TYPE_CHECKING:  # imported when first needed (start-up time), named here for 
     from packscope.core.store.promisor import PromisorSet
 
 T = TypeVar("T")
-Stamps = tuple[int | None, ...]  # objects/xx mtimes, one per object directory (None: absent)
-
-POLICIES = ("git", "gated")
-VANISHED_REMEDY = (
-    "Nothing is damaged: the file was deleted after the store listed it — a concurrent git repack, gc or"
-    " prune replaced it.  Rescan (the UI's R) and look the object up again: it lives in the new pack."
-)
 
 
-def explain_vanished(e: PackscopeError) -> PackscopeError:
-    """An error opening a pack or index that is gone from disk now means a
-    concurrent repack removed it, not damage: give it that remedy (in place)."""
-    if e.kind in VANISHED_KINDS and e.path and not os.path.exists(e.path):
-        e.remedy = VANISHED_REMEDY
-        if "removed since" not in e.message:
-            e.message += " (removed since the store listed it: a concurrent repack?)"
-    return e
-
-
-MAX_RESCAN_ROUNDS = 5
-
-
-@dataclass(slots=True)
-class StoreCounters:
-    lookups: int = 0
-    null_lookups: int = 0
-    hits_midx: int = 0
-    hits_pack: int = 0
-    hits_loose: int = 0
-    misses: int = 0
-    negative_hits: int = 0
-    rescans: int = 0
-    rescans_skipped: int = 0
-    pack_dir_reads: int = 0  # listings of objects/pack
-    stats: int = 0
-    opens: int = 0
-    mru_moves: int = 0
-    loose_caches: tuple[LooseCache, ...] = ()  # the store's loose caches: each counts its own subdirectory reads
-
-    @property
-    def dir_reads(self) -> int:
-        """Directory listings: pack-directory scans plus loose subdirectory
-        reads (each ``objects/xx`` a loose cache fills)."""
-        return self.pack_dir_reads + sum(c.fills for c in self.loose_caches)
-
-    def as_dict(self) -> dict[str, int]:
-        out: dict[str, int] = {k: getattr(self, k) for k in self.__slots__ if k != "loose_caches"}
-        out["dir_reads"] = self.dir_reads
-        return out
-
-
-@dataclass(slots=True)
-class _ObjectDir:
-    path: str
-    local: bool
-    loose: LooseCache
-    scan: DirectoryScan | None = None
-    midx: MultiPackIndex | None = None
-    subdirs: list[str] = field(default_factory=list)  # objects/00 … objects/ff, joined once
-
-    def __post_init__(self) -> None:
-        self.subdirs = [os.path.join(self.path, f"{b:02x}") for b in range(256)]
-
-
-@dataclass(slots=True)
-class _Settings:
-    policy: str = "gated"
-    quick: bool = False
-    algorithm: str = "binary"
-    loose_strategy: str = "per-subdir"
-
-
-class ObjectStore:
+class ObjectStore(BatchLookups):
     def __init__(
         self,
         objects_dir: str,
@@ -152,7 +90,7 @@ class ObjectStore:
         self.objects_dir = str(objects_dir)
         self.tracer = tracer or trace.Tracer()
         self.counters = StoreCounters()
-        self.settings = _Settings()
+        self.settings = StoreSettings()
         self.delta_cache = DeltaBaseCache(tracer=self.tracer)
         self.open_files = OpenFiles(open_files_limit)
         dirs = [self.objects_dir]
@@ -162,7 +100,7 @@ class ObjectStore:
             self.problems.extend(alternates_problems)
             dirs += alt
         self._dirs = [
-            _ObjectDir(d, i == 0, loose=LooseCache(d, fmt, strategy=loose_strategy, tracer=self.tracer))
+            ObjectDir(d, i == 0, loose=LooseCache(d, fmt, strategy=loose_strategy, tracer=self.tracer))
             for i, d in enumerate(dirs)
         ]
         self.counters.loose_caches = tuple(d.loose for d in self._dirs)
@@ -424,97 +362,6 @@ class ObjectStore:
                 )
             )
         return loc
-
-    def locate_many(self, oids: list[bytes], quick: bool | None = None) -> list[Location | None]:
-        """Where each of ``oids`` is (None: absent), answered as one batch.
-
-        The answers are those ``locate`` would give, computed at one moment:
-        packs are searched for every id; the pack directories are checked
-        for changes once for the batch rather than once per miss; a loose
-        object directory ``objects/xx`` that does not exist answers for every
-        miss under it with one ``stat``.  Traced stores and the ``git`` policy
-        (whose point is a rescan per miss) go through ``locate`` one by one.
-        """
-        if quick is None:
-            quick = self.settings.quick
-        if self.tracer.active or (self.settings.policy == "git" and not quick):
-            return [self.locate(oid, quick) for oid in oids]
-        counters = self.counters
-        counters.lookups += len(oids)
-        null = self.fmt.null
-        find = self._find_packed
-        out: list[Location | None] = [None if oid == null else find(oid, False) for oid in oids]
-        misses = [k for k, loc in enumerate(out) if loc is None and oids[k] != null]
-        counters.null_lookups += sum(1 for oid in oids if oid == null)
-        stamps: dict[str, Stamps] = {}
-        if misses:
-            stamps = self._locate_loose_many(oids, misses, out, quick)
-            misses = [k for k in misses if out[k] is None]
-        if misses and not quick:
-            reason = self._pack_dirs_changed()
-            if reason is None:
-                counters.rescans_skipped += 1
-            else:
-                for _ in range(MAX_RESCAN_ROUNDS):
-                    self.rescan(reason)
-                    for k in misses:
-                        out[k] = find(oids[k], False)
-                    misses = [k for k in misses if out[k] is None]
-                    if not misses or not self._pack_dirs_moving():
-                        break
-                    reason = "changed"
-            if misses:
-                self._remember_missing_many([oids[k] for k in misses], stamps)
-        for loc in out:
-            if loc is None:
-                counters.misses += 1
-            elif loc.source == "pack":
-                counters.hits_pack += 1
-            elif loc.source == "midx":
-                counters.hits_midx += 1
-            else:
-                counters.hits_loose += 1
-        return out
-
-    def _locate_loose_many(
-        self, oids: list[bytes], misses: list[int], out: list[Location | None], quick: bool
-    ) -> dict[str, Stamps]:
-        """Fill ``out[k]`` for the misses that are loose objects; return the
-        mtime of each ``objects/xx`` looked at, per object directory (the
-        negative cache's stamps)."""
-        by_subdir: dict[str, list[int]] = {}
-        for k in misses:
-            by_subdir.setdefault(oids[k].hex()[:2], []).append(k)
-        stamps: dict[str, Stamps] = {}
-        for subdir, ks in by_subdir.items():
-            stamp: Stamps
-            if quick:  # the loose cache answers; no stamps (quick misses are not remembered)
-                stamp = (None,) * len(self._dirs)
-            else:
-                stamp = tuple(dir_mtime_ns(os.path.join(d.path, subdir)) for d in self._dirs)
-                self.counters.stats += len(self._dirs)
-                stamps[subdir] = stamp
-            for d, mtime in zip(self._dirs, stamp, strict=True):
-                if quick:
-                    hits = [k for k in ks if out[k] is None and d.loose.contains(oids[k])]
-                elif mtime is None:
-                    continue  # no such directory: none of these is loose here
-                else:
-                    self.counters.stats += len(ks)
-                    hits = [
-                        k
-                        for k in ks
-                        if out[k] is None and os.path.isfile(os.path.join(d.path, subdir, oids[k].hex()[2:]))
-                    ]
-                for k in hits:
-                    out[k] = Location("loose", d.path, d.local, path=os.path.join(d.path, subdir, oids[k].hex()[2:]))
-        return stamps
-
-    def _remember_missing_many(self, oids: list[bytes], stamps: dict[str, Stamps]) -> None:
-        if len(self._negative) + len(oids) > 1_000_000:
-            self._negative.clear()  # bound memory on pathological input
-        for oid in oids:
-            self._negative[oid] = stamps[oid.hex()[:2]]
 
     def _find_packed(self, oid: bytes, traced: bool) -> Location | None:
         algorithm = self.settings.algorithm

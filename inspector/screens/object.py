@@ -247,7 +247,7 @@ def load_object(core, oid: bytes, pack=None, offset: int | None = None) -> Objec
                 return view
             view.type_name, view.size = type_name, len(data)
         except PackscopeError as e:
-            from packscope.core.store.odb import explain_vanished
+            from packscope.core.store.location import explain_vanished
 
             e = explain_vanished(e)
             view.failed_offset, view.failed_step = e.offset, failed_step(e)

@@ -1,0 +1,127 @@
+"""Lookups in batches (``ObjectStore.locate_many``): the answers ``locate``
+would give, computed at one moment with one check of the pack directories
+and one ``stat`` per loose subdirectory, not one per miss.  A mixin of
+``ObjectStore`` (core/store/odb.py), apart because it is a second way to
+answer the same question, with its own bookkeeping."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from packscope.core.store.location import Location
+from packscope.core.store.pack_directory import dir_mtime_ns
+from packscope.core.store.store_state import MAX_RESCAN_ROUNDS, ObjectDir, Stamps, StoreCounters, StoreSettings
+
+if TYPE_CHECKING:
+    from packscope.core.oid import ObjectFormat
+    from packscope.core.trace import Tracer
+
+
+class BatchLookups:
+    """``locate_many`` and its helpers, mixed into ``ObjectStore``."""
+
+    if TYPE_CHECKING:  # what the store provides
+        fmt: ObjectFormat
+        tracer: Tracer
+        counters: StoreCounters
+        settings: StoreSettings
+        _dirs: list[ObjectDir]
+        _negative: dict[bytes, Stamps]
+
+        def locate(self, oid: bytes, quick: bool | None = None) -> Location | None: ...
+        def rescan(self, reason: str = "request") -> None: ...
+        def _find_packed(self, oid: bytes, traced: bool) -> Location | None: ...
+        def _pack_dirs_changed(self) -> str | None: ...
+        def _pack_dirs_moving(self) -> bool: ...
+
+    def locate_many(self, oids: list[bytes], quick: bool | None = None) -> list[Location | None]:
+        """Where each of ``oids`` is (None: absent), answered as one batch.
+
+        The answers are those ``locate`` would give, computed at one moment:
+        packs are searched for every id; the pack directories are checked
+        for changes once for the batch rather than once per miss; a loose
+        object directory ``objects/xx`` that does not exist answers for every
+        miss under it with one ``stat``.  Traced stores and the ``git`` policy
+        (whose point is a rescan per miss) go through ``locate`` one by one.
+        """
+        if quick is None:
+            quick = self.settings.quick
+        if self.tracer.active or (self.settings.policy == "git" and not quick):
+            return [self.locate(oid, quick) for oid in oids]
+        counters = self.counters
+        counters.lookups += len(oids)
+        null = self.fmt.null
+        find = self._find_packed
+        out: list[Location | None] = [None if oid == null else find(oid, False) for oid in oids]
+        misses = [k for k, loc in enumerate(out) if loc is None and oids[k] != null]
+        counters.null_lookups += sum(1 for oid in oids if oid == null)
+        stamps: dict[str, Stamps] = {}
+        if misses:
+            stamps = self._locate_loose_many(oids, misses, out, quick)
+            misses = [k for k in misses if out[k] is None]
+        if misses and not quick:
+            reason = self._pack_dirs_changed()
+            if reason is None:
+                counters.rescans_skipped += 1
+            else:
+                for _ in range(MAX_RESCAN_ROUNDS):
+                    self.rescan(reason)
+                    for k in misses:
+                        out[k] = find(oids[k], False)
+                    misses = [k for k in misses if out[k] is None]
+                    if not misses or not self._pack_dirs_moving():
+                        break
+                    reason = "changed"
+            if misses:
+                self._remember_missing_many([oids[k] for k in misses], stamps)
+        for loc in out:
+            if loc is None:
+                counters.misses += 1
+            elif loc.source == "pack":
+                counters.hits_pack += 1
+            elif loc.source == "midx":
+                counters.hits_midx += 1
+            else:
+                counters.hits_loose += 1
+        return out
+
+    def _locate_loose_many(
+        self, oids: list[bytes], misses: list[int], out: list[Location | None], quick: bool
+    ) -> dict[str, Stamps]:
+        """Fill ``out[k]`` for the misses that are loose objects; return the
+        mtime of each ``objects/xx`` looked at, per object directory (the
+        negative cache's stamps)."""
+        by_subdir: dict[str, list[int]] = {}
+        for k in misses:
+            by_subdir.setdefault(oids[k].hex()[:2], []).append(k)
+        stamps: dict[str, Stamps] = {}
+        for subdir, ks in by_subdir.items():
+            stamp: Stamps
+            if quick:  # the loose cache answers; no stamps (quick misses are not remembered)
+                stamp = (None,) * len(self._dirs)
+            else:
+                stamp = tuple(dir_mtime_ns(os.path.join(d.path, subdir)) for d in self._dirs)
+                self.counters.stats += len(self._dirs)
+                stamps[subdir] = stamp
+            for d, mtime in zip(self._dirs, stamp, strict=True):
+                if quick:
+                    hits = [k for k in ks if out[k] is None and d.loose.contains(oids[k])]
+                elif mtime is None:
+                    continue  # no such directory: none of these is loose here
+                else:
+                    self.counters.stats += len(ks)
+                    hits = [
+                        k
+                        for k in ks
+                        if out[k] is None and os.path.isfile(os.path.join(d.path, subdir, oids[k].hex()[2:]))
+                    ]
+                for k in hits:
+                    out[k] = Location("loose", d.path, d.local, path=os.path.join(d.path, subdir, oids[k].hex()[2:]))
+        return stamps
+
+    def _remember_missing_many(self, oids: list[bytes], stamps: dict[str, Stamps]) -> None:
+        if len(self._negative) + len(oids) > 1_000_000:
+            self._negative.clear()  # bound memory on pathological input
+        for oid in oids:
+            self._negative[oid] = stamps[oid.hex()[:2]]
