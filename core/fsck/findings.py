@@ -66,6 +66,21 @@ REMEDIES = {
     "index": "Rebuild the index from HEAD: git read-tree HEAD (staged but uncommitted changes are lost).",
 }
 
+REPACK_REMEDY = (
+    "A good copy exists elsewhere ({where}): git repack -a -d rewrites the packs from good copies; "
+    "then delete the damaged pack if it remains."
+)
+
+
+def remedy_for_copies(elsewhere: tuple[str, ...]) -> str:
+    """The remedy for a damaged copy, given where else the object is (ObjectTable.elsewhere)."""
+    good = [w for w in elsewhere if "damaged" not in w and "refused" not in w and w != "promised"]
+    if good:
+        return REPACK_REMEDY.format(where=", ".join(good))
+    if "promised" in elsewhere:
+        return "The promisor remote has it: git fetch it again (or re-clone), then repack."
+    return REMEDIES["unreadable"]
+
 
 @dataclass(frozen=True, slots=True)
 class Finding:

@@ -101,8 +101,8 @@ Result = tuple[
 
 
 def _check_range(task: Task) -> Result:
-    """In a worker: check one range (storage.check_range) and return what the parent merges."""
-    from packscope.core.fsck.storage import check_range
+    """In a worker: check one range (pack_checks.check_range) and return what the parent merges."""
+    from packscope.core.fsck.pack_checks import check_range
 
     slot_no, raw, raw_bases, before = task
     positions, bases = array("I"), array("Q")
@@ -198,7 +198,7 @@ class ObjectPass:
     def check_entries(
         self, slot: PackSlot, order: Sequence[int], bases: Container[int], ticker: Ticker
     ) -> Iterator[Finding]:
-        """What storage.check_range yields for ``order``, computed by the workers."""
+        """What pack_checks.check_range yields for ``order``, computed by the workers."""
         from multiprocessing import TimeoutError as Timeout
 
         pool = self._start()

@@ -9,7 +9,7 @@
 
 Phases, in order (``progress(done, total, phase)`` names them):
 
-1. ``packs`` — every pack/idx pair (packscope.core.fsck.storage.check_pack); with
+1. ``packs`` — every pack/idx pair (packscope.core.fsck.pack_checks.check_pack); with
    full checks every entry is read, CRC- and hash-checked and its syntax
    checked (with ``jobs`` > 1 by worker processes, each a range of a large
    pack: packscope.core.fsck.parallel); stray ``.idx``/``.pack`` files are
@@ -119,13 +119,10 @@ class Fsck:
 
     def _phases(self) -> Iterator[Finding]:
         from packscope.core.fsck.commit_graph_checks import check_commit_graph
-        from packscope.core.fsck.storage import (
-            check_directories,
-            check_loose,
-            check_midx,
-            check_pack,
-            check_special_blobs,
-        )
+        from packscope.core.fsck.loose_checks import check_loose
+        from packscope.core.fsck.midx_checks import check_midx
+        from packscope.core.fsck.pack_checks import check_directories, check_pack
+        from packscope.core.fsck.syntax_findings import check_special_blobs
 
         table = ObjectTable(self.store)
         if self.full and self.show_dangling:
