@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from packscope.core.errors import PackscopeError
 from packscope.core.oid import SHA1, SHA256
 from packscope.core.repo.session import open_session
-from packscope.core.store.pack import HEADER_PEEK, Pack
+from packscope.core.store.pack import Pack
+from packscope.core.store.pack_entry import HEADER_PEEK
 from tests.delta_paths import NOT_BUILT, _native
 from tests.repos import build_packed, build_ref_delta
 

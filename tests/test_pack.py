@@ -14,7 +14,8 @@ import pytest
 from packscope.core.errors import BadPackError, CorruptObjectError, DeltaError, LimitExceededError, MissingObjectError
 from packscope.core.oid import FORMATS, SHA1, SHA256
 from packscope.core.store.cache import DeltaBaseCache
-from packscope.core.store.pack import OBJ_BLOB, OBJ_OFS_DELTA, OBJ_REF_DELTA, Pack
+from packscope.core.store.pack import Pack
+from packscope.core.store.pack_entry import OBJ_BLOB, OBJ_OFS_DELTA, OBJ_REF_DELTA
 from packscope.core.store.pack_order import pack_order as _pack_order
 from packscope.core.store.pack_order import read_rev as _read_rev
 from packscope.core.trace import DeltaBaseCacheEvent, Recorder, Tracer

@@ -1,12 +1,8 @@
-"""One ``.pack`` file: entry headers, bounded inflation, delta chains.
+"""One ``.pack`` file: bounded inflation, delta chains, pack-order facts.
 
 Layout (gitformat-pack): ``PACK``, version (2 or 3), object count, then the
-entries, then the hash of everything before it.  An entry starts with a
-header — type in bits 4-6 of the first byte, the inflated size as a varint
-whose first 4 bits are in that byte — followed for OFS_DELTA by the
-distance back to the base (a big-endian varint with "+1 per continuation"
-so each length has its own range) and for REF_DELTA by the base's id; then
-a zlib stream.
+entries, then the hash of everything before it.  Entry headers are parsed
+in pack_entry.py.
 
 Reading resolves delta chains with a loop, not recursion: walk down to a
 base (or a cached intermediate object), then apply the deltas upwards,
@@ -40,18 +36,22 @@ from packscope.core.errors import (
     LookupFailedError,
     PackscopeError,
 )
-from packscope.core.native import native
 from packscope.core.oid import ObjectFormat
 from packscope.core.store.cache import DeltaBaseCache, OpenFiles
 from packscope.core.store.delta import apply_delta, delta_sizes
 from packscope.core.store.mapped_file import MappedFile
+from packscope.core.store.pack_entry import (
+    OBJ_OFS_DELTA,
+    OBJ_REF_DELTA,
+    TYPE_NAMES,
+    EntryHeader,
+    HeaderTuple,
+    parse_entry_header,
+)
+from packscope.core.store.pack_entry import native_entry_header as _entry_header
 from packscope.core.store.pack_index import PackIndex
 from packscope.core.store.pack_order import pack_order
 from packscope.core.store.zlib_errors import ZlibError
-
-OBJ_COMMIT, OBJ_TREE, OBJ_BLOB, OBJ_TAG = 1, 2, 3, 4
-OBJ_OFS_DELTA, OBJ_REF_DELTA = 6, 7
-TYPE_NAMES = {1: "commit", 2: "tree", 3: "blob", 4: "tag", 6: "ofs-delta", 7: "ref-delta"}
 
 DEFAULT_MAX_OBJECT_SIZE = 4 << 30
 DEFAULT_MAX_CHAIN_DEPTH = 10_000
@@ -59,34 +59,9 @@ DEFAULT_MAX_CHAIN_DEPTH = 10_000
 # that many times the bytes left in the file cannot be genuine.
 MAX_DEFLATE_RATIO = 1032
 INFLATE_CHUNK = 1 << 20  # input fed to zlib per call for big entries
-HEADER_PEEK = 64  # enough for any entry header: 1 + 9 size bytes + a 32-byte id or a 10-byte distance
-# The compiled entry-header parser when the module is built (core/native.py);
-# must read the same HEADER_PEEK window (core/_native.c ENTRY_PEEK).
-_entry_header: Callable[[object, int, int, int], tuple[int, int, int, int | None, bytes | None] | None] | None = (
-    getattr(native, "entry_header", None)
-)
 
 ResolveRef = Callable[[bytes], tuple[str, bytes]]
 ResolveRefInfo = Callable[[bytes], tuple[str, int]]
-
-
-@dataclass(frozen=True, slots=True)
-class EntryHeader:
-    offset: int
-    type_num: int
-    size: int  # inflated size of this entry's data (for a delta: the delta's own size)
-    header_len: int
-    data_offset: int  # where the zlib stream starts
-    base_offset: int | None = None  # OFS_DELTA
-    base_oid: bytes | None = None  # REF_DELTA
-
-    @property
-    def type_name(self) -> str:
-        return TYPE_NAMES[self.type_num]
-
-    @property
-    def is_delta(self) -> bool:
-        return self.type_num >= OBJ_OFS_DELTA
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,71 +189,22 @@ class Pack(MappedFile):
         type_num, size, start, base_offset, base_oid = self._header(offset)
         return EntryHeader(offset, type_num, size, start - offset, start, base_offset, base_oid)
 
-    def _header(self, offset: int) -> tuple[int, int, int, int | None, bytes | None]:
+    def _header(self, offset: int) -> HeaderTuple:
         """(type number, size, data offset, base offset, base id)."""
+        m = self._map if self._map is not None else self._open()
         if _entry_header is not None:
-            # The compiled parser answers what _header_py would, or None
+            # The compiled parser answers what the reference would, or None
             # (anything it would refuse): then the reference says why.
-            m = self._map if self._map is not None else self._open()
             found = _entry_header(m, offset, self._data_end, self.fmt.rawsz)
             if found is not None:
                 return found
-        return self._header_py(offset)
+        # The reference directly, not through _header_py: no extra call per entry.
+        return parse_entry_header(m, offset, self._data_end, self.fmt.rawsz, self.path)
 
-    def _header_py(self, offset: int) -> tuple[int, int, int, int | None, bytes | None]:
+    def _header_py(self, offset: int) -> HeaderTuple:
         """``_header`` in pure Python: the reference, and every error's source."""
         m = self._map if self._map is not None else self._open()
-        end = self._data_end
-        if offset < 12 or offset >= end:
-            raise self._error(f"offset {offset} is outside the pack's entries [12, {end})", offset, "pack-offset")
-        buf = m[offset : offset + HEADER_PEEK]
-        c = buf[0]
-        type_num = (c >> 4) & 7
-        size = c & 15
-        shift = 4
-        i = 1
-        try:
-            while c & 0x80:
-                c = buf[i]
-                i += 1
-                size |= (c & 0x7F) << shift
-                shift += 7
-                if shift > 70:
-                    raise self._error("entry size varint is too long", offset, "pack-entry-header")
-            if type_num <= OBJ_TAG and type_num:
-                base_offset = base_oid = None
-            elif type_num == OBJ_OFS_DELTA:
-                c = buf[i]
-                i += 1
-                distance = c & 0x7F
-                while c & 0x80:
-                    c = buf[i]
-                    i += 1
-                    distance = ((distance + 1) << 7) | (c & 0x7F)
-                base_offset = offset - distance
-                base_oid = None
-                # A base must come earlier in the pack; this also rules out OFS loops.
-                if distance <= 0 or base_offset < 12:
-                    raise self._error(
-                        f"OFS_DELTA base offset {base_offset} is not before the delta",
-                        offset,
-                        "delta-base-offset",
-                        DeltaError,
-                    )
-            elif type_num == OBJ_REF_DELTA:
-                rawsz = self.fmt.rawsz
-                base_oid = buf[i : i + rawsz]
-                if len(base_oid) != rawsz:
-                    raise IndexError
-                i += rawsz
-                base_offset = None
-            else:
-                raise self._error(f"invalid entry type {type_num}", offset, "pack-entry-type")
-        except IndexError:
-            raise self._error("entry header runs past the end of the pack", offset, "pack-truncated") from None
-        if offset + i > end:
-            raise self._error("entry header runs into the pack trailer", offset, "pack-truncated")
-        return type_num, size, offset + i, base_offset, base_oid
+        return parse_entry_header(m, offset, self._data_end, self.fmt.rawsz, self.path)
 
     def _inflate(self, offset: int, start: int, size: int) -> bytes:
         """The data of the entry at ``offset`` (zlib stream at ``start``):
