@@ -4,7 +4,8 @@ packscope.core.fsck.verify runs in a worker on a private read-only session (its 
 no tracer: the check reads every object once, and neither the shared
 store's lock nor the event log should be held by it for minutes); its
 progress callback drives the bar and its cancel check answers Esc.
-Findings are grouped by kind, with counts; Enter on one shows where it is
+Findings are grouped by cause and kind, with counts (the grouping:
+inspector/health_groups_model.py); Enter on one shows where it is
 (file, offset, pack/idx, object id), whether the object exists elsewhere,
 and the remedy.
 """
@@ -16,29 +17,30 @@ import gc
 import os
 import threading
 import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
-from rich.table import Table
 from rich.text import Text
-from textual import getters, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Label, ProgressBar, Static
+from textual.widgets import Label, ProgressBar
 
 from packscope.core.errors import CancelledError, PackscopeError
-from packscope.inspector.commit_text import name_text
+from packscope.inspector.health_groups_model import (
+    Attributor,
+    Entry,
+    Group,
+    group_entries,
+    group_rows,
+    ordered_groups,
+    same_row,
+    starts_open,
+)
 from packscope.inspector.health_state import LastRun, health_state
 from packscope.inspector.safe_text import literal
 from packscope.inspector.screens.base import PackscopeScreen
+from packscope.inspector.screens.finding_details import FindingScreen, severity_badge
 from packscope.inspector.widgets.virtual_list import VirtualList
-
-if TYPE_CHECKING:
-    from packscope.core.fsck.findings import Finding
-    from packscope.core.store.pack_index import PackIndex
-    from packscope.inspector.app import PackscopeApp
 
 HELP = """
 Health runs packscope's fsck (what `git fsck --full` checks) and groups
@@ -75,44 +77,8 @@ the temporary directory (its path is copied).  The Overview's Health
 panel shows the last run's counts.
 """
 
-SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
-SEVERITY_STYLE = {"error": "bold white on red", "warning": "bold black on yellow", "info": "bold black on cyan"}
-EXPAND_LIMIT = 5  # groups with more findings than this start closed
 CONNECTIVITY_DELTA_CACHE = 32 << 20  # bytes of delta bases kept while walking connectivity
 RELEASE_EVERY = 64  # progress reports (a few hundred objects each) between releases of mapped pages
-# Findings about a file's own damage: the cause of what its objects then do.
-CAUSE_AREAS = ("packs", "loose")
-
-
-@dataclass
-class Entry:
-    """A finding and, when a damaged file explains it, that file (a cause
-    finding's own file, or the damaged pack holding its object) and the
-    object's offset in it."""
-
-    finding: Finding
-    cause: str | None = None
-    offset: int | None = None
-    is_cause: bool = False
-
-
-@dataclass
-class Group:
-    kind: str  # the key: a file path, or a finding kind
-    severity: str
-    findings: list[Entry] = field(default_factory=list)
-    open: bool | None = None  # None: decided by size
-    title: str = ""
-    cause: bool = False  # a damaged file: its own findings, then what it causes
-    depth: int = 0
-    subgroups: dict[str, Group] = field(default_factory=dict)  # kind -> Group (what this cause causes)
-
-    def count(self) -> int:
-        return len(self.findings) + sum(g.count() for g in self.subgroups.values())
-
-    def worsen(self, severity: str) -> None:
-        if SEVERITY_ORDER.get(severity, 3) < SEVERITY_ORDER.get(self.severity, 3):
-            self.severity = severity
 
 
 @dataclass
@@ -128,61 +94,6 @@ class RunState:
     started: float = 0.0
     seconds: float = 0.0
     mode: str = "full"
-
-
-def is_cause(f) -> bool:
-    """A finding about a damaged file (a pack or its index, a loose
-    object's file) rather than about what that damage does elsewhere."""
-    if f.severity != "error" or not (f.pack or f.path):
-        return False
-    return f.area in CAUSE_AREAS or f.kind.startswith("loose-")
-
-
-class Attributor:
-    """In the check's worker: which damaged file explains a finding.  A
-    damaged pack explains every finding about an object its index holds; a
-    damaged loose object, the findings about that object."""
-
-    def __init__(self, store) -> None:
-        self.store = store
-        self.packs: list[tuple[str, PackIndex]] = []  # (pack path, its index)
-        self.loose: dict[str, str] = {}  # oid -> path
-
-    def entry(self, f) -> Entry:
-        if is_cause(f):
-            key = f.pack or f.path
-            if f.pack and all(p != f.pack for p, _ in self.packs):
-                idx = self._index(f.pack)
-                if idx is not None:
-                    self.packs.append((f.pack, idx))
-            elif f.oid and not f.pack:
-                self.loose[f.oid] = f.path
-            return Entry(f, key, f.offset, True)
-        if f.oid:
-            if f.oid in self.loose:
-                return Entry(f, self.loose[f.oid])
-            raw = bytes.fromhex(f.oid)
-            for path, idx in self.packs:
-                try:
-                    pos = idx.find(raw)
-                    if pos >= 0:
-                        return Entry(f, path, idx.offset_at(pos))
-                except PackscopeError:
-                    continue
-        return Entry(f)
-
-    def _index(self, pack_path: str):
-        for h in self.store.all_packs():
-            if h.files.pack_path == pack_path:
-                try:
-                    return h.index.open()
-                except PackscopeError:
-                    return None
-        return None
-
-
-def severity_badge(severity: str) -> Text:
-    return Text(f" {severity.upper():<7}", style=SEVERITY_STYLE.get(severity, "reverse"))
 
 
 class _Source:
@@ -390,40 +301,7 @@ class HealthScreen(PackscopeScreen):
         return bool(batch)
 
     def regroup(self) -> None:
-        """Groups: each damaged file (its own findings, then what it causes,
-        by kind), then the rest by file (commit-graph, midx, a ref) or by
-        kind; dangling objects in one group."""
-        groups: dict[str, Group] = {}
-        for e in self.entries:
-            if e.is_cause and e.cause is not None:  # a cause entry is keyed by its file
-                g = groups.get(e.cause)
-                if g is None:
-                    g = groups[e.cause] = Group(e.cause, e.finding.severity, title=_file_title(e.cause), cause=True)
-                g.findings.append(e)
-                g.worsen(e.finding.severity)
-        for e in self.entries:
-            if e.is_cause:
-                continue
-            f = e.finding
-            parent = groups.get(e.cause) if e.cause else None
-            if parent is not None:
-                sub = parent.subgroups.get(f.kind)
-                if sub is None:
-                    sub = parent.subgroups[f.kind] = Group(f"{e.cause}\0{f.kind}", f.severity, title=f.kind, depth=1)
-                sub.findings.append(e)
-                sub.worsen(f.severity)
-                parent.worsen(f.severity)
-                continue
-            key = f.kind
-            title = f.kind
-            if f.area in ("commit-graph", "midx", "multi-pack-index") and f.path:
-                key, title = f.path, f"{_file_title(f.path)}: {f.kind}"
-            g = groups.get(key)
-            if g is None:
-                g = groups[key] = Group(key, f.severity, title=title)
-            g.findings.append(e)
-            g.worsen(f.severity)
-        self.groups = groups
+        self.groups = group_entries(self.entries)
 
     def _check_ended(self, state: RunState) -> None:
         if state is not self.state:
@@ -473,36 +351,22 @@ class HealthScreen(PackscopeScreen):
     def is_open(self, g: Group) -> bool:
         if g.kind in self._open:
             return self._open[g.kind]
-        if g.cause:
-            return True  # the cause itself shows; what it causes stays folded
-        return g.count() <= EXPAND_LIMIT and g.severity != "info"
+        return starts_open(g)
 
     def ordered_groups(self) -> list[Group]:
-        return sorted(
-            self.groups.values(),
-            key=lambda g: (not g.cause, SEVERITY_ORDER.get(g.severity, 3), -g.count(), g.kind),
-        )
+        return ordered_groups(self.groups.values())
 
     def rebuild_rows(self) -> None:
         lst = self.query_one(VirtualList)
         keep = self.rows[lst.cursor] if self.rows and lst.cursor < len(self.rows) else None
-        rows: list[tuple[str, Group | Entry | Text]] = []
-        for g in self.ordered_groups():
-            rows.append(("group", g))
-            if not self.is_open(g):
-                continue
-            rows.extend(("finding", e) for e in g.findings)
-            for sub in sorted(g.subgroups.values(), key=lambda x: (SEVERITY_ORDER.get(x.severity, 3), x.kind)):
-                rows.append(("group", sub))
-                if self.is_open(sub):
-                    rows.extend(("finding", e) for e in sub.findings)
+        rows: list[tuple[str, Group | Entry | Text]] = list(group_rows(self.groups.values(), self.is_open))
         if not rows and self.state.finished and not self.state.error and not self.state.cancelled:
             rows.append(("text", Text("  no problems found", style="bold green")))
         self.rows = rows
         cursor = 0
         if keep is not None and lst.cursor > 0:  # at the top, stay there as groups arrive above
             cursor = next(
-                (i for i, r in enumerate(rows) if r[0] == keep[0] and _same(r[1], keep[1])),
+                (i for i, r in enumerate(rows) if r[0] == keep[0] and same_row(r[1], keep[1])),
                 min(lst.cursor, max(0, len(rows) - 1)),
             )
         lst.reset(cursor)
@@ -623,71 +487,3 @@ def release_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):  # not glibc: nothing to ask
         pass
-
-
-def _file_title(path: str) -> str:
-    parent = os.path.basename(os.path.dirname(path))
-    return f"{parent}/{os.path.basename(path)}" if len(parent) == 2 else os.path.basename(path)
-
-
-def _same(a, b) -> bool:
-    if isinstance(a, Group) and isinstance(b, Group):
-        return a.kind == b.kind
-    return a is b
-
-
-def finding_table(f) -> Table:
-    t = Table(box=None, show_header=False, pad_edge=False, expand=True)
-    t.add_column(style="bold", no_wrap=True)
-    t.add_column(overflow="fold")
-    t.add_row("severity", severity_badge(f.severity))
-    t.add_row("kind", literal(f.kind + (f"  (git: {f.msg_id})" if f.msg_id else "")))
-    t.add_row("area", literal(f.area + (f", exit bit {f.exit_bit}" if f.exit_bit else "")))
-    t.add_row("message", literal(f.message))
-    t.add_row("file", literal(name_text(f.path)) if f.path else Text("–", style="dim"))
-    t.add_row("offset", Text(f"{f.offset:,} (0x{f.offset:x})") if f.offset is not None else Text("–", style="dim"))
-    if f.pack:
-        t.add_row("pack", literal(name_text(f.pack)))
-    if f.idx:
-        t.add_row("index", literal(name_text(f.idx)))
-    t.add_row("object", Text(f.oid, style="cyan") if f.oid else Text("–", style="dim"))
-    if f.object_type:
-        t.add_row("type", literal(f.object_type))
-    if f.elsewhere:
-        t.add_row("elsewhere", literal(", ".join(f.elsewhere), "green"))
-    elif f.oid:
-        t.add_row("elsewhere", Text("no other copy known", style="yellow"))
-    t.add_row("remedy", literal(f.remedy) if f.remedy else Text("–", style="dim"))
-    for k, v in (f.details or {}).items():
-        t.add_row(literal(str(k)).plain, literal(str(v), "dim"))
-    return t
-
-
-class FindingScreen(ModalScreen[None]):
-    """One finding's details (Enter on a finding in Health)."""
-
-    if TYPE_CHECKING:  # the packscope app, for the type checker
-        app = getters.app(PackscopeApp)
-
-    BINDINGS = [
-        Binding("escape,q,enter", "close", "Close", id="finding.close"),
-        Binding("o", "open_object", "Open object", id="finding.object"),
-    ]
-
-    def __init__(self, finding) -> None:
-        super().__init__(classes="help-screen")
-        self.finding = finding
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help-box"):
-            yield Static(Text("Finding", style="bold"), id="help-title")
-            yield Static(finding_table(self.finding), id="finding-detail")
-
-    def action_close(self) -> None:
-        self.dismiss(None)
-
-    def action_open_object(self) -> None:
-        if self.finding.oid:
-            oid = bytes.fromhex(self.finding.oid)
-            self.dismiss(None)
-            self.app.open_object(oid)
