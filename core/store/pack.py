@@ -1,18 +1,15 @@
-"""One ``.pack`` file: bounded inflation, delta chains, pack-order facts.
+"""One ``.pack`` file: reading objects through delta chains, and what a
+pack's order says about its entries (disk sizes, delta-base ids).
 
 Layout (gitformat-pack): ``PACK``, version (2 or 3), object count, then the
 entries, then the hash of everything before it.  Entry headers are parsed
-in pack_entry.py.
+in pack_entry.py, entry data inflated (bounded) in pack_inflate.py.
 
 Reading resolves delta chains with a loop, not recursion: walk down to a
 base (or a cached intermediate object), then apply the deltas upwards,
-caching every object that served as a base, as git does.  Nothing here
-trusts a declared size: each is checked against a cap and against what the
-file could possibly inflate to before anything is allocated, and inflation
-stops at the declared size.
-
-Checksums and CRCs are verified only on request (``verify_checksum``,
-``crc_ok``), never on ordinary reads.
+caching every object that served as a base, as git does.  Checksums and
+CRCs are verified only on request (``verify_checksum``, ``crc_ok``), never
+on ordinary reads.
 """
 
 from __future__ import annotations
@@ -26,11 +23,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
-from zlib_ng import zlib_ng
-
 from packscope.core.errors import (
     BadPackError,
-    CorruptObjectError,
     DeltaError,
     LimitExceededError,
     LookupFailedError,
@@ -50,15 +44,11 @@ from packscope.core.store.pack_entry import (
 )
 from packscope.core.store.pack_entry import native_entry_header as _entry_header
 from packscope.core.store.pack_index import PackIndex
+from packscope.core.store.pack_inflate import inflate_entry, inflate_prefix
 from packscope.core.store.pack_order import pack_order
-from packscope.core.store.zlib_errors import ZlibError
 
 DEFAULT_MAX_OBJECT_SIZE = 4 << 30
 DEFAULT_MAX_CHAIN_DEPTH = 10_000
-# Deflate cannot compress better than about 1032:1; a declared size beyond
-# that many times the bytes left in the file cannot be genuine.
-MAX_DEFLATE_RATIO = 1032
-INFLATE_CHUNK = 1 << 20  # input fed to zlib per call for big entries
 
 ResolveRef = Callable[[bytes], tuple[str, bytes]]
 ResolveRefInfo = Callable[[bytes], tuple[str, int]]
@@ -208,89 +198,10 @@ class Pack(MappedFile):
 
     def _inflate(self, offset: int, start: int, size: int) -> bytes:
         """The data of the entry at ``offset`` (zlib stream at ``start``):
-        exactly ``size`` bytes, or a typed error."""
-        end = self._data_end
-        if size > self.max_object_size or size > (end - start) * MAX_DEFLATE_RATIO + 64:
-            self._refuse_size(offset, size, end - start)
+        exactly ``size`` bytes, or a typed error (read_at calls
+        ``inflate_entry`` itself: no extra call per entry)."""
         m = self._map if self._map is not None else self._open()
-        # Deflate expands incompressible data by a few bytes per 64 KiB block,
-        # so one window of size + 1/8 nearly always holds a small entry's whole
-        # stream; big entries are fed a chunk at a time so that neither the
-        # input copy nor zlib's copy of unused input grows with the object.
-        # Asking for size+1 bytes lets zlib reach the end of the stream in the
-        # same call (and shows excess); it also keeps max_length from being 0,
-        # which would mean "no limit".
-        stop = min(end, start + min(size + (size >> 3) + 64, INFLATE_CHUNK))
-        d = zlib_ng.decompressobj()
-        want = size + 1
-        try:
-            out = d.decompress(m[start:stop], want)
-            if not d.eof and len(out) < want and stop < end:
-                parts, got = [out], len(out)
-                while not d.eof and got < want and stop < end:  # got < want: all input was consumed
-                    nstart, stop = stop, min(end, stop + INFLATE_CHUNK)
-                    more = d.decompress(m[nstart:stop], want - got)
-                    parts.append(more)
-                    got += len(more)
-                out = b"".join(parts)
-        except ZlibError as e:
-            raise self._error(f"zlib stream is corrupt: {e}", offset, "pack-zlib", CorruptObjectError) from None
-        if d.eof and len(out) == size:
-            return out
-        if len(out) > size:
-            raise self._error(
-                f"entry inflates to more than its declared {size} bytes", offset, "pack-size", CorruptObjectError
-            )
-        if not d.eof:
-            # All input up to the trailer was fed: the entry straddles the
-            # end of the data (a truncated pack), it does not just end early.
-            raise self._error(
-                f"entry runs past the end of the pack's data (@{end}): its zlib stream is cut"
-                f" after {len(out)} of {size} bytes",
-                offset,
-                "pack-truncated",
-                CorruptObjectError,
-            )
-        raise self._error(
-            f"entry inflates to {len(out)} bytes, it declares {size}", offset, "pack-size", CorruptObjectError
-        )
-
-    def _inflate_prefix(self, offset: int, start: int, n: int) -> bytes:
-        """The first ``n`` bytes of the entry's data (fewer if it is shorter)."""
-        m = self._map if self._map is not None else self._open()
-        end = self._data_end
-        d = zlib_ng.decompressobj()
-        # One call nearly always does: n bytes rarely need more than 64 + 4n
-        # bytes of stream.  The loop below handles the rest.
-        stop = min(end, start + 64 + 4 * n)
-        try:
-            out = d.decompress(m[start:stop], n)
-        except ZlibError as e:
-            raise self._error(f"zlib stream is corrupt: {e}", offset, "pack-zlib", CorruptObjectError) from None
-        if len(out) >= n or d.eof:
-            return out
-        try:
-            while len(out) < n and not d.eof and stop < end:
-                nstart, stop = stop, min(end, stop + 256 + 4 * n)
-                out += d.decompress(d.unconsumed_tail + m[nstart:stop], n - len(out))
-        except ZlibError as e:
-            raise self._error(f"zlib stream is corrupt: {e}", offset, "pack-zlib", CorruptObjectError) from None
-        return out
-
-    def _refuse_size(self, offset: int, size: int, available: int) -> None:
-        if size > self.max_object_size:
-            raise LimitExceededError(
-                f"entry declares {size} bytes, above the cap of {self.max_object_size}",
-                path=self.path,
-                offset=offset,
-                kind="object-too-large",
-            )
-        raise LimitExceededError(
-            f"entry declares {size} bytes, more than the {available} bytes left in the pack can inflate to",
-            path=self.path,
-            offset=offset,
-            kind="implausible-size",
-        )
+        return inflate_entry(m, offset, start, size, self._data_end, self.max_object_size, self.path)
 
     # --- objects ---------------------------------------------------------
     #
@@ -308,8 +219,10 @@ class Pack(MappedFile):
         if self._open_files is not None:
             self._open_files.touch(self)
         type_num, size, start, base_offset, base_oid = self._header(offset)
+        m = self._map if self._map is not None else self._open()  # _header mapped it
+        end, max_size, path = self._data_end, self.max_object_size, self.path
         if type_num < OBJ_OFS_DELTA:  # the common case: no chain, no cache
-            data = self._inflate(offset, start, size)
+            data = inflate_entry(m, offset, start, size, end, max_size, path)
             if keep and self.cache is not None:
                 self.cache.put(self.name, offset, TYPE_NAMES[type_num], data)
             return TYPE_NAMES[type_num], data
@@ -348,15 +261,14 @@ class Pack(MappedFile):
                 deltas.append((here, start, size))
                 self._check_chain_depth(len(deltas), offset)
             else:
-                base = (TYPE_NAMES[type_num], self._inflate(here, start, size))
+                base = (TYPE_NAMES[type_num], inflate_entry(m, here, start, size, end, max_size, path))
                 if cache is not None:
                     cache.put(name, here, base[0], base[1])
         type_name, data = base
-        max_size = self.max_object_size
         for k in range(len(deltas) - 1, -1, -1):
             here, start, size = deltas[k]
             try:
-                data = apply_delta(data, self._inflate(here, start, size), max_size)
+                data = apply_delta(data, inflate_entry(m, here, start, size, end, max_size, path), max_size)
             except (DeltaError, LimitExceededError) as e:
                 e.path, e.offset = self.path, here
                 raise
@@ -422,7 +334,10 @@ class Pack(MappedFile):
     def delta_result_size(self, offset: int, start: int, size: int) -> int:
         """The result size a delta entry declares, from its first bytes
         (``start``: its zlib stream, ``size``: the delta's own size)."""
-        prefix = self._inflate_prefix(offset, start, min(size, 20))  # two varints of at most 10 bytes
+        m = self._map if self._map is not None else self._open()
+        prefix = inflate_prefix(
+            m, offset, start, min(size, 20), self._data_end, self.path
+        )  # two varints of at most 10 bytes
         try:
             return delta_sizes(prefix)[1]
         except DeltaError as e:
