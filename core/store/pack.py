@@ -19,8 +19,7 @@ import os
 import zlib
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import TypeVar
 
 from packscope.core.errors import (
@@ -34,6 +33,7 @@ from packscope.core.oid import ObjectFormat
 from packscope.core.store.cache import DeltaBaseCache, OpenFiles
 from packscope.core.store.delta import apply_delta, delta_sizes
 from packscope.core.store.mapped_file import MappedFile
+from packscope.core.store.pack_chain import ChainLink, delta_chain
 from packscope.core.store.pack_entry import (
     OBJ_OFS_DELTA,
     OBJ_REF_DELTA,
@@ -42,6 +42,7 @@ from packscope.core.store.pack_entry import (
     HeaderTuple,
     parse_entry_header,
 )
+from packscope.core.store.pack_entry import given as _given
 from packscope.core.store.pack_entry import native_entry_header as _entry_header
 from packscope.core.store.pack_index import PackIndex
 from packscope.core.store.pack_inflate import inflate_entry, inflate_prefix
@@ -54,27 +55,7 @@ ResolveRef = Callable[[bytes], tuple[str, bytes]]
 ResolveRefInfo = Callable[[bytes], tuple[str, int]]
 
 
-@dataclass(frozen=True, slots=True)
-class ChainLink:
-    """One entry of a delta chain, top (depth 0) first.  ``offset`` is None
-    for a REF_DELTA base that lives outside this pack (type "external")."""
-
-    offset: int | None
-    type_name: str
-    depth: int
-    cached: bool
-    base_oid: bytes | None = None
-
-
 T = TypeVar("T")
-
-
-def _given(value: T | None) -> T:
-    """A header field its entry's type guarantees (the base offset of an
-    OFS_DELTA, the base id of a REF_DELTA): the header parser sets it."""
-    if value is None:
-        raise BadPackError("a delta entry's header lacks its base", kind="pack-header")
-    return value
 
 
 class Pack(MappedFile):
@@ -290,12 +271,6 @@ class Pack(MappedFile):
         pos = self.index.find(oid)
         return None if pos < 0 else self.index.offset_at(pos)
 
-    def _base_offset_of(self, hdr: EntryHeader) -> int | None:
-        """Where a delta's base starts in this pack; None if it is not here."""
-        if hdr.type_num == OBJ_OFS_DELTA:
-            return hdr.base_offset
-        return self._find_offset(_given(hdr.base_oid))
-
     def _external_base(
         self, offset: int, oid: bytes, chain: set[int], resolve: Callable[[bytes], tuple[str, T]] | None
     ) -> tuple[str, T]:
@@ -343,25 +318,6 @@ class Pack(MappedFile):
         except DeltaError as e:
             e.path, e.offset = self.path, offset
             raise
-
-    def _walk(self, offset: int) -> Iterator[EntryHeader | None]:
-        """Entry headers from ``offset`` down its delta chain; a final None
-        stands for a REF_DELTA base outside this pack."""
-        hdr = self.entry_header(offset)
-        seen = {offset}
-        while True:
-            yield hdr
-            if not hdr.is_delta:
-                return
-            self._check_chain_depth(len(seen), offset)
-            base_offset = self._base_offset_of(hdr)
-            if base_offset is None:
-                yield None
-                return
-            if base_offset in seen:
-                raise self._error(f"delta chain loops back to offset {base_offset}", offset, "delta-loop", DeltaError)
-            seen.add(base_offset)
-            hdr = self.entry_header(base_offset)
 
     def _chain_type(self, offset: int) -> str:
         """A delta's type: its base's, found by headers alone (or the cache)."""
@@ -414,15 +370,7 @@ class Pack(MappedFile):
 
     def delta_chain(self, offset: int) -> list[ChainLink]:
         """The chain from the entry at ``offset`` (depth 0) down to its base."""
-        cache = self.cache
-        links: list[ChainLink] = []
-        for depth, hdr in enumerate(self._walk(offset)):
-            if hdr is None:
-                links.append(ChainLink(None, "external", depth, False, links[-1].base_oid))
-            else:
-                cached = cache is not None and (self.name, hdr.offset) in cache
-                links.append(ChainLink(hdr.offset, hdr.type_name, depth, cached, hdr.base_oid))
-        return links
+        return delta_chain(self, offset)
 
     # --- pack order: disk sizes and OFS_DELTA base ids ----------------------
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import mmap
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from packscope.core.errors import BadPackError, DeltaError
 from packscope.core.native import native
@@ -26,6 +27,8 @@ OBJ_OFS_DELTA, OBJ_REF_DELTA = 6, 7
 TYPE_NAMES = {1: "commit", 2: "tree", 3: "blob", 4: "tag", 6: "ofs-delta", 7: "ref-delta"}
 
 HEADER_PEEK = 64  # enough for any entry header: 1 + 9 size bytes + a 32-byte id or a 10-byte distance
+
+T = TypeVar("T")
 
 # (type number, size, data offset, base offset, base id)
 HeaderTuple = tuple[int, int, int, int | None, bytes | None]
@@ -54,6 +57,14 @@ class EntryHeader:
     @property
     def is_delta(self) -> bool:
         return self.type_num >= OBJ_OFS_DELTA
+
+
+def given(value: T | None) -> T:
+    """A header field its entry's type guarantees (the base offset of an
+    OFS_DELTA, the base id of a REF_DELTA): the header parser sets it."""
+    if value is None:
+        raise BadPackError("a delta entry's header lacks its base", kind="pack-header")
+    return value
 
 
 def _bad(
