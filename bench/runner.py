@@ -29,6 +29,7 @@ from pathlib import Path
 from packscope.bench.inputs import describe
 from packscope.bench.peers import bench_env, git_cmd, packscope_cmd, unavailable_reason
 from packscope.bench.results import Case, Series, Target
+from packscope.core.native import PURE_ENV
 
 
 class MeasurementError(Exception):
@@ -115,6 +116,7 @@ def measure_process(
     timeout: float = 3600.0,
     cwd: str | None = None,
     ok: tuple[int, ...] = (0,),
+    env: dict[str, str] | None = None,
 ) -> ProcessSample:
     """Run a whole command once and measure it.  stdout goes to a file, not a
     pipe, so the parent does no work while the child runs.  The child is
@@ -127,7 +129,8 @@ def measure_process(
     that exec'd the command — here the bench itself, tens of MiB, more than a
     git command's whole peak.  So when GNU time is installed the command runs
     under ``/usr/bin/time -f %M`` (a small C process forks it), whose report
-    is the peak; without it the number is an upper bound, and said so."""
+    is the peak; without it the number is an upper bound, and said so.
+    ``env`` adds to (or overrides) the benchmark environment."""
     import signal
     import threading
 
@@ -139,7 +142,7 @@ def measure_process(
     ):
         timed = [GNU_TIME, "-f", "%M", "-o", rss.name, *cmd] if GNU_TIME else cmd
         t0 = time.perf_counter()
-        p = subprocess.Popen(timed, stdin=stdin, stdout=out, stderr=err, env=bench_env(), cwd=cwd)
+        p = subprocess.Popen(timed, stdin=stdin, stdout=out, stderr=err, env={**bench_env(), **(env or {})}, cwd=cwd)
         timer = threading.Timer(timeout, lambda: os.kill(p.pid, signal.SIGKILL))
         timer.start()
         try:
@@ -200,9 +203,10 @@ class ProcessRun:
     stdin: Callable[[dict], str | None] = lambda inputs: None
     verify: Callable[[Path, dict], dict] | None = None
     ok: tuple[int, ...] = (0,)  # exit statuses that are answers, not failures
+    env: dict[str, str] | None = None  # added to the benchmark environment
 
     def once(self, inputs: dict, ctx: Context) -> None:
-        m = measure_process(self.cmd(inputs), self.stdin(inputs), timeout=ctx.timeout, ok=self.ok)
+        m = measure_process(self.cmd(inputs), self.stdin(inputs), timeout=ctx.timeout, ok=self.ok, env=self.env)
         try:
             facts = self.verify(m.out, inputs) if self.verify else {}
         finally:
@@ -241,6 +245,19 @@ class WorkerRun:
         _merge_info(self.series, {**leftovers, **facts})
 
 
+PURE_SUFFIX = " (pure Python)"
+
+
+def pure_twin(run: ProcessRun) -> ProcessRun:
+    """The same packscope command on the pure-Python path (``PACKSCOPE_PURE=1``,
+    see packscope.core.native): a row beside the compiled one, so a table
+    shows what the optional compiled module buys.  Targets name the compiled
+    row; the twin has none."""
+    s = run.series
+    twin = Series(s.system + PURE_SUFFIX, s.role, s.group, s.unit)
+    return ProcessRun(twin, run.cmd, run.stdin, run.verify, run.ok, {**(run.env or {}), PURE_ENV: "1"})
+
+
 def cat_file_case(
     ctx: Context,
     label: str,
@@ -256,10 +273,12 @@ def cat_file_case(
     ``target`` is (the ratio packscope must stay under, its description)."""
     ps, git = f"packscope cat-file {flag}", f"git cat-file {flag}"
     case = Case(f"{label} · whole process", label, workload, targets=[Target(ps, git, *target)])
+    compiled = ProcessRun(
+        Series(ps, "packscope"), lambda i: packscope_cmd(repo, "cat-file", flag), lambda i: i["hex"], verify
+    )
     runs = [
-        ProcessRun(
-            Series(ps, "packscope"), lambda i: packscope_cmd(repo, "cat-file", flag), lambda i: i["hex"], verify
-        ),
+        compiled,
+        pure_twin(compiled),
         ProcessRun(Series(git), lambda i: git_cmd(repo, "cat-file", flag), lambda i: i["hex"], verify),
     ]
     return repeat(case, runs, inputs, ctx)

@@ -94,6 +94,16 @@ def check_packscope_and_git_always_produce_numbers(tiny_doc):
         assert systems[name]["samples"], name
     read = {s["system"]: s for c in by["read-random"]["cases"] for s in c["systems"]}
     assert read["packscope cat-file --batch"]["samples"] and read["git cat-file --batch"]["samples"]
+    # Each whole-process packscope row vs git has its pure-Python twin beside it.
+    for scenario, row in (
+        ("exists-mixed", "packscope cat-file --batch-check"),
+        ("read-random", "packscope cat-file --batch"),
+        ("walk", "packscope log --all --format=%H"),
+        ("startup", "packscope cat-file -t HEAD"),
+        ("fsck", "packscope fsck"),
+    ):
+        rows = {s["system"]: s for c in by[scenario]["cases"] for s in c["systems"]}
+        assert rows[row + " (pure Python)"]["samples"], (scenario, row)
     for case in by["rescan"]["cases"]:
         names = {s["system"] for s in case["systems"] if s["samples"]}
         assert {"policy git", "policy gated", "quick"} <= names
@@ -172,3 +182,23 @@ def test_each_measured_process_reports_its_own_peak_resident_set(tmp_path):
     if GNU_TIME is None:
         pytest.skip("GNU time is not installed: a small command's peak includes the bench process's")
     assert small.max_rss_bytes < 40 * 2**20  # not the bench process's own peak
+
+
+def test_pure_twin_runs_the_same_command_on_the_pure_python_path(tmp_path):
+    from packscope.bench.results import Series
+    from packscope.bench.runner import Context, ProcessRun, pure_twin
+
+    # The child reports the path packscope would take in it.
+    probe = "from packscope.core.native import PATH; print(PATH)"
+    compiled = ProcessRun(
+        Series("probe", "packscope"),
+        lambda i: [sys.executable, "-c", probe],
+        verify=lambda p, i: {"answer": p.read_text().strip()},
+    )
+    twin = pure_twin(compiled)
+    ctx = Context(reps=1, work_dir=tmp_path)
+    for run in (compiled, twin):
+        run.once({}, ctx)
+    assert twin.series.system == "probe (pure Python)" and twin.series.role == "packscope"
+    assert twin.series.info["answer"] == "pure"
+    assert not compiled.env  # the compiled row keeps the benchmark environment as it is

@@ -1,7 +1,7 @@
 """fsck: verifying the whole repository, as ``git fsck --full`` does.
 
 ``packscope fsck`` with one job and with the default (one worker process
-per CPU) against ``git fsck --full`` on the same repository, whole
+per CPU; also on the pure-Python path) against ``git fsck --full`` on the same repository, whole
 processes: wall time, CPU (the workers' included) and peak resident set
 (the largest process of the tree, as ``/usr/bin/time`` reports it).  The
 exit status is the verdict, not a failure; each side's dangling objects are
@@ -15,7 +15,7 @@ from pathlib import Path
 from packscope.bench import inputs as inp
 from packscope.bench.peers import git_cmd, packscope_cmd
 from packscope.bench.results import Case, ScenarioResult, Series, Target
-from packscope.bench.runner import ProcessRun, repeat
+from packscope.bench.runner import ProcessRun, pure_twin, repeat
 
 NAME = "fsck"
 TITLE = "Verifying the repository (fsck --full)"
@@ -34,13 +34,15 @@ def run(ctx) -> ScenarioResult:
     res, source, repo = inp.on_real_history(ctx, NAME, TITLE, columns=[("max_rss_bytes", "peak RSS")])
     case = Case(f"{source.label} · whole repository", source.label, inp.describe(repo))
     git_series = Series(GIT_PROC)
+    compiled = ProcessRun(
+        Series(PS_DEFAULT, "packscope"),
+        lambda i: packscope_cmd(repo, "fsck", "--no-progress"),
+        verify=dangling,
+        ok=VERDICTS,
+    )
     runs = [
-        ProcessRun(
-            Series(PS_DEFAULT, "packscope"),
-            lambda i: packscope_cmd(repo, "fsck", "--no-progress"),
-            verify=dangling,
-            ok=VERDICTS,
-        ),
+        compiled,
+        pure_twin(compiled),
         ProcessRun(
             Series(PS_ONE, "packscope"),
             lambda i: packscope_cmd(repo, "fsck", "--no-progress", "--jobs", "1"),

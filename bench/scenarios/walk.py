@@ -12,7 +12,7 @@ from __future__ import annotations
 from packscope.bench import inputs as inp
 from packscope.bench.peers import git_cmd, packscope_cmd
 from packscope.bench.results import Case, ScenarioResult, Series, Target
-from packscope.bench.runner import ProcessRun, Run, WorkerRun, api_series, repeat
+from packscope.bench.runner import ProcessRun, Run, WorkerRun, api_series, pure_twin, repeat
 from packscope.bench.verify import line_count
 
 NAME = "walk"
@@ -34,10 +34,10 @@ def run(ctx) -> ScenarioResult:
         ProcessRun(git_series, lambda i: git_cmd(repo, "rev-list", "--all"), verify=lambda p, i: line_count(p))
     ]
     ps = Series(PS_PROC, "packscope")
-    runs.insert(
-        0,
-        ProcessRun(ps, lambda i: packscope_cmd(repo, "log", "--all", "--format=%H"), verify=lambda p, i: line_count(p)),
+    compiled = ProcessRun(
+        ps, lambda i: packscope_cmd(repo, "log", "--all", "--format=%H"), verify=lambda p, i: line_count(p)
     )
+    runs[0:0] = [compiled, pure_twin(compiled)]
     case.targets.append(Target(PS_PROC, GIT_PROC, 2.0, "walk ≤ 2× git rev-list --all"))
     for system, label in (
         ("packscope", PS_INPROC),
