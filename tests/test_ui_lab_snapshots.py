@@ -23,10 +23,12 @@ import pytest
 from tests import repos
 from tests.cli import packscope
 from tests.test_ui_lab_demo import write_bucket_pack
-from tests.ui_support import until
+from tests.ui_support import fixed_snapshot_root, until
 
 SIZE = (120, 36)
-ROOT = Path(f"/tmp/packscope-lab-snapshots-{os.getuid()}")
+# One fixed path for every user: the paths on screen are part of the SVGs
+# (a uid in the path would make every snapshot differ under another user).
+ROOT = Path("/tmp/packscope-lab-snapshots")
 HERE = Path(__file__).resolve().parent
 
 
@@ -49,7 +51,7 @@ def _fixed_times(doc: dict) -> dict:
 
 @pytest.fixture(scope="session")
 def lab_snap() -> dict:
-    ROOT.mkdir(exist_ok=True)
+    fixed_snapshot_root(ROOT)
     with open(ROOT / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         marker = ROOT / "built"

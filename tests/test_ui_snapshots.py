@@ -23,10 +23,12 @@ import pytest
 
 from tests import ui_history_repos as hr
 from tests.repos import build_many_packs, git
-from tests.ui_support import until
+from tests.ui_support import fixed_snapshot_root, until
 
 SIZE = (120, 36)
-ROOT = Path(f"/tmp/packscope-snapshots-{os.getuid()}")
+# One fixed path for every user: the paths on screen are part of the SVGs
+# (a uid in the path would make every snapshot differ under another user).
+ROOT = Path("/tmp/packscope-snapshots")
 HERE = Path(__file__).resolve().parent
 # What the cached repositories are made from: their builders' source.
 BUILDER_SOURCES = (HERE / "ui_history_repos.py", HERE / "repos.py")
@@ -60,7 +62,7 @@ def builder_key(sources=BUILDER_SOURCES) -> str:
 
 @pytest.fixture(scope="session")
 def snap_repos() -> dict[str, Path]:
-    ROOT.mkdir(exist_ok=True)
+    fixed_snapshot_root(ROOT)
     with open(ROOT / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # xdist workers build it once
         marker = ROOT / "built"

@@ -6,8 +6,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import os
 import time
+from pathlib import Path
 
+import pytest
 from rich.console import Console
 from textual.widgets import Input
 
@@ -132,3 +135,18 @@ async def open_history(app, pilot):
     )
     await pilot.pause()
     return screen
+
+
+def fixed_snapshot_root(root: Path) -> Path:
+    """``root``, created if needed: the snapshot repositories live at one
+    fixed path because the paths on screen are drawn into the SVGs.  When
+    another user owns it the snapshot tests are skipped with the reason
+    (a different path would make every snapshot differ)."""
+    try:
+        root.mkdir(exist_ok=True)
+        usable = os.access(root, os.W_OK | os.X_OK)
+    except OSError:
+        usable = False
+    if not usable:
+        pytest.skip(f"{root} is not writable (another user's?): snapshots need this fixed path; remove it")
+    return root
