@@ -26,7 +26,17 @@ from pathlib import Path
 from packscope.bench.peers import bench_env
 from packscope.bench.results import ScenarioResult
 
-BUILD_VERSION = 1  # bump when a stream changes: cached repositories are keyed by it
+
+def build_key(source: bytes, git_version: bytes) -> str:
+    """What cached repositories are keyed by: a hash of this module's source
+    (the streams and builders) and of git's version, so a change to how they
+    are made rebuilds them, with nothing to bump by hand."""
+    return hashlib.sha256(source + b"\0" + git_version).hexdigest()[:12]
+
+
+BUILD_KEY = build_key(
+    Path(__file__).read_bytes(), subprocess.run(["git", "--version"], capture_output=True, check=False).stdout
+)
 MARKER = "bench-complete"
 TYPE_CODES = {"commit": 1, "tree": 2, "blob": 3, "tag": 4}
 
@@ -51,7 +61,7 @@ def git(*args, cwd=None, input: bytes | None = None) -> bytes:
 def cached_repo(work_dir: Path, key: str, build) -> Path:
     """``work_dir/repos/KEY``, built by ``build(path)`` unless already complete."""
     root = work_dir / "repos"
-    dest = root / f"{key}-v{BUILD_VERSION}.git"
+    dest = root / f"{key}-{BUILD_KEY}.git"
     if (dest / MARKER).exists():
         return dest
     root.mkdir(parents=True, exist_ok=True)
@@ -229,7 +239,7 @@ def loose_repo(ctx, n: int, smaller: Sequence[int] = ()) -> Path:
     def build(path: Path) -> None:
         base = None
         for m in sorted((m for m in smaller if m < n), reverse=True):
-            cand = ctx.work_dir / "repos" / f"loose-{m}-v{BUILD_VERSION}.git"
+            cand = ctx.work_dir / "repos" / f"loose-{m}-{BUILD_KEY}.git"
             if (cand / MARKER).exists():
                 base = (m, cand)
                 break

@@ -202,3 +202,15 @@ def test_pure_twin_runs_the_same_command_on_the_pure_python_path(tmp_path):
     assert twin.series.system == "probe (pure Python)" and twin.series.role == "packscope"
     assert twin.series.info["answer"] == "pure"
     assert not compiled.env  # the compiled row keeps the benchmark environment as it is
+
+
+def test_cached_inputs_are_rebuilt_when_their_builders_or_git_change(tmp_path):
+    from packscope.bench import inputs
+
+    source = Path(inputs.__file__).read_bytes()
+    git_version = repos.git("--version")
+    assert inputs.build_key(source, git_version) == inputs.BUILD_KEY
+    assert inputs.build_key(source.replace(b"fast-import", b"fast-export", 1), git_version) != inputs.BUILD_KEY
+    assert inputs.build_key(source, b"git version 9.9.9\n") != inputs.BUILD_KEY
+    built = inputs.cached_repo(tmp_path, "probe", lambda p: p.mkdir(exist_ok=True))
+    assert built.name == f"probe-{inputs.BUILD_KEY}.git" and (built / inputs.MARKER).exists()
