@@ -7,7 +7,9 @@ import subprocess
 import pytest
 
 from packscope.core.errors import BadRefError
-from packscope.core.repo.refs import MAX_SYMREF_READS, Ref, RefStore, check_refname, parse_packed_refs
+from packscope.core.repo.packed_refs import parse_packed_refs
+from packscope.core.repo.ref_syntax import Ref, check_refname
+from packscope.core.repo.refs import MAX_SYMREF_READS, RefStore
 from packscope.core.repo.repository import Repository
 from tests.repos import REFS_REPO_CLASHES, git, git_env, git_text, refs_worktree
 

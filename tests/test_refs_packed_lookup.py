@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import packscope.core.repo.refs as refs_module
-from packscope.core.repo.refs import UNSURE, find_packed_ref, parse_packed_refs
+from packscope.core.repo.packed_refs import UNSURE, find_packed_ref, parse_packed_refs
 from tests.repos import git, git_text
 from tests.test_refs import git_for_each_ref, ours_resolved, store_for
 

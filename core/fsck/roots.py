@@ -50,8 +50,8 @@ from packscope.core.fsck.findings import (
     from_error,
 )
 from packscope.core.repo.index_file import IndexFile, index_objects
+from packscope.core.repo.ref_syntax import Ref, check_refname, ref_oid
 from packscope.core.repo.reflog import read_reflog, reflogs
-from packscope.core.repo.refs import Ref, check_refname, ref_oid
 
 if TYPE_CHECKING:
     from packscope.core.fsck.reach import Connectivity

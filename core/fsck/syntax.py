@@ -35,6 +35,7 @@ from itertools import chain
 from stat import S_IFDIR, S_IFLNK, S_IFREG, S_ISDIR, S_ISLNK
 
 from packscope.core.history.tree_entries import is_dotgit, is_special_name
+from packscope.core.native import native
 from packscope.core.objects import GIT_MODES, S_IFGITLINK, tree_mode, tree_patterns
 from packscope.core.oid import ObjectFormat
 
@@ -328,7 +329,7 @@ def _tag_line(data: bytes, pos: int, name: str, after: str, report: _Report) -> 
 
 
 def check_tag(data: bytes, fmt: ObjectFormat, severities: dict[str, str] | None = None) -> list[SyntaxProblem]:
-    from packscope.core.repo.refs import check_refname
+    from packscope.core.repo.ref_syntax import check_refname
 
     report = _Report(severities)
     if not _headers_end(data, report):
@@ -438,12 +439,44 @@ def _without_gitlinks(modes: tuple[bytes, ...], oids: tuple[bytes, ...]) -> tupl
     return tuple(chain.from_iterable(parts))
 
 
+# The compiled tree check (core/_native.c fsck_tree) answers a bit set: 0
+# for a clean tree (as _tree_is_clean decides), else the message ids
+# check_tree_closely reports, plus "look" bits for what only the pure path
+# decides (non-ASCII names that may fold to .git or a special name, a mode
+# git does not spell so, a duplicate search given up).  A non-zero answer
+# always goes through check_tree_closely: the bits only say "not clean".
+TREE_FLAGS = {
+    "badTree": 0x1,
+    "nullSha1": 0x2,
+    "fullPathname": 0x4,
+    "hasDot": 0x8,
+    "hasDotdot": 0x10,
+    "hasDotgit": 0x20,
+    "zeroPaddedFilemode": 0x40,
+    "badFilemode": 0x80,
+    "gitmodulesSymlink": 0x100,
+    "gitattributesSymlink": 0x100,
+    "gitignoreSymlink": 0x100,
+    "mailmapSymlink": 0x100,
+    "duplicateEntries": 0x200,
+    "treeNotSorted": 0x400,
+}
+TREE_LOOK_NAME, TREE_LOOK_MODE, TREE_LOOK_BUDGET = 0x800, 0x1000, 0x2000
+
+
 def check_tree(
     data: bytes,
     fmt: ObjectFormat,
     severities: dict[str, str] | None = None,
     clean_ids: list[tuple[bytes, ...]] | None = None,
 ) -> list[SyntaxProblem]:
+    if native is not None:
+        flags, ids, _ = native.fsck_tree(data, fmt.rawsz)
+        if flags:
+            return check_tree_closely(data, fmt, severities)
+        if clean_ids is not None and ids is not None:
+            clean_ids.append(ids)
+        return []
     if _tree_is_clean(data, fmt.rawsz, clean_ids):
         return []
     return check_tree_closely(data, fmt, severities)

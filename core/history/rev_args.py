@@ -31,7 +31,8 @@ from packscope.core.history.walk import Excluded
 from packscope.core.repo.revision import ObjectSource, resolve_revision
 
 if TYPE_CHECKING:
-    from packscope.core.repo.refs import Ref, RefStore
+    from packscope.core.repo.ref_syntax import Ref
+    from packscope.core.repo.refs import RefStore
     from packscope.core.repo.repository import Repository
 
 

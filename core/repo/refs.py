@@ -37,72 +37,28 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING
 
 from packscope.core.errors import BadRefError
 from packscope.core.oid import is_hex
+from packscope.core.repo.packed_refs import UNSURE, find_packed_ref, parse_packed_refs
+from packscope.core.repo.ref_syntax import (
+    DWIM_RULES,
+    Ref,
+    check_refname,
+    is_per_worktree,
+    ref_oid,
+    ref_problem,
+)
 from packscope.core.repo.reftable import ReftableStack
 
 if TYPE_CHECKING:
     from packscope.core.repo.repository import Repository
 
 MAX_SYMREF_READS = 5  # git's SYMREF_MAXDEPTH: reads per resolution
-PER_WORKTREE_PREFIXES = ("refs/bisect/", "refs/worktree/", "refs/rewritten/")
-PACKED_HEADER = b"# pack-refs with:"
 MAX_LOOSE_SIZE = 1 << 16  # a loose ref is a line; anything bigger is not one
 FILE_REFS = ("FETCH_HEAD", "MERGE_HEAD")  # files even in a reftable repository (git 2.45+)
-
-# git's ref_rev_parse_rules, in order.
-DWIM_RULES = ("{}", "refs/{}", "refs/tags/{}", "refs/heads/{}", "refs/remotes/{}", "refs/remotes/{}/HEAD")
-
-_BAD_CHARS = frozenset(" ~^:?*[\\\x7f") | frozenset(chr(c) for c in range(32))
-
-
-@dataclass(frozen=True, slots=True)
-class Ref:
-    """One ref as stored.  Exactly one of ``oid`` / ``symref`` is set.
-    ``peeled`` is the packed-refs ``^`` line (the object an annotated tag
-    finally points at), known only for packed refs."""
-
-    name: str
-    oid: bytes | None
-    symref: str | None = None
-    peeled: bytes | None = None
-    source: str = "loose"  # "loose", "packed" or "reftable"
-
-
-def check_refname(name: str, *, allow_onelevel: bool = False) -> bool:
-    """git check-ref-format's rules (without --refspec-pattern)."""
-    if not name or name == "@" or name.startswith("/") or name.endswith(("/", ".")):
-        return False
-    if ".." in name or "@{" in name or "//" in name:
-        return False
-    if any(c in _BAD_CHARS for c in name):
-        return False
-    parts = name.split("/")
-    if len(parts) < 2 and not allow_onelevel:
-        return False
-    return not any(p.startswith(".") or p.endswith(".lock") for p in parts)
-
-
-def is_pseudoref_syntax(name: str) -> bool:
-    """All capitals and underscores: HEAD, ORIG_HEAD, FETCH_HEAD, …"""
-    return bool(name) and all("A" <= c <= "Z" or c == "_" for c in name)
-
-
-def is_per_worktree(name: str) -> bool:
-    return is_pseudoref_syntax(name) or name.startswith(PER_WORKTREE_PREFIXES)
-
-
-def _problem(
-    message: str, *, path: str | os.PathLike[str], offset: int | None, line: int | None, kind: str
-) -> BadRefError:
-    err = BadRefError(message, path=str(path), offset=offset, kind=kind)
-    err.line = line
-    return err
 
 
 class RefStore:
@@ -265,7 +221,7 @@ class RefStore:
         except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as e:
-            raise _problem(
+            raise ref_problem(
                 f"cannot read ref {name}: {e.strerror}", path=path, offset=None, line=None, kind="ref-unreadable"
             ) from None
         return self._parse_loose(name, path, data)
@@ -285,7 +241,9 @@ class RefStore:
             if len(head) == hexsz and is_hex(head) and (len(text) == hexsz or text[hexsz : hexsz + 1].isspace()):
                 return Ref(name, bytes.fromhex(head), None, None, "loose")
             why = f"expected a {self.fmt.name} id ({hexsz} hex digits) or 'ref: TARGET'"
-        raise _problem(f"loose ref {name} is unparseable: {why}", path=path, offset=0, line=1, kind="ref-unparseable")
+        raise ref_problem(
+            f"loose ref {name} is unparseable: {why}", path=path, offset=0, line=1, kind="ref-unparseable"
+        )
 
     # --- packed-refs -------------------------------------------------------------------
 
@@ -323,7 +281,7 @@ class RefStore:
             e = error or OSError("unreadable")
             self._packed, self._packed_key = {}, None
             self._packed_problems = [
-                _problem(
+                ref_problem(
                     f"cannot read packed-refs: {e.strerror}",
                     path=self.packed_path,
                     offset=None,
@@ -469,7 +427,7 @@ class RefStore:
                 if not name.startswith(prefix) or not accept(name):
                     continue
                 if not check_refname(name):
-                    self._loose_problems[name] = _problem(
+                    self._loose_problems[name] = ref_problem(
                         f"ignoring ref with broken name {name!r}",
                         path=entry.path,
                         offset=None,
@@ -510,111 +468,3 @@ class RefStore:
     def dwim(self, name: str) -> str | None:
         """The full ref name git picks for ``name`` (first rule that resolves)."""
         return next(self._dwim_iter(name), None)
-
-
-def ref_oid(ref: Ref) -> bytes:
-    """The id a ref that is not symbolic holds (the end of :meth:`RefStore.follow`)."""
-    if ref.oid is None:  # every reader sets exactly one of oid and symref
-        raise BadRefError(f"ref {ref.name} holds no object id", kind="ref-unparseable")
-    return ref.oid
-
-
-class _Unsure(Enum):
-    UNSURE = "unsure"
-
-
-# find_packed_ref's answer when only the full parse can tell.
-UNSURE: Final = _Unsure.UNSURE
-
-
-def find_packed_ref(data: bytes, name: str, hexsz: int) -> Ref | Literal[_Unsure.UNSURE] | None:
-    """``name``'s entry in packed-refs ``data`` as :func:`parse_packed_refs`
-    would give it, found by searching for its line: None when no line names
-    it, UNSURE when the line is not plainly good (a duplicate, bad hex, a bad
-    peeled line, …), which the full parse then judges."""
-    needle = b" " + os.fsencode(name) + b"\n"
-    at = data.find(needle)
-    if at < 0:
-        return None  # every entry line is "<hex> <name>\n"; an unterminated last line is not an entry
-    start = at - hexsz
-    if data.find(needle, at + 1) >= 0 or start < 0 or (start and data[start - 1] != 0x0A):
-        return UNSURE
-    hexpart = data[start:at].decode("ascii", "replace")
-    if not is_hex(hexpart) or not name.startswith("refs/") or not check_refname(name):
-        return UNSURE
-    peeled = None
-    nxt = at + len(needle)
-    if data.startswith(b"^", nxt):
-        end = data.find(b"\n", nxt)
-        value = data[nxt + 1 : end].decode("ascii", "replace")
-        if end < 0 or len(value) != hexsz or not is_hex(value):
-            return UNSURE
-        peeled = bytes.fromhex(value)
-    return Ref(name, bytes.fromhex(hexpart), None, peeled, "packed")
-
-
-def parse_packed_refs(
-    data: bytes, hexsz: int, path: str | os.PathLike[str]
-) -> tuple[dict[str, Ref], frozenset[str], list[BadRefError]]:
-    """(refs by name, header traits, problems).  A bad line is a problem,
-    never fatal; a ``^`` line after a bad line is dropped with it."""
-    refs: dict[str, Ref] = {}
-    problems: list[BadRefError] = []
-    traits: frozenset[str] = frozenset()
-    last: str | None = None
-    last_bad = False
-    pos, line_no = 0, 0
-    while pos < len(data):
-        line_no += 1
-        nl = data.find(b"\n", pos)
-        start = pos
-        if nl < 0:
-            line, pos = data[start:], len(data)
-        else:
-            line, pos = data[start:nl], nl + 1
-
-        def bad(why: str, line: bytes = line, start: int = start, line_no: int = line_no) -> None:
-            problems.append(
-                _problem(
-                    f"packed-refs line {line_no}: {why}: {line[:120]!r}",
-                    path=path,
-                    offset=start,
-                    line=line_no,
-                    kind="ref-unparseable",
-                )
-            )
-
-        if nl < 0:
-            bad("unterminated last line")
-            break
-        if line_no == 1 and line.startswith(PACKED_HEADER):
-            traits = frozenset(line[len(PACKED_HEADER) :].decode("ascii", "replace").split())
-            continue
-        if line.startswith(b"^"):
-            peeled = line[1:].decode("ascii", "replace")
-            if last_bad:
-                continue
-            if last is None:
-                bad("peeled line without a ref before it")
-            elif refs[last].peeled is not None:
-                bad(f"second peeled line for {last}")
-            elif len(peeled) != hexsz or not is_hex(peeled):
-                bad(f"peeled value is not a {hexsz}-digit hex id")
-            else:
-                r = refs[last]
-                refs[last] = Ref(r.name, r.oid, None, bytes.fromhex(peeled), "packed")
-            continue
-        hexpart, sp, rawname = line[:hexsz].decode("ascii", "replace"), line[hexsz : hexsz + 1], line[hexsz + 1 :]
-        name = os.fsdecode(rawname)
-        last, last_bad = None, True
-        if len(hexpart) != hexsz or not is_hex(hexpart) or sp != b" ":
-            bad(f"expected '<{hexsz} hex digits> <refname>'")
-        elif not check_refname(name, allow_onelevel=False) or not name.startswith("refs/"):
-            bad(f"invalid ref name {name!r}")
-        elif name in refs:
-            bad(f"duplicate entry for {name}")
-        else:
-            last_bad = False
-            refs[name] = Ref(name, bytes.fromhex(hexpart), None, None, "packed")
-            last = name
-    return refs, traits, problems

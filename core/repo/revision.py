@@ -50,7 +50,7 @@ from packscope.core.errors import (
 )
 from packscope.core.objects import S_IFGITLINK, S_IFMT, Ident, commit_header_fast, parse_commit, parse_tag, tree_items
 from packscope.core.oid import MIN_ABBREV, ObjectFormat, Prefix, is_hex, parse_prefix
-from packscope.core.repo.refs import DWIM_RULES
+from packscope.core.repo.ref_syntax import DWIM_RULES
 
 if TYPE_CHECKING:
     from packscope.core.repo.refs import RefStore

@@ -1,0 +1,73 @@
+"""What a ref is, as stored, and the rules for its name.
+
+``Ref`` is one ref as a backend stores it (loose file, ``packed-refs`` line
+or reftable record); :func:`check_refname` is ``git check-ref-format``'s
+rule set; per-worktree names (``git help git-worktree``) are HEAD-like
+all-caps root refs and the ``refs/bisect/``, ``refs/worktree/`` and
+``refs/rewritten/`` hierarchies; :data:`DWIM_RULES` is the order in which a
+short name is tried as a full one.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from packscope.core.errors import BadRefError
+
+PER_WORKTREE_PREFIXES = ("refs/bisect/", "refs/worktree/", "refs/rewritten/")
+# git's ref_rev_parse_rules, in order.
+DWIM_RULES = ("{}", "refs/{}", "refs/tags/{}", "refs/heads/{}", "refs/remotes/{}", "refs/remotes/{}/HEAD")
+
+_BAD_CHARS = frozenset(" ~^:?*[\\\x7f") | frozenset(chr(c) for c in range(32))
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """One ref as stored.  Exactly one of ``oid`` / ``symref`` is set.
+    ``peeled`` is the packed-refs ``^`` line (the object an annotated tag
+    finally points at), known only for packed refs."""
+
+    name: str
+    oid: bytes | None
+    symref: str | None = None
+    peeled: bytes | None = None
+    source: str = "loose"  # "loose", "packed" or "reftable"
+
+
+def check_refname(name: str, *, allow_onelevel: bool = False) -> bool:
+    """git check-ref-format's rules (without --refspec-pattern)."""
+    if not name or name == "@" or name.startswith("/") or name.endswith(("/", ".")):
+        return False
+    if ".." in name or "@{" in name or "//" in name:
+        return False
+    if any(c in _BAD_CHARS for c in name):
+        return False
+    parts = name.split("/")
+    if len(parts) < 2 and not allow_onelevel:
+        return False
+    return not any(p.startswith(".") or p.endswith(".lock") for p in parts)
+
+
+def is_pseudoref_syntax(name: str) -> bool:
+    """All capitals and underscores: HEAD, ORIG_HEAD, FETCH_HEAD, …"""
+    return bool(name) and all("A" <= c <= "Z" or c == "_" for c in name)
+
+
+def is_per_worktree(name: str) -> bool:
+    return is_pseudoref_syntax(name) or name.startswith(PER_WORKTREE_PREFIXES)
+
+
+def ref_problem(
+    message: str, *, path: str | os.PathLike[str], offset: int | None, line: int | None, kind: str
+) -> BadRefError:
+    err = BadRefError(message, path=str(path), offset=offset, kind=kind)
+    err.line = line
+    return err
+
+
+def ref_oid(ref: Ref) -> bytes:
+    """The id a ref that is not symbolic holds (the end of :meth:`RefStore.follow`)."""
+    if ref.oid is None:  # every reader sets exactly one of oid and symref
+        raise BadRefError(f"ref {ref.name} holds no object id", kind="ref-unparseable")
+    return ref.oid
