@@ -1,146 +1,71 @@
-"""Trace events and the Tracer.
+"""The Tracer: listeners for core's trace events.
 
-core emits frozen, slotted dataclasses describing each step of its work; the
-inspector's adapter, the CLI's ``--json`` and the tests all consume the very
-same objects, so they cannot disagree.
+core emits trace events (packscope.core.trace_events: frozen, slotted
+dataclasses describing each step of its work) to a ``Tracer``.  Tracing
+costs nothing when nobody listens: callers test ``tracer.active`` once per
+lookup and take an untraced path otherwise — and import the event classes
+only on the traced path, so an untraced command never builds them.
 
-Tracing costs nothing when nobody listens: callers test ``tracer.active``
-once per lookup and take an untraced path otherwise.
+The event classes are importable from here too (``trace.LookupFinished``,
+``from packscope.core.trace import Probe``), loaded on first use.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    # for the type checker; at run time __getattr__ below loads them
+    from packscope.core.trace_events import (  # noqa: F401
+        DeltaBaseCacheEvent,
+        LookupFinished,
+        LookupStarted,
+        LooseCacheFilled,
+        LooseCacheFlushed,
+        LooseChecked,
+        MruMoved,
+        NegativeCacheHit,
+        NullOidShortcut,
+        PackDirScanned,
+        PackSearched,
+        Probe,
+        RescanSkipped,
+        SearchPath,
+    )
+
+# The event classes, importable from here too (loaded on first use).
+EVENT_NAMES = (
+    "Probe",
+    "SearchPath",
+    "LookupStarted",
+    "NullOidShortcut",
+    "PackSearched",
+    "LooseChecked",
+    "LooseCacheFilled",
+    "LooseCacheFlushed",
+    "PackDirScanned",
+    "RescanSkipped",
+    "NegativeCacheHit",
+    "MruMoved",
+    "DeltaBaseCacheEvent",
+    "LookupFinished",
+)
 
 
-@dataclass(frozen=True, slots=True)
-class Probe:
-    """One step of a bucket search: the window [lo, hi), the slot probed,
-    the comparison of the name at ``mi`` with the target (-1, 0, 1) and the
-    4 KiB page of the index file holding that name."""
+def __getattr__(name: str) -> object:
+    # PEP 562: an event class, loaded when first named (and kept here, so
+    # that later uses find it without this call).
+    if name in EVENT_NAMES:
+        from packscope.core import trace_events
 
-    lo: int
-    mi: int
-    hi: int
-    cmp: int
-    page: int
+        value = globals()[name] = getattr(trace_events, name)
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@dataclass(frozen=True, slots=True)
-class SearchPath:
-    """A whole search inside one fanout bucket."""
-
-    algorithm: str
-    bucket: tuple[int, int]
-    probes: tuple[Probe, ...]
-    pages: tuple[int, ...]  # distinct pages, in first-touch order
-    found: int | None  # position in the table, or None
-    insert_at: int  # where the target would go when absent
-
-
-# --- lookup-level events ---------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class LookupStarted:
-    oid: str
-    quick: bool
-
-
-@dataclass(frozen=True, slots=True)
-class NullOidShortcut:
-    """The null id is 'missing' at once, with no probe (git does the same)."""
-
-    oid: str
-
-
-@dataclass(frozen=True, slots=True)
-class PackSearched:
-    """One pack index (or multi-pack-index) consulted during a lookup."""
-
-    pack: str  # file name of the .idx / multi-pack-index
-    source: str  # "pack" or "midx"
-    path: SearchPath
-    offset: int | None  # pack offset when found
-
-
-@dataclass(frozen=True, slots=True)
-class LooseChecked:
-    """The loose store consulted: through the name cache or by stat()."""
-
-    objects_dir: str
-    subdir: str
-    method: str  # "cache" or "stat"
-    found: bool
-
-
-@dataclass(frozen=True, slots=True)
-class LooseCacheFilled:
-    objects_dir: str
-    subdir: str
-    added: int
-    seconds: float
-    strategy: str  # "per-subdir" or "global-resort"
-
-
-@dataclass(frozen=True, slots=True)
-class LooseCacheFlushed:
-    objects_dir: str
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class PackDirScanned:
-    """objects/pack/ was (re)read.  reason: startup, miss, changed, outside-change, request."""
-
-    objects_dir: str
-    reason: str
-    packs: int
-    added: tuple[str, ...]
-    removed: tuple[str, ...]
-    seconds: float
-
-
-@dataclass(frozen=True, slots=True)
-class RescanSkipped:
-    """A miss under the gated policy that did not rescan, and why."""
-
-    objects_dir: str
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class NegativeCacheHit:
-    oid: str
-
-
-@dataclass(frozen=True, slots=True)
-class MruMoved:
-    pack: str
-    from_rank: int
-
-
-@dataclass(frozen=True, slots=True)
-class DeltaBaseCacheEvent:
-    action: str  # "fill", "hit", "evict"
-    pack: str
-    offset: int
-    size: int
-
-
-@dataclass(frozen=True, slots=True)
-class LookupFinished:
-    oid: str
-    source: str | None  # "midx", "pack", "loose", "alternate-…", or None when missing
-    where: str | None  # pack name or loose path
-    seconds: float
-    rescans: int
-
-
-Event = object  # any of the dataclasses above
+Event = object  # any class of packscope.core.trace_events
 Listener = Callable[[Event], None]
 
 
@@ -184,6 +109,8 @@ class Recorder:
 
 def event_to_dict(event: Event) -> dict[str, object]:
     """JSON-ready form: the class name as ``event`` plus every field."""
+    import dataclasses  # (loaded already: the event is one)
+
     if not dataclasses.is_dataclass(event) or isinstance(event, type):
         raise TypeError(f"not a trace event: {event!r}")
     d: dict[str, object] = {"event": type(event).__name__}
@@ -193,6 +120,8 @@ def event_to_dict(event: Event) -> dict[str, object]:
 
 
 def _jsonable(v: object) -> object:
+    import dataclasses
+
     if dataclasses.is_dataclass(v) and not isinstance(v, type):
         return {f.name: _jsonable(getattr(v, f.name)) for f in dataclasses.fields(v)}
     if isinstance(v, (tuple, list)):

@@ -97,6 +97,55 @@ def test_merges_deletions_and_replacements_are_answered_as_git_does(scenario_rep
     assert got == git_answers(scenario_repo, "main", "")
 
 
+def build_merge_sides_repo(root):
+    """A merge that takes each entry from a different side: ``a`` from the
+    first parent, ``b`` from the second (changed there), ``e`` from the
+    second (changed on the first parent only: the merge undoes it), ``c``
+    unchanged on both, ``d`` changed by the merge alone; under ``sub/`` the
+    same split one level down."""
+    h = repos.HistoryBuilder()
+    base = {"a": "1", "b": "1", "c": "1", "d": "1", "e": "1", "sub/x": "1", "sub/y": "1"}
+    root_c = h.commit([], base, 1_600_000_000, "root\n")
+    side = h.derive(root_c, 1_600_000_100, {"b": "side", "sub/y": "side"}, "side\n")
+    main = h.derive(root_c, 1_600_000_200, {"a": "main", "e": "main", "sub/x": "main"}, "main\n")
+    merged = dict(h.files[main], b="side", e="1", d="merge")
+    merged["sub/y"] = "side"
+    h.ref("refs/heads/side", side)
+    h.ref("refs/heads/main", h.commit([main, side], merged, 1_600_000_300, "merge\n"))
+    return h.write(repos.init_bare(root / "sides.git"))
+
+
+def test_a_merge_follows_the_parent_each_entry_is_treesame_to(tmp_path):
+    repo = build_merge_sides_repo(tmp_path)
+    subject = {}
+    for d in ("", "sub"):
+        want = git_answers(repo, "main", d)
+        assert our_answers(core_store(repo), None, repo, "main", d) == want
+        subject.update({(d, n): git_text("log", "-1", "--format=%s", c, cwd=repo).strip() for n, c in want.items()})
+    assert subject == {  # what git says, spelt out
+        ("", b"a"): "main",
+        ("", b"b"): "side",
+        ("", b"c"): "root",
+        ("", b"d"): "merge",
+        ("", b"e"): "root",
+        ("", b"sub"): "merge",
+        ("sub", b"x"): "main",
+        ("sub", b"y"): "side",
+    }
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["pure", "compiled"])
+def test_both_ways_of_comparing_trees_give_gits_answers(scenario_repo, random_history_repo, monkeypatch, compiled):
+    from packscope.core.history import tree_entries
+    from packscope.core.native import native
+
+    if compiled and native is None:
+        pytest.skip("the compiled module is not built")
+    monkeypatch.setattr(tree_entries, "_native_diff_names", native.tree_diff_names if compiled else None)
+    assert mismatches(scenario_repo, ["main", "x", "skew"]) == []
+    assert mismatches(random_history_repo, ["main"], ["", "d1/e1"]) == []
+
+
 def _tree(repo, entries) -> str:
     """A tree written byte for byte: [(mode text, name, id hex)] in git's order."""
     body = b"".join(m.encode() + b" " + n.encode() + b"\0" + bytes.fromhex(o) for m, n, o in entries)

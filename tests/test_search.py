@@ -77,12 +77,12 @@ def test_interpolation_takes_fewer_probes_than_binary_on_uniform_ids():
 
 
 def test_untraced_search_builds_no_probe_records(monkeypatch):
-    import packscope.core.store.search
+    import packscope.core.trace
 
     def refuse(*a):
         raise AssertionError("a probe record was built on the untraced path")
 
-    monkeypatch.setattr(packscope.core.store.search, "Probe", refuse)
+    monkeypatch.setattr(packscope.core.trace, "Probe", refuse)  # the class the searches build records with
     table = sorted(os.urandom(20) for _ in range(1000))
     for algorithm in ALGORITHMS:
         for target in [*table[::50], os.urandom(20)]:

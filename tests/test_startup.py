@@ -1,8 +1,10 @@
 """A one-shot command imports only what it uses: `cat-file -t HEAD` loads no
-UI library, no history or fsck code, no hashing (unless it checks an
-object), no multi-pack-index reader when there is none, and no sorted
-containers when there are no loose objects; and the constants that spare it
-work are git's values."""
+UI library, no history or fsck code, no trace event classes (nobody
+traces), no hashing (unless it checks an object), no multi-pack-index
+reader when there is none, and no sorted containers when there are no loose
+objects; `log` loads no UI library and no trace events either, and a
+traced command does load them; and the constants that spare it work are
+git's values."""
 
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ NOT_FOR_ONE_SHOT = (
     "packscope.core.store.midx",
     "packscope.core.history",
     "packscope.core.fsck",
+    "packscope.core.trace_events",
     "packscope.inspector.app",
     "packscope.inspector.screens",
     "packscope.inspector.widgets",
@@ -60,6 +63,30 @@ def test_one_shot_cat_file_imports_only_what_it_uses(packed, args, hashes):
     loaded = [m for m in report["modules"] if m.startswith(NOT_FOR_ONE_SHOT)]
     assert loaded == []
     assert ("hashlib" in report["modules"]) == hashes
+
+
+UI_AND_EVENTS = ("textual", "rich", "packscope.core.trace_events", "packscope.inspector.app")
+
+
+def loaded_modules(repo, args) -> tuple[bytes, list[str]]:
+    p = subprocess.run([sys.executable, "-c", PROBE, "-C", str(repo), *args], capture_output=True, env=git_env())
+    report = json.loads(p.stderr.decode().strip().splitlines()[-1])
+    assert report["code"] == 0
+    return p.stdout, report["modules"]
+
+
+@pytest.mark.parametrize("args", [["log", "--all", "--format=%H"], ["log", "-n2"]])
+def test_one_shot_log_loads_no_ui_and_no_trace_events(packed, args):
+    out, modules = loaded_modules(packed, args)
+    assert out == git(*args, cwd=packed)
+    assert [m for m in modules if m.startswith(UI_AND_EVENTS)] == []
+
+
+def test_a_traced_lookup_loads_the_trace_events(packed):
+    # the other side of the lazy import: a listener gets real events
+    out, modules = loaded_modules(packed, ["lookup", "--json", git("rev-parse", "HEAD", cwd=packed).decode().strip()])
+    assert b'"event": "LookupFinished"' in out
+    assert "packscope.core.trace_events" in modules
 
 
 def test_empty_tree_ids_are_the_hash_of_an_empty_tree(tmp_path):

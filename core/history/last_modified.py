@@ -39,7 +39,7 @@ from packscope.core.errors import BadRevisionError, CancelledError, CorruptObjec
 from packscope.core.history.bloom import path_hashes, with_leading_dirs
 from packscope.core.history.commit_reader import CommitHeaderReader, CommitReader, StoreView
 from packscope.core.history.tree_diff import normalize_paths
-from packscope.core.history.tree_entries import FAR, TreeEntries, token
+from packscope.core.history.tree_entries import TreeEntries
 from packscope.core.history.walk_flags import GENERATION_INFINITY
 from packscope.core.objects import commit_header_fast, parse_tag, tree_items
 
@@ -55,7 +55,6 @@ CHECK_EVERY = 64  # commits between two looks at ``cancelled`` (and progress rep
 # Trees kept: each commit's directory is compared with its parents' and the walk
 # moves on; git.git's root tree costs ~150 KB parsed, so 512 of them were 75 MB.
 TREE_CACHE = 64
-FEW = 8  # up to this many entries, look them up one by one rather than index the parent's tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +128,6 @@ class _LastModified:
         self.commits: dict[bytes, _Commit] = {}
         self.examined = 0
         self.parts: tuple[bytes, ...] = ()  # the directory's path components
-        self.tok: dict[bytes, bytes] = {}  # entry -> its raw bytes where its chain is now
 
     # --- commits and trees ---------------------------------------------------------
 
@@ -187,8 +185,6 @@ class _LastModified:
             if name not in seen:  # a duplicated name (damage): git's lookups see the first
                 seen.add(name)
                 names.append(name)
-        here = self.trees.entries(tree)
-        self.tok = {n: token(here[n]) for n in names}
         return c, names
 
     # --- Bloom filters ------------------------------------------------------------------
@@ -314,44 +310,19 @@ class _LastModified:
         return self._compare(there, here, group)
 
     def _compare(self, there: bytes | None, here: bytes | None, group: list[bytes]) -> tuple[list[bytes], list[bytes]]:
-        # Each entry carries its raw bytes from below (self.tok, always the
-        # same entry as here in git's sense: it moves only along "unchanged").
-        # Found among the parent's entries, it is unchanged, for certain;
-        # otherwise the entries are compared the slow, exact way.  A few
-        # entries are looked up one by one; many, through the parent's
-        # whole set of entries.
-        tok = self.tok
+        # The names whose entry bytes differ between the two trees, in one
+        # compiled pass; only those of the group are compared the exact way
+        # (a different spelling of the same mode or tree is no change).
+        differ = self.trees.diff_names(there, here)
+        if not differ:
+            return group, []
         same: list[bytes] = []
-        slow: list[bytes] = []
-        if len(group) <= FEW:
-            near = self.trees.near
-            tokens = None
-            for e in group:
-                a = near(there, e)
-                if a is FAR:
-                    if tokens is None:
-                        tokens = self.trees.tokens(there)
-                    unchanged = tok[e] in tokens
-                else:
-                    unchanged = a is not None and token(a) == tok[e]
-                (same if unchanged else slow).append(e)
-        else:
-            tokens = self.trees.tokens(there)
-            for e in group:
-                (same if tok[e] in tokens else slow).append(e)
-        if not slow:
-            return same, []
-        changed = []
-        entry = self.trees.entry
-        differs = self.trees.changed
-        for e in slow:
-            a, b = entry(there, e), entry(here, e)
-            if a != b and differs(a, b):
+        changed: list[bytes] = []
+        for e in group:
+            if e in differ and self.changed(there, here, e):
                 changed.append(e)
             else:
                 same.append(e)
-                if a is not None:
-                    tok[e] = token(a)
         return same, changed
 
     def changed(self, there: bytes | None, here: bytes | None, e: bytes) -> bool:

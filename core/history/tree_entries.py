@@ -32,6 +32,7 @@ from typing import Final, Literal, TypeVar
 
 from packscope.core.errors import CorruptObjectError
 from packscope.core.history.tree_diff import TrieLimiter
+from packscope.core.native import native
 from packscope.core.objects import canonical_mode, tree_items, tree_mode, tree_patterns
 from packscope.core.oid import ObjectFormat
 
@@ -53,6 +54,22 @@ class _Far(Enum):
 FAR: Final = _Far.FAR
 _NOTHING: frozenset[bytes] = frozenset()
 RAW_CACHE = 16
+
+
+def tree_diff_names_py(a: bytes, b: bytes, rawsz: int) -> set[bytes] | None:
+    """The names of the entries that are not byte for byte in both trees
+    (mode or id changed, or on one side only), None unless both are clean
+    runs of entries.  The reference of the compiled ``tree_diff_names``,
+    which answers the same in one merge pass over sorted trees (and None
+    for trees out of git's order, which this set comparison handles)."""
+    split = tree_patterns(rawsz).tokens.findall
+    ta, tb = split(a), split(b)
+    if sum(map(len, ta)) != len(a) or sum(map(len, tb)) != len(b):
+        return None
+    return {t[t.index(b" ") + 1 : -rawsz - 1] for t in set(ta).symmetric_difference(tb)}
+
+
+_native_diff_names = native.tree_diff_names if native is not None else None
 
 
 def token(entry: RawEntry) -> bytes:
@@ -116,6 +133,25 @@ class TreeEntries:
             hit = frozenset(found)
             self._remember(self._token_cache, tree, hit)
         return hit
+
+    def diff_names(self, a: bytes | None, b: bytes | None) -> set[bytes] | frozenset[bytes]:
+        """The names whose entries are not byte for byte the same in trees
+        ``a`` and ``b`` (None: absent): a superset of the names whose entry
+        :meth:`changed` calls changed.  Compiled, one pass without an object
+        per entry; else (pure path, unsorted or damaged trees) through the
+        trees' cached entry sets, which name any damage."""
+        if a == b:
+            return _NOTHING
+        if _native_diff_names is not None:
+            got = _native_diff_names(
+                b"" if a is None or a == self.empty_tree else self._data(a),
+                b"" if b is None or b == self.empty_tree else self._data(b),
+                self.fmt.rawsz,
+            )
+            if got is not None:
+                return got
+        rawsz = self.fmt.rawsz
+        return {t[t.index(b" ") + 1 : -rawsz - 1] for t in self.tokens(a).symmetric_difference(self.tokens(b))}
 
     def entries(self, tree: bytes | None) -> dict[bytes, RawEntry]:
         if tree is None or tree == self.empty_tree:

@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from packscope.core.trace import DeltaBaseCacheEvent, Tracer
+from packscope.core import trace  # (the event classes load when a tracer listens)
+from packscope.core.trace import Tracer
 
 DEFAULT_DELTA_BASE_BUDGET = 96 * 1024 * 1024
 
@@ -67,7 +68,7 @@ class DeltaBaseCache:
         self.hits += 1
         tracer = self.tracer
         if tracer is not None and tracer.active:
-            tracer.emit(DeltaBaseCacheEvent("hit", pack, offset, len(entry[1])))
+            tracer.emit(trace.DeltaBaseCacheEvent("hit", pack, offset, len(entry[1])))
         return entry
 
     def put(self, pack: str, offset: int, type_name: str, data: bytes) -> None:
@@ -84,13 +85,13 @@ class DeltaBaseCache:
         self.fills += 1
         tracer = self.tracer if self.tracer is not None and self.tracer.active else None
         if tracer is not None:
-            tracer.emit(DeltaBaseCacheEvent("fill", pack, offset, size))
+            tracer.emit(trace.DeltaBaseCacheEvent("fill", pack, offset, size))
         while self.bytes > self.budget:
             (epack, eoffset), (_, edata) = entries.popitem(last=False)
             self.bytes -= len(edata)
             self.evictions += 1
             if tracer is not None:
-                tracer.emit(DeltaBaseCacheEvent("evict", epack, eoffset, len(edata)))
+                tracer.emit(trace.DeltaBaseCacheEvent("evict", epack, eoffset, len(edata)))
 
     def clear(self) -> None:
         self._entries.clear()

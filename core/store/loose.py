@@ -26,10 +26,11 @@ from typing import TYPE_CHECKING
 
 from zlib_ng import zlib_ng
 
+from packscope.core import trace  # (the event classes load when a tracer listens)
 from packscope.core.errors import CorruptObjectError, LimitExceededError, MissingObjectError
 from packscope.core.oid import ObjectFormat, Prefix
 from packscope.core.store.zlib_errors import ZlibError
-from packscope.core.trace import LooseCacheFilled, LooseCacheFlushed, Tracer
+from packscope.core.trace import Tracer
 
 if TYPE_CHECKING:
     from sortedcontainers import SortedList
@@ -201,7 +202,7 @@ class LooseCache:
         self.flushes += 1
         tracer = self.tracer
         if tracer is not None and tracer.active:
-            tracer.emit(LooseCacheFlushed(self.objects_dir, reason))
+            tracer.emit(trace.LooseCacheFlushed(self.objects_dir, reason))
 
     def seen(self, subdir: int | str) -> bool:
         return self._seen[_subdir_number(subdir)]
@@ -245,7 +246,7 @@ class LooseCache:
         seconds = time.perf_counter() - t0
         tracer = self.tracer
         if tracer is not None and tracer.active:
-            tracer.emit(LooseCacheFilled(self.objects_dir, f"{n:02x}", len(names), seconds, self._strategy))
+            tracer.emit(trace.LooseCacheFilled(self.objects_dir, f"{n:02x}", len(names), seconds, self._strategy))
         return len(names)
 
     def _subdir_list(self, n: int) -> SortedList:

@@ -29,13 +29,16 @@ import mmap
 import os
 import struct
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from packscope.core.errors import BadMultiPackIndexError
 from packscope.core.oid import ObjectFormat, Prefix
 from packscope.core.store.chunk_file import ChunkTable, read_chain, read_chunk_table, read_header
 from packscope.core.store.mapped_file import FanoutFile, read_fanout
 from packscope.core.store.search import NameAt, Steps, search_function, traced_search
-from packscope.core.trace import SearchPath
+
+if TYPE_CHECKING:
+    from packscope.core.trace import SearchPath
 
 MIDX_SIGNATURE = b"MIDX"
 HEADER_SIZE = 12

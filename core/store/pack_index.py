@@ -26,6 +26,7 @@ import struct
 import sys
 from array import array
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from packscope.core.errors import BadPackIndexError
 from packscope.core.oid import ObjectFormat, Prefix
@@ -34,7 +35,9 @@ from packscope.core.store.mapped_file import FanoutFile, read_fanout
 from packscope.core.store.prefix_column import build_prefix_column, prefix_column_search
 from packscope.core.store.search import SEARCHES as _SEARCHES
 from packscope.core.store.search import NameAt, Steps, search_function, traced_search
-from packscope.core.trace import SearchPath
+
+if TYPE_CHECKING:
+    from packscope.core.trace import SearchPath
 
 IDX_MAGIC = b"\377tOc"
 PAGE_SIZE = 4096

@@ -20,9 +20,12 @@ default ``None``) records and allocates nothing per probe.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from packscope.core.trace import Probe, SearchPath
+from packscope.core import trace  # (the event classes load on the traced path only)
+
+if TYPE_CHECKING:
+    from packscope.core.trace import Probe, SearchPath
 
 NameAt = Callable[[int], bytes]
 ALGORITHMS = ("binary", "interpolation", "hedged")
@@ -39,7 +42,7 @@ class Steps:
         self.page_of = page_of or (lambda i: 0)
 
     def probe(self, lo: int, mi: int, hi: int, cmp: int) -> None:
-        self.probes.append(Probe(lo, mi, hi, cmp, self.page_of(mi)))
+        self.probes.append(trace.Probe(lo, mi, hi, cmp, self.page_of(mi)))
         self.reads.append(mi)
 
     def read(self, i: int) -> None:
@@ -186,4 +189,4 @@ def traced_search(
     pos = search_function(algorithm)(name_at, lo, hi, nr, target, steps)
     found = pos if pos >= 0 else None
     insert_at = pos if pos >= 0 else -pos - 1
-    return SearchPath(algorithm, (lo, hi), tuple(steps.probes), steps.pages(), found, insert_at)
+    return trace.SearchPath(algorithm, (lo, hi), tuple(steps.probes), steps.pages(), found, insert_at)
