@@ -109,9 +109,14 @@ class SpecialBlobs:
         hits = {joined.count(b"\0", 0, m.start()) for m in _ASCII_CANDIDATE.finditer(joined.lower())}
         if _HFS_IGNORABLE.search(joined):
             hits.update(i for i, e in enumerate(entries) if _HFS_IGNORABLE.search(e[1]))
-        for i in sorted(hits):
-            mode, name, oid = entries[i]
-            if S_ISLNK(tree_mode(mode) or 0):  # mode came from a match: never None
+        self.add_candidates([(tree_mode(m) or 0, n, o) for m, n, o in (entries[i] for i in sorted(hits))], promisor)
+
+    def add_candidates(self, entries: list[tuple[int, bytes, bytes]], promisor: bool = False) -> None:
+        """Note the blobs among ``entries`` — (mode, name, id) of a tree's
+        entries whose names may spell a special name, in tree order (found
+        here by :meth:`add_tree`, or by the compiled tree check)."""
+        for mode, name, oid in entries:
+            if S_ISLNK(mode):
                 continue  # a symbolic link is the tree's own problem (gitmodulesSymlink)
             for which in (GITMODULES, GITATTRIBUTES):
                 if is_special_name(name, which):
