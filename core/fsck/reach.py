@@ -53,6 +53,7 @@ from packscope.core.fsck.findings import (
 )
 from packscope.core.fsck.objects import ObjectTable, PackSlot, Unreadable, Where, describe, references
 from packscope.core.fsck.roots import root_finding_message
+from packscope.core.native import native
 from packscope.core.objects import commit_header_fast, parse_tag, tree_items
 from packscope.core.repo.grafts import parent_overrides
 from packscope.core.store.promisor import PromisorSet
@@ -248,6 +249,8 @@ class Connectivity:
 
     def walk(self) -> Iterator[Finding]:
         table, fmt, seen, stack, tick = self.table, self.fmt, self.seen, self.stack, self.ticker.tick
+        rawsz = fmt.rawsz
+        tree_unseen = native.tree_unseen if native is not None else None
         limiter = self.limiter
         stop_at_promisor = bool(self.promised)  # a partial clone with promisor packs fsck did not refuse
         while stack:
@@ -300,6 +303,12 @@ class Connectivity:
                         stack.append((tree, "tree", ("commit", oid)))
                 elif type_name == "tree":
                     ref = ("tree", oid)
+                    # the compiled scan hands back only what the walk has not seen
+                    # (a history's trees name the same ids again and again)
+                    unseen = tree_unseen(data, rawsz, seen) if tree_unseen is not None else None
+                    if unseen is not None:
+                        stack.extend([(entry, "tree" if is_tree else "blob", ref) for entry, is_tree in unseen])
+                        continue
                     for mode, _name, entry in tree_items(data, fmt, oid):
                         if entry in seen:
                             continue
