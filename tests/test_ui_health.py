@@ -344,3 +344,73 @@ async def test_a_check_releases_the_pack_pages_it_read(base_repo, monkeypatch):
         phases = {"packs", "connectivity"}
         assert screen.state.summary["exit"] == 0
         assert len(released) >= len(phases), released
+
+
+def _fsck_cli_findings(repo) -> list[tuple[str, str]]:
+    import json
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-m", "packscope.inspector.cli", "-C", str(repo), "fsck", "--json", "--jobs", "1"],
+        capture_output=True,
+        check=False,
+    )
+    rows = [json.loads(line) for line in run.stdout.splitlines()]
+    return [(r["kind"], r["message"]) for r in rows if "kind" in r]
+
+
+@pytest.mark.asyncio
+async def test_health_checks_a_pack_in_worker_processes_with_the_clis_findings(corrupt, monkeypatch):
+    """Health runs the object pass as `packscope fsck` does, over forked
+    workers (every pack split here): the findings of one process."""
+    import packscope.core.fsck.parallel as parallel
+
+    monkeypatch.setenv("PACKSCOPE_FSCK_MIN_CHUNK", "1")
+    monkeypatch.setattr(parallel, "default_jobs", lambda: 2)
+    ranges: list[int] = []
+    real = parallel.ObjectPass.check_entries
+
+    def spy(self, slot, order, bases, ticker):
+        ranges.append(len(order))
+        return real(self, slot, order, bases, ticker)
+
+    monkeypatch.setattr(parallel.ObjectPass, "check_entries", spy)
+    repo = corrupt["flipped-byte"]
+    async with running(repo) as (app, pilot):
+        screen = await run_health(app, pilot, timeout=40)
+        assert ranges, "no pack went to the worker processes"
+        assert [(f.kind, f.message) for f in screen.findings] == _fsck_cli_findings(repo)
+
+
+def _slow_range(task):
+    """In a worker (the pool finds it by name): a range that would take a minute."""
+    import time
+
+    time.sleep(60)
+
+
+@pytest.mark.asyncio
+async def test_escape_stops_the_worker_processes(base_repo, monkeypatch):
+    """Esc during the parallel object pass: the workers are gone within
+    seconds (the pool is terminated at the next progress poll)."""
+    import multiprocessing
+
+    import packscope.core.fsck.parallel as parallel
+
+    monkeypatch.setenv("PACKSCOPE_FSCK_MIN_CHUNK", "1")
+    monkeypatch.setattr(parallel, "default_jobs", lambda: 2)
+    monkeypatch.setattr(parallel, "_check_range", _slow_range)
+    async with running(base_repo) as (app, pilot):
+        await pilot.press("8")
+        screen = app.screen
+        await until(
+            pilot,
+            lambda: screen.state.running and multiprocessing.active_children(),
+            "the object pass to run in worker processes",
+            timeout=20,
+        )
+        await pilot.press("escape")
+        await until(pilot, lambda: screen.state.finished, "Esc to end the check", timeout=5)
+        assert screen.state.cancelled
+        assert multiprocessing.active_children() == []

@@ -24,6 +24,7 @@ Small packs are checked in the parent (a range of fewer than
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from array import array
@@ -189,9 +190,14 @@ class ObjectPass:
                 promised=self.promised,
                 severities=self.severities,
             )
+            # Objects the children inherit stay out of their garbage
+            # collections (a collection touches every tracked object's header:
+            # each page it touches is copied into the child).
+            gc.freeze()
             try:
                 self._pool = ctx.Pool(self.jobs, initializer=_ignore_interrupts)
             finally:
+                gc.unfreeze()
                 _STATE.clear()  # the children have their copy; the parent keeps no reference
         return self._pool
 

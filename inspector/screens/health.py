@@ -3,7 +3,11 @@
 packscope.core.fsck.verify runs in a worker on a private read-only session (its own store,
 no tracer: the check reads every object once, and neither the shared
 store's lock nor the event log should be held by it for minutes); its
-progress callback drives the bar and its cancel check answers Esc.
+progress callback drives the bar and its cancel check answers Esc.  The
+object pass of a large pack runs in forked processes, one per core
+(packscope.core.fsck.parallel, forked from that worker thread: the children
+run only fsck code and end with os._exit, never Textual's); Esc terminates
+them at the next progress poll.
 Findings are grouped by cause and kind, with counts (the grouping:
 inspector/health_groups_model.py); Enter on one shows where it is
 (file, offset, pack/idx, object id), whether the object exists elsewhere,
@@ -226,6 +230,7 @@ class HealthScreen(PackscopeScreen):
 
     @work(thread=True, exclusive=True, group="health-fsck")
     def check(self, mode: str) -> None:
+        from packscope.core.fsck.parallel import default_jobs
         from packscope.core.fsck.verify import Fsck
         from packscope.core.repo.session import open_session
 
@@ -263,6 +268,10 @@ class HealthScreen(PackscopeScreen):
                 connectivity_only=mode != "full",
                 progress=progress,
                 cancel=self._cancel.is_set,
+                # the object pass in forked worker processes, as `packscope fsck`
+                # runs it: every core, and the pass's delta-base caches and
+                # hashing live (and die) in the workers, not in the UI process
+                jobs=default_jobs(),
             )
             attribute = Attributor(session.store)
             for finding in checker.run():
