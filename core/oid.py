@@ -7,8 +7,7 @@ compare, slice and hash.  Hex is for people and for the CLI.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from packscope.core.errors import BadObjectIdError
 
@@ -18,8 +17,7 @@ if TYPE_CHECKING:
 MIN_ABBREV = 4
 
 
-@dataclass(frozen=True, slots=True)
-class ObjectFormat:
+class ObjectFormat(NamedTuple):
     name: str  # "sha1" or "sha256", as in extensions.objectformat
     rawsz: int
     hexsz: int
@@ -76,8 +74,7 @@ def is_hex(text: str) -> bool:
     return bool(text) and _is_hex(text)
 
 
-@dataclass(frozen=True, slots=True)
-class Prefix:
+class Prefix(NamedTuple):
     """An abbreviated id: ``hex`` digits (lower case), at least MIN_ABBREV.
 
     ``low`` is the smallest raw id with this prefix, ``high`` the largest, so a

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     # for the type checker; at run time __getattr__ below loads them
-    from packscope.core.trace_events import (  # noqa: F401
+    from packscope.core.trace_events import (
         DeltaBaseCacheEvent,
         LookupFinished,
         LookupStarted,
@@ -35,29 +35,35 @@ if TYPE_CHECKING:
         SearchPath,
     )
 
-# The event classes, importable from here too (loaded on first use).
-EVENT_NAMES = (
-    "Probe",
-    "SearchPath",
+# The event classes (packscope.core.trace_events) are named here too, loaded on first use.
+__all__ = [
+    "DeltaBaseCacheEvent",
+    "Event",
+    "Listener",
+    "LookupFinished",
     "LookupStarted",
-    "NullOidShortcut",
-    "PackSearched",
-    "LooseChecked",
     "LooseCacheFilled",
     "LooseCacheFlushed",
-    "PackDirScanned",
-    "RescanSkipped",
-    "NegativeCacheHit",
+    "LooseChecked",
     "MruMoved",
-    "DeltaBaseCacheEvent",
-    "LookupFinished",
-)
+    "NegativeCacheHit",
+    "NullOidShortcut",
+    "PackDirScanned",
+    "PackSearched",
+    "Probe",
+    "Recorder",
+    "RescanSkipped",
+    "SearchPath",
+    "Tracer",
+    "event_to_dict",
+]
 
 
 def __getattr__(name: str) -> object:
     # PEP 562: an event class, loaded when first named (and kept here, so
-    # that later uses find it without this call).
-    if name in EVENT_NAMES:
+    # that later uses find it without this call; the module's own names
+    # never get here).
+    if name in __all__:
         from packscope.core import trace_events
 
         value = globals()[name] = getattr(trace_events, name)

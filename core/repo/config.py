@@ -40,9 +40,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import overload
+from typing import NamedTuple, overload
 
 from packscope.core.errors import ConfigError
 
@@ -58,8 +57,7 @@ _NL = ord("\n")
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
-@dataclass(frozen=True, slots=True)
-class ConfigEntry:
+class ConfigEntry(NamedTuple):
     """One ``name = value`` line.  ``value`` is None for a bare ``name``
     (boolean true).  ``section`` and ``key`` are lower-cased; ``subsection``
     is as written (None when absent)."""
@@ -79,8 +77,7 @@ class ConfigEntry:
         return f"{self.section}.{self.key}" if self.section else self.key
 
 
-@dataclass(frozen=True, slots=True)
-class IgnoredInclude:
+class IgnoredInclude(NamedTuple):
     """An ``[includeIf "CONDITION"] path = …`` this reader did not follow."""
 
     condition: str

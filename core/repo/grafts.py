@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,11 +28,17 @@ if TYPE_CHECKING:
     from packscope.core.repo.repository import Repository
 
 
-@dataclass
 class Grafts:
-    path: Path
-    parents: dict[bytes, tuple[bytes, ...]] = field(default_factory=dict)
-    complaints: list[str] = field(default_factory=list)  # git's messages for lines it ignores
+    """The grafts file's table: replaced parents by commit, and git's
+    messages for the lines it ignores."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.parents: dict[bytes, tuple[bytes, ...]] = {}
+        self.complaints: list[str] = []
+
+    def __repr__(self) -> str:
+        return f"Grafts(path={self.path!r}, parents={self.parents!r}, complaints={self.complaints!r})"
 
 
 def grafts_path(repo: Repository, env: Mapping[str, str] = os.environ) -> Path:

@@ -11,7 +11,7 @@ short name is tried as a full one.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from packscope.core.errors import BadRefError
 
@@ -22,8 +22,7 @@ DWIM_RULES = ("{}", "refs/{}", "refs/tags/{}", "refs/heads/{}", "refs/remotes/{}
 _BAD_CHARS = frozenset(" ~^:?*[\\\x7f") | frozenset(chr(c) for c in range(32))
 
 
-@dataclass(frozen=True, slots=True)
-class Ref:
+class Ref(NamedTuple):
     """One ref as stored.  Exactly one of ``oid`` / ``symref`` is set.
     ``peeled`` is the packed-refs ``^`` line (the object an annotated tag
     finally points at), known only for packed refs."""

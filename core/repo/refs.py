@@ -51,9 +51,9 @@ from packscope.core.repo.ref_syntax import (
     ref_oid,
     ref_problem,
 )
-from packscope.core.repo.reftable import ReftableStack
 
 if TYPE_CHECKING:
+    from packscope.core.repo.reftable import ReftableStack
     from packscope.core.repo.repository import Repository
 
 MAX_SYMREF_READS = 5  # git's SYMREF_MAXDEPTH: reads per resolution
@@ -103,6 +103,8 @@ class RefStore:
             key = None
         cached = self._stacks.get(directory)
         if cached is None or cached[0] != key or key is None:
+            from packscope.core.repo.reftable import ReftableStack  # (files-backend repositories never load it)
+
             cached = (key, ReftableStack(directory, self.fmt.name, self.fmt.rawsz))
             self._stacks[directory] = cached
         return cached[1]

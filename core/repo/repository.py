@@ -33,8 +33,8 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from packscope.core.errors import ConfigError, NotARepositoryError, UnsupportedRepositoryError
 from packscope.core.oid import FORMATS, ObjectFormat, is_hex
@@ -49,8 +49,7 @@ KNOWN_EXTENSIONS = V0_EXTENSIONS | V1_EXTENSIONS
 MAX_GITFILE_SIZE = 1 << 20  # git refuses larger gitfiles too
 
 
-@dataclass(frozen=True, slots=True)
-class Worktree:
+class Worktree(NamedTuple):
     """A linked worktree as recorded under ``common_dir/worktrees/NAME``."""
 
     name: str
@@ -61,8 +60,7 @@ class Worktree:
     prunable: bool  # its work tree's .git file is gone
 
 
-@dataclass(frozen=True, slots=True)
-class Repository:
+class Repository(NamedTuple):
     """Where a repository's pieces are, and how to read them.
 
     ``git_dir`` is this worktree's git directory (HEAD, per-worktree refs);
@@ -76,12 +74,16 @@ class Repository:
     common_dir: Path
     work_tree: Path | None
     bare: bool
-    config: Config = field(repr=False)
+    config: Config  # (left out of repr: see __repr__)
     object_format: ObjectFormat
     objects_dir: Path
     env_alternates: tuple[Path, ...] = ()
     format_version: int = 0
     extensions: tuple[tuple[str, str | None], ...] = ()  # (lower-cased name, raw value)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={getattr(self, k)!r}" for k in self._fields if k != "config")
+        return f"Repository({shown})"
 
     # --- construction ----------------------------------------------------------
 

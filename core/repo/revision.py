@@ -34,9 +34,8 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from stat import S_IFDIR
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from packscope.core.errors import (
     AmbiguousObjectError,
@@ -48,11 +47,11 @@ from packscope.core.errors import (
     PromisedObjectError,
     RepositoryError,
 )
-from packscope.core.objects import S_IFGITLINK, S_IFMT, Ident, commit_header_fast, parse_commit, parse_tag, tree_items
 from packscope.core.oid import MIN_ABBREV, ObjectFormat, Prefix, is_hex, parse_prefix
 from packscope.core.repo.ref_syntax import DWIM_RULES
 
 if TYPE_CHECKING:
+    from packscope.core.objects import Ident
     from packscope.core.repo.refs import RefStore
     from packscope.core.repo.repository import Repository
 
@@ -76,8 +75,7 @@ class ObjectSource(Protocol):
     def resolve_prefix(self, prefix: Prefix) -> list[bytes]: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
+class Step(NamedTuple):
     """One suffix: ``~`` (n), ``^`` (n) or ``peel`` (type, "" for ``^{}``)."""
 
     op: str
@@ -259,6 +257,8 @@ class _Resolver:
     def peel_to(self, oid: bytes, want: str, shown: str, check: bool = True) -> bytes:
         """git's peel: follow tags, and commit → tree, until ``want``
         ("" = the first non-tag)."""
+        from packscope.core.objects import commit_header_fast, parse_tag  # (objects load when a revision reads one)
+
         for _ in range(MAX_TAG_CHAIN):
             typ, data = self.parsed(oid) if check else self.read(oid)
             if typ == want or (want == "" and typ != "tag"):
@@ -276,6 +276,8 @@ class _Resolver:
 
     def commit(self, oid: bytes, shown: str) -> tuple[bytes, ...]:
         """Parents of the commit ``oid`` peels to."""
+        from packscope.core.objects import commit_header_fast, parse_tag  # (objects load when a revision reads one)
+
         for _ in range(MAX_TAG_CHAIN):
             typ, data = self.read(oid)
             if typ == "commit":
@@ -377,6 +379,8 @@ class _Resolver:
         raise self._ambiguous(prefix, found)
 
     def _fits(self, oid: bytes, hint: int) -> bool:
+        from packscope.core.objects import parse_tag  # (objects load when a revision reads one)
+
         try:
             typ = self.header(oid)
         except _ABSENT:
@@ -414,6 +418,8 @@ class _Resolver:
 
     def _describe(self, oid: bytes, typ: str) -> str:
         """git's hint text: ``DATE - subject`` for commits, ``DATE - name`` for tags."""
+        from packscope.core.objects import parse_commit, parse_tag  # (objects load when a revision reads one)
+
         try:
             if typ == "commit":
                 c = parse_commit(self.read(oid)[1], self.fmt, oid)
@@ -430,6 +436,8 @@ class _Resolver:
 
     def walk_path(self, oid: bytes, path: str, rev_text: str) -> tuple[bytes, bool]:
         """(id at ``path`` in the tree of ``oid``, whether it is a gitlink)."""
+        from packscope.core.objects import S_IFGITLINK, S_IFMT, tree_items  # (objects load when a revision reads one)
+
         tree = self.peel_to(oid, "tree", rev_text, check=False)  # git reads, not parses, here
         if path.startswith(("./", "../")) or path in (".", ".."):
             path = _relative(self.cwd_prefix, path, self.text)

@@ -4,7 +4,6 @@ and the one revision resolver every entry point asks (``Session.resolve``)."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from packscope.core.errors import ConfigError
@@ -29,13 +28,20 @@ def is_partial_clone(repo: Repository) -> bool:
         return False
 
 
-@dataclass
 class Session:
-    repo: Repository
-    store: ObjectStore
-    _refs: RefStore | None = field(default=None, repr=False)
-    _replace: ReplaceRefs | None = field(default=None, repr=False)
-    _objects: GitView | None = field(default=None, repr=False)
+    """A repository and its object store; refs, replace refs and the git
+    view of objects are opened on first use.  (A plain class: a dataclass
+    costs a one-shot command about 1 ms to create.)"""
+
+    def __init__(self, repo: Repository, store: ObjectStore) -> None:
+        self.repo = repo
+        self.store = store
+        self._refs: RefStore | None = None
+        self._replace: ReplaceRefs | None = None
+        self._objects: GitView | None = None
+
+    def __repr__(self) -> str:
+        return f"Session(repo={self.repo!r}, store={self.store!r})"
 
     @property
     def fmt(self) -> ObjectFormat:

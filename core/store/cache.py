@@ -16,7 +16,7 @@ used one over the limit; they reopen themselves on next use.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from packscope.core import trace  # (the event classes load when a tracer listens)
 from packscope.core.trace import Tracer
@@ -24,8 +24,7 @@ from packscope.core.trace import Tracer
 DEFAULT_DELTA_BASE_BUDGET = 96 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class DeltaBaseCacheStats:
+class DeltaBaseCacheStats(NamedTuple):
     hits: int
     misses: int
     fills: int

@@ -65,8 +65,8 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
 from io import BytesIO
+from typing import NamedTuple
 
 from packscope.core.errors import DeltaError, LimitExceededError
 from packscope.core.native import native
@@ -81,8 +81,7 @@ DEFAULT_MAX_RESULT = 4 << 30
 COPY_ZERO_SIZE = 0x10000
 
 
-@dataclass(frozen=True, slots=True)
-class DeltaOp:
+class DeltaOp(NamedTuple):
     """One instruction, for display: ``copy`` (base ``offset``, ``size``) or
     ``insert`` (``size`` literal bytes at ``offset`` inside the delta)."""
 

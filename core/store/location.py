@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from packscope.core.errors import PackscopeError
 from packscope.core.oid import ObjectFormat
@@ -85,8 +84,7 @@ class PackHandle:
             self._pack = None
 
 
-@dataclass(frozen=True, slots=True)
-class Location:
+class Location(NamedTuple):
     """Where a lookup found an object: in a pack (through a midx or the
     pack's own index) at ``offset``, or a loose file at ``path``."""
 

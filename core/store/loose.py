@@ -21,8 +21,7 @@ from __future__ import annotations
 import os
 import time
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from zlib_ng import zlib_ng
 
@@ -147,8 +146,7 @@ def read_loose(
 # --- the name cache ------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class LooseCacheCounts:
+class LooseCacheCounts(NamedTuple):
     entries: int
     subdirs_seen: int
     fills: int

@@ -10,8 +10,7 @@ index lookups for REF_DELTA bases).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from packscope.core.errors import DeltaError
 from packscope.core.store.pack_entry import OBJ_OFS_DELTA, EntryHeader, given
@@ -20,8 +19,7 @@ if TYPE_CHECKING:
     from packscope.core.store.pack import Pack
 
 
-@dataclass(frozen=True, slots=True)
-class ChainLink:
+class ChainLink(NamedTuple):
     """One entry of a delta chain, top (depth 0) first.  ``offset`` is None
     for a REF_DELTA base that lives outside this pack (type "external")."""
 

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class PackFiles:
+class PackFiles(NamedTuple):
     """One usable pack: its .idx and .pack and which companions exist."""
 
     base: str  # path without extension
@@ -38,8 +37,7 @@ class PackFiles:
         return self.base + ".pack"
 
 
-@dataclass(frozen=True, slots=True)
-class DirectoryScan:
+class DirectoryScan(NamedTuple):
     pack_dir: str
     packs: tuple[PackFiles, ...]  # in git's readdir-based order, not yet sorted
     orphans: tuple[str, ...]  # file names of .idx without .pack or .pack without .idx

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import mmap
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from packscope.core.errors import BadPackError, DeltaError
 from packscope.core.native import native
@@ -40,8 +39,7 @@ native_entry_header: Callable[[object, int, int, int], HeaderTuple | None] | Non
 )
 
 
-@dataclass(frozen=True, slots=True)
-class EntryHeader:
+class EntryHeader(NamedTuple):
     offset: int
     type_num: int
     size: int  # inflated size of this entry's data (for a delta: the delta's own size)

@@ -4,7 +4,6 @@ settings, and one record per object directory (core/store/odb.py)."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from packscope.core.store.loose import LooseCache
@@ -19,24 +18,44 @@ Stamps = tuple[int | None, ...]  # objects/xx mtimes, one per object directory (
 MAX_RESCAN_ROUNDS = 5
 
 
-@dataclass(slots=True)
 class StoreCounters:
-    """What the store did, counted (the Overview's counters, `lookup --summary`)."""
+    """What the store did, counted (the Overview's counters, `lookup --summary`).
 
-    lookups: int = 0
-    null_lookups: int = 0
-    hits_midx: int = 0
-    hits_pack: int = 0
-    hits_loose: int = 0
-    misses: int = 0
-    negative_hits: int = 0
-    rescans: int = 0
-    rescans_skipped: int = 0
-    pack_dir_reads: int = 0  # listings of objects/pack
-    stats: int = 0
-    opens: int = 0
-    mru_moves: int = 0
-    loose_caches: tuple[LooseCache, ...] = ()  # the store's loose caches: each counts its own subdirectory reads
+    (This module's records are plain classes, not dataclasses: every command
+    builds them at start-up, and a dataclass costs about 1 ms to create.)"""
+
+    __slots__ = (
+        "hits_loose",
+        "hits_midx",
+        "hits_pack",
+        "lookups",
+        "loose_caches",  # the store's loose caches: each counts its own subdirectory reads
+        "misses",
+        "mru_moves",
+        "negative_hits",
+        "null_lookups",
+        "opens",
+        "pack_dir_reads",  # listings of objects/pack
+        "rescans",
+        "rescans_skipped",
+        "stats",
+    )
+
+    def __init__(self) -> None:
+        self.lookups = 0
+        self.null_lookups = 0
+        self.hits_midx = 0
+        self.hits_pack = 0
+        self.hits_loose = 0
+        self.misses = 0
+        self.negative_hits = 0
+        self.rescans = 0
+        self.rescans_skipped = 0
+        self.pack_dir_reads = 0
+        self.stats = 0
+        self.opens = 0
+        self.mru_moves = 0
+        self.loose_caches: tuple[LooseCache, ...] = ()
 
     @property
     def dir_reads(self) -> int:
@@ -50,26 +69,34 @@ class StoreCounters:
         return out
 
 
-@dataclass(slots=True)
 class ObjectDir:
     """One object directory (the repository's, or an alternate): its pack scan, loose cache and midx."""
 
-    path: str
-    local: bool
-    loose: LooseCache
-    scan: DirectoryScan | None = None
-    midx: MultiPackIndex | None = None
-    subdirs: list[str] = field(default_factory=list)  # objects/00 … objects/ff, joined once
+    __slots__ = ("local", "loose", "midx", "path", "scan", "subdirs")
 
-    def __post_init__(self) -> None:
-        self.subdirs = [os.path.join(self.path, f"{b:02x}") for b in range(256)]
+    def __init__(
+        self,
+        path: str,
+        local: bool,
+        loose: LooseCache,
+        scan: DirectoryScan | None = None,
+        midx: MultiPackIndex | None = None,
+    ) -> None:
+        self.path = path
+        self.local = local
+        self.loose = loose
+        self.scan = scan
+        self.midx = midx
+        self.subdirs = [os.path.join(path, f"{b:02x}") for b in range(256)]  # objects/00 … objects/ff, joined once
 
 
-@dataclass(slots=True)
 class StoreSettings:
     """The store's switchable settings (the UI and the Lab change them at run time)."""
 
-    policy: str = "gated"
-    quick: bool = False
-    algorithm: str = "binary"
-    loose_strategy: str = "per-subdir"
+    __slots__ = ("algorithm", "loose_strategy", "policy", "quick")
+
+    def __init__(self) -> None:
+        self.policy = "gated"
+        self.quick = False
+        self.algorithm = "binary"
+        self.loose_strategy = "per-subdir"

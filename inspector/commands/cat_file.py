@@ -24,7 +24,6 @@ from packscope.core.errors import (
     PackscopeError,
     PromisedObjectError,
 )
-from packscope.core.objects import iter_tree, mode_display
 from packscope.core.oid import is_hex
 from packscope.core.repo.session import open_session
 from packscope.inspector.commands import command_parser
@@ -117,6 +116,8 @@ def format_tree(data: bytes, fmt, store, quote_path: bool = True) -> bytes:
     """Tree entries as `git cat-file -p` prints them: mode, type, id, TAB,
     name (C-quoted when it holds control characters, quotes or backslashes,
     and bytes above 0x7f unless core.quotePath is false)."""
+    from packscope.core.objects import iter_tree, mode_display  # (-t, -s, -e never parse an object)
+
     lines = []
     for e in iter_tree(data, fmt):
         mode = mode_display(e.mode).encode()
