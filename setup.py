@@ -37,6 +37,7 @@ setup(
         Extension(
             "packscope.core._native",
             sources=["core/_native.c"],
+            libraries=["z"],  # zlib: pack_info inflates a delta's first bytes for its result size
             optional=True,
         )
     ],

@@ -1190,6 +1190,463 @@ done:
 }
 /* ---- end of fsck's tree checks ---- */
 
+/* ---- Untraced index lookups and object headers (store lookups) ---------
+ *
+ * The pure references: search.binary_search over a pack index's bucket
+ * (core/store/pack_index.py PackIndex.find), ObjectStore._find_packed's
+ * most-recently-used pack order (core/store/odb.py) and Pack.info_at
+ * (core/store/pack.py).  Traced lookups never come here: they show git's
+ * search step by step in Python.
+ *
+ *   idx_find(idx, fan_at, names_at, stride, oid) -> int, or None
+ *       the position of oid among the index's names, else -(insertion
+ *       point) - 1, exactly as binary_search over oid's fanout bucket; None
+ *       when the fanout or the name table does not fit the buffer.
+ *   idx_find_many(indexes, oids, null) -> (found, order, moves), or None
+ *       indexes: [(idx, fan_at, names_at, stride, off_at, off_stride, v2),
+ *       ...] in the order the packs are searched; each oid is searched in
+ *       that order, a hit moves its pack to the front (as one-by-one lookups
+ *       do).  found[k] is None (absent, or oid == null: never searched) or
+ *       (pack number, position, pack offset); the offset is the 4-byte one
+ *       at off_at + position * off_stride, or -1 when v2 is true and its
+ *       high bit sends it to the large-offset table (the caller reads it:
+ *       PackIndex.offset_at).  order is the final search order (pack
+ *       numbers), moves the number of hits that moved a pack.  None on any
+ *       doubt about an index.
+ *   pack_info(pack, offset, data_end, rawsz, max_depth, memo) -> (type, size), or None
+ *       an entry's object type (1-4: a delta's is its chain's base's,
+ *       followed through OFS_DELTA headers, or found in memo: a bytearray
+ *       the caller keeps per pack, see type_memo) and size (a delta's
+ *       result size, inflated from its first bytes); None for a REF_DELTA
+ *       on the way, a chain deeper than max_depth, or anything the
+ *       reference would refuse. */
+#include <zlib.h>
+
+static inline uint32_t
+be32_at(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+typedef struct {
+    Py_buffer view;
+    const uint8_t *m;
+    Py_ssize_t n, fan_at, names_at, stride;
+    uint32_t nr;
+    Py_ssize_t off_at, off_stride; /* idx_find_many's offsets */
+    int v2;
+} idx_table;
+
+/* 0 with t filled (release with release_bytes(&t->view)), or -1 (no error
+ * set) when the arguments do not describe a fanout and name table inside
+ * the buffer. */
+static int
+idx_table_open(idx_table *t, PyObject *buf, PyObject *fan_at, PyObject *names_at, PyObject *stride, Py_ssize_t rawsz)
+{
+    t->fan_at = PyLong_AsSsize_t(fan_at);
+    t->names_at = PyLong_AsSsize_t(names_at);
+    t->stride = PyLong_AsSsize_t(stride);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return -1;
+    }
+    if (t->fan_at < 0 || t->names_at < 0 || t->stride < rawsz || t->stride > 128)
+        return -1;
+    if (get_bytes(buf, &t->view, &t->m, &t->n) < 0)
+        return -1;
+    if (t->n - t->fan_at < 1024)
+        goto bad;
+    t->nr = be32_at(t->m + t->fan_at + 4 * 255);
+    if (t->names_at > t->n || (uint64_t)t->nr * (uint64_t)t->stride > (uint64_t)(t->n - t->names_at))
+        goto bad;
+    if (t->nr && (uint64_t)(t->nr - 1) * (uint64_t)t->stride + (uint64_t)rawsz > (uint64_t)(t->n - t->names_at))
+        goto bad;
+    return 0;
+bad:
+    release_bytes(&t->view);
+    return -1;
+}
+
+/* binary_search over oid's bucket: position, or -(insertion point) - 1;
+ * *doubt set when the bucket's bounds are not in order. */
+static long long
+idx_search(const idx_table *t, const uint8_t *oid, Py_ssize_t rawsz, int *doubt)
+{
+    const uint8_t *fan = t->m + t->fan_at;
+    unsigned b = oid[0];
+    uint64_t lo = b ? be32_at(fan + 4 * (b - 1)) : 0;
+    uint64_t hi = be32_at(fan + 4 * b);
+    if (lo > hi || hi > t->nr) {
+        *doubt = 1;
+        return -1;
+    }
+    const uint8_t *names = t->m + t->names_at;
+    while (lo < hi) {
+        uint64_t mi = (lo + hi) >> 1;
+        int c = memcmp(names + mi * (uint64_t)t->stride, oid, (size_t)rawsz);
+        if (c == 0)
+            return (long long)mi;
+        if (c > 0)
+            hi = mi;
+        else
+            lo = mi + 1;
+    }
+    return -(long long)lo - 1;
+}
+
+static int
+oid_bytes(PyObject *oid, const uint8_t **d, Py_ssize_t *rawsz)
+{
+    if (!PyBytes_CheckExact(oid))
+        return -1;
+    *d = (const uint8_t *)PyBytes_AS_STRING(oid);
+    *rawsz = PyBytes_GET_SIZE(oid);
+    return (*rawsz >= 1 && *rawsz <= 64) ? 0 : -1;
+}
+
+static PyObject *
+native_idx_find(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "idx_find(idx, fan_at, names_at, stride, oid)");
+        return NULL;
+    }
+    const uint8_t *oid;
+    Py_ssize_t rawsz;
+    idx_table t;
+    if (oid_bytes(args[4], &oid, &rawsz) < 0 || idx_table_open(&t, args[0], args[1], args[2], args[3], rawsz) < 0)
+        Py_RETURN_NONE;
+    int doubt = 0;
+    long long pos = idx_search(&t, oid, rawsz, &doubt);
+    release_bytes(&t.view);
+    if (doubt)
+        Py_RETURN_NONE;
+    return PyLong_FromLongLong(pos);
+}
+
+static PyObject *
+native_idx_find_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyList_Check(args[0]) || !PyList_Check(args[1]) || !PyBytes_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "idx_find_many(indexes: list, oids: list, null: bytes)");
+        return NULL;
+    }
+    PyObject *indexes = args[0], *oids = args[1], *null = args[2];
+    Py_ssize_t npacks = PyList_GET_SIZE(indexes), noids = PyList_GET_SIZE(oids);
+    Py_ssize_t rawsz = PyBytes_GET_SIZE(null);
+    if (rawsz < 1 || rawsz > 64)
+        Py_RETURN_NONE;
+    idx_table *tables = PyMem_Calloc(npacks ? (size_t)npacks : 1, sizeof(idx_table));
+    Py_ssize_t *order = PyMem_Malloc((npacks ? (size_t)npacks : 1) * sizeof(Py_ssize_t));
+    PyObject *found = NULL, *result = NULL;
+    Py_ssize_t opened = 0, moves = 0;
+    if (tables == NULL || order == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (; opened < npacks; opened++) {
+        PyObject *item = PyList_GET_ITEM(indexes, opened);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 7)
+            goto doubt;
+        idx_table *t = &tables[opened];
+        if (idx_table_open(t, PyTuple_GET_ITEM(item, 0), PyTuple_GET_ITEM(item, 1), PyTuple_GET_ITEM(item, 2),
+                           PyTuple_GET_ITEM(item, 3), rawsz) < 0)
+            goto doubt;
+        order[opened] = opened;
+        t->off_at = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 4));
+        t->off_stride = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 5));
+        t->v2 = PyObject_IsTrue(PyTuple_GET_ITEM(item, 6));
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            opened++; /* its view is released below */
+            goto doubt;
+        }
+        /* every position's 4 offset bytes inside the buffer */
+        if (t->off_at < 0 || t->off_stride < 4 || t->off_at > t->n ||
+            (t->nr && (uint64_t)(t->nr - 1) * (uint64_t)t->off_stride + 4 > (uint64_t)(t->n - t->off_at))) {
+            opened++;
+            goto doubt;
+        }
+    }
+    found = PyList_New(noids);
+    if (found == NULL)
+        goto done;
+    const uint8_t *null_d = (const uint8_t *)PyBytes_AS_STRING(null);
+    for (Py_ssize_t k = 0; k < noids; k++) {
+        const uint8_t *oid;
+        Py_ssize_t len;
+        PyObject *hit = Py_None;
+        if (oid_bytes(PyList_GET_ITEM(oids, k), &oid, &len) < 0 || len != rawsz)
+            goto doubt;
+        if (memcmp(oid, null_d, (size_t)rawsz) != 0) {
+            for (Py_ssize_t r = 0; r < npacks; r++) {
+                const idx_table *t = &tables[order[r]];
+                const uint8_t *fan = t->m + t->fan_at;
+                unsigned b = oid[0];
+                /* an empty bucket answers "not here" without a search */
+                if ((b ? be32_at(fan + 4 * (b - 1)) : 0) == be32_at(fan + 4 * b))
+                    continue;
+                int doubt = 0;
+                long long pos = idx_search(t, oid, rawsz, &doubt);
+                if (doubt)
+                    goto doubt;
+                if (pos >= 0) {
+                    Py_ssize_t pack = order[r];
+                    uint32_t off = be32_at(t->m + t->off_at + (uint64_t)pos * (uint64_t)t->off_stride);
+                    long long offset = (t->v2 && (off & 0x80000000u)) ? -1 : (long long)off;
+                    hit = Py_BuildValue("(nLL)", pack, pos, offset);
+                    if (hit == NULL)
+                        goto done;
+                    if (r) {
+                        memmove(order + 1, order, (size_t)r * sizeof(Py_ssize_t));
+                        order[0] = pack;
+                        moves++;
+                    }
+                    break;
+                }
+            }
+        }
+        PyList_SET_ITEM(found, k, hit == Py_None ? Py_NewRef(Py_None) : hit);
+    }
+    PyObject *order_list = PyList_New(npacks);
+    if (order_list == NULL)
+        goto done;
+    for (Py_ssize_t r = 0; r < npacks; r++) {
+        PyObject *v = PyLong_FromSsize_t(order[r]);
+        if (v == NULL) {
+            Py_DECREF(order_list);
+            goto done;
+        }
+        PyList_SET_ITEM(order_list, r, v);
+    }
+    result = Py_BuildValue("(ONn)", found, order_list, moves);
+    goto done;
+doubt:
+    result = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(found);
+    if (tables != NULL)
+        for (Py_ssize_t i = 0; i < opened; i++)
+            release_bytes(&tables[i].view);
+    PyMem_Free(tables);
+    PyMem_Free(order);
+    return result;
+}
+
+/* An entry's header as the reference parses it (Pack._header_py): 0 with
+ * the fields, or -1 for anything it would refuse (or a REF_DELTA: its base
+ * is found through an index, which the caller leaves to Python). */
+static int
+entry_head(const uint8_t *m, Py_ssize_t n, long long offset, long long end, int *type, uint64_t *size,
+           long long *data_at, long long *base_at)
+{
+    if (offset < 12 || offset >= end || offset >= n)
+        return -1;
+    const uint8_t *d = m + offset;
+    Py_ssize_t avail = n - (Py_ssize_t)offset < ENTRY_PEEK ? n - (Py_ssize_t)offset : ENTRY_PEEK;
+    Py_ssize_t i = 1;
+    uint8_t c = d[0];
+    *type = (c >> 4) & 7;
+    *size = c & 15;
+    unsigned shift = 4;
+    while (c & 0x80) {
+        if (i >= avail || shift > 57)
+            return -1;
+        c = d[i++];
+        *size |= (uint64_t)(c & 0x7F) << shift;
+        shift += 7;
+    }
+    *base_at = 0;
+    if (*type == 6) {
+        if (i >= avail)
+            return -1;
+        c = d[i++];
+        uint64_t distance = c & 0x7F;
+        while (c & 0x80) {
+            if (i >= avail || distance >= (1ull << 50))
+                return -1;
+            c = d[i++];
+            distance = ((distance + 1) << 7) | (c & 0x7F);
+        }
+        if (distance == 0 || distance > (uint64_t)offset || (uint64_t)offset - distance < 12)
+            return -1;
+        *base_at = offset - (long long)distance;
+    }
+    else if (*type < 1 || *type > 4)
+        return -1;
+    if (offset + i > end)
+        return -1;
+    *data_at = offset + i;
+    return 0;
+}
+
+/* A delta's result size from the start of its zlib stream at data_at
+ * (inflating at most 20 bytes, as Pack.delta_result_size): 0, or -1. */
+static int
+delta_result_size(const uint8_t *m, long long data_at, long long end, uint64_t delta_size, uint64_t *result)
+{
+    /* One stream for every call (the GIL serialises them): inflateReset
+     * keeps the state and window that inflateInit and the first inflate
+     * allocate, which cost more than the few bytes inflated here. */
+    static z_stream z;
+    static int z_ready = 0;
+    uint8_t out[20];
+    size_t want = delta_size < sizeof out ? (size_t)delta_size : sizeof out;
+    if (!z_ready) {
+        memset(&z, 0, sizeof z);
+        if (inflateInit(&z) != Z_OK)
+            return -1;
+        z_ready = 1;
+    }
+    else if (inflateReset(&z) != Z_OK)
+        return -1;
+    z.next_in = (Bytef *)(m + data_at);
+    z.avail_in = (uInt)((end - data_at) < (1 << 30) ? (end - data_at) : (1 << 30));
+    z.next_out = out;
+    z.avail_out = (uInt)want;
+    int rc = Z_OK;
+    while (z.avail_out > 0 && rc == Z_OK)
+        rc = inflate(&z, Z_SYNC_FLUSH);
+    size_t got = want - z.avail_out;
+    if (rc != Z_OK && rc != Z_STREAM_END && !(rc == Z_BUF_ERROR && got == want))
+        return -1;
+    /* two size varints: the base's, then the result's */
+    size_t pos = 0;
+    for (int which = 0; which < 2; which++) {
+        uint64_t value = 0;
+        unsigned shift = 0;
+        for (;;) {
+            if (pos >= got || shift > 56)
+                return -1;
+            uint8_t c = out[pos++];
+            value |= (uint64_t)(c & 0x7F) << shift;
+            if (!(c & 0x80))
+                break;
+            shift += 7;
+        }
+        *result = value;
+    }
+    return 0;
+}
+
+/* The type memo of pack_info: a direct-mapped table in a bytearray the
+ * Pack owns (a power of two of 8-byte slots, 0 empty).  A slot holds one
+ * delta's offset (40 bits), the number of deltas from it down to its base
+ * (21 bits: the depth rule still counts the whole chain) and the base's
+ * type (3 bits).  Chains in a pack share their lower links, so most walks
+ * stop at an entry an earlier walk passed; a slot is checked whole, so a
+ * collision only costs a walk. */
+#define MEMO_OFFSET_BITS 40
+#define MEMO_BELOW_BITS 21
+typedef struct {
+    uint64_t *slots;
+    uint64_t mask;
+} type_memo;
+
+static inline uint64_t *
+memo_slot(const type_memo *t, long long offset)
+{
+    return &t->slots[(((uint64_t)offset * 0x9E3779B97F4A7C15ull) >> 29) & t->mask];
+}
+
+/* The base's type (and *below) for the delta at offset, or 0 if unknown. */
+static inline int
+memo_get(const type_memo *t, long long offset, long long *below)
+{
+    if (t->slots == NULL)
+        return 0;
+    uint64_t v = *memo_slot(t, offset);
+    if (v == 0 || (v >> (MEMO_BELOW_BITS + 3)) != (uint64_t)offset)
+        return 0;
+    *below = (long long)((v >> 3) & ((1u << MEMO_BELOW_BITS) - 1));
+    return (int)(v & 7);
+}
+
+static inline void
+memo_put(const type_memo *t, long long offset, long long below, int type)
+{
+    if (t->slots != NULL && (uint64_t)offset < (1ull << MEMO_OFFSET_BITS) && below < (1 << MEMO_BELOW_BITS))
+        *memo_slot(t, offset) = (uint64_t)offset << (MEMO_BELOW_BITS + 3) | (uint64_t)below << 3 | (uint64_t)type;
+}
+
+static PyObject *
+native_pack_info(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "pack_info(pack, offset, data_end, rawsz, max_depth, memo)");
+        return NULL;
+    }
+    long long offset = PyLong_AsLongLong(args[1]);
+    long long end = PyLong_AsLongLong(args[2]);
+    long long max_depth = PyLong_AsLongLong(args[4]);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    type_memo memo = {NULL, 0};
+    if (PyByteArray_CheckExact(args[5])) {
+        Py_ssize_t len = PyByteArray_GET_SIZE(args[5]);
+        uint64_t count = (uint64_t)len / 8;
+        /* a power of two of aligned 8-byte slots, else no memo */
+        if (len % 8 == 0 && count && (count & (count - 1)) == 0 &&
+            ((uintptr_t)PyByteArray_AS_STRING(args[5]) & 7) == 0) {
+            memo.slots = (uint64_t *)PyByteArray_AS_STRING(args[5]);
+            memo.mask = count - 1;
+        }
+    }
+    Py_buffer view;
+    const uint8_t *m;
+    Py_ssize_t n;
+    if (get_bytes(args[0], &view, &m, &n) < 0)
+        Py_RETURN_NONE;
+    if (end > n)
+        goto doubt;
+    int type;
+    uint64_t size, result_size;
+    long long data_at, base_at;
+    if (entry_head(m, n, offset, end, &type, &size, &data_at, &base_at) < 0)
+        goto doubt;
+    if (type <= 4) {
+        release_bytes(&view);
+        return Py_BuildValue("(iK)", type, (unsigned long long)size);
+    }
+    if (delta_result_size(m, data_at, end, size, &result_size) < 0)
+        goto doubt;
+    /* OFS_DELTA bases lie strictly earlier, so the walk cannot loop.  The
+     * depth rule is the reference's (Pack._check_chain_depth): the deltas
+     * of the whole chain, those under a memo hit included.  The deltas
+     * passed learn the type (the first 64 of them). */
+    long long passed[64];
+    long long depth = 0, below = 0;
+    long long at = offset;
+    int known = memo_get(&memo, offset, &below);
+    while (!known && type == 6) {
+        if (depth < 64)
+            passed[depth] = at;
+        if (++depth > max_depth)
+            goto doubt;
+        at = base_at;
+        known = memo_get(&memo, at, &below);
+        if (known)
+            break;
+        uint64_t ignored;
+        if (entry_head(m, n, at, end, &type, &ignored, &data_at, &base_at) < 0)
+            goto doubt;
+    }
+    if (known) {
+        type = known;
+        if (depth + below > max_depth)
+            goto doubt;
+    }
+    for (long long k = 0; k < depth && k < 64; k++)
+        memo_put(&memo, passed[k], depth - k + below, type);
+    release_bytes(&view);
+    return Py_BuildValue("(iK)", type, (unsigned long long)result_size);
+doubt:
+    release_bytes(&view);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef native_methods[] = {
     {"apply_delta", (PyCFunction)(void (*)(void))native_apply_delta, METH_FASTCALL | METH_KEYWORDS,
      "apply_delta(base, delta, max_size=4 GiB) -> bytes: the object the delta makes from base; on anything "
@@ -1211,6 +1668,12 @@ static PyMethodDef native_methods[] = {
      "fsck_tree(data, rawsz) -> (flags, ids, candidates): fsck's verdict on a tree's entries (0: clean)."},
     {"tree_unseen", (PyCFunction)(void (*)(void))native_tree_unseen, METH_FASTCALL,
      "tree_unseen(data, rawsz, seen) -> [(id, is_tree), ...] of entries not in seen, or None if malformed."},
+    {"idx_find", (PyCFunction)(void (*)(void))native_idx_find, METH_FASTCALL,
+     "idx_find(idx, fan_at, names_at, stride, oid) -> position or -(insertion point)-1, or None."},
+    {"idx_find_many", (PyCFunction)(void (*)(void))native_idx_find_many, METH_FASTCALL,
+     "idx_find_many(indexes, oids, null) -> (found, order, moves), or None: lookups over packs in MRU order."},
+    {"pack_info", (PyCFunction)(void (*)(void))native_pack_info, METH_FASTCALL,
+     "pack_info(pack, offset, data_end, rawsz, max_depth, memo) -> (type, size) through OFS_DELTA chains, or None."},
     {NULL, NULL, 0, NULL},
 };
 

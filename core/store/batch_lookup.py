@@ -9,13 +9,21 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from packscope.core.store.location import Location
+from packscope.core.errors import PackscopeError
+from packscope.core.native import native
+from packscope.core.store.location import Location, PackHandle
 from packscope.core.store.pack_directory import dir_mtime_ns
 from packscope.core.store.store_state import MAX_RESCAN_ROUNDS, ObjectDir, Stamps, StoreCounters, StoreSettings
 
 if TYPE_CHECKING:
     from packscope.core.oid import ObjectFormat
+    from packscope.core.store.midx import MultiPackIndex
     from packscope.core.trace import Tracer
+
+# The compiled form of the pack searches of a batch (core/_native.c
+# idx_find_many): each id in the packs' most-recently-used order, a hit
+# moving its pack to the front, as ``_find_packed`` does id by id.
+_idx_find_many = getattr(native, "idx_find_many", None)
 
 
 class BatchLookups:
@@ -28,6 +36,8 @@ class BatchLookups:
         settings: StoreSettings
         _dirs: list[ObjectDir]
         _negative: dict[bytes, Stamps]
+        _mru: list[PackHandle]
+        _midxs: list[tuple[MultiPackIndex, list[PackHandle | None]]]
 
         def locate(self, oid: bytes, quick: bool | None = None) -> Location | None: ...
         def rescan(self, reason: str = "request") -> None: ...
@@ -53,7 +63,9 @@ class BatchLookups:
         counters.lookups += len(oids)
         null = self.fmt.null
         find = self._find_packed
-        out: list[Location | None] = [None if oid == null else find(oid, False) for oid in oids]
+        out = self._find_packed_compiled(oids)
+        if out is None:
+            out = [None if oid == null else find(oid, False) for oid in oids]
         misses = [k for k, loc in enumerate(out) if loc is None and oids[k] != null]
         counters.null_lookups += sum(1 for oid in oids if oid == null)
         stamps: dict[str, Stamps] = {}
@@ -84,6 +96,80 @@ class BatchLookups:
                 counters.hits_midx += 1
             else:
                 counters.hits_loose += 1
+        return out
+
+    def _find_packed_compiled(self, oids: list[bytes]) -> list[Location | None] | None:
+        """The packs' answers for every id (None: not in a pack) from the
+        compiled search, or None when it does not apply (not built, a
+        multi-pack-index, another algorithm, an index that does not open or
+        is switched to the pure searches): then ``_find_packed`` answers id
+        by id, with the same results."""
+        if _idx_find_many is None or self._midxs or self.settings.algorithm != "binary":
+            return None
+        handles = list(self._mru)
+        tables = []
+        try:
+            for h in handles:
+                table = h.index.search_table()
+                if table is None:
+                    return None
+                tables.append(table)
+        except PackscopeError:
+            return None  # the id-by-id path notes the problem and skips that index
+        # Opening one index may have closed another (the open-file LRU).
+        if any(h.index._map is not t[0] for h, t in zip(handles, tables, strict=True)):
+            return None
+        got = _idx_find_many(tables, oids, self.fmt.null)
+        if got is None:
+            return None
+        found, order, moves = got
+        self._mru = [handles[k] for k in order]
+        self.counters.mru_moves += moves
+        out: list[Location | None] = []
+        append = out.append
+        hit_packs: set[int] = set()
+        for f in found:
+            if f is None:
+                append(None)
+                continue
+            k, pos, offset = f
+            h = handles[k]
+            hit_packs.add(k)
+            append(Location("pack", h.objects_dir, h.files.local, h, offset if offset >= 0 else h.index.offset_at(pos)))
+        for k in hit_packs:  # the open-file LRU counts hits, once per pack here
+            index = handles[k].index
+            if index._open_files is not None:
+                index._open_files.touch(index)
+        return out
+
+    def packed_headers(self, locs: list[Location | None]) -> list[tuple[str, int] | None]:
+        """(type, size) of each object ``locate_many`` found in a pack, as
+        ``object_info`` answers them, with no lookup; None for the others
+        (loose, absent) and for any whose entry does not read at once
+        (damage, a vanished file): ``object_info`` answers those, with its
+        retries and its errors."""
+        out: list[tuple[str, int] | None] = []
+        append = out.append
+        last: PackHandle | None = None
+        info = None
+        for loc in locs:
+            handle = None if loc is None else loc.pack
+            if handle is None or loc is None or loc.offset is None:
+                append(None)
+                continue
+            if handle is not last:
+                last = handle
+                try:
+                    info = handle.pack.info_at
+                except PackscopeError:
+                    info = None
+            if info is None:
+                append(None)
+                continue
+            try:
+                append(info(loc.offset))
+            except (PackscopeError, OSError):
+                append(None)
         return out
 
     def _locate_loose_many(

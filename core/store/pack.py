@@ -29,6 +29,7 @@ from packscope.core.errors import (
     LookupFailedError,
     PackscopeError,
 )
+from packscope.core.native import native
 from packscope.core.oid import ObjectFormat
 from packscope.core.store.cache import DeltaBaseCache, OpenFiles
 from packscope.core.store.delta import apply_delta, delta_sizes
@@ -48,6 +49,10 @@ from packscope.core.store.pack_index import PackIndex
 from packscope.core.store.pack_inflate import inflate_entry, inflate_prefix
 from packscope.core.store.pack_order import pack_order
 
+# The compiled type-and-size reader (core/_native.c pack_info): info_at's
+# answer for an object or an OFS_DELTA chain, or None (the reference decides).
+_pack_info = getattr(native, "pack_info", None)
+
 DEFAULT_MAX_OBJECT_SIZE = 4 << 30
 DEFAULT_MAX_CHAIN_DEPTH = 10_000
 
@@ -56,6 +61,15 @@ ResolveRefInfo = Callable[[bytes], tuple[str, int]]
 
 
 T = TypeVar("T")
+
+
+def _type_memo(num_objects: int) -> bytearray:
+    """pack_info's memo for a pack of ``num_objects``: a power of two of
+    8-byte slots, about one per four objects, 4 KiB to 512 KiB."""
+    slots = 512
+    while slots < min(num_objects // 4, 1 << 16):
+        slots *= 2
+    return bytearray(8 * slots)
 
 
 class Pack(MappedFile):
@@ -96,6 +110,7 @@ class Pack(MappedFile):
         # offset -> type of the chain's base: a delta's type never changes, and
         # finding it walks every header down the chain (about 12 in git.git).
         self._delta_types: dict[int, str] = {}
+        self._type_memo: bytearray | None = None  # the compiled reader's (pack_info's) memo of the same
         self._active: set[int] = set()  # offsets whose chain waits on resolve_ref (loop guard)
         # offset -> (type, content) read from another copy because this
         # pack's entry is damaged (the store fills it): chains through a
@@ -301,6 +316,14 @@ class Pack(MappedFile):
         result size is in its first bytes, its type is its chain's base's."""
         if self._active and offset in self._active:
             raise self._error("delta chain loops back through another pack", offset, "delta-loop", DeltaError)
+        if _pack_info is not None:
+            m = self._map if self._map is not None else self._open()
+            memo = self._type_memo
+            if memo is None:
+                memo = self._type_memo = _type_memo(self.index.num_objects)
+            found = _pack_info(m, offset, self._data_end, self.fmt.rawsz, self.max_chain_depth, memo)
+            if found is not None:
+                return TYPE_NAMES[found[0]], found[1]
         type_num, size, start, _, _ = self._header(offset)
         if type_num < OBJ_OFS_DELTA:
             return TYPE_NAMES[type_num], size

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from packscope.core.errors import BadPackIndexError
+from packscope.core.native import native
 from packscope.core.oid import ObjectFormat, Prefix
 from packscope.core.store.cache import OpenFiles
 from packscope.core.store.mapped_file import FanoutFile, read_fanout
@@ -40,6 +41,9 @@ if TYPE_CHECKING:
     from packscope.core.trace import SearchPath
 
 IDX_MAGIC = b"\377tOc"
+# The compiled bucket search (core/_native.c idx_find): what binary_search
+# answers over the same bucket, or None when it doubts the table.
+_idx_find = getattr(native, "idx_find", None)
 PAGE_SIZE = 4096
 _U32 = struct.Struct(">I")
 _U64 = struct.Struct(">Q")
@@ -61,6 +65,10 @@ class PackIndex(FanoutFile):
         self.prefix_column_after: int | None = -1
         self._lookups = 0
         self._prefix_column: array[int] | None = None
+        # Untraced binary lookups run compiled when the module is built
+        # (False: the pure searches, for tests and benchmarks of them).
+        self.compiled_search = _idx_find is not None
+        self._fan_at = 0
         self.version = 0
         self.fanout: tuple[int, ...] = ()
         self.num_objects = 0
@@ -91,6 +99,7 @@ class PackIndex(FanoutFile):
                 f"pack index is truncated ({size} bytes, too short for a fanout table)", size, "idx-truncated"
             )
         fanout = read_fanout(m, fan_at, self._error, "idx-fanout")
+        self._fan_at = fan_at
         nr = fanout[255]
         self.version, self.fanout, self.num_objects = version, fanout, nr
         if version == 1:
@@ -227,8 +236,28 @@ class PackIndex(FanoutFile):
 
     # --- search ----------------------------------------------------------
 
+    def search_table(self) -> tuple[mmap.mmap, int, int, int, int, int, bool] | None:
+        """The index as the compiled batch lookup reads it (core/_native.c
+        idx_find_many): mapping, fanout, names and their stride, 4-byte
+        offsets and theirs, and whether a set high bit means a large offset
+        (version 2); None when the compiled searches are off for it."""
+        if not self.compiled_search:
+            return None
+        m = self.map
+        v1 = self.version == 1
+        return m, self._fan_at, self._names_at, self._stride, self._off_at, self._stride if v1 else 4, not v1
+
     def find(self, oid: bytes, algorithm: str = "binary") -> int:
         """Position of ``oid`` or -1; the untraced path."""
+        if algorithm == "binary" and self.compiled_search and self.prefix_column_after is not None:
+            m = self._map if self._map is not None else self.map
+            pos = _idx_find(m, self._fan_at, self._names_at, self._stride, oid)  # type: ignore[misc]
+            if pos is not None:
+                if pos < 0:
+                    return -1
+                if self._open_files is not None:
+                    self._open_files.touch(self)
+                return int(pos)
         name_at = self._cached_accessor
         if name_at is None:
             self.open()

@@ -11,6 +11,7 @@ An object a partial clone's promisor remote promises but that is absent is
 
 from __future__ import annotations
 
+import binascii
 import re
 import sys
 
@@ -283,6 +284,10 @@ def _run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> 
     hexsz, rawsz = session.fmt.hexsz, session.fmt.rawsz
     split_rest = "rest" in atoms
     empty_tree = store.empty_tree
+    # The default --batch-check line of an object found in a pack is made
+    # here from the store's packed_headers (no lookup per object); anything
+    # else (loose, damaged, replaced, other formats) goes through emit.
+    plain_lines = not contents and replaced is None and pieces == parse_format(DEFAULT_FORMAT)
 
     def answer(name: str, rest: str, oid: bytes | None, loc) -> None:
         nonlocal promised_noted
@@ -322,9 +327,37 @@ def _run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> 
     # flushed before waiting for more — so a script that writes one id and
     # waits for its answer is served at once, and a pipe of 40k ids costs
     # one freshness check per chunk rather than one per miss.
+    plain_misses = not store.partial_clone  # else a miss may be promised: answer() notes it
+
+    def one(name: str, rest: str, oid: bytes | None, loc) -> None:
+        if not name:
+            write(b" missing\n")
+            return
+        if oid == empty_tree:
+            oid = loc = None  # git's cached object: answered by the store, stored or not
+        if loc is None and oid is not None and plain_misses:
+            write(f"{name} missing\n".encode())
+            return
+        answer(name, rest, oid, loc)
+
     for lines in _stdin_chunks(sys.stdin.buffer):
+        oids = None if split_rest else _hex_ids(lines, hexsz, rawsz)
+        if oids is not None:
+            # Every line is a full id (the common input): one pass, lines
+            # made here for objects found in packs, the rest through one().
+            locs = store.locate_many(oids)
+            heads = store.packed_headers(locs) if plain_lines else [None] * len(oids)
+            for raw, oid, loc, head in zip(lines, oids, locs, heads, strict=True):
+                if head is not None and oid != empty_tree:
+                    write(b"%s %s %d\n" % (raw.lower(), _TYPE_BYTES[head[0]], head[1]))
+                elif loc is None and plain_misses and oid != empty_tree:
+                    write(raw + b" missing\n")
+                else:
+                    one(raw.decode("ascii"), "", oid, loc)
+            out.flush()
+            continue
         parsed = []
-        wanted = []
+        wanted: list[bytes] = []
         for raw in lines:
             text = raw.decode("utf-8", "surrogateescape")
             # git's rule: the whole line is the name, unless the format has
@@ -336,6 +369,7 @@ def _run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> 
                 if m:
                     name, rest = text[: m.start()], text[m.end() :]
             oid = None
+            k = -1
             if len(name) == hexsz:
                 try:
                     oid = bytes.fromhex(name)
@@ -344,27 +378,32 @@ def _run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> 
                 if oid is not None and len(oid) != rawsz:
                     oid = None  # fromhex skips whitespace: not a plain id
                 if oid is not None:
+                    k = len(wanted)
                     wanted.append(oid)
-            parsed.append((name, rest, oid))
-        located = dict(zip(wanted, store.locate_many(wanted), strict=True)) if wanted else {}
-        plain_misses = not store.partial_clone  # else a miss may be promised: answer() notes it
-        for name, rest, oid in parsed:
-            if not name:
-                write(b" missing\n")
-                continue
-            loc = located.get(oid) if oid is not None else None
-            if oid == empty_tree:
-                oid = loc = None  # git's cached object: answered by the store, stored or not
-            if loc is None and oid is not None and plain_misses:
-                write(f"{name} missing\n".encode())
-                continue
-            answer(name, rest, oid, loc)
+            parsed.append((name, rest, oid, k))
+        locs = store.locate_many(wanted) if wanted else []
+        for name, rest, oid, k in parsed:
+            one(name, rest, oid, locs[k] if k >= 0 else None)
         out.flush()
     out.flush()
     return 0
 
 
-def _stdin_chunks(stream, size: int = 1 << 16):
+_TYPE_BYTES = {"commit": b"commit", "tree": b"tree", "blob": b"blob", "tag": b"tag"}
+
+
+def _hex_ids(lines: list[bytes], hexsz: int, rawsz: int) -> list[bytes] | None:
+    """Each line's raw id when every line is a full hex id, else None."""
+    if not lines or set(map(len, lines)) != {hexsz}:
+        return None
+    try:
+        raw = binascii.unhexlify(b"".join(lines))  # unlike fromhex, no whitespace skipped
+    except binascii.Error:
+        return None
+    return [raw[i : i + rawsz] for i in range(0, len(raw), rawsz)]
+
+
+def _stdin_chunks(stream, size: int = 1 << 20):
     """Lists of the complete lines ``stream`` has ready (without their
     newlines), as they arrive; a last line without a newline comes last."""
     pending = b""

@@ -1,0 +1,314 @@
+"""Untraced lookups, compiled (core/_native.c: idx_find, idx_find_many,
+pack_info) and pure, on the same inputs: the same positions, the same
+locations in the same pack order, the same types and sizes — and where the
+compiled path declines (None) the pure one answers or raises its error.
+And `cat-file --batch-check` of full ids, whose lines the store answers in
+batches, equal to git's on both paths."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import shutil
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from packscope.core.errors import PackscopeError
+from packscope.core.oid import SHA1, SHA256
+from packscope.core.store import batch_lookup
+from packscope.core.store import pack as pack_module
+from packscope.core.store.odb import ObjectStore
+from packscope.core.store.pack import Pack, _type_memo
+from packscope.core.store.pack_entry import TYPE_NAMES
+from packscope.core.store.pack_index import PackIndex
+from packscope.core.store.search import binary_search
+from tests.cli import packscope
+from tests.delta_paths import NOT_BUILT, _native
+from tests.repos import git, git_text, import_history, init_bare, pack_files
+
+INDEX_FIXTURES = ["packed_repo", "idxv1_repo", "sha256_repo", "idx64_repo", "many_packs_repo"]
+
+
+def _fmt(repo):
+    return SHA256 if "sha256" in repo.name else SHA1
+
+
+def _absent(fmt, n: int, salt: bytes = b"absent") -> list[bytes]:
+    return [hashlib.new(fmt.hashname, salt + b" %d" % i).digest() for i in range(n)]
+
+
+def _probes(index: PackIndex, fmt) -> tuple[list[bytes], int]:
+    """Every name, the ids just beside each bucket's first and last name,
+    an id in every empty bucket, the lowest and highest ids and some
+    random absent ones; and how many buckets were empty."""
+    names = list(index.names())
+    ids = list(names)
+    empty = 0
+    for b in range(256):
+        lo, hi = index.bucket(b)
+        if lo == hi:
+            empty += 1
+            ids += [bytes([b]) + bytes(fmt.rawsz - 1), bytes([b]) + b"\xff" * (fmt.rawsz - 1)]
+            continue
+        first, last = names[lo], names[hi - 1]
+        if first[-1] > 0:
+            ids.append(first[:-1] + bytes([first[-1] - 1]))
+        if last[-1] < 255:
+            ids.append(last[:-1] + bytes([last[-1] + 1]))
+    ids += [bytes(fmt.rawsz), b"\xff" * fmt.rawsz, *_absent(fmt, 100)]
+    return ids, empty
+
+
+@NOT_BUILT
+@pytest.mark.parametrize("fixture", INDEX_FIXTURES)
+def test_the_compiled_bucket_search_answers_as_the_binary_search(fixture, request):
+    repo = request.getfixturevalue(fixture)
+    fmt = _fmt(repo)
+    empty_seen = 0
+    for idx_path in sorted((repo / "objects" / "pack").glob("pack-*.idx")):
+        index = PackIndex(str(idx_path), fmt).open()
+        ids, empty = _probes(index, fmt)
+        empty_seen += empty
+        name_at = index.name_accessor()
+        for oid in ids:
+            lo, hi = index.bucket(oid[0])
+            expected = binary_search(name_at, lo, hi, index.num_objects, oid)
+            assert _native.idx_find(index.map, index._fan_at, index._names_at, index._stride, oid) == expected
+        index.close()
+    assert empty_seen > 0  # small packs leave buckets empty: those were probed too
+
+
+@pytest.mark.parametrize("fixture", INDEX_FIXTURES)
+def test_find_gives_git_show_index_offsets_on_both_paths(fixture, request):
+    from tests.repos import show_index
+
+    repo = request.getfixturevalue(fixture)
+    fmt = _fmt(repo)
+    for idx_path in sorted((repo / "objects" / "pack").glob("pack-*.idx")):
+        expected = show_index(idx_path, fmt.name)
+        compiled, pure = PackIndex(str(idx_path), fmt), PackIndex(str(idx_path), fmt)
+        pure.compiled_search = False
+        pure.prefix_column_after = None  # the plain search itself
+        for hexid, offset in expected.items():
+            oid = bytes.fromhex(hexid)
+            assert compiled.offset_of(oid) == pure.offset_of(oid) == offset
+        for oid in [*_absent(fmt, 50), bytes(fmt.rawsz), b"\xff" * fmt.rawsz]:
+            assert compiled.find(oid) == pure.find(oid) == -1
+
+
+# --- batches over several packs: the most-recently-used order ---------------------------
+
+
+@pytest.fixture(scope="module")
+def overlapping_packs(tmp_path_factory):
+    """Three packs sharing objects, none holding them all: which copy a
+    lookup finds depends on the packs' most-recently-used order, so a batch
+    must move packs to the front exactly as lookups one by one do."""
+    repo = init_bare(tmp_path_factory.mktemp("overlap") / "overlap.git")
+    import_history(repo, 30, seed=12)
+    git("repack", "-a", "-d", "-q", cwd=repo)
+    whole = pack_files(repo)
+    ids = git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=repo).split()
+    rnd = random.Random(5)
+    rnd.shuffle(ids)
+    third = len(ids) // 3
+    for subset in (ids[: 2 * third], ids[third:], rnd.sample(ids, third)):
+        git("pack-objects", "-q", repo / "objects" / "pack" / "pack", cwd=repo, input="\n".join(subset) + "\n")
+    for pack in whole:  # the pack with every object, and its .idx, .bitmap, .rev
+        for part in pack.parent.glob(pack.stem + ".*"):
+            part.unlink()
+    assert len(pack_files(repo)) == 3
+    return repo
+
+
+def _batch_ids(repo, fmt, seed: int) -> list[bytes]:
+    ids = [
+        bytes.fromhex(x)
+        for x in git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=repo).split()
+    ]
+    rnd = random.Random(seed)
+    batch = ids + rnd.sample(ids, len(ids) // 2) + _absent(fmt, 100) + [fmt.null]
+    rnd.shuffle(batch)
+    return batch
+
+
+def _where(locs):
+    return [(loc.source, loc.where, loc.offset) if loc else None for loc in locs]
+
+
+@NOT_BUILT
+@pytest.mark.parametrize(
+    "fixture", ["overlapping_packs", "many_packs_repo", "packed_repo", "sha256_repo", "idx64_repo"]
+)
+def test_a_compiled_batch_finds_what_pure_lookups_one_by_one_find(fixture, request):
+    repo = request.getfixturevalue(fixture)
+    fmt = _fmt(repo)
+    ids = _batch_ids(repo, fmt, 9)
+    pure = ObjectStore(str(repo / "objects"), fmt)
+    for h in pure.all_packs():
+        h.index.compiled_search = False
+    compiled = ObjectStore(str(repo / "objects"), fmt)
+    assert [h.name for h in pure.packs] == [h.name for h in compiled.packs]
+    assert compiled._find_packed_compiled(ids[:1]) is not None  # the compiled batch applies here
+    compiled.rescan()  # forget that first call's pack order
+    expected = [pure.locate(oid) for oid in ids]
+    got = compiled.locate_many(ids)
+    assert _where(got) == _where(expected)
+    assert [h.name for h in compiled.packs] == [h.name for h in pure.packs]
+    assert compiled.counters.mru_moves == pure.counters.mru_moves
+    if fixture == "overlapping_packs":
+        assert pure.counters.mru_moves > 0
+        assert len({loc.where for loc in expected if loc}) == 3
+
+
+def test_without_the_compiled_batch_the_answers_are_the_same(overlapping_packs, monkeypatch):
+    fmt = SHA1
+    ids = _batch_ids(overlapping_packs, fmt, 4)
+    first = ObjectStore(str(overlapping_packs / "objects"), fmt).locate_many(ids)
+    monkeypatch.setattr(batch_lookup, "_idx_find_many", None)
+    second = ObjectStore(str(overlapping_packs / "objects"), fmt).locate_many(ids)
+    assert _where(first) == _where(second)
+    assert sum(loc is None for loc in first) == 101  # the absent ids and the null id
+
+
+# --- types and sizes through delta chains -------------------------------------------------
+
+
+def _reference_info(pack_path, fmt, offsets, monkeypatch):
+    """info_at of each offset on the pure path: (type, size) or the error kind."""
+    monkeypatch.setattr(pack_module, "_pack_info", None)
+    pack = Pack(str(pack_path), fmt=fmt)
+    out = {}
+    for off in offsets:
+        try:
+            out[off] = pack.info_at(off)
+        except PackscopeError as e:
+            out[off] = e.kind
+    pack.close()
+    monkeypatch.undo()
+    return out
+
+
+@NOT_BUILT
+@pytest.mark.parametrize(
+    "fixture", ["packed_repo", "sha256_repo", "ref_delta_repo", "thin_completed_repo", "deep_chain_repo"]
+)
+def test_compiled_types_and_sizes_are_the_pure_ones(fixture, request, monkeypatch):
+    repo = request.getfixturevalue(fixture)
+    fmt = _fmt(repo)
+    declined = answered = deltas = 0
+    for pack_path in pack_files(repo):
+        pack = Pack(str(pack_path), fmt=fmt).open()
+        offsets = list(pack.index.open().offsets())
+        expected = _reference_info(pack_path, fmt, offsets, monkeypatch)
+        memo = _type_memo(len(offsets))
+        for _round in range(2):  # the second round answers from the memo
+            for off in offsets:
+                got = _native.pack_info(pack.map, off, pack._data_end, fmt.rawsz, pack.max_chain_depth, memo)
+                if got is None:
+                    declined += 1
+                    # only a REF_DELTA on the way (its base is found through an index)
+                    assert any(link.type_name in ("ref-delta", "external") for link in pack.delta_chain(off))
+                else:
+                    answered += 1
+                    assert (TYPE_NAMES[got[0]], got[1]) == expected[off]
+                    deltas += pack._header(off)[0] == 6
+        # Through Pack.info_at (compiled first, the reference on decline).
+        assert {off: pack.info_at(off) for off in offsets} == expected
+        pack.close()
+    if fixture in ("ref_delta_repo", "thin_completed_repo"):
+        assert declined > 0
+    else:
+        assert declined == 0 and deltas > 0
+    assert answered > 0
+
+
+@NOT_BUILT
+def test_a_chain_deeper_than_the_limit_is_left_to_the_reference(deep_chain_repo):
+    pack_path = pack_files(deep_chain_repo)[0]
+    pack = Pack(str(pack_path), fmt=SHA1).open()
+    index = pack.index.open()
+    deepest = max(index.offsets(), key=lambda off: len(pack.delta_chain(off)))
+    depth = len(pack.delta_chain(deepest)) - 1  # deltas above the base
+    assert depth > 100
+    args = (pack.map, deepest, pack._data_end, 20)
+    assert _native.pack_info(*args, depth, None) is not None
+    assert _native.pack_info(*args, depth - 1, None) is None
+    pack.max_chain_depth = depth - 1
+    with pytest.raises(PackscopeError) as e:
+        pack.info_at(deepest)
+    assert e.value.kind == "delta-too-deep"
+    pack.close()
+
+
+@pytest.fixture(scope="module")
+def small_pack(tmp_path_factory):
+    repo = init_bare(tmp_path_factory.mktemp("fuzz-pack") / "fuzz.git")
+    import_history(repo, 8, seed=21)
+    git("repack", "-a", "-d", "-f", "-q", "--depth=10", cwd=repo)
+    pack_path = pack_files(repo)[0]
+    index = PackIndex(str(pack_path.with_suffix(".idx")), SHA1).open()
+    offsets = sorted(index.offsets())
+    index.close()
+    return pack_path.read_bytes(), offsets
+
+
+def _bare_pack(data: bytes, max_depth: int) -> Pack:
+    """A Pack over bytes in memory with no index: enough for info_at over OFS_DELTA chains."""
+    pack = object.__new__(Pack)
+    pack.path, pack.name, pack.fmt = "mem.pack", "mem.pack", SHA1
+    pack._map, pack._data_end = data, len(data) - SHA1.rawsz
+    pack._active, pack._delta_types, pack.cache = set(), {}, None
+    pack.max_chain_depth, pack.resolve_ref, pack.resolve_ref_info = max_depth, None, None
+    pack._type_memo, pack._open_files, pack.good_copies = None, None, {}
+    return pack
+
+
+@NOT_BUILT
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_on_damaged_packs_the_compiled_answer_is_the_references_or_none(small_pack, data):
+    raw, offsets = small_pack
+    damaged = bytearray(raw)
+    for _ in range(data.draw(st.integers(1, 4))):
+        at = data.draw(st.integers(12, len(raw) - 21))
+        damaged[at] = data.draw(st.integers(0, 255))
+    damaged_bytes = bytes(damaged)
+    max_depth = data.draw(st.sampled_from([1, 3, 10_000]))
+    memo = bytearray(8 * 64)
+    reference = _bare_pack(damaged_bytes, max_depth)
+    for off in [*offsets, data.draw(st.integers(0, len(raw) + 5))]:
+        got = _native.pack_info(damaged_bytes, off, len(raw) - 20, 20, max_depth, memo)
+        if got is None:
+            continue  # the reference decides (answers or raises)
+        reference._delta_types.clear()
+        saved, pack_module._pack_info = pack_module._pack_info, None
+        try:
+            assert reference.info_at(off) == (TYPE_NAMES[got[0]], got[1])
+        finally:
+            pack_module._pack_info = saved
+
+
+# --- cat-file --batch-check of full ids ------------------------------------------------------
+
+
+@pytest.mark.parametrize("pure", ["0", "1"])
+@pytest.mark.parametrize("fixture", ["packed_repo", "sha256_repo", "ref_delta_repo", "loose_repo", "many_packs_repo"])
+def test_batch_check_of_full_ids_equals_git_on_both_paths(fixture, pure, request, tmp_path):
+    src = request.getfixturevalue(fixture)
+    repo = shutil.copytree(src, tmp_path / src.name, symlinks=True)
+    fmt = _fmt(repo)
+    ids = git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=repo).split()
+    rnd = random.Random(11)
+    empty_tree = fmt.empty_tree.hex()
+    lines = ids + [i.upper() for i in rnd.sample(ids, min(40, len(ids)))] + rnd.sample(ids, min(40, len(ids)))
+    lines += [a.hex() for a in _absent(fmt, 60)] + [a.hex().upper() for a in _absent(fmt, 5, b"upper")]
+    lines += [fmt.null_hex, empty_tree]
+    rnd.shuffle(lines)
+    stdin = "\n".join(lines) + "\n"
+    want = git("cat-file", "--batch-check", cwd=repo, input=stdin)
+    got = packscope("-C", repo, "cat-file", "--batch-check", input=stdin, env={"PACKSCOPE_PURE": pure})
+    assert got.stdout == want
+    assert want.count(b" missing\n") == 66 and b"%s tree 0\n" % empty_tree.encode() in want
