@@ -613,7 +613,7 @@ done:
     return result;
 }
 
-/* --- tree_diff_names (last_modified's tree comparison) ---------------------
+/* --- tree_diff_names, tree_entry (last_modified's tree comparison) ----------
  *
  *   tree_diff_names(a, b, rawsz) -> {name, ...}: the names of the entries
  *       that are not byte for byte in both trees (changed mode or id, or on
@@ -772,7 +772,53 @@ done:
     release_bytes(&bview);
     return names;
 }
-/* --- end of tree_diff_names -------------------------------------------------- */
+/*   tree_entry(data, name, rawsz) -> (mode, name, id) of the first entry
+ *       called name (the mode as the tree spells it), () when there is none,
+ *       or None unless the whole tree is well-formed (as tree_items accepts
+ *       it).  The reference is TreeEntries.entries(tree).get(name) in
+ *       core/history/tree_entries.py; one pass, one tuple. */
+static PyObject *
+native_tree_entry(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyBytes_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "tree_entry(data, name: bytes, rawsz)");
+        return NULL;
+    }
+    Py_ssize_t rawsz = PyLong_AsSsize_t(args[2]);
+    if (rawsz == -1 && PyErr_Occurred())
+        return NULL;
+    if (!rawsz_ok(rawsz)) {
+        PyErr_SetString(PyExc_ValueError, "tree_entry: rawsz must be 1..64");
+        return NULL;
+    }
+    Py_buffer view;
+    const uint8_t *d;
+    Py_ssize_t n;
+    if (get_bytes(args[0], &view, &d, &n) < 0)
+        return Py_NewRef(Py_None);
+    const char *want = PyBytes_AS_STRING(args[1]);
+    Py_ssize_t want_n = PyBytes_GET_SIZE(args[1]);
+    Py_ssize_t pos = 0, found = -1;
+    td_entry e = {0}, hit = {0};
+    int got;
+    while ((got = td_next(d, n, &pos, rawsz, &e)) == 1) {
+        if (found < 0 && e.name_n == want_n && memcmp(d + e.name, want, (size_t)want_n) == 0) {
+            found = e.start;
+            hit = e;
+        }
+    }
+    PyObject *result;
+    if (got < 0)
+        result = Py_NewRef(Py_None);
+    else if (found < 0)
+        result = PyTuple_New(0);
+    else
+        result = Py_BuildValue("(y#Oy#)", (const char *)(d + hit.start), hit.name - 1 - hit.start, args[1],
+                               (const char *)(d + hit.end - rawsz), rawsz);
+    release_bytes(&view);
+    return result;
+}
+/* --- end of tree_diff_names, tree_entry -------------------------------------- */
 
 /* ---- fsck's tree checks (core/fsck/syntax.py and reach.py hold the pure references) ----
  *
@@ -1664,6 +1710,9 @@ static PyMethodDef native_methods[] = {
     {"tree_diff_names", (PyCFunction)(void (*)(void))native_tree_diff_names, METH_FASTCALL,
      "tree_diff_names(a, b, rawsz) -> {names of entries not byte-identical in both}, or None unless both trees "
      "are well-formed and sorted."},
+    {"tree_entry", (PyCFunction)(void (*)(void))native_tree_entry, METH_FASTCALL,
+     "tree_entry(data, name, rawsz) -> (mode, name, id) of the first entry so named, (), or None unless "
+     "the whole tree is well-formed."},
     {"fsck_tree", (PyCFunction)(void (*)(void))native_fsck_tree, METH_FASTCALL,
      "fsck_tree(data, rawsz) -> (flags, ids, candidates): fsck's verdict on a tree's entries (0: clean)."},
     {"tree_unseen", (PyCFunction)(void (*)(void))native_tree_unseen, METH_FASTCALL,

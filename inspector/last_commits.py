@@ -13,6 +13,9 @@ import time
 from collections.abc import Callable
 
 HOLD_SECONDS = 0.03  # longest hold of the core lock: the UI draws rows with it
+# Answers are handed over at most this often (the first at once): each hand-over
+# redraws the listing, and a redraw per hold cost the walk as much CPU as it used.
+FOUND_SECONDS = 0.25
 SHED_EVERY = 2048  # commits walked between two releases of the packs' mapped pages
 
 
@@ -39,15 +42,25 @@ def _via_core(core, commit, path, names, *, found, progress, cancelled):
     lock = core.lock
 
     shed_at = [SHED_EVERY]
+    batch: list[tuple[bytes, bytes]] = []  # answers not handed over yet
+    handed = [0.0]  # when answers were last handed over (0: never)
+
+    def hand_over(now: bool) -> None:
+        if batch and (now or time.monotonic() - handed[0] >= FOUND_SECONDS):
+            found(batch[:])
+            batch.clear()
+            handed[0] = time.monotonic()
 
     def tick(p) -> None:
         # Called every few dozen commits from inside the walk, where this
-        # thread holds the lock once: let the UI thread draw a row meanwhile.
+        # thread holds the lock once: let the UI thread draw a row meanwhile
+        # (and see answers found a while ago when the next is long in coming).
         progress(p.commits)
         if p.commits >= shed_at[0]:  # the pack pages read so far need not stay resident
             shed_at[0] = p.commits + SHED_EVERY
             session.store.release_mapped_pages()
         lock.release()
+        hand_over(False)
         time.sleep(0)
         lock.acquire()
 
@@ -56,7 +69,6 @@ def _via_core(core, commit, path, names, *, found, progress, cancelled):
         it = last_modified(session.store, commit, path.rstrip(b"/"), source=source, progress=tick, cancelled=cancelled)
     try:
         while True:
-            batch: list = []
             until = time.monotonic() + HOLD_SECONDS
             with core.lock:
                 try:
@@ -69,8 +81,7 @@ def _via_core(core, commit, path, names, *, found, progress, cancelled):
                         it = None
                 except CancelledError:
                     it = None
-            if batch:
-                found(batch)
+            hand_over(it is None)
             if it is None or cancelled():
                 return
     finally:

@@ -4,7 +4,9 @@ the pure reference: the names git diff-tree lists on git's own trees, the
 same set from both paths, and the compiled pass declining (None) exactly
 for damaged trees, trees out of git's order, and one sort key spelt by two
 names; TreeEntries.diff_names then answers through the reference, and a
-damaged tree raises the same error on both paths."""
+damaged tree raises the same error on both paths.  Likewise one entry by
+name (TreeEntries.entry): the compiled lookup finds the first entry so
+named or declines a damaged tree, and both paths answer alike."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from hypothesis import strategies as st
 from packscope.core.errors import CorruptObjectError
 from packscope.core.history import tree_entries
 from packscope.core.history.tree_entries import TreeEntries, tree_diff_names_py
-from packscope.core.objects import tree_items_py
+from packscope.core.objects import tree_items_py, tree_patterns
 from packscope.core.oid import SHA1
 from packscope.core.repo.session import open_session
 from tests.delta_paths import NOT_BUILT, _native, compiled_against_pure
@@ -33,6 +35,7 @@ PATHS = [
 def compiled(request, monkeypatch):
     """TreeEntries.diff_names on the compiled path or the pure one."""
     monkeypatch.setattr(tree_entries, "_native_diff_names", _native.tree_diff_names if request.param else None)
+    monkeypatch.setattr(tree_entries, "_native_entry", _native.tree_entry if request.param else None)
     return request.param
 
 
@@ -116,6 +119,43 @@ def test_a_directory_and_a_file_named_with_its_slash_are_left_to_the_reference()
     assert _native.tree_diff_names(a, a, 20) == set()
 
 
+NAMES = [b"a", b"a.c", b"a/", b"ab", b"a b", b"b", b"\xff", b"Z", b"a-", b"a0", b"", b"zz"]
+
+
+@compiled_against_pure
+def test_compiled_lookup_finds_the_first_entry_so_named_or_declines_a_damaged_tree(fmt, data):
+    tree, _ = data.draw(tree_pair(fmt.rawsz))
+    name = data.draw(st.sampled_from(NAMES))
+    got = _native.tree_entry(tree, name, fmt.rawsz)
+    patterns = tree_patterns(fmt.rawsz)
+    assert (got is None) == (patterns.whole.fullmatch(tree) is None)
+    if got is not None:
+        assert got == next((e for e in patterns.entries.findall(tree) if e[1] == name), ())
+
+
+def looked_up(t: TreeEntries, tree: bytes, name: bytes):
+    """TreeEntries.entry's answer, or the error it raises."""
+    try:
+        return ("ok", t.entry(tree, name))
+    except CorruptObjectError as e:
+        return (type(e), e.oid, e.offset, e.message)
+
+
+@NOT_BUILT
+def test_both_paths_look_entries_up_alike_in_damaged_trees(monkeypatch):
+    one = b"\1" * 20
+    good = raw_tree([(b"100644", b"a", one), (b"40000", b"b", one)])
+    damaged = [good + b"10x644 c\0" + one, good + b"100644 c\0" + one[:5], b"100644 \0" + one + good, good + b" "]
+    trees = {SHA1.hash_object("tree", d): d for d in damaged}
+    answers = {}
+    for compiled in (False, True):
+        monkeypatch.setattr(tree_entries, "_native_entry", _native.tree_entry if compiled else None)
+        t = TreeEntries(lambda oid: ("tree", trees[oid]), SHA1)
+        answers[compiled] = [looked_up(t, tid, name) for tid in trees for name in (b"a", b"b", b"c", b"q")]
+    assert answers[True] == answers[False]
+    assert any(a[0] is CorruptObjectError for a in answers[True])
+
+
 @NOT_BUILT
 def test_compiled_pass_refuses_a_wrong_call():
     with pytest.raises(TypeError):
@@ -123,6 +163,10 @@ def test_compiled_pass_refuses_a_wrong_call():
     with pytest.raises(ValueError):
         _native.tree_diff_names(b"", b"", 0)
     assert _native.tree_diff_names("not bytes", b"", 20) is None
+    with pytest.raises(TypeError):
+        _native.tree_entry(b"", "a", 20)
+    with pytest.raises(ValueError):
+        _native.tree_entry(b"", b"a", 65)
 
 
 @pytest.fixture(scope="module")
@@ -150,6 +194,9 @@ def test_the_names_are_what_git_diff_tree_lists(history, compiled):
         assert t.diff_names(None, bytes.fromhex(here)) == {n for _m, n, _o in tree_items_py(bodies[here], SHA1)}
         if compiled:  # git's trees never make the compiled pass decline
             assert _native.tree_diff_names(bodies[there], bodies[here], 20) is not None
+        for m, n, o in tree_items_py(bodies[here], SHA1):
+            assert t.entry(bytes.fromhex(here), n) == (b"%o" % m, n, o)
+        assert t.entry(bytes.fromhex(here), b"no such entry") is None
 
 
 def test_trees_out_of_order_are_compared_by_the_reference(compiled):

@@ -2,9 +2,11 @@
 
 Headless (``App.run_test``) on the real history: History opens, Enter on
 the first row (HEAD) opens its Commit screen, and the clock runs until
-every root entry has its last commit.  Reported: that time, the entries
-answered, and the process's peak resident set (VmHWM: Python objects,
-caches and the pack pages the walk keeps resident).  Targets: ≤ 3 s and
+every root entry has its last commit, from the moment the key is sent.
+Reported: that time, the CPU the whole process used meanwhile (the walk,
+the screen's other workers and drawing), the entries answered, and the
+process's peak resident set (VmHWM: Python objects, caches and the pack
+pages the walk keeps resident).  Targets: ≤ 3 s and
 ≤ 250 MB on git.git.
 """
 
@@ -61,15 +63,19 @@ def column(repo: str, timeout: float = 600.0) -> dict:
                 if isinstance(screen, HistoryScreen) and screen.history is not None and screen.history.loaded:
                     break
                 await pilot.pause(0.02)
+            # The clock starts as the key is sent: pilot.press returns only
+            # after waiting for the app to go idle (up to a second, twice),
+            # while the column's walk is already running.
+            t0, c0 = time.perf_counter(), time.process_time()
             await pilot.press("enter")
-            t0 = time.perf_counter()
             while not (isinstance(app.screen, CommitScreen) and app.screen.last_done) and loop.time() < end:
                 await pilot.pause(0.02)
             seconds = time.perf_counter() - t0
+            cpu = time.process_time() - c0
             screen = app.screen
             entries = len(screen.view.entries) if isinstance(screen, CommitScreen) and screen.view else 0
             answered = len(screen.last) if isinstance(screen, CommitScreen) else 0
-        return {"seconds": seconds, "entries": entries, "answered": answered}
+        return {"seconds": seconds, "cpu_seconds": cpu, "entries": entries, "answered": answered}
 
     out = asyncio.run(go())
     out["max_rss_bytes"] = peak_rss_bytes()

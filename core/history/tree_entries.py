@@ -70,6 +70,7 @@ def tree_diff_names_py(a: bytes, b: bytes, rawsz: int) -> set[bytes] | None:
 
 
 _native_diff_names = native.tree_diff_names if native is not None else None
+_native_entry = native.tree_entry if native is not None else None
 
 
 def token(entry: RawEntry) -> bytes:
@@ -178,8 +179,13 @@ class TreeEntries:
         return self.entries(tree).get(name)
 
     def entry(self, tree: bytes | None, name: bytes) -> RawEntry | None:
-        """``lookup``, reading only as far into the tree as needed when the
-        entry lies near its start (see :meth:`near`)."""
+        """``lookup`` without indexing the tree: compiled, one pass over it;
+        else reading only as far into it as needed when the entry lies near
+        its start (see :meth:`near`)."""
+        if _native_entry is not None and tree is not None and tree != self.empty_tree and tree not in self._cache:
+            got = _native_entry(self._data(tree), name, self.fmt.rawsz)
+            if got is not None:  # None: not a clean tree, left to the pure path (which names the damage)
+                return got or None
         found = self.near(tree, name)
         return self.entries(tree).get(name) if isinstance(found, _Far) else found
 
@@ -257,11 +263,10 @@ class TreeEntries:
         """Whether a recursive diff of two trees (None: absent) shows anything."""
         if a == b:
             return False
-        ea, eb = self.entries(a), self.entries(b)
-        for name in {e[1] for e in set(ea.values()) ^ set(eb.values())}:
-            if self.changed(ea.get(name), eb.get(name)):
-                return True
-        return False
+        # diff_names may name more than the first-wins lookups see differ
+        # (a name repeated in a damaged tree): changed() settles each.
+        entry = self.entry
+        return any(self.changed(entry(a, name), entry(b, name)) for name in self.diff_names(a, b))
 
 
 class EntryPathLimiter(TrieLimiter[RawEntry]):
