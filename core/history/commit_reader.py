@@ -34,7 +34,7 @@ import mmap
 import struct
 from binascii import unhexlify
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from zlib_ng import zlib_ng
 
@@ -77,6 +77,10 @@ _LARGE = 0x80000000  # an offset with this bit indexes the 8-byte table (or: ask
 # The compiled header match when the module is built (getattr: an older
 # build lacks it); commit_header_regex stays the reference.
 _commit_header: Callable[[bytes, int], CommitHeader | None] | None = getattr(native, "commit_header", None)
+# The compiled lookup and read (core/_native.c commit_lookup): a plain
+# commit's header from one pack in one call, False when the pack lacks the
+# id, or None (then the Python path below answers).
+_commit_lookup: Callable[..., CommitHeader | Literal[False] | None] | None = getattr(native, "commit_lookup", None)
 
 
 def prefix_size(hexsz: int) -> int:
@@ -90,7 +94,7 @@ class _PackLookup:
     """One pack: its index (searched untraced), where its 4-byte offsets
     are, and the two mappings (re-fetched after the open-file LRU closes one)."""
 
-    __slots__ = ("find_position", "handle", "idx_map", "index", "offsets_at", "pack_map")
+    __slots__ = ("find_position", "handle", "idx_map", "index", "offsets_at", "pack_map", "table")
 
     def __init__(self, handle: PackHandle, rawsz: int) -> None:
         self.handle = handle
@@ -101,11 +105,14 @@ class _PackLookup:
         self.idx_map: mmap.mmap | None = None
         self.pack_map: mmap.mmap | None = None
         self.find_position = index.find  # -1 when absent
+        # the index as the compiled lookup reads it (None: the Python path)
+        self.table: tuple[mmap.mmap, int, int, int, int, int, bool] | None = None
 
     def maps(self) -> tuple[mmap.mmap, mmap.mmap]:
         """(index map, pack map), fetched again."""
         self.idx_map = idx_map = self.index.map
         self.pack_map = pack_map = self.handle.pack.map
+        self.table = self.index.search_table() if _commit_lookup is not None else None
         return idx_map, pack_map
 
 
@@ -154,6 +161,14 @@ class CommitHeaderReader:
         p = None
         try:
             for p in packs:
+                table = p.table
+                if table is not None:
+                    # The compiled form of the lines below (same answers).
+                    found = _commit_lookup(table, p.pack_map, oid, self._hexsz, self._prefix)  # type: ignore[misc]  # (set with table)
+                    if found is False:
+                        continue
+                    if found is not None:
+                        break
                 pos = p.find_position(oid)
                 if pos < 0:
                     continue
@@ -214,7 +229,7 @@ class CommitHeaderReader:
         except ValueError:
             # A mapping closed by the open-file LRU: fetch them again next time.
             if p is not None:
-                p.idx_map = p.pack_map = None
+                p.idx_map = p.pack_map = p.table = None
             found = None
         except (PackscopeError, IndexError, ZlibError):
             found = None  # damage, or a file gone: the store's read says what it is
