@@ -11,6 +11,7 @@ short name is tried as a full one.
 from __future__ import annotations
 
 import os
+import re
 from typing import NamedTuple
 
 from packscope.core.errors import BadRefError
@@ -20,6 +21,11 @@ PER_WORKTREE_PREFIXES = ("refs/bisect/", "refs/worktree/", "refs/rewritten/")
 DWIM_RULES = ("{}", "refs/{}", "refs/tags/{}", "refs/heads/{}", "refs/remotes/{}", "refs/remotes/{}/HEAD")
 
 _BAD_CHARS = frozenset(" ~^:?*[\\\x7f") | frozenset(chr(c) for c in range(32))
+# Two or more components of letters, digits, "_", "-" and ".", none empty
+# or starting with ".": such a name breaks no rule of check_refname but
+# "..", a "." at the end and ".lock" at a component's end, tested after the
+# match.  Nearly every name is one, and the match decides it at once.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_-][A-Za-z0-9_.-]*)+\Z")
 
 
 class Ref(NamedTuple):
@@ -36,6 +42,18 @@ class Ref(NamedTuple):
 
 def check_refname(name: str, *, allow_onelevel: bool = False) -> bool:
     """git check-ref-format's rules (without --refspec-pattern)."""
+    if (
+        _PLAIN_NAME.match(name) is not None
+        and ".." not in name
+        and not name.endswith((".", ".lock"))
+        and ".lock/" not in name
+    ):
+        return True
+    return refname_rules(name, allow_onelevel=allow_onelevel)
+
+
+def refname_rules(name: str, *, allow_onelevel: bool = False) -> bool:
+    """check_refname's rules one by one (what its quick match stands for)."""
     if not name or name == "@" or name.startswith("/") or name.endswith(("/", ".")):
         return False
     if ".." in name or "@{" in name or "//" in name:
