@@ -324,18 +324,28 @@ async def test_x_exports_the_findings_as_fsck_json_prints_them(corrupt, tmp_path
         assert sorted(map(key, exported)) == sorted(map(key, cli))
 
 
+def _note(log: Path, text: str) -> None:
+    """A spy's record, in a file: the check runs in a forked process."""
+    with open(log, "a", encoding="utf-8") as out:
+        out.write(text + "\n")
+
+
+def _noted(log: Path) -> list[str]:
+    return log.read_text().splitlines() if log.exists() else []
+
+
 @pytest.mark.asyncio
-async def test_a_check_releases_the_pack_pages_it_read(base_repo, monkeypatch):
+async def test_a_check_releases_the_pack_pages_it_read(base_repo, monkeypatch, tmp_path):
     """A full check reads every pack whole; its private store gives the
     mapped pages back as it goes (at each phase at least), so they do not
     all stay resident for the rest of the run (git.git: 500 MB)."""
     from packscope.core.store.odb import ObjectStore
 
-    released: list[str] = []
+    log = tmp_path / "released"
     real = ObjectStore.release_mapped_pages
 
     def spy(self):
-        released.append(self.objects_dir)
+        _note(log, str(self.objects_dir))
         return real(self)
 
     monkeypatch.setattr(ObjectStore, "release_mapped_pages", spy)
@@ -343,7 +353,31 @@ async def test_a_check_releases_the_pack_pages_it_read(base_repo, monkeypatch):
         screen = await run_health(app, pilot)
         phases = {"packs", "connectivity"}
         assert screen.state.summary["exit"] == 0
-        assert len(released) >= len(phases), released
+        assert len(_noted(log)) >= len(phases), _noted(log)
+
+
+@pytest.mark.asyncio
+async def test_the_check_runs_in_a_process_that_is_gone_when_it_ends(base_repo, monkeypatch, tmp_path):
+    """The check's memory leaves with its process: it runs outside the UI
+    process, and no process of it is left once it finished."""
+    import multiprocessing
+
+    from packscope.core.fsck.verify import Fsck
+
+    log = tmp_path / "pids"
+    real = Fsck.run
+
+    def spy(self):
+        _note(log, str(os.getpid()))
+        return real(self)
+
+    monkeypatch.setattr(Fsck, "run", spy)
+    async with running(base_repo) as (app, pilot):
+        screen = await run_health(app, pilot)
+        assert screen.state.summary["exit"] == 0
+        (pid,) = _noted(log)
+        assert int(pid) != os.getpid()
+        assert multiprocessing.active_children() == []
 
 
 def _fsck_cli_findings(repo) -> list[tuple[str, str]]:
@@ -361,25 +395,25 @@ def _fsck_cli_findings(repo) -> list[tuple[str, str]]:
 
 
 @pytest.mark.asyncio
-async def test_health_checks_a_pack_in_worker_processes_with_the_clis_findings(corrupt, monkeypatch):
+async def test_health_checks_a_pack_in_worker_processes_with_the_clis_findings(corrupt, monkeypatch, tmp_path):
     """Health runs the object pass as `packscope fsck` does, over forked
     workers (every pack split here): the findings of one process."""
     import packscope.core.fsck.parallel as parallel
 
     monkeypatch.setenv("PACKSCOPE_FSCK_MIN_CHUNK", "1")
     monkeypatch.setattr(parallel, "default_jobs", lambda: 2)
-    ranges: list[int] = []
+    log = tmp_path / "ranges"
     real = parallel.ObjectPass.check_entries
 
     def spy(self, slot, order, bases, ticker):
-        ranges.append(len(order))
+        _note(log, str(len(order)))
         return real(self, slot, order, bases, ticker)
 
     monkeypatch.setattr(parallel.ObjectPass, "check_entries", spy)
     repo = corrupt["flipped-byte"]
     async with running(repo) as (app, pilot):
         screen = await run_health(app, pilot, timeout=40)
-        assert ranges, "no pack went to the worker processes"
+        assert _noted(log), "no pack went to the worker processes"
         assert [(f.kind, f.message) for f in screen.findings] == _fsck_cli_findings(repo)
 
 

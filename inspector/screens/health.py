@@ -1,13 +1,11 @@
 """Screen 8: the repository checked as ``git fsck --full`` checks it.
 
-packscope.core.fsck.verify runs in a worker on a private read-only session (its own store,
-no tracer: the check reads every object once, and neither the shared
-store's lock nor the event log should be held by it for minutes); its
-progress callback drives the bar and its cancel check answers Esc.  The
-object pass of a large pack runs in forked processes, one per core
-(packscope.core.fsck.parallel, forked from that worker thread: the children
-run only fsck code and end with os._exit, never Textual's); Esc terminates
-them at the next progress poll.
+packscope.core.fsck.verify runs in a process forked from a thread worker
+(inspector/health_run.py: a private read-only session; the memory of a run
+leaves with the process, finished or cancelled), its object pass over one
+worker process per core (packscope.core.fsck.parallel); progress and
+findings come back over a pipe and drive the bar and the list; Esc asks
+the check to stop (the workers are terminated at the next progress poll).
 Findings are grouped by cause and kind, with counts (the grouping:
 inspector/health_groups_model.py); Enter on one shows where it is
 (file, offset, pack/idx, object id), whether the object exists elsewhere,
@@ -29,9 +27,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Label, ProgressBar
 
-from packscope.core.errors import CancelledError, PackscopeError
+from packscope.core.errors import CancelledError
 from packscope.inspector.health_groups_model import (
-    Attributor,
     Entry,
     Group,
     group_entries,
@@ -80,9 +77,6 @@ writes the findings as `packscope fsck --json` prints them to a file in
 the temporary directory (its path is copied).  The Overview's Health
 panel shows the last run's counts.
 """
-
-CONNECTIVITY_DELTA_CACHE = 32 << 20  # bytes of delta bases kept while walking connectivity
-RELEASE_EVERY = 64  # progress reports (a few hundred objects each) between releases of mapped pages
 
 
 @dataclass
@@ -230,69 +224,30 @@ class HealthScreen(PackscopeScreen):
 
     @work(thread=True, exclusive=True, group="health-fsck")
     def check(self, mode: str) -> None:
+        """The check in a process of its own (inspector/health_run.py: its
+        memory leaves with it), results streamed to this thread."""
         from packscope.core.fsck.parallel import default_jobs
-        from packscope.core.fsck.verify import Fsck
-        from packscope.core.repo.session import open_session
+        from packscope.inspector.health_run import CheckFailed, run_check
 
         state = self.state
-        core = self.app.core
-        session = checker = attribute = None
+
+        def progress(done: int, total: int, phase: str) -> None:
+            state.done, state.total, state.phase = done, total, phase
+
+        def entry(e: Entry) -> None:
+            with self._pending_lock:
+                self._pending.append(e)
+
         try:
-            session = open_session(core.path)  # private: see the module's docstring
-
-            store = session.store
-            calls = [0]
-
-            def progress(done: int, total: int, phase: str) -> None:
-                if phase != state.phase and phase == "connectivity":
-                    # The walk reads commits and trees, mostly shallow
-                    # chains: a smaller delta-base cache than the packs
-                    # phase's (git's 96 MB) keeps the peak down.
-                    cache = store.delta_cache
-                    cache.budget = min(cache.budget, CONNECTIVITY_DELTA_CACHE)
-                    cache.clear()
-                    release_memory()
-                if phase != state.phase or calls[0] % RELEASE_EVERY == 0:
-                    # A check reads every pack whole: without this, every
-                    # page it touched stays resident (git.git: its 500 MB
-                    # pack) while the later phases run.  The pages stay in
-                    # the page cache; a later read maps them again.
-                    store.release_mapped_pages()
-                calls[0] += 1
-                state.done, state.total, state.phase = done, total, phase
-
-            checker = Fsck(
-                session.repo,
-                session.store,
-                session.refs,
-                connectivity_only=mode != "full",
-                progress=progress,
-                cancel=self._cancel.is_set,
-                # the object pass in forked worker processes, as `packscope fsck`
-                # runs it: every core, and the pass's delta-base caches and
-                # hashing live (and die) in the workers, not in the UI process
-                jobs=default_jobs(),
-            )
-            attribute = Attributor(session.store)
-            for finding in checker.run():
-                entry = attribute.entry(finding)
-                with self._pending_lock:
-                    self._pending.append(entry)
-            state.summary = checker.summary()
+            state.summary = run_check(self.app.core.path, mode, progress, entry, self._cancel.is_set, default_jobs())
         except CancelledError:
             state.cancelled = True
-        except PackscopeError as e:
-            state.error = e.message + (f" [{e.location()}]" if e.location() else "")
+        except CheckFailed as e:
+            state.error = str(e)
         except Exception as e:  # a bug in a check must not take the UI down
             state.error = f"{type(e).__name__}: {e}"
         finally:
-            # Give the memory back now, not when the next run replaces these:
-            # the checker's tables and the session's maps and caches.
-            checker = attribute = None
-            if session is not None:
-                session.close()
-                session = None
-            release_memory()
+            release_memory()  # without fork the check ran in this process
             state.running = False
             state.finished = True
             state.seconds = time.monotonic() - state.started

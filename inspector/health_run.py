@@ -1,0 +1,204 @@
+"""Health's check in a process of its own.
+
+The check (packscope.core.fsck.verify) builds large short-lived tables — a
+set of every reachable id, the ids the objects name, its delta-base caches.
+Run in the UI process, that memory is not given back when the run ends: the
+small objects the UI allocates meanwhile pin the allocator's arenas (git.git:
+~165 MB still resident after a finished run, ~195 MB after a cancelled one,
+and a second run started from there).  So the UI's worker thread forks one
+process that runs the whole check (its object pass forks the usual workers,
+packscope.core.fsck.parallel) and streams back progress and findings over a
+pipe; when it exits, all of its memory goes with it.
+
+Cancel sets an event the check asks at every progress step (the object
+pass's wait polls it every 0.1 s and terminates its workers); a child that
+does not stop within ``STOP_GRACE`` seconds is terminated.  Without fork
+(not POSIX) the check runs in the calling thread, as before.
+
+The child runs only fsck code: it never touches Textual (its streams go to
+/dev/null; Ctrl-C is the UI's) and it ends with multiprocessing's
+``os._exit``, so none of the UI's exit handlers run there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import multiprocessing
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from packscope.core.errors import CancelledError, PackscopeError
+
+STOP_GRACE = 5.0  # seconds a cancelled child has to stop by itself
+SEND_EVERY = 0.1  # seconds between batches of findings / progress reports
+CONNECTIVITY_DELTA_CACHE = 32 << 20  # bytes of delta bases kept while walking connectivity
+RELEASE_EVERY = 64  # progress reports (a few hundred objects each) between releases of mapped pages
+
+Progress = Callable[[int, int, str], None]
+
+
+class CheckFailed(Exception):
+    """The check stopped on an error (its text, as the Health title shows it)."""
+
+
+def forks() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def run_check(
+    path: str,
+    mode: str,
+    progress: Progress,
+    entry: Callable[[Any], None],
+    cancelled: Callable[[], bool],
+    jobs: int,
+) -> dict:
+    """Run the check (``mode``: "full" or "connectivity") on the repository
+    at ``path``; ``progress(done, total, phase)`` and ``entry(Entry)`` are
+    called in this thread as results come.  The summary; CancelledError
+    after a cancel, CheckFailed after an error."""
+    if not forks():
+        return _check(path, mode, progress, entry, cancelled, jobs)
+    ctx = multiprocessing.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    stop = ctx.Event()
+    proc = ctx.Process(target=_child, args=(path, mode, send, stop, jobs), name="packscope-health-check")
+    gc.freeze()  # the child inherits the UI's objects: its collections leave them (and their pages) alone
+    try:
+        proc.start()
+    finally:
+        gc.unfreeze()
+    send.close()  # the child holds the write end: end of file when it exits
+    stop_asked = 0.0
+    try:
+        while True:
+            if cancelled() and not stop_asked:
+                stop.set()
+                stop_asked = time.monotonic()
+            if stop_asked and time.monotonic() - stop_asked > STOP_GRACE:
+                proc.terminate()
+                raise CancelledError("cancelled")
+            if not recv.poll(0.1):
+                continue
+            try:
+                message = recv.recv()
+            except EOFError:  # gone without a word: killed
+                raise CheckFailed(f"the check process ended (exit status {proc.exitcode})") from None
+            kind = message[0]
+            if kind == "progress":
+                progress(*message[1:])
+            elif kind == "entries":
+                for e in message[1]:
+                    entry(e)
+            elif kind == "done":
+                return message[1]
+            elif kind == "cancelled":
+                raise CancelledError("cancelled")
+            else:
+                raise CheckFailed(message[1])
+    finally:
+        stop.set()
+        proc.join(STOP_GRACE)
+        if proc.is_alive():
+            proc.terminate()
+            proc.join()
+        recv.close()
+
+
+def _child(path: str, mode: str, send: Any, stop: Any, jobs: int) -> None:
+    """In the forked process: the check, its results down the pipe."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - the UI's streams are Textual's
+    batch: list[Any] = []
+    sent = [0.0]
+
+    def flush(force: bool = False) -> None:
+        now = time.monotonic()
+        if batch and (force or now - sent[0] >= SEND_EVERY):
+            send.send(("entries", list(batch)))
+            batch.clear()
+            sent[0] = now
+
+    def progress(done: int, total: int, phase: str) -> None:
+        send.send(("progress", done, total, phase))
+        flush()
+
+    try:
+        summary = _check(path, mode, progress, batch.append, stop.is_set, jobs)
+        flush(force=True)
+        send.send(("done", summary))
+    except CancelledError:
+        send.send(("cancelled",))
+    except CheckFailed as e:
+        flush(force=True)
+        send.send(("error", str(e)))
+    except Exception as e:  # a bug in a check must not go unexplained
+        send.send(("error", f"{type(e).__name__}: {e}"))
+    finally:
+        send.close()
+
+
+def _check(
+    path: str,
+    mode: str,
+    progress: Progress,
+    entry: Callable[[Any], None],
+    cancelled: Callable[[], bool],
+    jobs: int,
+) -> dict:
+    """The check itself, on a private read-only session (its own store, no
+    tracer: it reads every object once, and neither the shared store's lock
+    nor the event log should be held by it for minutes)."""
+    from packscope.core.fsck.verify import Fsck
+    from packscope.core.repo.session import open_session
+    from packscope.inspector.health_groups_model import Attributor
+
+    session = open_session(path)
+    try:
+        store = session.store
+        calls = [0]
+        phase = [""]
+
+        def on_progress(done: int, total: int, name: str) -> None:
+            if name != phase[0] and name == "connectivity":
+                # The walk reads commits and trees, mostly shallow chains: a
+                # smaller delta-base cache than the packs phase's (git's
+                # 96 MB) keeps the peak down.
+                cache = store.delta_cache
+                cache.budget = min(cache.budget, CONNECTIVITY_DELTA_CACHE)
+                cache.clear()
+            if name != phase[0] or calls[0] % RELEASE_EVERY == 0:
+                # A check reads every pack whole: without this, every page it
+                # touched stays resident (git.git: its 500 MB pack) while the
+                # later phases run.  The pages stay in the page cache.
+                store.release_mapped_pages()
+            calls[0] += 1
+            phase[0] = name
+            progress(done, total, name)
+
+        checker = Fsck(
+            session.repo,
+            store,
+            session.refs,
+            connectivity_only=mode != "full",
+            progress=on_progress,
+            cancel=cancelled,
+            jobs=jobs,
+        )
+        attribute = Attributor(store)
+        try:
+            for finding in checker.run():
+                entry(attribute.entry(finding))
+        except CancelledError:
+            raise
+        except PackscopeError as e:
+            raise CheckFailed(e.message + (f" [{e.location()}]" if e.location() else "")) from e
+        return checker.summary()
+    finally:
+        with contextlib.suppress(Exception):
+            session.close()
