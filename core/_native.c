@@ -1260,6 +1260,7 @@ done:
  *       numbers), moves the number of hits that moved a pack.  None on any
  *       doubt about an index.
  *   pack_info(pack, offset, data_end, rawsz, max_depth, memo) -> (type, size), or None
+ *   (and pack_info_many, the same for a list of offsets, below)
  *       an entry's object type (1-4: a delta's is its chain's base's,
  *       followed through OFS_DELTA headers, or found in memo: a bytearray
  *       the caller keeps per pack, see type_memo) and size (a delta's
@@ -1615,6 +1616,75 @@ memo_put(const type_memo *t, long long offset, long long below, int type)
         *memo_slot(t, offset) = (uint64_t)offset << (MEMO_BELOW_BITS + 3) | (uint64_t)below << 3 | (uint64_t)type;
 }
 
+/* pack_info's answer for the entry at offset: 0 with *type and *size, or
+ * -1 on any doubt.  memo may have no slots (no memo). */
+static int
+pack_info_one(const uint8_t *m, Py_ssize_t n, long long offset, long long end, long long max_depth,
+              const type_memo *memo, int *type_out, uint64_t *size_out)
+{
+    int type;
+    uint64_t size, result_size;
+    long long data_at, base_at;
+    if (end > n || entry_head(m, n, offset, end, &type, &size, &data_at, &base_at) < 0)
+        return -1;
+    if (type <= 4) {
+        *type_out = type;
+        *size_out = size;
+        return 0;
+    }
+    if (delta_result_size(m, data_at, end, size, &result_size) < 0)
+        return -1;
+    /* OFS_DELTA bases lie strictly earlier, so the walk cannot loop.  The
+     * depth rule is the reference's (Pack._check_chain_depth): the deltas
+     * of the whole chain, those under a memo hit included.  The deltas
+     * passed learn the type (the first 64 of them). */
+    long long passed[64];
+    long long depth = 0, below = 0;
+    long long at = offset;
+    int known = memo_get(memo, offset, &below);
+    while (!known && type == 6) {
+        if (depth < 64)
+            passed[depth] = at;
+        if (++depth > max_depth)
+            return -1;
+        at = base_at;
+        known = memo_get(memo, at, &below);
+        if (known)
+            break;
+        uint64_t ignored;
+        if (entry_head(m, n, at, end, &type, &ignored, &data_at, &base_at) < 0)
+            return -1;
+    }
+    if (known) {
+        type = known;
+        if (depth + below > max_depth)
+            return -1;
+    }
+    for (long long k = 0; k < depth && k < 64; k++)
+        memo_put(memo, passed[k], depth - k + below, type);
+    *type_out = type;
+    *size_out = result_size;
+    return 0;
+}
+
+/* The memo argument: a bytearray of a power of two of aligned 8-byte
+ * slots, else no memo. */
+static type_memo
+memo_of(PyObject *obj)
+{
+    type_memo memo = {NULL, 0};
+    if (PyByteArray_CheckExact(obj)) {
+        Py_ssize_t len = PyByteArray_GET_SIZE(obj);
+        uint64_t count = (uint64_t)len / 8;
+        if (len % 8 == 0 && count && (count & (count - 1)) == 0 &&
+            ((uintptr_t)PyByteArray_AS_STRING(obj) & 7) == 0) {
+            memo.slots = (uint64_t *)PyByteArray_AS_STRING(obj);
+            memo.mask = count - 1;
+        }
+    }
+    return memo;
+}
+
 static PyObject *
 native_pack_info(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1629,68 +1699,216 @@ native_pack_info(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_Clear();
         Py_RETURN_NONE;
     }
-    type_memo memo = {NULL, 0};
-    if (PyByteArray_CheckExact(args[5])) {
-        Py_ssize_t len = PyByteArray_GET_SIZE(args[5]);
-        uint64_t count = (uint64_t)len / 8;
-        /* a power of two of aligned 8-byte slots, else no memo */
-        if (len % 8 == 0 && count && (count & (count - 1)) == 0 &&
-            ((uintptr_t)PyByteArray_AS_STRING(args[5]) & 7) == 0) {
-            memo.slots = (uint64_t *)PyByteArray_AS_STRING(args[5]);
-            memo.mask = count - 1;
-        }
-    }
+    type_memo memo = memo_of(args[5]);
     Py_buffer view;
     const uint8_t *m;
     Py_ssize_t n;
     if (get_bytes(args[0], &view, &m, &n) < 0)
         Py_RETURN_NONE;
+    int type;
+    uint64_t size;
+    int got = pack_info_one(m, n, offset, end, max_depth, &memo, &type, &size);
+    release_bytes(&view);
+    if (got < 0)
+        Py_RETURN_NONE;
+    return Py_BuildValue("(iK)", type, (unsigned long long)size);
+}
+
+/*   pack_info_many(pack, offsets, data_end, rawsz, max_depth, memo) -> [(type name, size) or None, ...]
+ *       pack_info for each offset of a list in one call, the type as its
+ *       name ("commit", "tree", "blob", "tag"). */
+static PyObject *
+native_pack_info_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    static PyObject *names[5] = {NULL};
+    if (names[1] == NULL) {
+        const char *text[5] = {NULL, "commit", "tree", "blob", "tag"};
+        for (int t = 1; t <= 4; t++)
+            if ((names[t] = PyUnicode_InternFromString(text[t])) == NULL)
+                return NULL;
+    }
+    if (nargs != 6 || !PyList_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "pack_info_many(pack, offsets: list, data_end, rawsz, max_depth, memo)");
+        return NULL;
+    }
+    PyObject *offsets = args[1];
+    Py_ssize_t count = PyList_GET_SIZE(offsets);
+    PyObject *results = PyList_New(count);
+    if (results == NULL)
+        return NULL;
+    long long end = PyLong_AsLongLong(args[2]);
+    long long max_depth = PyLong_AsLongLong(args[4]);
+    Py_buffer view;
+    const uint8_t *m = NULL;
+    Py_ssize_t n = 0;
+    int usable = 1;
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        usable = 0;
+    }
+    if (usable && get_bytes(args[0], &view, &m, &n) < 0)
+        usable = 0;
+    type_memo memo = memo_of(args[5]);
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *item = Py_None;
+        long long offset = PyLong_AsLongLong(PyList_GET_ITEM(offsets, k));
+        if (offset == -1 && PyErr_Occurred())
+            PyErr_Clear();
+        else if (usable) {
+            int type;
+            uint64_t size;
+            if (pack_info_one(m, n, offset, end, max_depth, &memo, &type, &size) == 0) {
+                item = Py_BuildValue("(OK)", names[type], (unsigned long long)size);
+                if (item == NULL) {
+                    Py_DECREF(results);
+                    results = NULL;
+                    break;
+                }
+            }
+        }
+        PyList_SET_ITEM(results, k, item == Py_None ? Py_NewRef(Py_None) : item);
+    }
+    if (usable)
+        release_bytes(&view);
+    return results;
+}
+
+/* A delta chain applied in one call (the pure reference: Pack.read_at's
+ * loop over inflate_entry and apply_delta):
+ *
+ *   apply_chain(pack, base, deltas, end, max_size) -> [object, ...], or None
+ *       deltas: [(entry offset, data offset, size), ...] top first, as
+ *       read_at collects them; each delta's zlib stream (at its data offset, fed up to end)
+ *       must inflate to exactly its size, and is applied to the object
+ *       below it, the bottom one to base.  The objects come back in the
+ *       same order (the last made from base, the first the top one).  None
+ *       on any doubt — the pure loop then raises the error.  One z_stream
+ *       serves every call (inflateReset keeps its state and window). */
+#define MAX_DEFLATE_RATIO 1032
+
+/* size bytes inflated from the stream at m[start:end] into a new bytes
+ * object when it ends there with exactly that many; NULL otherwise (with
+ * an exception set only for MemoryError). */
+static PyObject *
+inflate_exact(const uint8_t *m, long long start, long long size, long long end, long long max_size)
+{
+    static z_stream z;
+    static int z_ready = 0;
+    if (start < 0 || size < 0 || end <= start || size > max_size || size > PY_SSIZE_T_MAX - 1 ||
+        (unsigned long long)size > (unsigned long long)(end - start) * MAX_DEFLATE_RATIO + 64)
+        return NULL;
+    if (!z_ready) {
+        memset(&z, 0, sizeof z);
+        if (inflateInit(&z) != Z_OK)
+            return NULL;
+        z_ready = 1;
+    }
+    else if (inflateReset(&z) != Z_OK)
+        return NULL;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
+    if (out == NULL)
+        return NULL;
+    uint8_t spare; /* one byte past the declared size: a longer stream shows there */
+    const uint8_t *in = m + start;
+    uint64_t in_left = (uint64_t)(end - start);
+    uint8_t *dst = (uint8_t *)PyBytes_AS_STRING(out);
+    uint64_t out_left = (uint64_t)size;
+    for (;;) {
+        int spare_round = out_left == 0;
+        uInt in_now = in_left > (1u << 30) ? (1u << 30) : (uInt)in_left;
+        uInt out_now = spare_round ? 1 : (out_left > (1u << 30) ? (1u << 30) : (uInt)out_left);
+        z.next_in = (Bytef *)in;
+        z.avail_in = in_now;
+        z.next_out = spare_round ? &spare : dst;
+        z.avail_out = out_now;
+        int rc = inflate(&z, Z_NO_FLUSH);
+        uInt used = in_now - z.avail_in, made = out_now - z.avail_out;
+        in += used;
+        in_left -= used;
+        if (spare_round) {
+            if (made)
+                goto doubt; /* longer than declared */
+        }
+        else {
+            dst += made;
+            out_left -= made;
+        }
+        if (rc == Z_STREAM_END)
+            break;
+        if ((rc != Z_OK && rc != Z_BUF_ERROR) || (used == 0 && made == 0))
+            goto doubt; /* corrupt, or cut: no progress with all input fed */
+    }
+    if (out_left == 0)
+        return out;
+doubt: /* shorter or longer than declared, corrupt or cut */
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyObject *
+native_apply_chain(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5 || !PyList_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "apply_chain(pack, base, deltas: list, end, max_size)");
+        return NULL;
+    }
+    PyObject *deltas = args[2], *max_obj = args[4];
+    long long end = PyLong_AsLongLong(args[3]);
+    long long max_size = PyLong_AsLongLong(max_obj);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(deltas);
+    Py_buffer view;
+    const uint8_t *m;
+    Py_ssize_t n;
+    if (get_bytes(args[0], &view, &m, &n) < 0)
+        Py_RETURN_NONE;
+    PyObject *results = NULL;
     if (end > n)
         goto doubt;
-    int type;
-    uint64_t size, result_size;
-    long long data_at, base_at;
-    if (entry_head(m, n, offset, end, &type, &size, &data_at, &base_at) < 0)
-        goto doubt;
-    if (type <= 4) {
-        release_bytes(&view);
-        return Py_BuildValue("(iK)", type, (unsigned long long)size);
-    }
-    if (delta_result_size(m, data_at, end, size, &result_size) < 0)
-        goto doubt;
-    /* OFS_DELTA bases lie strictly earlier, so the walk cannot loop.  The
-     * depth rule is the reference's (Pack._check_chain_depth): the deltas
-     * of the whole chain, those under a memo hit included.  The deltas
-     * passed learn the type (the first 64 of them). */
-    long long passed[64];
-    long long depth = 0, below = 0;
-    long long at = offset;
-    int known = memo_get(&memo, offset, &below);
-    while (!known && type == 6) {
-        if (depth < 64)
-            passed[depth] = at;
-        if (++depth > max_depth)
+    results = PyList_New(count);
+    if (results == NULL)
+        goto done;
+    PyObject *below = args[1]; /* borrowed: base, then results' items */
+    for (Py_ssize_t k = count - 1; k >= 0; k--) {
+        PyObject *item = PyList_GET_ITEM(deltas, k);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 3)
             goto doubt;
-        at = base_at;
-        known = memo_get(&memo, at, &below);
-        if (known)
-            break;
-        uint64_t ignored;
-        if (entry_head(m, n, at, end, &type, &ignored, &data_at, &base_at) < 0)
+        long long start = PyLong_AsLongLong(PyTuple_GET_ITEM(item, 1));
+        long long size = PyLong_AsLongLong(PyTuple_GET_ITEM(item, 2));
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
             goto doubt;
-    }
-    if (known) {
-        type = known;
-        if (depth + below > max_depth)
+        }
+        PyObject *delta = inflate_exact(m, start, size, end, max_size);
+        if (delta == NULL) {
+            if (PyErr_Occurred())
+                goto fail;
             goto doubt;
+        }
+        PyObject *made = apply_or_none(below, delta, max_obj);
+        Py_DECREF(delta);
+        if (made == NULL)
+            goto fail;
+        if (made == Py_None) {
+            Py_DECREF(made);
+            goto doubt;
+        }
+        PyList_SET_ITEM(results, k, made);
+        below = made;
     }
-    for (long long k = 0; k < depth && k < 64; k++)
-        memo_put(&memo, passed[k], depth - k + below, type);
-    release_bytes(&view);
-    return Py_BuildValue("(iK)", type, (unsigned long long)result_size);
+    goto done;
+fail:
+    Py_CLEAR(results);
+    goto done;
 doubt:
+    Py_XDECREF(results);
+    results = Py_NewRef(Py_None);
+done:
     release_bytes(&view);
-    Py_RETURN_NONE;
+    return results;
 }
 
 /* ---- Commit headers at walk speed (core/history/commit_reader.py) ----------
@@ -1837,6 +2055,10 @@ static PyMethodDef native_methods[] = {
      "idx_find_many(indexes, oids, null) -> (found, order, moves), or None: lookups over packs in MRU order."},
     {"pack_info", (PyCFunction)(void (*)(void))native_pack_info, METH_FASTCALL,
      "pack_info(pack, offset, data_end, rawsz, max_depth, memo) -> (type, size) through OFS_DELTA chains, or None."},
+    {"pack_info_many", (PyCFunction)(void (*)(void))native_pack_info_many, METH_FASTCALL,
+     "pack_info_many(pack, offsets, data_end, rawsz, max_depth, memo) -> [(type name, size) or None, ...]."},
+    {"apply_chain", (PyCFunction)(void (*)(void))native_apply_chain, METH_FASTCALL,
+     "apply_chain(pack, base, deltas, end, max_size) -> [object, ...] (top first), or None."},
     {"commit_lookup", (PyCFunction)(void (*)(void))native_commit_lookup, METH_FASTCALL,
      "commit_lookup(table, pack, oid, hexsz, prefix) -> (tree, parents, time) of a plain commit entry, False if absent, or None."},
     {NULL, NULL, 0, NULL},

@@ -26,7 +26,7 @@ from packscope.core.store.pack_index import PackIndex
 from packscope.core.store.search import binary_search
 from tests.cli import packscope
 from tests.delta_paths import NOT_BUILT, _native
-from tests.repos import git, git_text, import_history, init_bare, pack_files
+from tests.repos import batch_contents, git, git_text, import_history, init_bare, pack_files
 
 INDEX_FIXTURES = ["packed_repo", "idxv1_repo", "sha256_repo", "idx64_repo", "many_packs_repo"]
 
@@ -204,11 +204,13 @@ def test_compiled_types_and_sizes_are_the_pure_ones(fixture, request, monkeypatc
         offsets = list(pack.index.open().offsets())
         expected = _reference_info(pack_path, fmt, offsets, monkeypatch)
         memo = _type_memo(len(offsets))
-        for _round in range(2):  # the second round answers from the memo
+        declined_here = 0
+        for round_ in range(2):  # the second round answers from the memo
             for off in offsets:
                 got = _native.pack_info(pack.map, off, pack._data_end, fmt.rawsz, pack.max_chain_depth, memo)
                 if got is None:
                     declined += 1
+                    declined_here += round_ == 0
                     # only a REF_DELTA on the way (its base is found through an index)
                     assert any(link.type_name in ("ref-delta", "external") for link in pack.delta_chain(off))
                 else:
@@ -217,6 +219,13 @@ def test_compiled_types_and_sizes_are_the_pure_ones(fixture, request, monkeypatc
                     deltas += pack._header(off)[0] == 6
         # Through Pack.info_at (compiled first, the reference on decline).
         assert {off: pack.info_at(off) for off in offsets} == expected
+        # The batch form: the same answers or None (declined), offsets that
+        # start no entry included.
+        pack._type_memo = None
+        many = pack.info_many([*offsets, 5, pack._data_end])
+        assert many[-2:] == [None, None]
+        assert all(got is None or got == expected[off] for off, got in zip(offsets, many, strict=False))
+        assert sum(got is None for got in many[:-2]) == declined_here
         pack.close()
     if fixture in ("ref_delta_repo", "thin_completed_repo"):
         assert declined > 0
@@ -294,9 +303,10 @@ def test_on_damaged_packs_the_compiled_answer_is_the_references_or_none(small_pa
 # --- cat-file --batch-check of full ids ------------------------------------------------------
 
 
+@pytest.mark.parametrize("mode", ["--batch-check", "--batch"])
 @pytest.mark.parametrize("pure", ["0", "1"])
 @pytest.mark.parametrize("fixture", ["packed_repo", "sha256_repo", "ref_delta_repo", "loose_repo", "many_packs_repo"])
-def test_batch_check_of_full_ids_equals_git_on_both_paths(fixture, pure, request, tmp_path):
+def test_batch_of_full_ids_equals_git_on_both_paths(fixture, pure, mode, request, tmp_path):
     src = request.getfixturevalue(fixture)
     repo = shutil.copytree(src, tmp_path / src.name, symlinks=True)
     fmt = _fmt(repo)
@@ -308,7 +318,157 @@ def test_batch_check_of_full_ids_equals_git_on_both_paths(fixture, pure, request
     lines += [fmt.null_hex, empty_tree]
     rnd.shuffle(lines)
     stdin = "\n".join(lines) + "\n"
-    want = git("cat-file", "--batch-check", cwd=repo, input=stdin)
-    got = packscope("-C", repo, "cat-file", "--batch-check", input=stdin, env={"PACKSCOPE_PURE": pure})
+    want = git("cat-file", mode, cwd=repo, input=stdin)
+    got = packscope("-C", repo, "cat-file", mode, input=stdin, env={"PACKSCOPE_PURE": pure})
     assert got.stdout == want
     assert want.count(b" missing\n") == 66 and b"%s tree 0\n" % empty_tree.encode() in want
+
+
+# --- contents: delta chains applied in one call ------------------------------------------------
+
+
+def _read_all(pack_path, fmt, offsets):
+    """read_at of each offset on a fresh pack with no cache: (type, bytes) or the error kind."""
+    pack = Pack(str(pack_path), fmt=fmt)
+    out = {}
+    for off in offsets:
+        try:
+            out[off] = pack.read_at(off)
+        except PackscopeError as e:
+            out[off] = e.kind
+    pack.close()
+    return out
+
+
+@NOT_BUILT
+@pytest.mark.parametrize("fixture", ["packed_repo", "sha256_repo", "deep_chain_repo", "big_copies_repo"])
+def test_chains_applied_in_one_compiled_call_make_the_pure_objects(fixture, request, monkeypatch):
+    repo = request.getfixturevalue(fixture)
+    fmt = _fmt(repo)
+    calls = []
+
+    def counting(*args):
+        calls.append(len(args[2]))
+        return _native.apply_chain(*args)
+
+    for pack_path in pack_files(repo):
+        index = PackIndex(str(pack_path.with_suffix(".idx")), fmt).open()
+        offsets = list(index.offsets())
+        index.close()
+        monkeypatch.setattr(pack_module, "_apply_chain", None)
+        pure = _read_all(pack_path, fmt, offsets)
+        monkeypatch.setattr(pack_module, "_apply_chain", counting)
+        compiled = _read_all(pack_path, fmt, offsets)
+        assert compiled == pure
+        # And against git's contents.
+        git_objects = batch_contents(repo)
+        names = {off: name for name, off in zip(_names(pack_path, fmt), _offsets(pack_path, fmt), strict=True)}
+        assert all(compiled[off] == git_objects[names[off].hex()] for off in offsets)
+    assert calls and max(calls) > 1  # whole chains went through the compiled call
+
+
+def _names(pack_path, fmt):
+    index = PackIndex(str(pack_path.with_suffix(".idx")), fmt).open()
+    names = list(index.names())
+    index.close()
+    return names
+
+
+def _offsets(pack_path, fmt):
+    index = PackIndex(str(pack_path.with_suffix(".idx")), fmt).open()
+    offsets = list(index.offsets())
+    index.close()
+    return offsets
+
+
+def _bare_read_pack(data: bytes) -> Pack:
+    pack = _bare_pack(data, 10_000)
+    pack.max_object_size = 1 << 30
+    pack.index = None  # REF_DELTA bases are not looked for (an AttributeError on both paths)
+    return pack
+
+
+def _outcome(pack: Pack, off: int):
+    try:
+        return pack.read_at(off)
+    except (PackscopeError, AttributeError) as e:
+        return type(e).__name__, getattr(e, "kind", None)
+
+
+@NOT_BUILT
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_on_damaged_packs_a_compiled_chain_reads_as_the_pure_loop(small_pack, data):
+    raw, offsets = small_pack
+    damaged = bytearray(raw)
+    for _ in range(data.draw(st.integers(1, 4))):
+        damaged[data.draw(st.integers(12, len(raw) - 21))] = data.draw(st.integers(0, 255))
+    damaged_bytes = bytes(damaged)
+    saved = pack_module._apply_chain
+    for off in offsets:
+        compiled = _outcome(_bare_read_pack(damaged_bytes), off)
+        pack_module._apply_chain = None
+        try:
+            pure = _outcome(_bare_read_pack(damaged_bytes), off)
+        finally:
+            pack_module._apply_chain = saved
+        assert compiled == pure
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_the_one_call_inflate_answers_as_inflate_entry_or_leaves_it_to_it(small_pack, data):
+    from packscope.core.store.pack_inflate import inflate_entry
+
+    raw, offsets = small_pack
+    damaged = bytearray(raw)
+    for _ in range(data.draw(st.integers(0, 3))):
+        damaged[data.draw(st.integers(12, len(raw) - 21))] = data.draw(st.integers(0, 255))
+    end = len(raw) - 20
+    pack = _bare_pack(bytes(damaged), 10_000)
+    for off in offsets:
+        try:
+            _, size, start, _, _ = pack._header(off)
+        except PackscopeError:
+            continue
+        size = data.draw(st.sampled_from([size, size, max(0, size - 1), size + 1]))
+        args = (bytes(damaged), off, start, size, end, 1 << 30, "mem.pack")
+        assert _inflated(pack_module._inflate, args) == _inflated(inflate_entry, args)
+
+
+def _inflated(inflate, args):
+    try:
+        return inflate(*args)
+    except PackscopeError as e:
+        return e.kind
+
+
+# --- the batch output ------------------------------------------------------------------------------
+
+
+def test_batch_output_writes_every_byte_when_writev_writes_only_part(monkeypatch, tmp_path):
+    import os
+
+    from packscope.inspector.commands import cat_file
+
+    real = os.writev
+    calls = []
+
+    def stingy(fd, parts):  # at most 1000 bytes per call, as a full pipe may take
+        calls.append(len(parts))
+        return real(fd, [bytes(b"".join(bytes(p) for p in parts)[:1000])])
+
+    monkeypatch.setattr(cat_file.os, "writev", stingy)
+    path = tmp_path / "out"
+    rnd = random.Random(2)
+    expected = []
+    with open(path, "wb") as f:
+        out = cat_file._BatchOutput(f)
+        for k in range(300):
+            data = rnd.randbytes(rnd.randrange(0, 5000))
+            out.write_object(b"header %d\n" % k, data)
+            expected += [b"header %d\n" % k, data, b"\n"]
+        out.write(b"a last line\n")
+        out.flush()
+    assert path.read_bytes() == b"".join(expected) + b"a last line\n"
+    assert len(calls) > 300  # writev ran, and mostly in part

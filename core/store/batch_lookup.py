@@ -7,6 +7,8 @@ answer the same question, with its own bookkeeping."""
 from __future__ import annotations
 
 import os
+from collections import Counter
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from packscope.core.errors import PackscopeError
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
 # idx_find_many): each id in the packs' most-recently-used order, a hit
 # moving its pack to the front, as ``_find_packed`` does id by id.
 _idx_find_many = getattr(native, "idx_find_many", None)
+_source = attrgetter("source")
 
 
 class BatchLookups:
@@ -66,9 +69,12 @@ class BatchLookups:
         out = self._find_packed_compiled(oids)
         if out is None:
             out = [None if oid == null else find(oid, False) for oid in oids]
-        misses = [k for k, loc in enumerate(out) if loc is None and oids[k] != null]
-        counters.null_lookups += sum(1 for oid in oids if oid == null)
-        stamps: dict[str, Stamps] = {}
+        nulls = oids.count(null)
+        misses = [k for k, loc in enumerate(out) if loc is None]
+        if nulls:
+            misses = [k for k in misses if oids[k] != null]
+        counters.null_lookups += nulls
+        stamps: dict[int, Stamps] = {}
         if misses:
             stamps = self._locate_loose_many(oids, misses, out, quick)
             misses = [k for k in misses if out[k] is None]
@@ -87,15 +93,11 @@ class BatchLookups:
                     reason = "changed"
             if misses:
                 self._remember_missing_many([oids[k] for k in misses], stamps)
-        for loc in out:
-            if loc is None:
-                counters.misses += 1
-            elif loc.source == "pack":
-                counters.hits_pack += 1
-            elif loc.source == "midx":
-                counters.hits_midx += 1
-            else:
-                counters.hits_loose += 1
+        sources = Counter(map(_source, filter(None, out)))
+        counters.misses += len(out) - sum(sources.values())
+        counters.hits_pack += sources["pack"]
+        counters.hits_midx += sources["midx"]
+        counters.hits_loose += sources["loose"]
         return out
 
     def _find_packed_compiled(self, oids: list[bytes]) -> list[Location | None] | None:
@@ -148,48 +150,67 @@ class BatchLookups:
         (loose, absent) and for any whose entry does not read at once
         (damage, a vanished file): ``object_info`` answers those, with its
         retries and its errors."""
-        out: list[tuple[str, int] | None] = []
-        append = out.append
-        last: PackHandle | None = None
-        info = None
-        for loc in locs:
-            handle = None if loc is None else loc.pack
-            if handle is None or loc is None or loc.offset is None:
-                append(None)
-                continue
-            if handle is not last:
-                last = handle
-                try:
-                    info = handle.pack.info_at
-                except PackscopeError:
-                    info = None
-            if info is None:
-                append(None)
-                continue
+        out: list[tuple[str, int] | None] = [None] * len(locs)
+        by_pack: dict[PackHandle, tuple[list[int], list[int]]] = {}
+        for k, loc in enumerate(locs):
+            if loc is not None and loc.pack is not None and loc.offset is not None:
+                group = by_pack.get(loc.pack)
+                if group is None:
+                    group = by_pack[loc.pack] = ([], [])
+                group[0].append(k)
+                group[1].append(loc.offset)
+        for handle, (ks, offsets) in by_pack.items():
             try:
-                append(info(loc.offset))
+                pack = handle.pack
+                answers = pack.info_many(offsets)
             except (PackscopeError, OSError):
-                append(None)
+                continue
+            for k, offset, answer in zip(ks, offsets, answers, strict=True):
+                if answer is None:  # declined: the reference path
+                    try:
+                        answer = pack.info_at(offset)
+                    except (PackscopeError, OSError):
+                        continue
+                out[k] = answer
         return out
+
+    def packed_read(self, loc: Location) -> tuple[str, bytes] | None:
+        """(type, content) of an object ``locate_many`` found in a pack, as
+        ``read`` answers it, with no lookup; None if it is not in a pack or
+        does not read at once (damage, a vanished file): ``read`` answers
+        those, with its retries, its reading around damage and its errors."""
+        handle = loc.pack
+        if handle is None or loc.offset is None:
+            return None
+        try:
+            return handle.pack.read_at(loc.offset)
+        except (PackscopeError, OSError):
+            return None
 
     def _locate_loose_many(
         self, oids: list[bytes], misses: list[int], out: list[Location | None], quick: bool
-    ) -> dict[str, Stamps]:
+    ) -> dict[int, Stamps]:
         """Fill ``out[k]`` for the misses that are loose objects; return the
-        mtime of each ``objects/xx`` looked at, per object directory (the
-        negative cache's stamps)."""
-        by_subdir: dict[str, list[int]] = {}
+        mtime of each ``objects/xx`` looked at (by its first byte), per
+        object directory (the negative cache's stamps)."""
+        by_subdir: dict[int, list[int]] = {}
         for k in misses:
-            by_subdir.setdefault(oids[k].hex()[:2], []).append(k)
-        stamps: dict[str, Stamps] = {}
-        for subdir, ks in by_subdir.items():
+            first = oids[k][0]
+            group = by_subdir.get(first)
+            if group is None:
+                by_subdir[first] = [k]
+            else:
+                group.append(k)
+        stamps: dict[int, Stamps] = {}
+        for first, ks in by_subdir.items():
+            subdir = f"{first:02x}"
             stamp: Stamps
             if quick:  # the loose cache answers; no stamps (quick misses are not remembered)
                 stamp = (None,) * len(self._dirs)
             else:
                 stamp = tuple(dir_mtime_ns(os.path.join(d.path, subdir)) for d in self._dirs)
                 self.counters.stats += len(self._dirs)
-                stamps[subdir] = stamp
+                stamps[first] = stamp
             for d, mtime in zip(self._dirs, stamp, strict=True):
                 if quick:
                     hits = [k for k in ks if out[k] is None and d.loose.contains(oids[k])]
@@ -206,8 +227,9 @@ class BatchLookups:
                     out[k] = Location("loose", d.path, d.local, path=os.path.join(d.path, subdir, oids[k].hex()[2:]))
         return stamps
 
-    def _remember_missing_many(self, oids: list[bytes], stamps: dict[str, Stamps]) -> None:
-        if len(self._negative) + len(oids) > 1_000_000:
-            self._negative.clear()  # bound memory on pathological input
+    def _remember_missing_many(self, oids: list[bytes], stamps: dict[int, Stamps]) -> None:
+        negative = self._negative
+        if len(negative) + len(oids) > 1_000_000:
+            negative.clear()  # bound memory on pathological input
         for oid in oids:
-            self._negative[oid] = stamps[oid.hex()[:2]]
+            negative[oid] = stamps[oid[0]]

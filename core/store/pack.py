@@ -22,6 +22,8 @@ from bisect import bisect_left
 from collections.abc import Callable
 from typing import TypeVar
 
+from zlib_ng import zlib_ng
+
 from packscope.core.errors import (
     BadPackError,
     DeltaError,
@@ -48,10 +50,19 @@ from packscope.core.store.pack_entry import native_entry_header as _entry_header
 from packscope.core.store.pack_index import PackIndex
 from packscope.core.store.pack_inflate import inflate_entry, inflate_prefix
 from packscope.core.store.pack_order import pack_order
+from packscope.core.store.zlib_errors import ZlibError
 
 # The compiled type-and-size reader (core/_native.c pack_info): info_at's
 # answer for an object or an OFS_DELTA chain, or None (the reference decides).
 _pack_info = getattr(native, "pack_info", None)
+_pack_info_many = getattr(native, "pack_info_many", None)
+# The compiled delta-chain application (core/_native.c apply_chain): every
+# delta of a chain inflated and applied in one call, or None (the loop in
+# read_at then raises the error).
+_apply_chain = getattr(native, "apply_chain", None)
+# Entries up to this size are inflated in one call (see _inflate).
+ONE_CALL_INFLATE = 16 << 10
+_decompress = zlib_ng.decompress
 
 DEFAULT_MAX_OBJECT_SIZE = 4 << 30
 DEFAULT_MAX_CHAIN_DEPTH = 10_000
@@ -70,6 +81,24 @@ def _type_memo(num_objects: int) -> bytearray:
     while slots < min(num_objects // 4, 1 << 16):
         slots *= 2
     return bytearray(8 * slots)
+
+
+def _inflate(m: mmap.mmap, offset: int, start: int, size: int, end: int, max_size: int, path: str) -> bytes:
+    """``inflate_entry``'s bytes for a small sound entry in one call: zlib's
+    one-shot decompress of the window ``inflate_entry`` would read first
+    (it costs about half of a decompressor object's set-up and calls).  It
+    must end the stream (or it raises) with exactly ``size`` bytes; anything
+    else — a big entry, a cut, corrupt, short or long stream — goes to
+    ``inflate_entry``, which raises the error.  A hostile stream can make no
+    more than 1032 times the small window."""
+    if size <= ONE_CALL_INFLATE and size <= max_size:
+        try:
+            data = _decompress(m[start : min(end, start + size + (size >> 3) + 64)], 15, size + 1)
+        except ZlibError:
+            data = None
+        if data is not None and len(data) == size:
+            return data
+    return inflate_entry(m, offset, start, size, end, max_size, path)
 
 
 class Pack(MappedFile):
@@ -197,7 +226,7 @@ class Pack(MappedFile):
         exactly ``size`` bytes, or a typed error (read_at calls
         ``inflate_entry`` itself: no extra call per entry)."""
         m = self._map if self._map is not None else self._open()
-        return inflate_entry(m, offset, start, size, self._data_end, self.max_object_size, self.path)
+        return _inflate(m, offset, start, size, self._data_end, self.max_object_size, self.path)
 
     # --- objects ---------------------------------------------------------
     #
@@ -218,7 +247,7 @@ class Pack(MappedFile):
         m = self._map if self._map is not None else self._open()  # _header mapped it
         end, max_size, path = self._data_end, self.max_object_size, self.path
         if type_num < OBJ_OFS_DELTA:  # the common case: no chain, no cache
-            data = inflate_entry(m, offset, start, size, end, max_size, path)
+            data = _inflate(m, offset, start, size, end, max_size, path)
             if keep and self.cache is not None:
                 self.cache.put(self.name, offset, TYPE_NAMES[type_num], data)
             return TYPE_NAMES[type_num], data
@@ -257,14 +286,21 @@ class Pack(MappedFile):
                 deltas.append((here, start, size))
                 self._check_chain_depth(len(deltas), offset)
             else:
-                base = (TYPE_NAMES[type_num], inflate_entry(m, here, start, size, end, max_size, path))
+                base = (TYPE_NAMES[type_num], _inflate(m, here, start, size, end, max_size, path))
                 if cache is not None:
                     cache.put(name, here, base[0], base[1])
         type_name, data = base
+        if _apply_chain is not None:
+            made = _apply_chain(m, data, deltas, end, max_size)
+            if made is not None:
+                if cache is not None:  # as the loop below: bottom first, the top one only if kept
+                    for k in range(len(deltas) - 1, -1 if keep else 0, -1):
+                        cache.put(name, deltas[k][0], type_name, made[k])
+                return type_name, made[0]
         for k in range(len(deltas) - 1, -1, -1):
             here, start, size = deltas[k]
             try:
-                data = apply_delta(data, inflate_entry(m, here, start, size, end, max_size, path), max_size)
+                data = apply_delta(data, _inflate(m, here, start, size, end, max_size, path), max_size)
             except (DeltaError, LimitExceededError) as e:
                 e.path, e.offset = self.path, here
                 raise
@@ -328,6 +364,18 @@ class Pack(MappedFile):
         if type_num < OBJ_OFS_DELTA:
             return TYPE_NAMES[type_num], size
         return self._chain_type(offset), self.delta_result_size(offset, start, size)
+
+    def info_many(self, offsets: list[int]) -> list[tuple[str, int] | None]:
+        """``info_at``'s answers for many entries in one compiled call; None
+        where it declines (and always without the compiled module): ask
+        ``info_at``, which answers or raises."""
+        if _pack_info_many is None or self._active:  # a chain waiting on another pack: info_at checks loops
+            return [None] * len(offsets)
+        m = self._map if self._map is not None else self._open()
+        memo = self._type_memo
+        if memo is None:
+            memo = self._type_memo = _type_memo(self.index.num_objects)
+        return _pack_info_many(m, offsets, self._data_end, self.fmt.rawsz, self.max_chain_depth, memo)
 
     def delta_result_size(self, offset: int, start: int, size: int) -> int:
         """The result size a delta entry declares, from its first bytes

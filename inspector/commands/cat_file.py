@@ -12,6 +12,7 @@ An object a partial clone's promisor remote promises but that is absent is
 from __future__ import annotations
 
 import binascii
+import os
 import re
 import sys
 
@@ -284,10 +285,11 @@ def _run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> 
     hexsz, rawsz = session.fmt.hexsz, session.fmt.rawsz
     split_rest = "rest" in atoms
     empty_tree = store.empty_tree
-    # The default --batch-check line of an object found in a pack is made
-    # here from the store's packed_headers (no lookup per object); anything
-    # else (loose, damaged, replaced, other formats) goes through emit.
-    plain_lines = not contents and replaced is None and pieces == parse_format(DEFAULT_FORMAT)
+    # In the default format, an object found in a pack is answered here
+    # from the store's packed_headers (--batch-check) or packed_read
+    # (--batch), with no lookup per object; anything else (loose, damaged,
+    # replaced, other formats) goes through emit.
+    plain_lines = replaced is None and pieces == parse_format(DEFAULT_FORMAT)
 
     def answer(name: str, rest: str, oid: bytes | None, loc) -> None:
         nonlocal promised_noted
@@ -346,14 +348,28 @@ def _run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> 
             # Every line is a full id (the common input): one pass, lines
             # made here for objects found in packs, the rest through one().
             locs = store.locate_many(oids)
-            heads = store.packed_headers(locs) if plain_lines else [None] * len(oids)
+            heads = store.packed_headers(locs) if plain_lines and not contents else [None] * len(oids)
+            read = store.packed_read if plain_lines and contents else None
+            short: list[bytes] = []  # answer lines, written as one
+            add = short.append
             for raw, oid, loc, head in zip(lines, oids, locs, heads, strict=True):
-                if head is not None and oid != empty_tree:
-                    write(b"%s %s %d\n" % (raw.lower(), _TYPE_BYTES[head[0]], head[1]))
-                elif loc is None and plain_misses and oid != empty_tree:
-                    write(raw + b" missing\n")
+                if oid == empty_tree:
+                    pass
+                elif head is not None:
+                    add(b"%s %s %d\n" % (raw.lower(), _TYPE_BYTES[head[0]], head[1]))
+                    continue
+                elif loc is None and plain_misses:
+                    add(raw + b" missing\n")
+                    continue
+                if short:
+                    write(b"".join(short))
+                    short.clear()
+                if read is not None and loc is not None and oid != empty_tree and (obj := read(loc)) is not None:
+                    out.write_object(b"%s %s %d\n" % (raw.lower(), _TYPE_BYTES[obj[0]], len(obj[1])), obj[1])
                 else:
                     one(raw.decode("ascii"), "", oid, loc)
+            if short:
+                write(b"".join(short))
             out.flush()
             continue
         parsed = []
@@ -425,15 +441,32 @@ class _BatchOutput:
 
     sys.stdout.buffer may be unbuffered (python -u, PYTHONUNBUFFERED): then
     every answer line would be its own write(2).  Large contents go out as
-    they come, so memory stays bounded by one object.
+    they come, so memory stays bounded by one object.  When the stream has
+    a file descriptor, contents go out with writev(2), not copied into one
+    buffer first (they are most of a --batch's bytes); short lines are
+    joined.
     """
 
     LIMIT = 1 << 17
+    IOV_MAX = 1024  # POSIX's minimum for writev's vector length
 
     def __init__(self, raw) -> None:
         self.raw = raw
-        self.parts: list[bytes] = []
+        self.parts: list[bytes | memoryview] = []
         self.size = 0
+        self.fd: int | None = None
+        if hasattr(os, "writev"):
+            try:
+                self.fd = raw.fileno()
+            except (AttributeError, OSError, ValueError):  # io.BytesIO, a test's capture
+                self.fd = None
+
+    def write_object(self, header: bytes, data: bytes) -> None:
+        """A --batch answer: header line, contents, newline."""
+        self.parts += (header, data, b"\n")
+        self.size += len(data) + len(header) + 1
+        if self.size >= self.LIMIT:
+            self.flush()
 
     def write(self, data: bytes) -> None:
         self.parts.append(data)
@@ -442,8 +475,28 @@ class _BatchOutput:
             self.flush()
 
     def flush(self) -> None:
-        if self.parts:
-            self.raw.write(b"".join(self.parts))
-            self.parts.clear()
+        parts = self.parts
+        if parts:
+            if self.fd is None or self.size < 512 * len(parts):  # short lines: one copy costs less
+                self.raw.write(b"".join(parts))
+            else:
+                self.raw.flush()  # anything written to the stream itself goes first
+                self._writev(parts)
+            parts.clear()
             self.size = 0
         self.raw.flush()
+
+    def _writev(self, parts: list[bytes | memoryview]) -> None:
+        assert self.fd is not None
+        i, n = 0, len(parts)
+        while i < n:
+            batch = parts[i : i + self.IOV_MAX]
+            written = os.writev(self.fd, batch)
+            if written == sum(map(len, batch)):
+                i += len(batch)
+                continue
+            while i < n and written >= len(parts[i]):
+                written -= len(parts[i])
+                i += 1
+            if written:  # a part went out in part (a pipe that was full): the rest of it next
+                parts[i] = memoryview(parts[i])[written:]
