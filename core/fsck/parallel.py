@@ -28,7 +28,7 @@ import gc
 import multiprocessing
 import os
 from array import array
-from collections.abc import Container, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from packscope.core.fsck.findings import Finding, Limiter
@@ -72,12 +72,18 @@ class _KeyedLimiter(Limiter):
 
 
 class _SharedTicks:
-    """A worker's ticker: adds to the counter the parent polls, every 256 entries."""
+    """A worker's ticker: adds to the counter the parent polls, every 256
+    entries; every RELEASE_EVERY entries, gives the pack pages read so far
+    back to the kernel (``release``): a range can span hundreds of MB of
+    pack (git.git's blobs), and its pages would otherwise stay resident in
+    the worker until the range ends."""
 
-    __slots__ = ("counter", "pending")
+    __slots__ = ("counter", "pending", "release", "since_release")
+    RELEASE_EVERY = 4096
 
-    def __init__(self, counter: Any) -> None:
+    def __init__(self, counter: Any, release: Callable[[], None] | None = None) -> None:
         self.counter, self.pending = counter, 0
+        self.release, self.since_release = release, 0
 
     def tick(self, n: int = 1) -> None:
         self.pending += n
@@ -88,7 +94,11 @@ class _SharedTicks:
         if self.pending:
             with self.counter.get_lock():
                 self.counter.value += self.pending
+            self.since_release += self.pending
             self.pending = 0
+            if self.release is not None and self.since_release >= self.RELEASE_EVERY:
+                self.release()
+                self.since_release = 0
 
 
 # What a forked worker inherits (set in the parent just before the fork).
@@ -115,7 +125,7 @@ def _check_range(task: Task) -> Result:
     if table.referenced is not None:
         table.referenced = set()
     limiter = _KeyedLimiter(_STATE["limit"])
-    ticks = _SharedTicks(_STATE["counter"])
+    ticks = _SharedTicks(_STATE["counter"], slot.handle.release_pages)
     found = []
     for f in check_range(
         table,
