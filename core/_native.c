@@ -705,6 +705,31 @@ td_advance(const uint8_t *d, Py_ssize_t n, Py_ssize_t *pos, Py_ssize_t rawsz, td
     return got;
 }
 
+/* The length of the common start of two buffers (memcmp by blocks, then bytes). */
+static Py_ssize_t
+td_common_prefix(const uint8_t *a, const uint8_t *b, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+    while (i + 256 <= n && memcmp(a + i, b + i, 256) == 0)
+        i += 256;
+    while (i + 16 <= n && memcmp(a + i, b + i, 16) == 0)
+        i += 16;
+    while (i < n && a[i] == b[i])
+        i++;
+    return i;
+}
+
+/* The rest of a tree after entry *e (its end at *pos): well-formed and in
+ * order?  0, or -1. */
+static int
+td_check_rest(const uint8_t *d, Py_ssize_t n, Py_ssize_t *pos, Py_ssize_t rawsz, td_entry *e)
+{
+    int got;
+    while ((got = td_advance(d, n, pos, rawsz, e)) == 1)
+        ;
+    return got;
+}
+
 static PyObject *
 native_tree_diff_names(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -731,10 +756,33 @@ native_tree_diff_names(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     PyObject *names = PySet_New(NULL);
     if (names == NULL)
         goto done;
-    Py_ssize_t ap = 0, bp = 0;
-    td_entry ea = {0}, eb = {0};
+    /* Two versions of a directory mostly share their start and their end:
+     * entries wholly inside the common start are the same entries in both
+     * (parsed, and checked in order, once), and once the trees agree again
+     * after a difference, an identical rest is checked once too. */
+    Py_ssize_t common = td_common_prefix(a, b, an < bn ? an : bn);
+    Py_ssize_t ap = 0, bp;
+    td_entry ea = {0}, eb = {0}, prev = {0};
+    int have_prev = 0;
+    while (ap < common) {
+        Py_ssize_t at = ap;
+        if (td_next(a, an, &ap, rawsz, &ea) < 0)
+            goto doubt;
+        if (ea.end > common) { /* not the same in b: compared below */
+            ap = at;
+            break;
+        }
+        if (have_prev && td_order(a, &prev, a, &ea) >= 0)
+            goto doubt;
+        prev = ea;
+        have_prev = 1;
+    }
+    bp = ap; /* the same offset in b, the same entries before it */
     int ga = td_next(a, an, &ap, rawsz, &ea);
     int gb = td_next(b, bn, &bp, rawsz, &eb);
+    if (have_prev && ((ga == 1 && td_order(a, &prev, a, &ea) >= 0) || (gb == 1 && td_order(a, &prev, b, &eb) >= 0)))
+        goto doubt;
+    int differed = 0; /* a name was added since the trees last agreed */
     while (ga == 1 || gb == 1) {
         if (ga < 0 || gb < 0)
             goto doubt;
@@ -743,18 +791,30 @@ native_tree_diff_names(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             if (ea.name_n != eb.name_n)
                 goto doubt; /* one sort key, two names */
             Py_ssize_t len = ea.end - ea.start;
-            if ((len != eb.end - eb.start || memcmp(a + ea.start, b + eb.start, (size_t)len) != 0) &&
-                td_add_name(names, a, &ea) < 0)
-                goto fail;
+            if (len != eb.end - eb.start || memcmp(a + ea.start, b + eb.start, (size_t)len) != 0) {
+                if (td_add_name(names, a, &ea) < 0)
+                    goto fail;
+                differed = 1;
+            } else if (differed) {
+                differed = 0;
+                if (an - ea.start == bn - eb.start && memcmp(a + ea.start, b + eb.start, (size_t)(an - ea.start)) == 0) {
+                    /* the same rest in both: a's is b's */
+                    if (td_check_rest(a, an, &ap, rawsz, &ea) < 0)
+                        goto doubt;
+                    goto done;
+                }
+            }
             ga = td_advance(a, an, &ap, rawsz, &ea);
             gb = td_advance(b, bn, &bp, rawsz, &eb);
         } else if (c < 0) {
             if (td_add_name(names, a, &ea) < 0)
                 goto fail;
+            differed = 1;
             ga = td_advance(a, an, &ap, rawsz, &ea);
         } else {
             if (td_add_name(names, b, &eb) < 0)
                 goto fail;
+            differed = 1;
             gb = td_advance(b, bn, &bp, rawsz, &eb);
         }
     }

@@ -30,7 +30,8 @@ fill a listing while the walk runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Literal
@@ -49,7 +50,8 @@ if TYPE_CHECKING:
     from packscope.core.history.walk import CommitInfo
 
 # Where the walk has the entries of one commit go next: arrive(parent, entries).
-Arrive = Callable[[bytes, list[bytes]], None]
+Arrive = Callable[[bytes, AbstractSet[bytes]], None]
+_NONE: frozenset[bytes] = frozenset()
 
 CHECK_EVERY = 64  # commits between two looks at ``cancelled`` (and progress reports)
 # Trees kept: each commit's directory is compared with its parents' and the walk
@@ -201,7 +203,7 @@ class _LastModified:
             self._settings, self._hashes = settings, {}
         return self._hashes
 
-    def filter_maybe(self, oid: bytes, group: list[bytes]) -> list[bytes] | None:
+    def filter_maybe(self, oid: bytes, group: Collection[bytes]) -> list[bytes] | None:
         """The entries of ``group`` that the commit's Bloom filter says may
         have changed against its first parent (the others certainly did
         not; [] when the directory itself did not), or None without one."""
@@ -234,27 +236,30 @@ class _LastModified:
         start_oid = self.peel(rev)
         _, names = self.entries(start_oid, _dir_parts(path))
         self._filter_keys(names)
+        order = {name: k for k, name in enumerate(names)}  # answers of one commit come in tree order
         total = len(names)
         answered = 0
         done: set[bytes] = set()
-        pending: dict[bytes, list[bytes]] = {}  # commit -> entries whose chain is there
+        # commit -> the entries whose chain is there.  A group is a set handed
+        # over, never copied: most commits pass their whole group on unchanged.
+        pending: dict[bytes, set[bytes]] = {}
         heap: list[tuple[int, int, int, bytes]] = []  # (-generation, -date, arrival, commit)
         counter = 0
 
-        def arrive(oid: bytes, group: list[bytes]) -> None:
+        def arrive(oid: bytes, group: AbstractSet[bytes]) -> None:
             nonlocal counter
             if not group:
                 return
             waiting = pending.get(oid)
             if waiting is None:
-                pending[oid] = list(group)
+                pending[oid] = group if isinstance(group, set) else set(group)
                 c = self.commit(oid)
                 heappush(heap, (-c.generation, -c.date, counter, oid))
                 counter += 1
             else:
-                waiting.extend(group)
+                waiting |= group
 
-        arrive(start_oid, names)
+        arrive(start_oid, set(names))
         while heap:
             oid = heappop(heap)[3]
             group = pending.pop(oid)
@@ -270,7 +275,7 @@ class _LastModified:
                 done.update(found)
                 if self.progress is not None:
                     self.progress(Progress(answered, total, self.examined))
-                for name in found:
+                for name in sorted(found, key=order.__getitem__):
                     yield name, oid
         # Only odd trees leave an entry without an answer (its chain ended at
         # a root where it is an empty directory): git's log -1 prints nothing.
@@ -278,52 +283,50 @@ class _LastModified:
             if name not in done:
                 yield name, None
 
-    def step(self, oid: bytes, group: list[bytes], arrive: Arrive) -> list[bytes]:
-        """Move ``group`` on from commit ``oid``; the entries it answers."""
+    def step(self, oid: bytes, group: AbstractSet[bytes], arrive: Arrive) -> AbstractSet[bytes]:
+        """Move ``group`` on from commit ``oid`` (handing its sets on to
+        ``arrive``); the entries it answers."""
         c = self.commit(oid)
         here = self.dir_tree(c)
         if not c.parents:
-            return [e for e in group if self.changed(None, here, e)]  # present with content: added here
+            return {e for e in group if self.changed(None, here, e)}  # present with content: added here
         undecided = group
         for nth, p in enumerate(c.parents):
-            same, undecided = self.split(oid, c, here, p, undecided, first=nth == 0)
+            same, undecided = self.split(oid, here, p, undecided, first=nth == 0)
             arrive(p, same)
             if not undecided:
-                return []
+                return _NONE
         return undecided  # changed against every parent: shown, the answer
 
     def split(
-        self, oid: bytes, c: _Commit, here: bytes | None, parent: bytes, group: list[bytes], first: bool
-    ) -> tuple[list[bytes], list[bytes]]:
-        """(entries unchanged against ``parent``, entries changed)."""
+        self, oid: bytes, here: bytes | None, parent: bytes, group: AbstractSet[bytes], first: bool
+    ) -> tuple[AbstractSet[bytes], AbstractSet[bytes]]:
+        """(entries unchanged against ``parent``, entries changed): new sets,
+        or ``group`` itself as the first when nothing of it changed."""
         there = self.dir_tree(self.commit(parent))
         if there == here:
-            return group, []
+            return group, _NONE
         if first:
             maybe = self.filter_maybe(oid, group)
             if maybe is not None and len(maybe) < len(group):
                 if not maybe:
-                    return group, []
-                proven = set(group).difference(maybe)
-                same, changed = self._compare(there, here, maybe)
-                return same + [e for e in group if e in proven], changed
-        return self._compare(there, here, group)
+                    return group, _NONE
+                changed = self._changed(there, here, set(maybe))
+                return (group - changed if changed else group), changed
+        changed = self._changed(there, here, group)
+        return (group - changed if changed else group), changed
 
-    def _compare(self, there: bytes | None, here: bytes | None, group: list[bytes]) -> tuple[list[bytes], list[bytes]]:
+    def _changed(self, there: bytes | None, here: bytes | None, group: AbstractSet[bytes]) -> AbstractSet[bytes]:
         # The names whose entry bytes differ between the two trees, in one
         # compiled pass; only those of the group are compared the exact way
         # (a different spelling of the same mode or tree is no change).
         differ = self.trees.diff_names(there, here)
         if not differ:
-            return group, []
-        same: list[bytes] = []
-        changed: list[bytes] = []
-        for e in group:
-            if e in differ and self.changed(there, here, e):
-                changed.append(e)
-            else:
-                same.append(e)
-        return same, changed
+            return _NONE
+        maybe = group & differ
+        if not maybe:
+            return _NONE
+        return {e for e in maybe if self.changed(there, here, e)} or _NONE
 
     def changed(self, there: bytes | None, here: bytes | None, e: bytes) -> bool:
         return self.trees.changed(self.trees.entry(there, e), self.trees.entry(here, e))
