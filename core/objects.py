@@ -23,9 +23,8 @@ import stat
 from binascii import Error as _HexError
 from binascii import unhexlify
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from stat import S_IFDIR, S_IFLNK, S_IFREG, S_ISDIR
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from packscope.core.errors import CorruptObjectError
 from packscope.core.native import native as _native
@@ -88,8 +87,7 @@ def mode_display(mode: int) -> str:
 # --- records ------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Ident:
+class Ident(NamedTuple):
     """``name <email> time tz`` of an author, committer or tagger line."""
 
     name: bytes
@@ -102,8 +100,7 @@ class Ident:
     has_date: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class Commit:
+class Commit(NamedTuple):
     tree: bytes
     parents: tuple[bytes, ...]
     author: Ident | None
@@ -116,8 +113,7 @@ class Commit:
     problems: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Tag:
+class Tag(NamedTuple):
     object: bytes
     type: str
     tag: bytes
@@ -127,8 +123,7 @@ class Tag:
     problems: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class TreeEntry:
+class TreeEntry(NamedTuple):
     mode: int  # as stored; see canonical_mode()
     name: bytes
     oid: bytes
@@ -494,8 +489,7 @@ def _entry_source(rawsz: int, capture: str) -> bytes:
     return mode + b" " + name + b"\0" + oid
 
 
-@dataclass(frozen=True, slots=True)
-class TreePatterns:
+class TreePatterns(NamedTuple):
     """Compiled regexes over a tree's bytes for one id width."""
 
     whole: re.Pattern[bytes]  # fullmatch: every byte belongs to a well-formed entry

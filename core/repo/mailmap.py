@@ -23,7 +23,6 @@ entries overriding earlier ones: ``.mailmap`` at the top of the work tree
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,14 +37,16 @@ if TYPE_CHECKING:
 _SPACE = b" \t\n\r\v\f"
 
 
-@dataclass
 class _Entry:
     """What one commit email maps to: the email-only answer (name/email,
     either may be None) and answers for particular names."""
 
-    name: bytes | None = None
-    email: bytes | None = None
-    by_name: dict[bytes, tuple[bytes | None, bytes | None]] = field(default_factory=dict)
+    __slots__ = ("by_name", "email", "name")
+
+    def __init__(self) -> None:
+        self.name: bytes | None = None
+        self.email: bytes | None = None
+        self.by_name: dict[bytes, tuple[bytes | None, bytes | None]] = {}
 
 
 class Mailmap:
