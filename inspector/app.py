@@ -18,28 +18,25 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
+from packscope.core import trace
 from packscope.core.errors import PackscopeError
-from packscope.core.trace import LookupFinished
 from packscope.inspector.core_access import CoreAccess
 from packscope.inspector.events import EventDigest, EventPump, LogBook, RateHistory
 from packscope.inspector.palette import PackscopeCommands
 from packscope.inspector.safe_text import visible
 from packscope.inspector.screens.base import PackscopeScreen
-from packscope.inspector.screens.fanout import FanoutScreen
-from packscope.inspector.screens.health import HealthScreen
-from packscope.inspector.screens.history import HistoryScreen
-from packscope.inspector.screens.lab import LabScreen
-from packscope.inspector.screens.loose import LooseScreen
-from packscope.inspector.screens.object import ObjectScreen
 from packscope.inspector.screens.overview import OverviewScreen
-from packscope.inspector.screens.pack_list import PacksScreen
 from packscope.inspector.watcher import DirWatcher
+
+if TYPE_CHECKING:
+    from packscope.core.trace import LookupFinished
 
 
 @dataclass(frozen=True)
@@ -50,16 +47,62 @@ class ScreenSpec:
     factory: Callable[[], Screen]
 
 
+# The screens after the first are imported when first shown: loading every
+# screen module (with the history, fsck and lab code behind them) before the
+# first paint cost about a third of it.
+
+
+def _packs() -> Screen:
+    from packscope.inspector.screens.pack_list import PacksScreen
+
+    return PacksScreen()
+
+
+def _loose() -> Screen:
+    from packscope.inspector.screens.loose import LooseScreen
+
+    return LooseScreen()
+
+
+def _object() -> Screen:
+    from packscope.inspector.screens.object import ObjectScreen
+
+    return ObjectScreen(follows_last=True)
+
+
+def _fanout() -> Screen:
+    from packscope.inspector.screens.fanout import FanoutScreen
+
+    return FanoutScreen()
+
+
+def _lab() -> Screen:
+    from packscope.inspector.screens.lab import LabScreen
+
+    return LabScreen()
+
+
+def _history() -> Screen:
+    from packscope.inspector.screens.history import HistoryScreen
+
+    return HistoryScreen()
+
+
+def _health() -> Screen:
+    from packscope.inspector.screens.health import HealthScreen
+
+    return HealthScreen()
+
+
 SCREEN_TABLE: tuple[ScreenSpec, ...] = (
     ScreenSpec("overview", "1", "Overview", OverviewScreen),
-    ScreenSpec("packs", "2", "Packs", PacksScreen),
-    ScreenSpec("loose", "3", "Loose", LooseScreen),
-    ScreenSpec("object", "4", "Object", lambda: ObjectScreen(follows_last=True)),
-    ScreenSpec("fanout", "5", "Fanout", FanoutScreen),
-    ScreenSpec("lab", "6", "Lookup lab", LabScreen),
-    ScreenSpec("history", "7", "History", HistoryScreen),
-    ScreenSpec("health", "8", "Health", HealthScreen),
-    # 5 Fanout, 6 Lookup lab, 7 History, 8 Health: one line each, here.
+    ScreenSpec("packs", "2", "Packs", _packs),
+    ScreenSpec("loose", "3", "Loose", _loose),
+    ScreenSpec("object", "4", "Object", _object),
+    ScreenSpec("fanout", "5", "Fanout", _fanout),
+    ScreenSpec("lab", "6", "Lookup lab", _lab),
+    ScreenSpec("history", "7", "History", _history),
+    ScreenSpec("health", "8", "Health", _health),
 )
 
 DRAIN_HZ = 30
@@ -120,7 +163,9 @@ class PackscopeApp(App):
         self.set_interval(TICK_SECONDS, self.tick)
         self.set_interval(1.0, self.sample_rates)
         self.set_interval(self.poll_seconds, self.poll_outside)
-        self.open_core()
+        # Opened once the first frame is drawn: the worker would share the
+        # interpreter with the first paint, and the screen shows "opening…".
+        self.call_after_refresh(self.open_core)
 
     @work(thread=True, exclusive=True, group="open")
     def open_core(self) -> None:
@@ -170,7 +215,8 @@ class PackscopeApp(App):
         screen = self.top_screen
         if batch:
             self.logbook.extend(self.digest.digest(batch))
-            self.last_lookup = next((e for e in reversed(batch) if type(e) is LookupFinished), self.last_lookup)
+            finished = trace.LookupFinished  # (the event classes loaded with the first event)
+            self.last_lookup = next((e for e in reversed(batch) if type(e) is finished), self.last_lookup)
             if screen is not None:
                 screen.core_events(batch)
         if screen is not None and self.show_log:
@@ -334,6 +380,8 @@ class PackscopeApp(App):
         self.switch_mode("object")  # its first view follows last_object when shown
         self.return_mode = came_from
         screen = self.screen
+        from packscope.inspector.screens.object import ObjectScreen
+
         if not (isinstance(screen, ObjectScreen) and screen.follows_last):
             self.open_object(oid)  # views were open in the Object tab: this one on top
 
@@ -350,6 +398,8 @@ class PackscopeApp(App):
             return session.resolve(text)
 
     def open_object(self, oid: bytes, pack=None, offset: int | None = None) -> None:
+        from packscope.inspector.screens.object import ObjectScreen
+
         self.last_object = (oid, pack, offset)
         self.push_screen(ObjectScreen(oid, pack, offset))
 

@@ -107,3 +107,15 @@ def test_empty_tree_ids_are_the_hash_of_an_empty_tree(tmp_path):
         git("init", "-q", f"--object-format={fmt.name}", repo)
         out = git("hash-object", "-t", "tree", "--stdin", cwd=repo, input=b"").decode().strip()
         assert fmt.empty_tree.hex() == out
+
+
+def test_the_ui_loads_only_its_first_screen_before_painting():
+    # The other screens (and the history, fsck and lab code behind them)
+    # are imported when first shown; the trace events with the first event.
+    probe = "import json, sys\nimport packscope.inspector.app\nprint(json.dumps(sorted(sys.modules)))"
+    p = subprocess.run([sys.executable, "-c", probe], capture_output=True, env=git_env(), check=True)
+    modules = json.loads(p.stdout)
+    screens = [m for m in modules if m.startswith("packscope.inspector.screens.")]
+    assert screens == ["packscope.inspector.screens.base", "packscope.inspector.screens.overview"]
+    later = ("packscope.core.history", "packscope.core.fsck", "packscope.core.trace_events")
+    assert [m for m in modules if m.startswith(later)] == []

@@ -1,7 +1,8 @@
 """ui-startup: the terminal UI's first paint, headless (``App.run_test``).
 
 Measured in a fresh process from spawn to the first screen painted (Python
-start-up and imports included), then until the core session is open (the
+start-up and imports included; the paint is the screen's first refresh, not
+the moment the process goes idle), then until the core session is open (the
 app opens it in a worker, so painting does not wait for it).  Then the
 app switches to the History screen and goes to the end
 (``G``: the lazy walk loads every commit): the time that takes, the rows
@@ -90,14 +91,30 @@ async def scroll_all_history(app, pilot, timeout: float) -> dict:
 def first_paint(
     repo: str, spawned_at: float, size=(120, 36), scroll_history: bool = False, timeout: float = 900.0
 ) -> dict:
+    from textual.events import Ready
+
     from packscope.inspector.app import PackscopeApp
 
     async def go() -> dict:
         app = PackscopeApp(repo)
-        async with app.run_test(size=tuple(size)) as pilot:
-            await pilot.pause()  # one refresh: the first screen is on the (virtual) terminal
-            painted = time.time() - spawned_at
+        # The first frame is when Textual sends Ready (right after the first
+        # screen's first refresh).  pilot.pause() would wait for the whole
+        # process to go idle — the core opening in its worker too — and
+        # call that the paint.
+        painted_at: list[float] = []
+
+        def note_first_frame(message) -> None:
+            if isinstance(message, Ready) and not painted_at:
+                painted_at.append(time.time())
+
+        async with app.run_test(size=tuple(size), message_hook=note_first_frame) as pilot:
             loop = asyncio.get_running_loop()
+            end = loop.time() + 120
+            while not painted_at and loop.time() < end:
+                await asyncio.sleep(0.005)
+            if not painted_at:
+                raise RuntimeError("the UI never painted its first frame")
+            painted = painted_at[0] - spawned_at
             end = loop.time() + 120
             while not app.core.ready and loop.time() < end:
                 await pilot.pause(0.01)
