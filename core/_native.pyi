@@ -25,8 +25,17 @@ def pack_info_many(
     pack: object, offsets: list[int], data_end: int, rawsz: int, max_depth: int, memo: bytearray | None, /
 ) -> list[tuple[str, int] | None]: ...
 def apply_chain(
-    pack: object, base: bytes, deltas: list[tuple[int, int, int]], end: int, max_size: int, /
+    pack: object,
+    base: bytes,
+    deltas: list[tuple[int, int, int]],
+    end: int,
+    max_size: int,
+    decompress: Callable[[object, int, int], bytes] | None = ...,
+    /,
 ) -> list[bytes] | None: ...
+def walk_chain(
+    pack: object, offset: int, end: int, max_depth: int, cached: dict[tuple[str, int], object], name: str, /
+) -> tuple[int, int, int, int, int, list[tuple[int, int, int]], int] | None: ...
 def tree_entry(data: bytes, name: bytes, rawsz: int, /) -> tuple[bytes, bytes, bytes] | tuple[()] | None: ...
 def commit_lookup(
     table: tuple[object, int, int, int, int, int, bool], pack: object, oid: bytes, hexsz: int, prefix: int, /

@@ -472,3 +472,49 @@ def test_batch_output_writes_every_byte_when_writev_writes_only_part(monkeypatch
         out.flush()
     assert path.read_bytes() == b"".join(expected) + b"a last line\n"
     assert len(calls) > 300  # writev ran, and mostly in part
+
+
+@NOT_BUILT
+@pytest.mark.parametrize(
+    ("fixture", "budget"),
+    [
+        ("packed_repo", 8 << 10),
+        ("deep_chain_repo", 256 << 10),
+        ("big_copies_repo", 700 << 10),
+        ("ref_delta_repo", 8 << 10),
+    ],
+)
+def test_a_compiled_walk_leaves_the_delta_base_cache_as_the_pure_loop_does(fixture, budget, request, monkeypatch):
+    from packscope.core.store.cache import DeltaBaseCache
+
+    repo = request.getfixturevalue(fixture)
+    pack_path = pack_files(repo)[0]
+    offsets = _offsets(pack_path, SHA1)
+    rnd = random.Random(8)
+    sequence = [rnd.choice(offsets) for _ in range(3 * len(offsets))]
+    walks = []
+
+    def counting_walk(*args):
+        got = _native.walk_chain(*args)
+        walks.append(got is not None)
+        return got
+
+    def run(walk, chain):
+        monkeypatch.setattr(pack_module, "_walk_chain", walk)
+        monkeypatch.setattr(pack_module, "_apply_chain", chain)
+        cache = DeltaBaseCache(budget)  # small: entries are evicted too
+        pack = Pack(str(pack_path), fmt=SHA1, cache=cache)
+        objects = [pack.read_at(off, keep=k % 7 == 0) for k, off in enumerate(sequence)]
+        pack.close()
+        return objects, cache.stats(), list(cache.table)
+
+    pure = run(None, None)
+    compiled = run(counting_walk, _native.apply_chain)
+    assert compiled[0] == pure[0]
+    assert compiled[1] == pure[1]  # hits, misses, fills, evictions, bytes, entries
+    assert compiled[2] == pure[2]  # the same entries in the same LRU order
+    assert pure[1].hits > 0 and pure[1].evictions > 0
+    if fixture == "ref_delta_repo":
+        assert any(walks) and not all(walks)  # whole objects walk; a REF_DELTA is left to the loop
+    else:
+        assert all(walks) and len(walks) == len(sequence)

@@ -57,6 +57,15 @@ class DeltaBaseCache:
         """The entry without counting or reordering (for displays and type walks)."""
         return self._entries.get((pack, offset))
 
+    @property
+    def table(self) -> dict[tuple[str, int], tuple[str, bytes]]:
+        """The entries, for a compiled chain walk (pack.py) that only reads
+        them; it counts the lookups that found nothing with ``count_misses``."""
+        return self._entries
+
+    def count_misses(self, n: int) -> None:
+        self.misses += n
+
     def get(self, pack: str, offset: int) -> tuple[str, bytes] | None:
         key = (pack, offset)
         entry = self._entries.get(key)

@@ -60,6 +60,9 @@ _pack_info_many = getattr(native, "pack_info_many", None)
 # delta of a chain inflated and applied in one call, or None (the loop in
 # read_at then raises the error).
 _apply_chain = getattr(native, "apply_chain", None)
+# The compiled chain walk (core/_native.c walk_chain): headers and cache
+# probes down to a cached object or a whole one, or None (read_at's loop).
+_walk_chain = getattr(native, "walk_chain", None)
 # Entries up to this size are inflated in one call (see _inflate).
 ONE_CALL_INFLATE = 16 << 10
 _decompress = zlib_ng.decompress
@@ -243,6 +246,14 @@ class Pack(MappedFile):
             raise self._error("delta chain loops back through another pack", offset, "delta-loop", DeltaError)
         if self._open_files is not None:
             self._open_files.touch(self)
+        cache = self.cache
+        if _walk_chain is not None and cache is not None and not self.good_copies:
+            m = self._map if self._map is not None else self._open()
+            walked = _walk_chain(m, offset, self._data_end, self.max_chain_depth, cache.table, self.name)
+            if walked is not None:
+                built = self._build(m, walked, keep, cache)
+                if built is not None:
+                    return built
         type_num, size, start, base_offset, base_oid = self._header(offset)
         m = self._map if self._map is not None else self._open()  # _header mapped it
         end, max_size, path = self._data_end, self.max_object_size, self.path
@@ -289,9 +300,53 @@ class Pack(MappedFile):
                 base = (TYPE_NAMES[type_num], _inflate(m, here, start, size, end, max_size, path))
                 if cache is not None:
                     cache.put(name, here, base[0], base[1])
+        return self._apply_deltas(m, base, deltas, keep, cache)
+
+    def _build(
+        self,
+        m: mmap.mmap,
+        walked: tuple[int, int, int, int, int, list[tuple[int, int, int]], int],
+        keep: bool,
+        cache: DeltaBaseCache,
+    ) -> tuple[str, bytes] | None:
+        """read_at's object from a compiled walk (``walk_chain``): the cache
+        counts and orders as read_at's own loop makes it, the base is
+        inflated and cached as there, then the deltas applied."""
+        hit, type_num, base_offset, start, size, deltas, misses = walked
+        cache.count_misses(misses)
+        name = self.name
+        if hit >= 0:
+            base = cache.get(name, hit)  # counts the hit, as the loop's probe would
+            if base is None:
+                return None
+            if not deltas:
+                return base
+        else:
+            base = (
+                TYPE_NAMES[type_num],
+                _inflate(m, base_offset, start, size, self._data_end, self.max_object_size, self.path),
+            )
+            if not deltas:  # a whole object on top: not a base of anything here
+                if keep:
+                    cache.put(name, base_offset, base[0], base[1])
+                return base
+            cache.put(name, base_offset, base[0], base[1])
+        return self._apply_deltas(m, base, deltas, keep, cache)
+
+    def _apply_deltas(
+        self,
+        m: mmap.mmap,
+        base: tuple[str, bytes],
+        deltas: list[tuple[int, int, int]],
+        keep: bool,
+        cache: DeltaBaseCache | None,
+    ) -> tuple[str, bytes]:
+        """``deltas`` (top first) applied upwards from ``base``; every object
+        made but the top one (and it too with ``keep``) is cached."""
+        name, end, max_size, path = self.name, self._data_end, self.max_object_size, self.path
         type_name, data = base
         if _apply_chain is not None:
-            made = _apply_chain(m, data, deltas, end, max_size)
+            made = _apply_chain(m, data, deltas, end, max_size, _decompress)
             if made is not None:
                 if cache is not None:  # as the loop below: bottom first, the top one only if kept
                     for k in range(len(deltas) - 1, -1 if keep else 0, -1):
