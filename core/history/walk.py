@@ -174,11 +174,13 @@ class _RevWalk:
             node = self.nodes[oid] = _Node(oid)
         return node
 
-    def parse(self, node: _Node, data: bytes | None = None) -> None:
-        """Fill in the commit (``data``: its content, when already read)."""
+    def parse(self, node: _Node, data: bytes | None = None, info: CommitFacts | None = None) -> None:
+        """Fill in the commit (``data``: its content, or ``info``: the
+        commit_info hook's answer, when already read)."""
         if node.parents is not None:
             return
-        info = self.commit_info(node.oid) if self.commit_info is not None and data is None else None
+        if info is None and data is None and self.commit_info is not None:
+            info = self.commit_info(node.oid)
         if info is None:
             if data is None:
                 typ, data = self.store.read(node.oid)
@@ -289,8 +291,10 @@ class _RevWalk:
     def tip_type(self, node: _Node) -> str:
         if node.parents is not None:
             return "commit"
-        if self.commit_info is not None and self.commit_info(node.oid) is not None:
-            return "commit"  # parse() asks again: graphs answer cheaply
+        info = self.commit_info(node.oid) if self.commit_info is not None else None
+        if info is not None:
+            self.parse(node, info=info)  # one read, not two
+            return "commit"
         typ, data = self.store.read(node.oid)
         if typ == "commit":
             self.parse(node, data)  # one read, not two
