@@ -2,7 +2,8 @@
 every answer reaches the screen (git's `log -1 -- ENTRY`), the first at once,
 the rest handed over at most every FOUND_SECONDS (a redraw per short hold of
 the core lock cost the walk as much CPU as the walk itself), the last batch
-when the walk ends whatever the clock says."""
+when the walk ends whatever the clock says.  The Commit screen reads its
+commit once, however often it is resumed meanwhile."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import pytest
 
 from packscope.inspector import last_commits
 from packscope.inspector.core_access import CoreAccess
+from packscope.inspector.screens.commit import CommitScreen
 from tests.repos import git_text
 from tests.test_last_modified import git_answers
+from tests.ui_support import plain, running, until
 
 
 def feed(repo, monkeypatch, every: float) -> tuple[list[list[tuple[bytes, bytes]]], list[int]]:
@@ -41,3 +44,34 @@ def test_every_answer_reaches_the_screen_as_git_gives_it(random_history_repo, mo
         assert len(batches) == 2
     else:
         assert len(batches) > 2
+
+
+@pytest.mark.asyncio
+async def test_the_commit_is_read_once_even_when_the_screen_resumes_before_the_read_ends(
+    random_history_repo, monkeypatch
+):
+    # A resume (a switch back, a closed modal) before the first read ended used
+    # to start a second read, whose workers cancelled the first's; the
+    # cancelled changes worker could hand its uncounted list over last.
+    reads = []
+    original = CommitScreen.load
+
+    def counting(self):
+        reads.append(self)
+        return original(self)
+
+    monkeypatch.setattr(CommitScreen, "load", counting)
+    async with running(random_history_repo) as (app, pilot):
+        head = bytes.fromhex(git_text("rev-parse", "main", cwd=random_history_repo).strip())
+        screen = CommitScreen(head)
+        await app.push_screen(screen)
+        screen.refresh_data()  # what a resume does
+        await until(
+            pilot,
+            lambda: screen.last_done and screen.changes is not None and all(pc.counting_done for pc in screen.changes),
+            "the commit's last commits and counted changes",
+            timeout=30,
+        )
+        assert reads == [screen]
+        entries = len(screen.view.entries)
+        assert f"last commits: {entries}/{entries}" in plain(screen.query_one("#commit-title"), width=300)

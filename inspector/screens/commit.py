@@ -128,7 +128,7 @@ class _Source:
 class CommitScreen(PackscopeScreen):
     HELP = HELP
     DEFAULT_CSS = """
-    #commit-title { height: 1; padding: 0 1; }
+    #commit-title { width: 1fr; height: 1; padding: 0 1; }
     #commit-list { padding: 0 1; }
     """
     TAB = "history"
@@ -155,6 +155,7 @@ class CommitScreen(PackscopeScreen):
         self.last: dict[bytes, bytes] = {}  # entry name -> commit id
         self.walked = 0
         self.last_done = False
+        self.read_started = False  # the commit's read has started
         self.changes: list[ParentChanges] | None = None  # per parent, once listed
 
     def compose_body(self) -> ComposeResult:
@@ -166,11 +167,14 @@ class CommitScreen(PackscopeScreen):
         self.summaries = SummaryCache(self.app.core, size=1024)
         self.query_one(VirtualList).focus()
         self.update_title()
-        if self.app.core.ready:
-            self.load()
+        self.refresh_data()
 
     def refresh_data(self) -> None:
-        if self.view is None and self.app.core.ready:
+        # Once: a resume before the first read ended started a second one,
+        # whose workers cancelled the first's, and the cancelled changes
+        # worker could still hand over its list last (never counted).
+        if self.view is None and self.app.core.ready and not self.read_started:
+            self.read_started = True
             self.load()
 
     @work(thread=True, exclusive=True, group="commit-load")
@@ -451,7 +455,10 @@ class CommitScreen(PackscopeScreen):
                 t.append(f"  last commits: {got}/{n}", style="green")
             else:
                 t.append(f"  last commits: {got}/{n} — walked {self.walked:,} commits…", style="yellow")
-        self.query_one("#commit-title", Label).update(t)
+        # A fixed size (one row, the screen's width): a new title needs no
+        # layout pass, which would redraw the whole screen 8 times a second
+        # while the last-commit column fills.
+        self.query_one("#commit-title", Label).update(t, layout=False)
 
     # --- opening ------------------------------------------------------------------------
 
