@@ -14,17 +14,24 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import TYPE_CHECKING
 
-from packscope.bench import inputs as inp
-from packscope.bench.results import ScenarioResult
-from packscope.bench.runner import one_worker_case
 from packscope.bench.worker import peak_rss_bytes, proc_kib_field
+
+if TYPE_CHECKING:
+    from packscope.bench.results import ScenarioResult
 
 NAME = "ui-startup"
 TITLE = "Terminal UI: first paint (headless) and memory"
 
 
 def run(ctx) -> ScenarioResult:
+    # (imported here: the worker that times the first paint loads this
+    # module too, and should load what the UI loads, not the harness)
+    from packscope.bench import inputs as inp
+    from packscope.bench.results import ScenarioResult
+    from packscope.bench.runner import one_worker_case
+
     res = ScenarioResult(
         NAME,
         TITLE,
