@@ -210,3 +210,44 @@ def test_both_paths_find_the_same_in_a_repository_of_bad_trees(tmp_path):
     assert first[0] != 0 and any(f.get("msg_id") == "duplicateEntries" for f in first[1])
     for key, outcome in runs.items():
         assert outcome == first, key
+
+
+# --- the walk's id set -------------------------------------------------------------------------
+
+
+@compiled_against_pure
+def test_the_compiled_id_set_answers_as_a_set_of_bytes(fmt, data):
+    """add / in / len / clear as a Python set (the pure path's "seen") does,
+    ids colliding in their first bytes included."""
+    prefix = data.draw(st.binary(min_size=0, max_size=fmt.rawsz))
+    ids = st.binary(min_size=fmt.rawsz - len(prefix), max_size=fmt.rawsz - len(prefix)).map(lambda b: prefix + b)
+    compiled, reference = _native.id_set(fmt.rawsz), set()
+    for op, oid in data.draw(st.lists(st.tuples(st.sampled_from(["add", "in", "clear"]), ids), max_size=3000)):
+        if op == "add":
+            compiled.add(oid)
+            reference.add(oid)
+        elif op == "clear" and data.draw(st.integers(0, 50)) == 0:
+            compiled.clear()
+            reference.clear()
+        assert (oid in compiled) == (oid in reference)
+        assert len(compiled) == len(reference)
+    assert all(oid in compiled for oid in reference)
+    null = bytes(fmt.rawsz)  # all zero: what the compiled table's empty slots hold
+    before = len(reference)
+    compiled.add(null)
+    compiled.add(null)
+    assert null in compiled and len(compiled) == before + (null not in reference)
+    assert b"short" not in compiled and None not in compiled and bytes(fmt.rawsz + 1) not in compiled
+    with pytest.raises(TypeError):
+        compiled.add(b"short")
+
+
+@compiled_against_pure
+def test_unseen_entries_with_the_id_set_are_those_with_a_set(fmt, data):
+    body = data.draw(trees(fmt.rawsz))
+    items = objects.tree_patterns(fmt.rawsz).ids.findall(body)
+    chosen = data.draw(st.lists(st.sampled_from(items))) if items else []
+    seen = _native.id_set(fmt.rawsz)
+    for oid in chosen:
+        seen.add(oid)
+    assert _native.tree_unseen(body, fmt.rawsz, seen) == pure_unseen(body, fmt, set(chosen))

@@ -59,6 +59,7 @@ from packscope.core.repo.grafts import parent_overrides
 from packscope.core.store.promisor import PromisorSet
 
 if TYPE_CHECKING:
+    from packscope.core._native import IdSet
     from packscope.core.repo.refs import RefStore
     from packscope.core.repo.repository import Repository
 
@@ -123,7 +124,8 @@ class Connectivity:
         self.limiter = limiter or Limiter()
         self.fmt = table.fmt
         self.null = table.fmt.null
-        self.seen: set[bytes] = set()
+        # one raw id per reachable object: compiled, the ids inline (no object per id)
+        self.seen: set[bytes] | IdSet = native.id_set(table.fmt.rawsz) if native is not None else set()
         self.rooted: set[bytes] = set()
         self.stack: list[tuple[bytes, str | None, Referrer]] = []
         self.stopped: list[bytes] = []  # reachable promisor objects the walk did not follow
