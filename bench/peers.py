@@ -215,7 +215,7 @@ class PackscopeAdapter(Adapter):
         source = WalkSource.open(self.session.repo, self.store, refs=self.session.refs)
         try:
             starts = all_tips(self.session.repo, self.session.refs)
-            return sum(1 for _ in walk(self.store, starts, **source.walk_options(None)))
+            return sum(1 for _ in walk(source.objects, starts, **source.walk_options(None)))
         finally:
             source.close()
 
