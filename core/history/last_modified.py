@@ -16,9 +16,12 @@ to, so git's walk for one entry is a single chain:
 The chains of different entries run together and split only at merges, so
 they are followed in ONE walk: each commit is read once, with the group of
 entries whose chains reach it, and compares only D's subtree (equal subtree
-ids: nothing under D changed, no entry is looked at).  Commits come newest
-first (by generation when the commit-graph gives them), so groups meeting at
-a commit are handled together.  Changed-path Bloom filters (against the
+ids: nothing under D changed, no entry is looked at).  Two different
+subtrees are compared by one compiled pass over both (the names whose entry
+bytes differ, packscope.core.history.tree_entries); only the group's names
+among them are looked at closely.  Commits come newest first (by generation
+when the commit-graph gives them), so groups meeting at a commit are handled
+together.  Changed-path Bloom filters (against the
 first parent) spare reading trees: when a filter answers "definitely not"
 for D, or for every entry of the group, the whole group moves on unread;
 otherwise only the entries it cannot rule out are compared.

@@ -8,6 +8,12 @@ one regex pass and C-level iteration only, checked to cover the whole tree
 (one that is not a clean run of entries goes through tree_items, which
 names the damage).
 
+:meth:`TreeEntries.diff_names` (the names whose entries differ between two
+trees) and :meth:`TreeEntries.entry` (one entry by name) answer through
+compiled passes over the tree bytes when the module is built
+(``_native.tree_diff_names`` / ``tree_entry``: no object per entry), with
+the pure code as their reference and for any tree they decline.
+
 :meth:`TreeEntries.changed` answers what git's pathspec-limited tree diff
 answers for one entry (packscope.core.history.tree_diff's rules): modes count canonically
 (100664 is 100644), a file and a directory of the same name differ, and two
