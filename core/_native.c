@@ -1055,9 +1055,83 @@ idset_clear(PyObject *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+static PyObject *
+idset_update(PyObject *self, PyObject *iterable)
+{
+    IdSetObject *s = (IdSetObject *)self;
+    PyObject *it = PyObject_GetIter(iterable), *item;
+    if (it == NULL)
+        return NULL;
+    while ((item = PyIter_Next(it)) != NULL) {
+        const uint8_t *id = idset_key(s, item);
+        int added = id == NULL ? -2 : idset_add_raw(s, id);
+        Py_DECREF(item);
+        if (added < 0) {
+            if (added == -2)
+                PyErr_Format(PyExc_TypeError, "IdSet.update: an id is bytes of length %zd", s->rawsz);
+            Py_DECREF(it);
+            return NULL;
+        }
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+idset_update_joined(PyObject *self, PyObject *arg)
+{
+    IdSetObject *s = (IdSetObject *)self;
+    Py_buffer view;
+    const uint8_t *d;
+    Py_ssize_t n;
+    if (get_bytes(arg, &view, &d, &n) < 0) {
+        PyErr_SetString(PyExc_TypeError, "IdSet.update_joined: ids back to back, bytes-like");
+        return NULL;
+    }
+    PyObject *out = NULL;
+    if (n % s->rawsz) {
+        PyErr_SetString(PyExc_ValueError, "IdSet.update_joined: not a whole number of ids");
+        goto done;
+    }
+    for (Py_ssize_t at = 0; at < n; at += s->rawsz)
+        if (idset_add_raw(s, d + at) < 0)
+            goto done;
+    out = Py_NewRef(Py_None);
+done:
+    release_bytes(&view);
+    return out;
+}
+
+static PyObject *
+idset_joined(PyObject *self, PyObject *unused)
+{
+    IdSetObject *s = (IdSetObject *)self;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, s->len * s->rawsz);
+    if (out == NULL)
+        return NULL;
+    uint8_t *w = (uint8_t *)PyBytes_AS_STRING(out);
+    if (s->has_null) {
+        memset(w, 0, (size_t)s->rawsz);
+        w += s->rawsz;
+    }
+    for (Py_ssize_t i = 0; i < s->cap; i++) {
+        const uint8_t *key = s->keys + i * s->rawsz;
+        if (!idset_empty_slot(key, s->rawsz)) {
+            memcpy(w, key, (size_t)s->rawsz);
+            w += s->rawsz;
+        }
+    }
+    return out;
+}
+
 static PyMethodDef idset_methods[] = {
     {"add", idset_add, METH_O, "add(oid): put a raw id of the set's width in the set."},
     {"clear", idset_clear, METH_NOARGS, "clear(): empty the set and free its table."},
+    {"update", idset_update, METH_O, "update(ids): add every raw id of an iterable."},
+    {"update_joined", idset_update_joined, METH_O, "update_joined(data): add the ids data holds back to back."},
+    {"joined", idset_joined, METH_NOARGS, "joined() -> bytes: every id of the set back to back (in no order)."},
     {NULL, NULL, 0, NULL},
 };
 

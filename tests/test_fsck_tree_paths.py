@@ -240,6 +240,16 @@ def test_the_compiled_id_set_answers_as_a_set_of_bytes(fmt, data):
     assert b"short" not in compiled and None not in compiled and bytes(fmt.rawsz + 1) not in compiled
     with pytest.raises(TypeError):
         compiled.add(b"short")
+    # what a worker hands the parent: every id back to back, added there in one call
+    raw = compiled.joined()
+    assert len(raw) == len(compiled) * fmt.rawsz
+    assert {raw[i : i + fmt.rawsz] for i in range(0, len(raw), fmt.rawsz)} == reference | {null}
+    copy = _native.id_set(fmt.rawsz)
+    copy.update_joined(raw)
+    copy.update(list(reference)[:3])
+    assert len(copy) == len(compiled) and all(oid in copy for oid in reference)
+    with pytest.raises(ValueError):
+        copy.update_joined(raw + b"x")
 
 
 @compiled_against_pure

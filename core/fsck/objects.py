@@ -24,9 +24,11 @@ from typing import TYPE_CHECKING
 
 from packscope.core.errors import CorruptObjectError, PackscopeError
 from packscope.core.fsck.special_blobs import SpecialBlobs
+from packscope.core.native import native
 from packscope.core.objects import commit_header_fast, parse_tag, tree_items
 
 if TYPE_CHECKING:
+    from packscope.core._native import IdSet
     from packscope.core.oid import ObjectFormat
     from packscope.core.store.location import PackHandle
     from packscope.core.store.loose import LooseCache
@@ -63,6 +65,24 @@ def references(
     except CorruptObjectError:
         pass
     return []
+
+
+def new_id_set(rawsz: int) -> set[bytes] | IdSet:
+    """A set of raw ids: compiled (ids inline, no object per id) or the pure path's set."""
+    return native.id_set(rawsz) if native is not None else set()
+
+
+def joined_ids(ids: set[bytes] | IdSet) -> bytes:
+    """Every id of ``ids`` back to back (a worker's answer to the parent)."""
+    return b"".join(ids) if isinstance(ids, set) else ids.joined()
+
+
+def add_joined(ids: set[bytes] | IdSet, raw: bytes, rawsz: int) -> None:
+    """Add the ids ``raw`` holds back to back (:func:`joined_ids`)."""
+    if isinstance(ids, set):
+        ids.update([raw[j : j + rawsz] for j in range(0, len(raw), rawsz)])
+    else:
+        ids.update_joined(raw)
 
 
 class PackSlot:
@@ -122,10 +142,11 @@ class ObjectTable:
         self._by_byte: list[list[PackSlot]] | None = None
         # Every id a verified commit, tree or tag names, noted by the object
         # pass so the dangling phase need not read the unreachable objects
-        # again (None: not collected — a connectivity-only run).  A set while
-        # the pass runs, then compacted (:meth:`seal`) to sorted raw ids.
-        self.referenced: set[bytes] | None = None
-        self.referenced_sorted: bytes | None = None
+        # again (None: not collected — a connectivity-only run).  An id set
+        # (new_id_set) while the pass runs; then (:meth:`seal`) the same
+        # compiled set, or the pure path's set compacted to sorted raw ids.
+        self.referenced: set[bytes] | IdSet | None = None
+        self._named: bytes | IdSet | None = None
         self.grafted: Mapping[bytes, tuple[bytes, ...]] = {}
 
     def note_references(self, type_name: str, data: bytes, oid: bytes) -> None:
@@ -134,17 +155,27 @@ class ObjectTable:
             self.referenced.update(references(type_name, data, self.fmt, oid, self.grafted))
 
     def seal(self) -> None:
-        """Compact ``referenced`` into one sorted bytes string (20 or 32 bytes
-        an id instead of a set entry: ~4x less memory during the walk)."""
+        """End of the object pass: the pure path's set of ``referenced`` ids
+        becomes one sorted bytes string (20 or 32 bytes an id instead of a
+        set entry: ~4x less memory during the walk); the compiled set is
+        kept as it is (ids inline already)."""
         if self.referenced is not None:
-            self.referenced_sorted = b"".join(sorted(self.referenced))
+            named = self.referenced
+            self._named = b"".join(sorted(named)) if isinstance(named, set) else named
             self.referenced = None
+
+    @property
+    def references_noted(self) -> bool:
+        """Whether the object pass noted what the objects it verified name (after :meth:`seal`)."""
+        return self._named is not None
 
     def was_referenced(self, oid: bytes) -> bool:
         """Whether a verified object names ``oid`` (after :meth:`seal`)."""
-        blob, size = self.referenced_sorted, len(oid)
+        blob, size = self._named, len(oid)
         if blob is None:
             return False
+        if not isinstance(blob, bytes):
+            return oid in blob
         lo, hi = 0, len(blob) // size
         while lo < hi:
             mid = (lo + hi) // 2

@@ -32,6 +32,7 @@ from collections.abc import Callable, Container, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from packscope.core.fsck.findings import Finding, Limiter
+from packscope.core.fsck.objects import add_joined, joined_ids, new_id_set
 from packscope.core.fsck.special_blobs import SpecialBlobs
 
 if TYPE_CHECKING:
@@ -123,7 +124,7 @@ def _check_range(task: Task) -> Result:
     slot = table.packs[slot_no]
     table.special_blobs = SpecialBlobs()
     if table.referenced is not None:
-        table.referenced = set()
+        table.referenced = new_id_set(table.fmt.rawsz)
     limiter = _KeyedLimiter(_STATE["limit"])
     ticks = _SharedTicks(_STATE["counter"], slot.handle.release_pages)
     found = []
@@ -143,7 +144,7 @@ def _check_range(task: Task) -> Result:
     slot.handle.release_pages()  # the range's pack pages: a worker's resident set stays one range's worth
     types = slot.type_table()
     codes = bytes([types[p] for p in positions])
-    refs = b"".join(sorted(table.referenced)) if table.referenced is not None else None
+    refs = joined_ids(table.referenced) if table.referenced is not None else None
     special = table.special_blobs
     return found, limiter.counts, codes, special.found, special.named_by_promisor, refs
 
@@ -259,6 +260,5 @@ class ObjectPass:
                 table.special_blobs.found.setdefault(oid, which)
             table.special_blobs.named_by_promisor.update(by_promisor)
             if refs is not None and table.referenced is not None:
-                size = table.fmt.rawsz
-                table.referenced.update([refs[j : j + size] for j in range(0, len(refs), size)])
+                add_joined(table.referenced, refs, table.fmt.rawsz)
         ticker.tick(n - reported)

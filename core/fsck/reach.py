@@ -407,7 +407,7 @@ class Connectivity:
 
         def verified(oid: bytes, where: Where) -> bool:
             # the object pass read this copy, and noted what it names (table.referenced)
-            return table.referenced_sorted is not None and table.type_of(where, oid) is not None
+            return table.references_noted and table.type_of(where, oid) is not None
 
         for oid in stopped:
             self.ticker.tick()

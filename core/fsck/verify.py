@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from packscope.core.errors import PackscopeError
 from packscope.core.fsck.findings import ERROR, ERROR_FATAL, Finding, Limiter, Ticker
-from packscope.core.fsck.objects import ObjectTable, PackSlot
+from packscope.core.fsck.objects import ObjectTable, PackSlot, new_id_set
 from packscope.core.fsck.reach import Connectivity, Promised
 from packscope.core.fsck.roots import Roots
 
@@ -128,7 +128,7 @@ class Fsck:
         if self.full and self.show_dangling:
             from packscope.core.repo.grafts import parent_overrides
 
-            table.referenced = set()  # the object pass notes what each object names, for the dangling phase
+            table.referenced = new_id_set(table.fmt.rawsz)  # what each object names, for the dangling phase
             table.grafted = parent_overrides(self.repo, table.fmt)[0] if self.repo is not None else {}
         promised = Promised(table, self.ticker)
         ticker, limiter = self.ticker, self.limiter
