@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import importlib
 import os
 import sys
@@ -142,7 +143,15 @@ def _open_ui(argv: list[str]) -> int:
         "--present", action="store_true", help="presentation mode (no live panels; the Lab draws larger)"
     )
     args = parser.parse_args(argv)
-    from packscope.inspector.app import run_app  # Textual is imported only to draw
+    # Textual is imported only to draw.  Its imports make tens of thousands of
+    # long-lived objects and no garbage: the collector would only rescan
+    # them (~3% of the first paint), so it waits, and then leaves them be.
+    gc.disable()
+    try:
+        from packscope.inspector.app import run_app
+    finally:
+        gc.freeze()
+        gc.enable()
 
     return run_guarded(lambda a: run_app(a.path, present=a.present), args)
 
