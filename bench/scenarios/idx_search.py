@@ -170,6 +170,7 @@ def probe(idx: str, algorithm: str, ids: str, rawsz: int = 20) -> dict:
     index.open()  # maps the file and reads the header and fanout: not the names
     column = algorithm == COLUMN
     index.prefix_column_after = 0 if column else None  # the plain searches stay plain
+    index.compiled_search = False  # these rows are the Python searches (the compiled one is _native.idx_find)
     if column:
         algorithm = "binary"
     find = index.find
