@@ -17,6 +17,7 @@ import gc
 import importlib
 import os
 import sys
+from types import ModuleType
 
 from packscope.core.errors import PackscopeError
 
@@ -143,17 +144,24 @@ def _open_ui(argv: list[str]) -> int:
         "--present", action="store_true", help="presentation mode (no live panels; the Lab draws larger)"
     )
     args = parser.parse_args(argv)
-    # Textual is imported only to draw.  Its imports make tens of thousands of
-    # long-lived objects and no garbage: the collector would only rescan
-    # them (~3% of the first paint), so it waits, and then leaves them be.
+    run_app = import_ui().run_app
+    return run_guarded(lambda a: run_app(a.path, present=a.present), args)
+
+
+def import_ui() -> ModuleType:
+    """packscope.inspector.app: Textual is imported only to draw.  Its
+    imports make tens of thousands of long-lived objects and no garbage: the
+    collector would only rescan them (~3% of the first paint), so it waits,
+    and then leaves them be.  (bench ui-startup starts the UI this way too.)"""
+    was_enabled = gc.isenabled()
     gc.disable()
     try:
-        from packscope.inspector.app import run_app
+        from packscope.inspector import app
     finally:
         gc.freeze()
-        gc.enable()
-
-    return run_guarded(lambda a: run_app(a.path, present=a.present), args)
+        if was_enabled:
+            gc.enable()
+    return app
 
 
 if __name__ == "__main__":

@@ -98,9 +98,10 @@ async def scroll_all_history(app, pilot, timeout: float) -> dict:
 def first_paint(
     repo: str, spawned_at: float, size=(120, 36), scroll_history: bool = False, timeout: float = 900.0
 ) -> dict:
-    from textual.events import Ready
+    from packscope.inspector.cli import import_ui
 
-    from packscope.inspector.app import PackscopeApp
+    PackscopeApp = import_ui().PackscopeApp  # as `packscope REPO` imports it
+    from textual.events import Ready
 
     async def go() -> dict:
         app = PackscopeApp(repo)
