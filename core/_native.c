@@ -2132,17 +2132,20 @@ native_pack_info_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 /* A delta chain applied in one call (the pure reference: Pack.read_at's
  * loop over inflate_entry and apply_delta):
  *
- *   apply_chain(pack, base, deltas, end, max_size[, decompress]) -> [object, ...], or None
+ *   apply_chain(pack, base, deltas, end, max_size[, decompress[, inflate_big]]) -> [object, ...], or None
  *       deltas: [(entry offset, data offset, size), ...] top first, as
  *       read_at collects them; each delta's zlib stream (at its data offset, fed up to end)
  *       must inflate to exactly its size, and is applied to the object
  *       below it, the bottom one to base.  The objects come back in the
  *       same order (the last made from base, the first the top one).  None
  *       on any doubt — the pure loop then raises the error.  The deltas are
- *       inflated by decompress when given (a one-shot function of Python's
- *       zlib API: zlib-ng's is faster than the system zlib), else by one
+ *       inflated by decompress when given and they are small (a one-shot
+ *       function of Python's zlib API: zlib-ng's is faster than the system
+ *       zlib, but has no output cap), bigger ones by inflate_big(data,
+ *       size) when given (exactly size bytes or None, capped), else by one
  *       z_stream that serves every call (inflateReset keeps its state). */
 #define MAX_DEFLATE_RATIO 1032
+#define ONE_CALL_INFLATE (16 << 10)
 
 /* size bytes inflated from the stream at m[start:end] into a new bytes
  * object when it ends there with exactly that many; NULL otherwise (with
@@ -2242,14 +2245,49 @@ inflate_with(PyObject *decompress, const uint8_t *m, long long start, long long 
     return out;
 }
 
+/* The same through inflate_big(data, size) -> exactly size bytes or None,
+ * a Python function with an output cap (pack.py _inflate_capped). */
+static PyObject *
+inflate_big_with(PyObject *inflate_big, const uint8_t *m, long long start, long long size, long long end,
+                 long long max_size)
+{
+    if (start < 0 || size < 0 || end <= start || size > max_size || size > PY_SSIZE_T_MAX - 1 ||
+        (unsigned long long)size > (unsigned long long)(end - start) * MAX_DEFLATE_RATIO + 64)
+        return NULL;
+    long long stop = start + size + (size >> 3) + 64;
+    if (stop > end)
+        stop = end;
+    PyObject *view = PyMemoryView_FromMemory((char *)(m + start), (Py_ssize_t)(stop - start), PyBUF_READ);
+    if (view == NULL)
+        return NULL;
+    PyObject *call[2] = {view, PyLong_FromLongLong(size)};
+    PyObject *out = NULL;
+    if (call[1] != NULL)
+        out = PyObject_Vectorcall(inflate_big, call, 2, NULL);
+    Py_DECREF(view);
+    Py_XDECREF(call[1]);
+    if (out == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_MemoryError))
+            PyErr_Clear();
+        return NULL;
+    }
+    if (!PyBytes_CheckExact(out) || PyBytes_GET_SIZE(out) != size) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
 static PyObject *
 native_apply_chain(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs < 5 || nargs > 6 || !PyList_Check(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "apply_chain(pack, base, deltas: list, end, max_size[, decompress])");
+    if (nargs < 5 || nargs > 7 || !PyList_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "apply_chain(pack, base, deltas: list, end, max_size[, decompress[, inflate_big]])");
         return NULL;
     }
-    PyObject *decompress = nargs == 6 && args[5] != Py_None ? args[5] : NULL;
+    PyObject *decompress = nargs >= 6 && args[5] != Py_None ? args[5] : NULL;
+    PyObject *inflate_big = nargs == 7 && args[6] != Py_None ? args[6] : NULL;
     PyObject *deltas = args[2], *max_obj = args[4];
     long long end = PyLong_AsLongLong(args[3]);
     long long max_size = PyLong_AsLongLong(max_obj);
@@ -2280,8 +2318,15 @@ native_apply_chain(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             PyErr_Clear();
             goto doubt;
         }
-        PyObject *delta = decompress != NULL ? inflate_with(decompress, m, start, size, end, max_size)
-                                             : inflate_exact(m, start, size, end, max_size);
+        /* a one-shot decompress has no output cap: only for small deltas,
+         * whose window cannot make much (pack.py ONE_CALL_INFLATE) */
+        PyObject *delta;
+        if (size <= ONE_CALL_INFLATE && decompress != NULL)
+            delta = inflate_with(decompress, m, start, size, end, max_size);
+        else if (size > ONE_CALL_INFLATE && inflate_big != NULL)
+            delta = inflate_big_with(inflate_big, m, start, size, end, max_size);
+        else
+            delta = inflate_exact(m, start, size, end, max_size);
         if (delta == NULL) {
             if (PyErr_Occurred())
                 goto fail;

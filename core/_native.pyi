@@ -31,6 +31,7 @@ def apply_chain(
     end: int,
     max_size: int,
     decompress: Callable[[object, int, int], bytes] | None = ...,
+    inflate_big: Callable[[memoryview, int], bytes | None] | None = ...,
     /,
 ) -> list[bytes] | None: ...
 def walk_chain(

@@ -433,7 +433,12 @@ def test_the_one_call_inflate_answers_as_inflate_entry_or_leaves_it_to_it(small_
             continue
         size = data.draw(st.sampled_from([size, size, max(0, size - 1), size + 1]))
         args = (bytes(damaged), off, start, size, end, 1 << 30, "mem.pack")
-        assert _inflated(pack_module._inflate, args) == _inflated(inflate_entry, args)
+        expected = _inflated(inflate_entry, args)
+        assert _inflated(pack_module._inflate, args) == expected
+        # apply_chain's inflate for big deltas: inflate_entry's bytes, or None where it raises
+        window = memoryview(bytes(damaged))[start : min(end, start + size + (size >> 3) + 64)]
+        capped = pack_module._inflate_capped(window, size)
+        assert capped is None or capped == expected
 
 
 def _inflated(inflate, args):
@@ -518,3 +523,44 @@ def test_a_compiled_walk_leaves_the_delta_base_cache_as_the_pure_loop_does(fixtu
         assert any(walks) and not all(walks)  # whole objects walk; a REF_DELTA is left to the loop
     else:
         assert all(walks) and len(walks) == len(sequence)
+
+
+@pytest.fixture(scope="module")
+def big_deltas_repo(tmp_path_factory):
+    """Versions of a file sharing 60 KB and each ending in ~40 KB of its
+    own: whichever version is the base, a delta inserts the other's own
+    part, more than ONE_CALL_INFLATE."""
+    repo = init_bare(tmp_path_factory.mktemp("big-deltas") / "big-deltas.git")
+    rnd = random.Random(17)
+    shared = "".join(f"{rnd.getrandbits(64):016x}\n" for _ in range(3600))
+    stream = []
+    for n in range(4):
+        body = (shared + "".join(f"{rnd.getrandbits(64):016x}\n" for _ in range(2400))).encode()
+        stream.append(
+            b"commit refs/heads/main\ncommitter C O Mitter <committer@example.com> %d +0000\ndata 2\nc\n"
+            b"M 100644 inline big.txt\ndata %d\n%s\n" % (1_600_000_000 + n, len(body), body)
+        )
+    git("fast-import", "--quiet", cwd=repo, input=b"".join(stream))
+    git("repack", "-a", "-d", "-f", "-q", cwd=repo)
+    return repo
+
+
+@NOT_BUILT
+def test_big_deltas_go_through_the_capped_inflate_and_make_git_s_objects(big_deltas_repo, monkeypatch):
+    pack_path = pack_files(big_deltas_repo)[0]
+    offsets = _offsets(pack_path, SHA1)
+    sizes = []
+
+    def counting(data, size):
+        sizes.append(size)
+        return pack_module._inflate_capped(data, size)
+
+    real = _native.apply_chain
+    monkeypatch.setattr(pack_module, "_apply_chain", lambda *a: real(*a[:6], counting))
+    compiled = _read_all(pack_path, SHA1, offsets)
+    monkeypatch.setattr(pack_module, "_apply_chain", None)
+    assert compiled == _read_all(pack_path, SHA1, offsets)
+    git_objects = batch_contents(big_deltas_repo)
+    names = dict(zip(_offsets(pack_path, SHA1), _names(pack_path, SHA1), strict=True))
+    assert all(compiled[off] == git_objects[names[off].hex()] for off in offsets)
+    assert sizes and min(sizes) > pack_module.ONE_CALL_INFLATE

@@ -104,6 +104,18 @@ def _inflate(m: mmap.mmap, offset: int, start: int, size: int, end: int, max_siz
     return inflate_entry(m, offset, start, size, end, max_size, path)
 
 
+def _inflate_capped(data: memoryview, size: int) -> bytes | None:
+    """Exactly ``size`` bytes inflated from ``data`` (a window of a bigger
+    delta's stream) with zlib-ng, output capped; None for anything else
+    (apply_chain's choice for deltas over ONE_CALL_INFLATE)."""
+    d = zlib_ng.decompressobj()
+    try:
+        out = d.decompress(data, size + 1)
+    except ZlibError:
+        return None
+    return out if d.eof and len(out) == size else None
+
+
 class Pack(MappedFile):
     """A read-only view of one .pack file and its index."""
 
@@ -346,7 +358,7 @@ class Pack(MappedFile):
         name, end, max_size, path = self.name, self._data_end, self.max_object_size, self.path
         type_name, data = base
         if _apply_chain is not None:
-            made = _apply_chain(m, data, deltas, end, max_size, _decompress)
+            made = _apply_chain(m, data, deltas, end, max_size, _decompress, _inflate_capped)
             if made is not None:
                 if cache is not None:  # as the loop below: bottom first, the top one only if kept
                     for k in range(len(deltas) - 1, -1 if keep else 0, -1):
