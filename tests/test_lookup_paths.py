@@ -564,3 +564,28 @@ def test_big_deltas_go_through_the_capped_inflate_and_make_git_s_objects(big_del
     names = dict(zip(_offsets(pack_path, SHA1), _names(pack_path, SHA1), strict=True))
     assert all(compiled[off] == git_objects[names[off].hex()] for off in offsets)
     assert sizes and min(sizes) > pack_module.ONE_CALL_INFLATE
+
+
+def test_what_a_batch_found_in_a_pack_removed_since_is_read_through_a_rescan(tmp_path):
+    repo = init_bare(tmp_path / "moving.git")
+    import_history(repo, 6, seed=3)
+    git("repack", "-a", "-d", "-q", cwd=repo)
+    ids = [
+        bytes.fromhex(x)
+        for x in git_text("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=repo).split()
+    ]
+    store = ObjectStore(str(repo / "objects"), SHA1)
+    locs = store.locate_many(ids)
+    assert all(loc is not None and loc.source == "pack" for loc in locs)
+    git("repack", "-a", "-d", "-f", "-q", "--depth=5", cwd=repo)  # a new pack; the one the batch found is deleted
+    # The batch answers decline (the pack data was never opened, and is gone)...
+    assert store.packed_headers(locs) == [None] * len(locs)
+    assert all(store.packed_read(loc) is None for loc in locs)
+    # ...and the store's own readers, given the same stale locations (as
+    # cat-file's fallback gives them), answer through a rescan, as git does.
+    expected = batch_contents(repo)
+    for oid, loc in zip(ids, locs, strict=True):
+        assert store.object_info(oid, False, loc)[:2] == (expected[oid.hex()][0], len(expected[oid.hex()][1]))
+        assert store.read(oid, loc) == expected[oid.hex()]
+    assert store.counters.rescans >= 1
+    store.close()
