@@ -112,7 +112,15 @@ def run_check(
 
 def _child(path: str, mode: str, send: Any, stop: Any, jobs: int) -> None:
     """In the forked process: the check, its results down the pipe."""
+    # The UI's handlers are not this process's: Ctrl-C is the UI's to act on
+    # (it cancels through the event), and Textual's resize / suspend handlers
+    # would act on the terminal from here, or wake the UI's event loop
+    # through the wake-up pipe the fork shares.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in ("SIGWINCH", "SIGTSTP", "SIGCONT", "SIGTTOU", "SIGTTIN"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+    signal.set_wakeup_fd(-1)
     sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - the UI's streams are Textual's
     batch: list[Any] = []
     sent = [0.0]
