@@ -111,15 +111,24 @@ class MappedFile:
     def is_open(self) -> bool:
         return self._map is not None
 
-    def release_pages(self) -> None:
-        """Let the kernel take back the pages of the mapping read so far (a
+    def release_pages(self, start: int = 0, length: int | None = None) -> bool:
+        """Let the kernel take back the mapping's pages from ``start`` (a page
+        boundary) for ``length`` bytes, or to the end when ``length`` is None.  A
         read-only file mapping: they stay in the page cache, and a later read
-        maps them again).  A walk over a whole pack otherwise keeps every page
-        it touched resident in this process."""
+        maps them again.  A walk over a whole pack otherwise keeps every page
+        it touched resident in this process.  False where that cannot be done
+        (no MADV_DONTNEED on this system, or a stand-in without madvise), so a
+        caller going through a file can stop asking."""
         m = self._map
-        if m is not None and hasattr(mmap, "MADV_DONTNEED"):
-            with contextlib.suppress(OSError, ValueError):
-                m.madvise(mmap.MADV_DONTNEED)
+        release = getattr(mmap, "MADV_DONTNEED", None)
+        if m is None or release is None or not hasattr(m, "madvise"):
+            return False
+        try:
+            # madvise's length 0 means no bytes, not "to the end"
+            m.madvise(release, start, len(m) - start if length is None else length)
+        except (OSError, ValueError):
+            return False
+        return True
 
     def close(self) -> None:
         m = self._map

@@ -557,8 +557,7 @@ class Pack(MappedFile):
         # The headers lie on nearly every page of the pack: each stretch read
         # is given back to the kernel behind the scan (as computed_checksum
         # does), or the whole pack stays resident (git.git: 500 MB).
-        m = self.map
-        release = getattr(mmap, "MADV_DONTNEED", None)
+        release = True
         page_mask = ~(mmap.PAGESIZE - 1)
         behind = 0
         for i, offset in enumerate(self._pack_order()[0]):
@@ -570,12 +569,9 @@ class Pack(MappedFile):
                 continue
             if base_offset is not None:
                 out.add(base_offset)
-            if release is not None and i & 8191 == 8191 and (offset & page_mask) > behind:
-                try:
-                    m.madvise(release, behind, (offset & page_mask) - behind)
-                    behind = offset & page_mask
-                except (OSError, ValueError):
-                    release = None
+            if release and i & 8191 == 8191 and (offset & page_mask) > behind:
+                release = self.release_pages(behind, (offset & page_mask) - behind)
+                behind = offset & page_mask
         return out
 
     def oid_at(self, offset: int) -> bytes | None:
@@ -597,16 +593,13 @@ class Pack(MappedFile):
         m = self.map
         h = self.fmt.new_hash()
         step = 1 << 22  # a multiple of the page size
-        release = getattr(mmap, "MADV_DONTNEED", None)
+        release = True
         with memoryview(m) as view:
             for at in range(0, self._data_end, step):
                 size = min(step, self._data_end - at)
                 h.update(view[at : at + size])
-                if release is not None:
-                    try:
-                        m.madvise(release, at, size)
-                    except (OSError, ValueError):
-                        release = None
+                if release:
+                    release = self.release_pages(at, size)
         return h.digest()
 
     def verify_checksum(self) -> None:
