@@ -282,6 +282,8 @@ class _RevWalk:
         start.sort(key=lambda n: -n.date)  # stable, like git's merge sort
         if not limited and order != "default":
             return incremental_topo_walk(self, start, by_date=order == "date")
+        if not limited and self.limiter is None:
+            return self.stream_plain(start)
         for node in start:
             self.push(node)
         if not limited:
@@ -465,6 +467,43 @@ class _RevWalk:
                 continue
             node.flags = flags | SHOWN
             yield _tuple_new(WalkedCommit, (node.oid, node.tree, node.poids, node.date))
+
+    def stream_plain(self, start: list[_Node]) -> Iterator[WalkedCommit]:
+        """The unlimited walk without paths: :meth:`stream` with nothing to
+        simplify, so each commit is needed only while it waits in the queue.
+        The queue holds the commit's facts themselves and a set of ids stands
+        for the SEEN flag: no node per commit, no flags (every commit is
+        queued once, so shown once).  This loop runs once per commit of the
+        history; the order and the reads are stream's."""
+        info = self.commit_info
+        first_parent = self.first_parent
+        # start is sorted by date, stably: already a heap of (-date, number)
+        queue = [(-n.date, k, n.oid, n.tree, n.poids) for k, n in enumerate(start)]
+        seen = {n.oid for n in start}
+        counter = len(queue)
+        new = _tuple_new
+        while queue:
+            date, _, oid, tree, parents = heappop(queue)
+            for p in parents:
+                if p not in seen:
+                    seen.add(p)
+                    got = info(p) if info is not None else None
+                    if got is None:
+                        got = self.parsed(p)
+                    grand = got[1]
+                    heappush(queue, (-got[2], counter, p, got[0], grand if type(grand) is tuple else tuple(grand)))
+                    counter += 1
+                if first_parent:
+                    break
+            yield new(WalkedCommit, (oid, tree, parents, -date))
+
+    def parsed(self, oid: bytes) -> tuple[bytes, tuple[bytes, ...], int]:
+        """(tree, parents, date) of a commit the hook did not answer."""
+        node = self.lookup(oid)
+        self.parse(node)
+        if node.tree is None:
+            raise _unread(node)
+        return node.tree, node.poids, node.date
 
     def limited(self, order: str) -> Iterator[WalkedCommit]:
         for node in self.limit(order):
