@@ -89,3 +89,23 @@ def test_path_limited_log_stops_where_git_stops(missing_mid, order):
     g, p = run_both(missing_mid, "log", *order, "--format=%s", "--", "f")
     assert g.returncode == 128
     assert (p.returncode, p.stdout) == (g.returncode, g.stdout)
+
+
+@pytest.mark.parametrize("packed", [True, False], ids=["packed", "loose"])
+def test_log_all_names_the_first_bad_ref_by_name_among_absent_and_broken(base, tmp_path, packed):
+    """Refs naming absent objects are found in one batch lookup and broken
+    ref files from the listing: git names the first of all of them in name
+    order, whichever kind it is."""
+    for first, second in (("a-absent", "b-broken"), ("b-absent", "a-broken")):
+        repo = shutil.copytree(base, tmp_path / f"r-{first}", symlinks=True)
+        heads = repo / ".git" / "refs" / "heads"
+        (heads / first).write_bytes(b"2" * 40 + b"\n")
+        (heads / "c-absent").write_bytes(b"3" * 40 + b"\n")
+        if packed:
+            git("pack-refs", "--all", cwd=repo)
+        (heads / second).write_bytes(b"not an id\n")
+        g, p = run_both(repo, "log", "--all", "--format=%H")
+        assert g.returncode == p.returncode == 128
+        want = f"refs/heads/{min(first, second)}"
+        assert g.stderr.decode().splitlines()[-1] == f"fatal: bad object {want}"
+        assert p.stderr.decode().splitlines()[0] == f"packscope: bad object {want}"

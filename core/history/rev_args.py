@@ -71,9 +71,10 @@ def walk_starts(
         return [_head(refs, resolve)]
     for arg in args:
         if arg is ALL:
+            listed = list(refs.iter_refs("refs/"))  # listed once for the check and the tips
             if strict_all:
-                _check_all_refs(refs, store)
-            out += all_tips(repo, refs)
+                _check_all_refs(refs, store, listed)
+            out += all_tips(repo, refs, listed)
         elif "..." in arg:
             raise BadRevisionError(
                 f"{arg!r}: symmetric differences (A...B) are not supported",
@@ -90,10 +91,11 @@ def walk_starts(
     return out
 
 
-def all_tips(repo: Repository | None, refs: RefStore) -> list[bytes]:
-    """``--all``: refs by name, HEAD, then the other worktrees' HEADs."""
+def all_tips(repo: Repository | None, refs: RefStore, listed: Iterable[Ref] | None = None) -> list[bytes]:
+    """``--all``: refs by name, HEAD, then the other worktrees' HEADs
+    (``listed``: what ``refs.iter_refs("refs/")`` just gave, if at hand)."""
     out = []
-    for ref in refs.iter_refs("refs/"):
+    for ref in refs.iter_refs("refs/") if listed is None else listed:
         oid = ref.oid if ref.symref is None else _resolve_or_none(refs, ref.name)
         if oid is not None:
             out.append(oid)
@@ -107,21 +109,36 @@ def all_tips(repo: Repository | None, refs: RefStore) -> list[bytes]:
     return out
 
 
-def _check_all_refs(refs: RefStore, store: RevisionStore) -> None:
+def _check_all_refs(refs: RefStore, store: RevisionStore, listed: list[Ref]) -> None:
     """git's --all adds every ref, broken ones included, and dies at the
-    first it cannot read as an object."""
-    broken = refs.broken_refs("refs/")
-    listed: list[tuple[str, Ref | None]] = [(r.name, r) for r in refs.iter_refs("refs/") if r.symref is None]
-    names = sorted(
-        listed + [(n, None) for n in broken],
+    first it cannot read as an object (``listed``: the refs
+    ``refs.iter_refs("refs/")`` just gave, whose broken files it noted)."""
+    broken = refs.broken_refs("refs/", relist=False)
+    direct = [r for r in listed if r.symref is None]
+    absent = _absent(store, [r.oid for r in direct if r.oid is not None])
+    if not broken and not absent and all(r.oid is not None for r in direct):
+        return  # the usual case: nothing to name
+    names: list[tuple[str, Ref | None]] = sorted(
+        [(r.name, r) for r in direct] + [(n, None) for n in broken],
         key=lambda item: item[0].encode("utf-8", "surrogateescape"),
     )
     for name, ref in names:
-        if ref is None or ref.oid is None or not store.contains(ref.oid):
+        if ref is None or ref.oid is None or ref.oid in absent:
             raise BadRevisionError(
                 f"bad object {name}",
                 remedy="Point the ref at an existing commit (git update-ref), or delete it (git update-ref -d).",
             )
+
+
+def _absent(store: RevisionStore, oids: list[bytes]) -> set[bytes]:
+    """The ids of ``oids`` that ``store.contains`` denies.  A store with
+    ``locate_many`` (packscope.core.store.batch_lookup) finds them all in
+    one batch first, and only what it did not find is asked one by one."""
+    locate_many: Callable[[list[bytes]], list[object]] | None = getattr(store, "locate_many", None)
+    maybe = oids
+    if locate_many is not None:
+        maybe = [oid for oid, loc in zip(oids, locate_many(oids), strict=True) if loc is None]
+    return {oid for oid in maybe if not store.contains(oid)}
 
 
 def _other_worktree_heads(repo: Repository | None) -> list[str]:

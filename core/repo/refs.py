@@ -402,11 +402,13 @@ class RefStore:
         for name in sorted(found, key=lambda n: n.encode("utf-8", "surrogateescape")):
             yield found[name]
 
-    def broken_refs(self, prefix: str = "refs/") -> list[str]:
+    def broken_refs(self, prefix: str = "refs/", relist: bool = True) -> list[str]:
         """Names of loose refs under ``prefix`` that hold no id and no valid
-        ``ref:`` line (empty files included), as the last :meth:`iter_refs`
-        found them, sorted."""
-        list(self.iter_refs(prefix))
+        ``ref:`` line (empty files included), sorted, as :meth:`iter_refs`
+        finds them now (``relist=False``: as the last listing of ``prefix``
+        or of a prefix of it found them)."""
+        if relist:
+            list(self.iter_refs(prefix))
         return sorted(
             name for name, e in self._loose_problems.items() if name.startswith(prefix) and e.kind == "ref-unparseable"
         )
