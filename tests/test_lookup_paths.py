@@ -19,10 +19,12 @@ from packscope.core.errors import PackscopeError
 from packscope.core.oid import SHA1, SHA256
 from packscope.core.store import batch_lookup
 from packscope.core.store import pack as pack_module
+from packscope.core.store import pack_info as pack_info_module
 from packscope.core.store.odb import ObjectStore
-from packscope.core.store.pack import Pack, _type_memo
+from packscope.core.store.pack import Pack
 from packscope.core.store.pack_entry import TYPE_NAMES
 from packscope.core.store.pack_index import PackIndex
+from packscope.core.store.pack_info import _type_memo
 from packscope.core.store.search import binary_search
 from tests.cli import packscope
 from tests.delta_paths import NOT_BUILT, _native
@@ -178,7 +180,7 @@ def test_without_the_compiled_batch_the_answers_are_the_same(overlapping_packs, 
 
 def _reference_info(pack_path, fmt, offsets, monkeypatch):
     """info_at of each offset on the pure path: (type, size) or the error kind."""
-    monkeypatch.setattr(pack_module, "_pack_info", None)
+    monkeypatch.setattr(pack_info_module, "_pack_info", None)
     pack = Pack(str(pack_path), fmt=fmt)
     out = {}
     for off in offsets:
@@ -293,11 +295,11 @@ def test_on_damaged_packs_the_compiled_answer_is_the_references_or_none(small_pa
         if got is None:
             continue  # the reference decides (answers or raises)
         reference._delta_types.clear()
-        saved, pack_module._pack_info = pack_module._pack_info, None
+        saved, pack_info_module._pack_info = pack_info_module._pack_info, None
         try:
             assert reference.info_at(off) == (TYPE_NAMES[got[0]], got[1])
         finally:
-            pack_module._pack_info = saved
+            pack_info_module._pack_info = saved
 
 
 # --- cat-file --batch-check of full ids ------------------------------------------------------

@@ -34,7 +34,7 @@ from packscope.core.errors import (
 from packscope.core.native import native
 from packscope.core.oid import ObjectFormat
 from packscope.core.store.cache import DeltaBaseCache, OpenFiles
-from packscope.core.store.delta import apply_delta, delta_sizes
+from packscope.core.store.delta import apply_delta
 from packscope.core.store.mapped_file import MappedFile
 from packscope.core.store.pack_chain import ChainLink, delta_chain
 from packscope.core.store.pack_entry import (
@@ -48,14 +48,11 @@ from packscope.core.store.pack_entry import (
 from packscope.core.store.pack_entry import given as _given
 from packscope.core.store.pack_entry import native_entry_header as _entry_header
 from packscope.core.store.pack_index import PackIndex
-from packscope.core.store.pack_inflate import inflate_entry, inflate_prefix
+from packscope.core.store.pack_inflate import inflate_entry
+from packscope.core.store.pack_info import PackInfo
 from packscope.core.store.pack_order import pack_order
 from packscope.core.store.zlib_errors import ZlibError
 
-# The compiled type-and-size reader (core/_native.c pack_info): info_at's
-# answer for an object or an OFS_DELTA chain, or None (the reference decides).
-_pack_info = getattr(native, "pack_info", None)
-_pack_info_many = getattr(native, "pack_info_many", None)
 # The compiled delta-chain application (core/_native.c apply_chain): every
 # delta of a chain inflated and applied in one call, or None (the loop in
 # read_at then raises the error).
@@ -75,15 +72,6 @@ ResolveRefInfo = Callable[[bytes], tuple[str, int]]
 
 
 T = TypeVar("T")
-
-
-def _type_memo(num_objects: int) -> bytearray:
-    """pack_info's memo for a pack of ``num_objects``: a power of two of
-    8-byte slots, about one per four objects, 4 KiB to 512 KiB."""
-    slots = 512
-    while slots < min(num_objects // 4, 1 << 16):
-        slots *= 2
-    return bytearray(8 * slots)
 
 
 def _inflate(m: mmap.mmap, offset: int, start: int, size: int, end: int, max_size: int, path: str) -> bytes:
@@ -116,7 +104,7 @@ def _inflate_capped(data: memoryview, size: int) -> bytes | None:
     return out if d.eof and len(out) == size else None
 
 
-class Pack(MappedFile):
+class Pack(PackInfo, MappedFile):
     """A read-only view of one .pack file and its index."""
 
     def __init__(
@@ -413,98 +401,6 @@ class Pack(MappedFile):
             ) from e
         finally:
             self._active.difference_update(chain)
-
-    def info_at(self, offset: int) -> tuple[str, int]:
-        """(type name, size) without inflating whole objects: a delta's
-        result size is in its first bytes, its type is its chain's base's."""
-        if self._active and offset in self._active:
-            raise self._error("delta chain loops back through another pack", offset, "delta-loop", DeltaError)
-        if _pack_info is not None:
-            m = self._map if self._map is not None else self._open()
-            memo = self._type_memo
-            if memo is None:
-                memo = self._type_memo = _type_memo(self.index.num_objects)
-            found = _pack_info(m, offset, self._data_end, self.fmt.rawsz, self.max_chain_depth, memo)
-            if found is not None:
-                return TYPE_NAMES[found[0]], found[1]
-        type_num, size, start, _, _ = self._header(offset)
-        if type_num < OBJ_OFS_DELTA:
-            return TYPE_NAMES[type_num], size
-        return self._chain_type(offset), self.delta_result_size(offset, start, size)
-
-    def info_many(self, offsets: list[int]) -> list[tuple[str, int] | None]:
-        """``info_at``'s answers for many entries in one compiled call; None
-        where it declines (and always without the compiled module): ask
-        ``info_at``, which answers or raises."""
-        if _pack_info_many is None or self._active:  # a chain waiting on another pack: info_at checks loops
-            return [None] * len(offsets)
-        m = self._map if self._map is not None else self._open()
-        memo = self._type_memo
-        if memo is None:
-            memo = self._type_memo = _type_memo(self.index.num_objects)
-        return _pack_info_many(m, offsets, self._data_end, self.fmt.rawsz, self.max_chain_depth, memo)
-
-    def delta_result_size(self, offset: int, start: int, size: int) -> int:
-        """The result size a delta entry declares, from its first bytes
-        (``start``: its zlib stream, ``size``: the delta's own size)."""
-        m = self._map if self._map is not None else self._open()
-        prefix = inflate_prefix(
-            m, offset, start, min(size, 20), self._data_end, self.path
-        )  # two varints of at most 10 bytes
-        try:
-            return delta_sizes(prefix)[1]
-        except DeltaError as e:
-            e.path, e.offset = self.path, offset
-            raise
-
-    def _chain_type(self, offset: int) -> str:
-        """A delta's type: its base's, found by headers alone (or the cache)."""
-        known = self._delta_types.get(offset)
-        if known is None:
-            known = self._delta_types[offset] = self._walk_chain_type(offset)
-        return known
-
-    def _walk_chain_type(self, offset: int) -> str:
-        # Raw header tuples, not EntryHeader records: this runs for every
-        # delta a batch-check meets.  Every delta passed on the way learns
-        # the type too.
-        memo = self._delta_types
-        cache = self.cache
-        header = self._header
-        visited: set[int] = set()
-        at = offset
-        type_num, _, _, base_offset, base_oid = header(at)
-        while True:
-            if type_num < OBJ_OFS_DELTA:
-                result = TYPE_NAMES[type_num]
-                break
-            visited.add(at)
-            self._check_chain_depth(len(visited), offset)
-            if base_offset is None:  # REF_DELTA: the base may be anywhere, or elsewhere
-                ref = _given(base_oid)
-                base_offset = self._find_offset(ref)
-                if base_offset is None:
-                    if self.resolve_ref_info is not None:  # the type alone: no need to read the base
-                        result = self._external_base(at, ref, visited, self.resolve_ref_info)[0]
-                    else:
-                        result = self._external_base(at, ref, visited, self.resolve_ref)[0]
-                    break
-                if base_offset in visited:
-                    raise self._error(
-                        f"delta chain loops back to offset {base_offset}", offset, "delta-loop", DeltaError
-                    )
-            at = base_offset
-            known = memo.get(at)
-            if known is None and cache is not None:
-                hit = cache.peek(self.name, at)
-                known = hit[0] if hit is not None else None
-            if known is not None:
-                result = known
-                break
-            type_num, _, _, base_offset, base_oid = header(at)
-        for o in visited:
-            memo[o] = result
-        return result
 
     def delta_chain(self, offset: int) -> list[ChainLink]:
         """The chain from the entry at ``offset`` (depth 0) down to its base."""
