@@ -10,6 +10,7 @@ line, and says UNSURE when only the full parse can judge.
 from __future__ import annotations
 
 import os
+import re
 from enum import Enum
 from typing import Final, Literal
 
@@ -54,11 +55,69 @@ def find_packed_ref(data: bytes, name: str, hexsz: int) -> Ref | Literal[_Unsure
     return Ref(name, bytes.fromhex(hexpart), None, peeled, "packed")
 
 
+# The lines of a plainly good file after its header: "<hex> <name>\n", each
+# optionally followed by "^<hex>\n", the name in the shape ref_syntax's quick
+# match accepts (components of [A-Za-z0-9_.-], none empty or starting with
+# "."); "..", a final "." and ".lock" are looked for in the whole file.
+_NAME = rb"refs(?:/[A-Za-z0-9_-][A-Za-z0-9_.-]*)+"
+_GOOD_LINES = {
+    hexsz: re.compile(rb"([0-9a-fA-F]{%d}) (%s)\n(?:\^([0-9a-fA-F]{%d})\n)?" % (hexsz, _NAME, hexsz))
+    for hexsz in (40, 64)
+}
+_tuple_new = tuple.__new__  # a Ref without the Python-level __new__ of named tuples
+
+
 def parse_packed_refs(
     data: bytes, hexsz: int, path: str | os.PathLike[str]
 ) -> tuple[dict[str, Ref], frozenset[str], list[BadRefError]]:
     """(refs by name, header traits, problems).  A bad line is a problem,
     never fatal; a ``^`` line after a bad line is dropped with it."""
+    quick = _parse_good_file(data, hexsz)
+    if quick is not None:
+        return quick
+    return _parse_lines(data, hexsz, path)
+
+
+def _parse_good_file(data: bytes, hexsz: int) -> tuple[dict[str, Ref], frozenset[str], list[BadRefError]] | None:
+    """:func:`_parse_lines`' answer for a file in which every line is plainly
+    good (the usual case: git wrote it), from one regex pass over the whole
+    file; None for anything else, which the line-by-line parse then judges."""
+    lines = _GOOD_LINES.get(hexsz)
+    if lines is None:
+        return None
+    traits: frozenset[str] = frozenset()
+    body = 0
+    if data.startswith(PACKED_HEADER):
+        body = data.find(b"\n") + 1
+        if body == 0:
+            return None  # an unterminated header: a problem to report
+        traits = frozenset(data[len(PACKED_HEADER) : body - 1].decode("ascii", "replace").split())
+    rest = data[body:]
+    if b".." in rest or b".\n" in rest or b".lock\n" in rest or b".lock/" in rest:
+        return None  # a name check_refname refuses (or that the lines judge)
+    found = lines.findall(rest)
+    # The matches are disjoint and in order: they cover the whole file
+    # exactly when their lengths add up to it.
+    size = sum(len(name) for _, name, _ in found) + len(found) * (hexsz + 2)
+    size += sum(hexsz + 2 for _, _, peeled in found if peeled)
+    if size != len(rest):
+        return None
+    fromhex = bytes.fromhex
+    new = _tuple_new
+    refs = {
+        name: new(Ref, (name, fromhex(h.decode()), None, fromhex(p.decode()) if p else None, "packed"))
+        for name, h, p in ((n.decode(), h, p) for h, n, p in found)
+    }
+    if len(refs) != len(found):
+        return None  # a duplicate: the lines name it
+    return refs, traits, []
+
+
+def _parse_lines(
+    data: bytes, hexsz: int, path: str | os.PathLike[str]
+) -> tuple[dict[str, Ref], frozenset[str], list[BadRefError]]:
+    """parse_packed_refs line by line, naming every problem (the reference
+    of :func:`_parse_good_file`)."""
     refs: dict[str, Ref] = {}
     problems: list[BadRefError] = []
     traits: frozenset[str] = frozenset()
