@@ -29,23 +29,19 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 from packscope.core import trace
 from packscope.core.errors import (
-    BadPackError,
-    CorruptObjectError,
-    MissingObjectError,
     PackscopeError,
-    PromisedObjectError,
 )
 from packscope.core.oid import ObjectFormat, Prefix
 from packscope.core.store.alternates import resolve_alternates
 from packscope.core.store.batch_lookup import BatchLookups
-from packscope.core.store.damaged_reads import read_around_damage
-from packscope.core.store.location import VANISHED_KINDS, Location, PackHandle, explain_vanished
+from packscope.core.store.location import Location, PackHandle, explain_vanished
 from packscope.core.store.loose import LooseCache
+from packscope.core.store.object_reads import ObjectReads
 from packscope.core.store.pack_directory import DirectoryScan, PackFiles, dir_mtime_ns, git_pack_order, scan_pack_dir
 from packscope.core.store.search import ALGORITHMS
 from packscope.core.store.store_state import (
@@ -65,7 +61,7 @@ if TYPE_CHECKING:  # imported when first needed (start-up time), named here for 
 T = TypeVar("T")
 
 
-class ObjectStore(BatchLookups):
+class ObjectStore(ObjectReads, BatchLookups):
     def __init__(
         self,
         objects_dir: str,
@@ -499,106 +495,6 @@ class ObjectStore(BatchLookups):
         promised = self.promisor
         return promised is not None and promised.is_promised(oid)
 
-    # --- reading ------------------------------------------------------------
-
-    def _missing(self, oid: bytes) -> MissingObjectError | PromisedObjectError:
-        if self.is_promised(oid):
-            return PromisedObjectError(
-                f"object {oid.hex()} is not in the object store; a promisor remote promises it (partial clone)",
-                oid=oid.hex(),
-                path=self.objects_dir,
-            )
-        return MissingObjectError(
-            f"object {oid.hex()} is not in the object store", oid=oid.hex(), path=self.objects_dir
-        )
-
-    def _at_location(self, oid: bytes, use: Callable[[Location], T], loc: Location | None = None) -> T:
-        """Locate ``oid`` (unless ``loc`` says where it was found) and apply
-        ``use`` to its Location.  A file that vanished in between (a
-        concurrent repack deleted the pack, or packed and pruned the loose
-        object) means: rescan, look again."""
-        for _ in range(MAX_RESCAN_ROUNDS):
-            if loc is None:
-                loc = self.locate(oid)
-            if loc is None:
-                raise self._missing(oid)
-            try:
-                return use(loc)
-            except FileNotFoundError:
-                pass
-            except MissingObjectError as e:
-                if loc.pack is not None or e.oid != oid.hex():
-                    raise
-            except PackscopeError as e:
-                if not (e.kind in VANISHED_KINDS and e.path and not os.path.exists(e.path)):
-                    raise
-            self.rescan("vanished")
-            loc = None
-        raise self._missing(oid)
-
-    def read(self, oid: bytes, loc: Location | None = None) -> tuple[str, bytes]:
-        """(type name, content) of ``oid`` (found at ``loc`` when given, as
-        ``locate_many`` answered)."""
-        from packscope.core.store.loose import read_loose
-
-        if oid == self.empty_tree:
-            return "tree", b""
-
-        def use(loc: Location) -> tuple[str, bytes]:
-            entry = loc.pack_entry()
-            if entry is None:
-                return read_loose(loc.loose_path(), self.fmt, oid)
-            handle, offset = entry
-            try:
-                return handle.pack.read_at(offset)
-            except (CorruptObjectError, BadPackError) as e:
-                if e.kind in VANISHED_KINDS:
-                    raise
-                return read_around_damage(self, oid, loc, e)
-
-        return self._at_location(oid, use, loc)
-
-    def read_header(self, oid: bytes) -> tuple[str, int]:
-        from packscope.core.store.loose import read_loose_header
-
-        if oid == self.empty_tree:
-            return "tree", 0
-
-        def use(loc: Location) -> tuple[str, int]:
-            entry = loc.pack_entry()
-            if entry is None:
-                return read_loose_header(loc.loose_path(), oid)
-            handle, offset = entry
-            return handle.pack.info_at(offset)
-
-        return self._at_location(oid, use)
-
-    def object_info(
-        self, oid: bytes, storage: bool = False, loc: Location | None = None
-    ) -> tuple[str, int, int | None, bytes | None]:
-        """(type, size, bytes on disk, delta base id) with one lookup (none
-        when ``loc`` says where ``locate_many`` found it); the last two only
-        when ``storage`` is asked for (else None)."""
-        from packscope.core.store.loose import read_loose_header
-
-        if oid == self.empty_tree:
-            return "tree", 0, (0 if storage else None), None
-
-        def use(loc: Location) -> tuple[str, int, int | None, bytes | None]:
-            entry = loc.pack_entry()
-            if entry is None:
-                path = loc.loose_path()
-                type_name, size = read_loose_header(path, oid)
-                return type_name, size, (os.stat(path).st_size if storage else None), None
-            handle, offset = entry
-            pack = handle.pack
-            type_name, size = pack.info_at(offset)
-            if not storage:
-                return type_name, size, None, None
-            return type_name, size, pack.disk_size(offset), pack.delta_base(offset)
-
-        return self._at_location(oid, use, loc)
-
     def all_object_ids(self) -> list[bytes]:
         """Every id in every pack, midx and loose directory (alternates too),
         sorted and each once — what git's --batch-all-objects walks."""
@@ -614,13 +510,6 @@ class ObjectStore(BatchLookups):
             for sub in range(256):
                 ids.update(d.loose.entries(sub))
         return sorted(ids)
-
-    def _read_for_delta(self, oid: bytes) -> tuple[str, bytes]:
-        """REF_DELTA bases outside their own pack are found through the store."""
-        return self.read(oid)
-
-    def _header_for_delta(self, oid: bytes) -> tuple[str, int]:
-        return self.read_header(oid)
 
     def close(self) -> None:
         for h in self.all_packs():
