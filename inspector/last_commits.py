@@ -29,10 +29,6 @@ def last_commits(
     progress: Callable[[int], None] = lambda n: None,
     cancelled: Callable[[], bool] = lambda: False,
 ) -> None:
-    _via_core(core, commit, path, names, found=found, progress=progress, cancelled=cancelled)
-
-
-def _via_core(core, commit, path, names, *, found, progress, cancelled):
     """core's walk, advanced in short holds of the core lock."""
     from packscope.core.errors import CancelledError
     from packscope.core.history.graph_walk import WalkSource
@@ -67,6 +63,7 @@ def _via_core(core, commit, path, names, *, found, progress, cancelled):
     with lock:
         source = WalkSource.open(session.repo, session.store, refs=session.refs)
         it = last_modified(session.store, commit, path.rstrip(b"/"), source=source, progress=tick, cancelled=cancelled)
+    done = False
     try:
         while True:
             until = time.monotonic() + HOLD_SECONDS
@@ -78,11 +75,11 @@ def _via_core(core, commit, path, names, *, found, progress, cancelled):
                         if time.monotonic() > until:
                             break
                     else:
-                        it = None
+                        done = True
                 except CancelledError:
-                    it = None
-            hand_over(it is None)
-            if it is None or cancelled():
+                    done = True
+            hand_over(done)
+            if done or cancelled():
                 return
     finally:
         source.close()

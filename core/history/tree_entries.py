@@ -150,7 +150,7 @@ class TreeEntries:
         if a == b:
             return _NOTHING
         if _native_diff_names is not None:
-            got = _native_diff_names(
+            got: set[bytes] | None = _native_diff_names(
                 b"" if a is None or a == self.empty_tree else self._data(a),
                 b"" if b is None or b == self.empty_tree else self._data(b),
                 self.fmt.rawsz,

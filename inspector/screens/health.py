@@ -238,8 +238,11 @@ class HealthScreen(PackscopeScreen):
             with self._pending_lock:
                 self._pending.append(e)
 
+        path = self.app.core.path
         try:
-            state.summary = run_check(self.app.core.path, mode, progress, entry, self._cancel.is_set, default_jobs())
+            if path is None:  # start_check waits for the core: not expected
+                raise CheckFailed("no repository is open")
+            state.summary = run_check(path, mode, progress, entry, self._cancel.is_set, default_jobs())
         except CancelledError:
             state.cancelled = True
         except CheckFailed as e:
