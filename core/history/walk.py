@@ -42,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from heapq import heappop, heappush
 from itertools import islice
+from operator import itemgetter
 from typing import TYPE_CHECKING, NamedTuple
 
 from packscope.core.errors import CorruptObjectError, LookupFailedError
@@ -87,6 +88,8 @@ class WalkedCommit(NamedTuple):
 
 
 _tuple_new = tuple.__new__  # WalkedCommit without the Python-level __new__ of named tuples
+# A commit waiting in stream_plain's queue: (-date, insertion number, id, tree, parents).
+_Entry = tuple[int, int, bytes, bytes, tuple[bytes, ...]]
 
 
 class _Node:
@@ -135,7 +138,10 @@ def walk(
     tips: list[tuple[bytes, bool]] = [(bytes(o), True) for o in exclude]
     tips += [(bytes(o), isinstance(o, Excluded)) for o in starts]
     w = _RevWalk(store, commit_info, first_parent, paths, first_parent_unchanged)
-    it = w.run(tips, order, generation_numbers and commit_info is not None)
+    if order == "default" and w.limiter is None and not any(excluded for _, excluded in tips):
+        it = w.run_plain(tips)  # (log --all's walk, and every plain log's)
+    else:
+        it = w.run(tips, order, generation_numbers and commit_info is not None)
     if max_count is not None and max_count >= 0:
         it = islice(it, max_count)
     return it
@@ -282,13 +288,72 @@ class _RevWalk:
         start.sort(key=lambda n: -n.date)  # stable, like git's merge sort
         if not limited and order != "default":
             return incremental_topo_walk(self, start, by_date=order == "date")
-        if not limited and self.limiter is None:
-            return self.stream_plain(start)
         for node in start:
             self.push(node)
         if not limited:
             return self.stream()
         return self.limited(order)
+
+    def run_plain(self, tips: Sequence[tuple[bytes, bool]]) -> Iterator[WalkedCommit]:
+        """:meth:`run` for the default order without paths or exclusions
+        (never limited: it ends in :meth:`stream_plain`), keeping each
+        commit's facts in a dict instead of a node: the same reads in the
+        same order (every tip, then the tags peeled in argument order), and
+        the same starts."""
+        facts: dict[bytes, _Entry] = {}  # (-date, 0, id, tree, parents) of each commit met
+        typed = [(oid, "commit" if oid in facts else self.tip_facts(oid, facts)) for oid, _ in tips]
+        start: list[_Entry] = []
+        seen: set[bytes] = set()
+        for oid, typ in typed:
+            if typ == "tag":
+                peeled = self.peel_plain(oid, facts)
+                if peeled is None:
+                    continue
+                oid = peeled
+            elif typ != "commit":
+                continue  # trees and blobs have no history
+            if oid not in seen:
+                seen.add(oid)
+                start.append(facts[oid])
+        start.sort(key=itemgetter(0))  # by date, stably, like git's merge sort
+        # numbered in that order: already a heap of (-date, number)
+        queue = [(e[0], k, e[2], e[3], e[4]) for k, e in enumerate(start)]
+        return self.stream_plain(queue, seen)
+
+    def _keep(self, oid: bytes, got: CommitFacts, facts: dict[bytes, _Entry]) -> None:
+        parents = got[1]
+        facts[oid] = (-got[2], 0, oid, got[0], parents if type(parents) is tuple else tuple(parents))
+
+    def tip_facts(self, oid: bytes, facts: dict[bytes, _Entry]) -> str:
+        """:meth:`tip_type` keeping a commit's facts in ``facts``."""
+        got = self.commit_info(oid) if self.commit_info is not None else None
+        if got is None:
+            typ, data = self.store.read(oid)
+            if typ == "tag":
+                self.tag_data[oid] = data  # peel_plain() needs it next
+            if typ != "commit":
+                return typ
+            got = commit_header_fast(data, self.fmt, oid)
+        self._keep(oid, got, facts)
+        return "commit"
+
+    def peel_plain(self, oid: bytes, facts: dict[bytes, _Entry]) -> bytes | None:
+        """:meth:`peel` of a tag that is not excluded: the commit it names
+        (its facts in ``facts``), or None when it names a tree or a blob."""
+        for _ in range(64):
+            data = self.tag_data.pop(oid, None)
+            typ, data = ("tag", data) if data is not None else self.store.read(oid)
+            if typ == "tag":
+                oid = parse_tag(data, self.fmt, oid).object
+                continue
+            if typ != "commit":
+                return None
+            if oid not in facts:
+                # as peel's parse(): the hook's answer first, else this read's
+                got = self.commit_info(oid) if self.commit_info is not None else None
+                self._keep(oid, got if got is not None else commit_header_fast(data, self.fmt, oid), facts)
+            return oid
+        raise CorruptObjectError("tag chain too long (a loop?)", oid=oid.hex())
 
     def tip_type(self, node: _Node) -> str:
         if node.parents is not None:
@@ -468,7 +533,7 @@ class _RevWalk:
             node.flags = flags | SHOWN
             yield _tuple_new(WalkedCommit, (node.oid, node.tree, node.poids, node.date))
 
-    def stream_plain(self, start: list[_Node]) -> Iterator[WalkedCommit]:
+    def stream_plain(self, queue: list[_Entry], seen: set[bytes]) -> Iterator[WalkedCommit]:
         """The unlimited walk without paths: :meth:`stream` with nothing to
         simplify, so each commit is needed only while it waits in the queue.
         The queue holds the commit's facts themselves and a set of ids stands
@@ -477,9 +542,6 @@ class _RevWalk:
         history; the order and the reads are stream's."""
         info = self.commit_info
         first_parent = self.first_parent
-        # start is sorted by date, stably: already a heap of (-date, number)
-        queue = [(-n.date, k, n.oid, n.tree, n.poids) for k, n in enumerate(start)]
-        seen = {n.oid for n in start}
         counter = len(queue)
         new = _tuple_new
         while queue:
