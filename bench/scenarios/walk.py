@@ -9,6 +9,8 @@ without start-up) and the row says so.  In-process peers: dulwich's
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from packscope.bench import inputs as inp
 from packscope.bench.peers import git_cmd, packscope_cmd
 from packscope.bench.results import Case, ScenarioResult, Series, Target
@@ -20,6 +22,32 @@ TITLE = "Walking all commits (--all)"
 GIT_PROC = "git rev-list --all"
 PS_PROC = "packscope log --all --format=%H"
 PS_INPROC = "packscope core.history.walk"
+
+
+# Issue 21's targets: ≤ 1.2× on a git.git-sized history (849k objects), ≤ 1.5×
+# on a dulwich-sized one (56k objects), where packscope's fixed start-up
+# weighs more; the line between them is drawn by the packed object count.
+LARGE_HISTORY_OBJECTS = 200_000
+
+
+def walk_target(objects: int) -> Target:
+    """The walk row's target for a repository of ``objects`` packed objects."""
+    if objects >= LARGE_HISTORY_OBJECTS:
+        return Target(PS_PROC, GIT_PROC, 1.2, f"walk ≤ 1.2× git rev-list --all (git.git-sized: {objects:,} objects)")
+    return Target(PS_PROC, GIT_PROC, 1.5, f"walk ≤ 1.5× git rev-list --all (dulwich-sized: {objects:,} objects)")
+
+
+def packed_objects(repo: Path) -> int:
+    """Objects in the repository's pack indexes (the last fanout entry of
+    each .idx, v1 or v2), without opening the store."""
+    total = 0
+    for idx in (repo / "objects" / "pack").glob("*.idx"):
+        with open(idx, "rb") as f:
+            head = f.read(8 + 1024)
+        fanout_at = 8 if head[:4] == b"\377tOc" else 0
+        if len(head) >= fanout_at + 1024:
+            total += int.from_bytes(head[fanout_at + 1020 : fanout_at + 1024], "big")
+    return total
 
 
 def run(ctx) -> ScenarioResult:
@@ -38,7 +66,7 @@ def run(ctx) -> ScenarioResult:
         ps, lambda i: packscope_cmd(repo, "log", "--all", "--format=%H"), verify=lambda p, i: line_count(p)
     )
     runs[0:0] = [compiled, pure_twin(compiled)]
-    case.targets.append(Target(PS_PROC, GIT_PROC, 2.0, "walk ≤ 2× git rev-list --all"))
+    case.targets.append(walk_target(packed_objects(source.path)))
     for system, label in (
         ("packscope", PS_INPROC),
         ("dulwich", "dulwich get_walker"),
