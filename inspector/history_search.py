@@ -53,8 +53,8 @@ class SearchIndex:
     the rows of the block being filled are kept one by one."""
 
     def __init__(self) -> None:
-        self._tail_hexes: list[str] = []
-        self._tail_lines: list[str] = []
+        # the block being filled: (hex ids, lines), replaced as one when full
+        self._tail: tuple[list[str], list[str]] = ([], [])
         # per full block: ("\n"-separated hex ids, "\n"-separated lines, line starts)
         self._blocks: list[tuple[str, str, array]] = []
         self._count = 0
@@ -63,16 +63,16 @@ class SearchIndex:
         return self._count
 
     def add(self, oid: bytes, line: str) -> None:
-        self._tail_hexes.append(oid.hex())
-        self._tail_lines.append(line)
-        if len(self._tail_lines) == BLOCK:
+        hexes, lines = self._tail
+        hexes.append(oid.hex())
+        lines.append(line)
+        if len(lines) == BLOCK:
             starts = array("L", [0])
-            for text in self._tail_lines[:-1]:
+            for text in lines[:-1]:
                 starts.append(starts[-1] + len(text) + 1)
-            block = ("\n".join(self._tail_hexes) + "\n", "\n".join(self._tail_lines), starts)
-            self._blocks.append(block)
-            self._tail_hexes, self._tail_lines = [], []
-        self._count += 1
+            self._blocks.append(("\n".join(hexes) + "\n", "\n".join(lines), starts))
+            self._tail = ([], [])
+        self._count += 1  # last: rows below the count are in a block or the tail
 
     def find(self, query: str, start: int = 0, end: int | None = None) -> list[int]:
         """Rows in [start, end) that ``query`` matches, in order."""
@@ -80,6 +80,9 @@ class SearchIndex:
         if not q:
             return []
         end = self._count if end is None else min(end, self._count)
+        # The worker may add rows meanwhile: the tail, then the blocks, each
+        # read once -- a tail turned into a block in between is in the blocks.
+        hexes, lines = self._tail
         hexq = q if len(q) >= 4 and all(ch in "0123456789abcdef" for ch in q) else None
         out: list[int] = []
         blocks = self._blocks  # the worker may append a block meanwhile: read it once
@@ -90,7 +93,6 @@ class SearchIndex:
             out += [base + r for r in rows if start <= base + r < end]
         tail_base = full * BLOCK
         if end > tail_base:
-            hexes, lines = self._tail_hexes, self._tail_lines
             for r in range(max(start, tail_base) - tail_base, min(end - tail_base, len(lines))):
                 if q in lines[r] or (hexq is not None and hexes[r].startswith(hexq)):
                     out.append(tail_base + r)
