@@ -135,25 +135,48 @@ def rewrite_marks(source) -> dict[bytes, list[tuple[str, str]]]:
 class LockedReads:
     """The store as a walk sees it, each read under the core lock: a walk
     that must read everything before its first row (``--topo-order``
-    without generation numbers) never holds the lock for seconds."""
+    without generation numbers) never holds the lock for seconds.
+
+    The walk asks for commit headers through :meth:`locked` hooks (counted
+    in ``reads``); whole objects (``whole_reads``) only for what the header
+    reader leaves to the store (tags at the tips, loose or odd commits) and
+    for search lines (:meth:`search_line`), which are read as the index
+    catches up with the rows, never before a row is shown."""
 
     def __init__(self, core, store, capture: bool) -> None:
         self.lock = core.lock
+        self.core_store = core.bulk.store  # whose mapped pages are shed now and then
         self.store = store
         self.fmt = store.fmt
-        self.reads = 0
-        # commit id -> its search line, from the bytes the walk reads anyway
+        self.reads = 0  # commits (headers or objects) the walk asked for
+        self.whole_reads = 0  # whole objects read, by the walk or for search lines
+        # commit id -> its search line, from the (rare) whole commits the walk reads anyway
         self.captured: dict[bytes, str] | None = {} if capture else None
 
-    def read(self, oid: bytes):
+    def _count(self) -> None:
+        # (under the lock) the pack pages read so far need not stay resident
         self.reads += 1
+        if self.reads % SHED_EVERY == 0:
+            self.core_store.release_mapped_pages()
+
+    def _count_whole(self) -> None:
+        # (under the lock) as _count, for whole objects
+        self.whole_reads += 1
+        if self.whole_reads % SHED_EVERY == 0:
+            self.core_store.release_mapped_pages()
+
+    def read(self, oid: bytes):
         with self.lock:
-            if self.reads % SHED_EVERY == 0:  # the pack pages read so far need not stay resident
-                self.store.release_mapped_pages()
+            self._count()
+            self._count_whole()
             typ, data = self.store.read(oid)
         if self.captured is not None and typ == "commit":
             self.captured[oid] = index_line(data)
         return typ, data
+
+    def read_header(self, oid: bytes):
+        with self.lock:
+            return self.store.read_header(oid)
 
     def search_line(self, oid: bytes) -> str:
         """The commit's search line: captured as the walk read it, or read now."""
@@ -163,17 +186,24 @@ class LockedReads:
                 return line
         try:
             with self.lock:
+                self._count_whole()
                 typ, data = self.store.read(oid)
         except (PackscopeError, OSError):
             return ""
         return index_line(data) if typ == "commit" else ""
 
     def locked(self, fn):
+        """``fn`` (a walk hook) called under the core lock, counted."""
         if fn is None:
             return None
+        lock, shed = self.lock, self.core_store.release_mapped_pages
 
         def call(*a):
-            with self.lock:
+            # (the walk calls this once per commit: _count inlined)
+            with lock:
+                n = self.reads = self.reads + 1
+                if n % SHED_EVERY == 0:
+                    shed()
                 return fn(*a)
 
         return call
@@ -193,7 +223,11 @@ class HistoryLog:
         self.graph = graph
         self.lanes = LaneIndex(self) if graph else None
         self.reads: LockedReads | None = None
-        self.index = SearchIndex()  # one line per loaded row, for instant search
+        # one line per loaded row, for instant search: filled after the rows
+        # (by the worker when no rows are wanted, or first while a search waits)
+        self.index = SearchIndex()
+        self.searching = False
+        self._last_notify = 0.0
         self.rows: list = []  # WalkedCommit, in walk order
         self.want: float = 0  # rows wanted (inf: all)
         self.done = False
@@ -211,6 +245,21 @@ class HistoryLog:
     @property
     def loaded(self) -> int:
         return len(self.rows)
+
+    @property
+    def indexed(self) -> int:
+        """Rows a search covers: the first ``indexed`` loaded rows."""
+        return len(self.index)
+
+    @property
+    def index_behind(self) -> bool:
+        return len(self.index) < len(self.rows)
+
+    def search_started(self) -> None:
+        """A search is on: the index keeps up with the rows from now on."""
+        with self.cond:
+            self.searching = True
+            self.cond.notify_all()
 
     def demand(self, n: float) -> None:
         """Keep loading until ``n`` rows (``float('inf')``: all)."""
@@ -260,31 +309,25 @@ class HistoryLog:
             source = WalkSource.open(session.repo, session.store, refs=session.refs)
             if source.graph is not None and not paths:
                 self.estimate = source.graph.num_commits
-            # Without a commit-graph, commits are read through the store: core's
-            # pack header reader is twice as fast but keeps a map of every
-            # packed object (~120 MB on git.git), over the UI's memory budget.
-            options = source.walk_options(paths) if source.graph is not None else {}
+            # Headers come from the commit-graph, else from the packs' header
+            # reader (core.history.commit_reader: a commit's first bytes, not
+            # the whole object) -- with shallow boundaries, grafts and replace
+            # refs applied (source.reader).  Each hook call and every read
+            # of the view below takes the core lock.
+            options = dict(source.walk_options(paths))
             # a path-limited walk reads many commits it does not show: read the shown ones again instead
-            reads = self.reads = LockedReads(core, session.store, capture=not paths)
+            reads = self.reads = LockedReads(core, source.objects, capture=not paths)
             for hook in ("commit_info", "first_parent_unchanged"):
-                if hook in options:
+                if options.get(hook) is not None:
                     options[hook] = reads.locked(options[hook])
-            walked = reads
-            rewrites = source.rewrites
-            if rewrites is not None:
-                # shallow boundaries, grafts, replace refs (never with a graph):
-                # the same rewriting, over the locked store reads
-                from packscope.core.history.commit_rewrites import RewrittenReader
-
-                walked = RewrittenReader(None, reads, rewrites.parents, rewrites.replace)
-                options = {"commit_info": walked}
             order = "topo" if self.graph else "default"
-            it = walk(walked, starts, paths=paths, order=order, **options)
+            it = walk(reads, starts, paths=paths, order=order, **options)
         return source, it, reads
 
     def run(self, notify, is_cancelled) -> None:
-        """Advance the walk while rows are wanted (call in a worker thread);
-        ``notify()`` tells the screen (throttled, and whenever a demand is met)."""
+        """Advance the walk while rows are wanted, and index the loaded rows
+        for search when none are (call in a worker thread); ``notify()``
+        tells the screen (throttled, and whenever a demand is met)."""
         source = None
         try:
             try:
@@ -295,43 +338,40 @@ class HistoryLog:
                 notify()
                 return
             self.started = True
-            last = time.monotonic()
+            self._last_notify = time.monotonic()
             rows = self.rows
             chunk_size = FIRST_CHUNK  # the first screenful, at once
             while True:
                 with self.cond:
-                    while not (self.cancelled or is_cancelled()) and self.want <= len(rows):
+                    while not self._stopped(is_cancelled) and not self._walk_wanted() and not self.index_behind:
+                        if self.done:
+                            return  # every row loaded and indexed
                         self.cond.wait(0.25)
-                    if self.cancelled or is_cancelled():
+                    if self._stopped(is_cancelled):
                         return
                     target = self.want
-                chunk = []
-                try:
-                    # Each read takes the core lock (LockedReads): the UI draws between them.
-                    until = time.monotonic() + HOLD_SECONDS
-                    for c in it:
-                        chunk.append(c)
-                        if len(chunk) >= chunk_size or (len(chunk) & 31 == 0 and time.monotonic() > until):
-                            break
-                    else:
-                        self.done = True
-                except PackscopeError as e:
-                    self.error = f"the walk stopped: {e.message}" + (f" [{e.location()}]" if e.location() else "")
-                    self.done = True
-                except (OSError, ValueError) as e:
-                    self.error = f"the walk stopped: {e}"
-                    self.done = True
-                # before the rows are seen: a drawn row has its lanes, a loaded row its search line
+                    # rows first; the index first only while a search waits on it
+                    walk_now = self._walk_wanted() and not (self.searching and self.index_behind)
+                if not walk_now:
+                    self._index_some(reads, notify)
+                    continue
+                chunk, ended = self._walk_chunk(it, chunk_size)
+                # before the rows are seen: a drawn row has its lanes
                 if self.lanes is not None:
                     self.lanes.feed(chunk)
-                for c in chunk:
-                    self.index.add(c.oid, reads.search_line(c.oid))
                 with self.cond:
                     rows.extend(chunk)
+                    # (done only once its last rows are in: a reader of done sees them all)
+                    self.done = self.done or ended
                     self.cond.notify_all()
                 now = time.monotonic()
-                if self.done or len(rows) >= target or now - last >= NOTIFY_SECONDS or chunk_size == FIRST_CHUNK:
-                    last = now
+                if (
+                    self.done
+                    or len(rows) >= target
+                    or now - self._last_notify >= NOTIFY_SECONDS
+                    or chunk_size == FIRST_CHUNK
+                ):
+                    self._last_notify = now
                     notify()
                 if chunk_size == FIRST_CHUNK:
                     chunk_size = CHUNK
@@ -343,8 +383,6 @@ class HistoryLog:
                     except PackscopeError as e:
                         self.problems.append(f"decorations: {e.message}")
                     notify()
-                if self.done:
-                    return
         finally:
             if source is not None:
                 for p in source.problems:
@@ -353,3 +391,47 @@ class HistoryLog:
             with self.cond:
                 self.done = self.done or self.cancelled
                 self.cond.notify_all()
+
+    def _stopped(self, is_cancelled) -> bool:
+        return self.cancelled or is_cancelled()
+
+    def _walk_wanted(self) -> bool:
+        return not self.done and self.want > len(self.rows)
+
+    def _walk_chunk(self, it, chunk_size: int) -> tuple[list, bool]:
+        """The walk's next commits (and whether it ended), at most ``chunk_size`` or HOLD_SECONDS'
+        worth (each read takes the core lock: the UI draws between them)."""
+        chunk: list = []
+        ended = False
+        try:
+            until = time.monotonic() + HOLD_SECONDS
+            for c in it:
+                chunk.append(c)
+                if len(chunk) >= chunk_size or (len(chunk) & 31 == 0 and time.monotonic() > until):
+                    break
+            else:
+                ended = True
+        except PackscopeError as e:
+            self.error = f"the walk stopped: {e.message}" + (f" [{e.location()}]" if e.location() else "")
+            ended = True
+        except (OSError, ValueError) as e:
+            self.error = f"the walk stopped: {e}"
+            ended = True
+        return chunk, ended
+
+    def _index_some(self, reads: LockedReads, notify) -> None:
+        """Search lines for the next loaded rows (HOLD_SECONDS' worth);
+        tells the screen when the index has caught up, or now and then."""
+        rows, index = self.rows, self.index
+        n, end = len(index), len(rows)
+        until = time.monotonic() + HOLD_SECONDS
+        while n < end:
+            oid = rows[n].oid
+            index.add(oid, reads.search_line(oid))
+            n += 1
+            if n & 15 == 0 and time.monotonic() > until:
+                break
+        now = time.monotonic()
+        if n >= len(rows) or now - self._last_notify >= NOTIFY_SECONDS:
+            self._last_notify = now
+            notify()

@@ -313,11 +313,14 @@ class HistoryScreen(PackscopeScreen):
         self.query_one("#history-title", Label).update(t)
 
     # --- search ------------------------------------------------------------------
-    # Instant: the log's SearchIndex holds every loaded row's line; a query
-    # lists its matches among them at once (re-listed for rows loaded
-    # since).  n/N go to the next/previous match past the cursor's row,
-    # wrapping (and saying so); forward past the loaded rows, more history
-    # is loaded until a match turns up or the walk ends.
+    # Instant: the log's SearchIndex holds the loaded rows' lines (the
+    # first log.indexed rows: the worker indexes rows after loading them,
+    # and keeps up once a search is on); a query lists its matches among
+    # them at once (re-listed for rows indexed since).  n/N go to the
+    # next/previous match past the cursor's row, wrapping (and saying so);
+    # a step that needs rows not indexed yet waits for them (pending);
+    # forward past the loaded rows, more history is loaded until a match
+    # turns up or the walk ends.
 
     def start_search(self, query: str, direction: int, restart: bool = False) -> None:
         log = self.history
@@ -325,18 +328,20 @@ class HistoryScreen(PackscopeScreen):
             return
         lst = self.vlist
         lst.search_query = query
+        log.search_started()
         if restart or query != self.find_text:
             self.find_text = query
-            self.matches = log.index.find(query, 0, log.loaded)
-            self.scanned = log.loaded
+            self.scanned = log.indexed
+            self.matches = log.index.find(query, 0, self.scanned)
         self.wrapped = ""
         self._step(direction)
 
     def _extend_matches(self) -> None:
         log = self.history
-        if self.find_text and log is not None and log.loaded > self.scanned:
-            self.matches += log.index.find(self.find_text, self.scanned, log.loaded)
-            self.scanned = log.loaded
+        if self.find_text and log is not None and log.indexed > self.scanned:
+            indexed = log.indexed
+            self.matches += log.index.find(self.find_text, self.scanned, indexed)
+            self.scanned = indexed
 
     def _step(self, direction: int) -> None:
         import bisect
@@ -349,22 +354,21 @@ class HistoryScreen(PackscopeScreen):
         cursor = lst.cursor
         matches = self.matches
         self.pending = 0
+        scanned = self.scanned
         if direction > 0:
             k = bisect.bisect_right(matches, cursor)
-            if k < len(matches):
+            if k < len(matches):  # (every row before it is indexed: none nearer)
                 return self._go(matches[k])
-            if not log.done:  # load on until a match turns up
-                self.pending = 1
-                log.demand(log.loaded + 5000)
-                self.search_state = f"searching {self.find_text!r}: {log.loaded:,} loaded…"
-                self.update_title()
-                return
+            if scanned < log.loaded or not log.done:  # index, or load, on until a match turns up
+                return self._wait(1)
             target = matches[0] if matches else None
             self.wrapped = "wrapped to the top"
         else:
             k = bisect.bisect_left(matches, cursor)
-            if k > 0:
+            if k > 0 and scanned >= cursor:
                 return self._go(matches[k - 1])
+            if scanned < max(cursor, log.loaded):  # the rows up to the cursor, or to wrap, not indexed yet
+                return self._wait(-1)
             target = matches[-1] if matches else None
             self.wrapped = "wrapped to the bottom" if log.done else "wrapped to the last loaded row"
         if target is None:
@@ -375,6 +379,19 @@ class HistoryScreen(PackscopeScreen):
             return
         self.notify(f"search {self.wrapped}", timeout=2)
         self._go(target)
+
+    def _wait(self, direction: int) -> None:
+        """The step waits: for the index to reach the loaded rows, or for
+        more rows (then it goes on from _grown)."""
+        log = self.history
+        assert log is not None
+        self.pending = direction
+        if self.scanned >= log.loaded:
+            log.demand(log.loaded + 5000)
+            self.search_state = f"searching {self.find_text!r}: {log.loaded:,} loaded…"
+        else:
+            self.search_state = f"searching {self.find_text!r}: indexing ({self.scanned:,} of {log.loaded:,} loaded)…"
+        self.update_title()
 
     def _go(self, row: int) -> None:
         lst = self.vlist
@@ -400,7 +417,12 @@ class HistoryScreen(PackscopeScreen):
             else f"{len(matches):,} matches"
         )
         log = self.history
-        more = f" in {log.loaded:,} loaded" if log is not None and not log.done else ""
+        if log is None or (log.done and self.scanned >= log.loaded):
+            more = ""
+        elif self.scanned < log.loaded:
+            more = f" in the first {self.scanned:,} of {log.loaded:,} loaded (indexing…)"
+        else:
+            more = f" in {log.loaded:,} loaded"
         wrapped = f" — {self.wrapped}" if self.wrapped else ""
         return f"/{self.find_text}: {at}{more}{wrapped}  (n/N next/previous)"
 
