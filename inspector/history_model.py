@@ -9,6 +9,13 @@ tree, parents, time) — never a widget: rows are drawn by a virtual list,
 and a row's subject, author and date are read when the row is drawn
 (:class:`SummaryCache`, an LRU).
 
+The walk reads commit headers only (the commit-graph, else core's pack
+header reader): ``--topo-order`` without a commit-graph must see every
+commit before its first row, and reading 80k whole commits then cost more
+than the walk.  Search lines need the whole commit: the same worker reads
+them for the loaded rows after they are shown — when no rows are wanted,
+or first while a search waits (:attr:`HistoryLog.indexed` says how far).
+
 Decorations (branches, tags, HEAD) are read once per walk.  The total is
 estimated from the commit-graph's commit count when there is one.
 """

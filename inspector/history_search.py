@@ -1,9 +1,11 @@
 """History's instant search: an index of the loaded commits, built as they load.
 
 Per commit the index keeps its id in hex and one lower-cased line
-"author name NUL email NUL subject" (what the row shows), read from the
-commit bytes the walk itself read (no second read when the walk reads
-commits; a commit-graph walk does not, then the indexer reads them).
+"author name NUL email NUL subject" (what the row shows).  The walk reads
+only commit headers, so History's worker reads each loaded row's commit
+for its line after the rows are shown (packscope.inspector.history_model):
+the index covers the first ``len(index)`` rows, which a search must wait
+for before it answers about the rows past them.
 Rows are grouped in blocks of ``BLOCK``: a full block also keeps its lines
 joined into one string, so a query is one ``in`` per block and a row scan
 only in blocks that hold it — 80,000 commits in a few milliseconds.
