@@ -85,7 +85,8 @@ async def scroll_all_history(app, pilot, timeout: float) -> dict:
         return {}
     await pilot.press("G")
     end = loop.time() + timeout
-    while not screen.history.done and loop.time() < end:
+    # (done: every row loaded; then the search lines, read after the rows)
+    while not (screen.history.done and screen.history.indexed >= screen.history.loaded) and loop.time() < end:
         await pilot.pause(0.05)
     await pilot.pause()
     return {
