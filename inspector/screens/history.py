@@ -228,7 +228,8 @@ class HistoryScreen(PackscopeScreen):
         log.run(lambda: self._notify(log), lambda: worker.is_cancelled)
 
     def _notify(self, log: HistoryLog) -> None:
-        with contextlib.suppress(RuntimeError):  # the app is closing
+        # the app is closing, or the screen's widgets are gone (its exceptions come back here)
+        with contextlib.suppress(RuntimeError, NoMatches):
             self.app.call_from_thread(self._grown, log)
 
     def _grown(self, log: HistoryLog) -> None:
