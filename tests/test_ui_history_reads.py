@@ -62,8 +62,7 @@ async def test_graph_mode_reads_headers_for_the_walk_and_whole_commits_only_for_
         log = screen.history
         assert log.graph
         await until(pilot, lambda: log.indexed == log.loaded, "the loaded rows indexed")
-        time.sleep(0.3)  # the worker, idle now, must read nothing more
-        await pilot.pause()
+        await pilot.pause(0.3)  # the worker, idle now, must read nothing more
         assert 0 < log.loaded < COMMITS // 4
         assert commit_reads[0] <= 2 * log.loaded, (commit_reads[0], log.loaded)
 
