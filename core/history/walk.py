@@ -171,6 +171,7 @@ class _RevWalk:
         self.inserted = 0
         self.interesting_queued = 0  # non-UNINTERESTING nodes in the queue
         self.tag_data: dict[bytes, bytes] = {}  # tips read as tags, waiting to be peeled
+        self.declined: set[bytes] = set()  # ids the hook did not answer (run_plain asks it once)
 
     # --- commits ------------------------------------------------------------
 
@@ -328,6 +329,7 @@ class _RevWalk:
         """:meth:`tip_type` keeping a commit's facts in ``facts``."""
         got = self.commit_info(oid) if self.commit_info is not None else None
         if got is None:
+            self.declined.add(oid)
             typ, data = self.store.read(oid)
             if typ == "tag":
                 self.tag_data[oid] = data  # peel_plain() needs it next
@@ -340,18 +342,29 @@ class _RevWalk:
     def peel_plain(self, oid: bytes, facts: dict[bytes, _Entry]) -> bytes | None:
         """:meth:`peel` of a tag that is not excluded: the commit it names
         (its facts in ``facts``), or None when it names a tree or a blob."""
+        info = self.commit_info
         for _ in range(64):
             data = self.tag_data.pop(oid, None)
-            typ, data = ("tag", data) if data is not None else self.store.read(oid)
+            if data is not None:
+                typ = "tag"
+            elif oid in facts:
+                return oid  # a commit met already (a tip, or another tag's)
+            else:
+                # The hook answers commits only: a commit it knows needs no
+                # whole read to learn its type (peel reads it whole, then
+                # asks the hook: the same facts).
+                got = info(oid) if info is not None and oid not in self.declined else None
+                if got is not None:
+                    self._keep(oid, got, facts)
+                    return oid
+                self.declined.add(oid)
+                typ, data = self.store.read(oid)
             if typ == "tag":
                 oid = parse_tag(data, self.fmt, oid).object
                 continue
             if typ != "commit":
                 return None
-            if oid not in facts:
-                # as peel's parse(): the hook's answer first, else this read's
-                got = self.commit_info(oid) if self.commit_info is not None else None
-                self._keep(oid, got if got is not None else commit_header_fast(data, self.fmt, oid), facts)
+            self._keep(oid, commit_header_fast(data, self.fmt, oid), facts)
             return oid
         raise CorruptObjectError("tag chain too long (a loop?)", oid=oid.hex())
 
