@@ -136,3 +136,19 @@ async def test_a_forward_search_waits_for_the_index_rather_than_saying_no_match(
         await until(pilot, lambda: lst.cursor == COMMITS - 1, "an id search to reach the root once indexed")
         await until(pilot, lambda: "match 1/1" in title(screen), "the counter 'match 1/1'")
         assert log.indexed == COMMITS
+
+
+@pytest.mark.asyncio
+async def test_a_backward_search_says_it_looked_only_at_the_loaded_rows_and_n_loads_on(plain_repo):
+    async with running(plain_repo) as (app, pilot):
+        screen = await open_history(app, pilot)
+        log = screen.history
+        lst = screen.vlist
+        assert not log.done and log.loaded < 1500
+        await until(pilot, lambda: log.indexed == log.loaded, "the loaded rows indexed")
+        screen.start_search("odd one", -1, restart=True)
+        await until(pilot, lambda: "no match" in title(screen), "'no match' for a backward search")
+        assert f"in the {log.loaded:,} loaded" in title(screen) and lst.cursor == 0
+        await pilot.press("n")
+        await until(pilot, lambda: lst.cursor == 1500, "n to load on to the match")
+        assert "match 1/1" in title(screen)

@@ -373,7 +373,9 @@ class HistoryScreen(PackscopeScreen):
             target = matches[-1] if matches else None
             self.wrapped = "wrapped to the bottom" if log.done else "wrapped to the last loaded row"
         if target is None:
-            self.search_state = f"no match for {self.find_text!r}"
+            # (backward never loads more: say so while more history exists)
+            more = "" if log.done else f" in the {log.loaded:,} loaded (n searches on)"
+            self.search_state = f"no match for {self.find_text!r}{more}"
             self.wrapped = ""
             self.notify(f"no match for {literal(self.find_text).plain!r}", severity="warning", timeout=3)
             self.update_title()
