@@ -7,6 +7,8 @@ reason) the build prints a warning and goes on without it, and packscope
 runs its pure-Python path (``packscope --version`` says which).
 """
 
+from pathlib import Path
+
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
@@ -37,6 +39,8 @@ setup(
         Extension(
             "packscope.core._native",
             sources=["core/_native.c"],
+            # core/_native.c includes these (one translation unit): a change to any rebuilds it
+            depends=sorted(str(p) for p in Path("core/native_c").glob("*.c")),
             libraries=["z"],  # zlib: pack_info inflates a delta's first bytes for its result size
             optional=True,
         )
