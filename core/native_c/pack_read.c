@@ -79,33 +79,30 @@ doubt: /* shorter or longer than declared, corrupt or cut */
     return NULL;
 }
 
-/* The same through a one-shot decompress function of Python's zlib API
- * (decompress(data, wbits, bufsize), which raises unless the stream ends):
- * size bytes, or NULL (an error set only for MemoryError). */
+/* The window of m[start:end] that inflate_entry reads first for an entry of
+ * size bytes, as a read-only memoryview (new reference); NULL when the entry
+ * cannot be one a Python inflater may be handed (a size over max_size or
+ * beyond what deflate can make of the bytes left), with an error set only
+ * when the view could not be made.  A stream needing more input than the
+ * window is left to inflate_entry. */
 static PyObject *
-inflate_with(PyObject *decompress, const uint8_t *m, long long start, long long size, long long end,
-             long long max_size)
+inflate_window(const uint8_t *m, long long start, long long size, long long end, long long max_size)
 {
     if (start < 0 || size < 0 || end <= start || size > max_size || size > PY_SSIZE_T_MAX - 1 ||
         (unsigned long long)size > (unsigned long long)(end - start) * MAX_DEFLATE_RATIO + 64)
         return NULL;
-    /* the window inflate_entry reads first; a stream that needs more input
-     * than that is left to it */
     long long stop = start + size + (size >> 3) + 64;
     if (stop > end)
         stop = end;
-    PyObject *view = PyMemoryView_FromMemory((char *)(m + start), (Py_ssize_t)(stop - start), PyBUF_READ);
-    if (view == NULL)
-        return NULL;
-    PyObject *call[3] = {view, NULL, NULL};
-    call[1] = PyLong_FromLong(15);
-    call[2] = PyLong_FromLongLong(size + 1);
-    PyObject *out = NULL;
-    if (call[1] != NULL && call[2] != NULL)
-        out = PyObject_Vectorcall(decompress, call, 3, NULL);
-    Py_DECREF(view);
-    Py_XDECREF(call[1]);
-    Py_XDECREF(call[2]);
+    return PyMemoryView_FromMemory((char *)(m + start), (Py_ssize_t)(stop - start), PyBUF_READ);
+}
+
+/* A Python inflater's answer (new reference, or NULL from a failed call)
+ * kept only when it is exactly size bytes: NULL otherwise, with an error
+ * set only for MemoryError. */
+static PyObject *
+exactly(PyObject *out, long long size)
+{
     if (out == NULL) {
         if (!PyErr_ExceptionMatches(PyExc_MemoryError))
             PyErr_Clear();
@@ -118,19 +115,33 @@ inflate_with(PyObject *decompress, const uint8_t *m, long long start, long long 
     return out;
 }
 
+/* The same as inflate_exact through a one-shot decompress function of
+ * Python's zlib API (decompress(data, wbits, bufsize), which raises unless
+ * the stream ends): size bytes, or NULL (an error set only for MemoryError). */
+static PyObject *
+inflate_with(PyObject *decompress, const uint8_t *m, long long start, long long size, long long end,
+             long long max_size)
+{
+    PyObject *view = inflate_window(m, start, size, end, max_size);
+    if (view == NULL)
+        return NULL;
+    PyObject *call[3] = {view, PyLong_FromLong(15), PyLong_FromLongLong(size + 1)};
+    PyObject *out = NULL;
+    if (call[1] != NULL && call[2] != NULL)
+        out = PyObject_Vectorcall(decompress, call, 3, NULL);
+    Py_DECREF(view);
+    Py_XDECREF(call[1]);
+    Py_XDECREF(call[2]);
+    return exactly(out, size);
+}
+
 /* The same through inflate_big(data, size) -> exactly size bytes or None,
  * a Python function with an output cap (pack.py _inflate_capped). */
 static PyObject *
 inflate_big_with(PyObject *inflate_big, const uint8_t *m, long long start, long long size, long long end,
                  long long max_size)
 {
-    if (start < 0 || size < 0 || end <= start || size > max_size || size > PY_SSIZE_T_MAX - 1 ||
-        (unsigned long long)size > (unsigned long long)(end - start) * MAX_DEFLATE_RATIO + 64)
-        return NULL;
-    long long stop = start + size + (size >> 3) + 64;
-    if (stop > end)
-        stop = end;
-    PyObject *view = PyMemoryView_FromMemory((char *)(m + start), (Py_ssize_t)(stop - start), PyBUF_READ);
+    PyObject *view = inflate_window(m, start, size, end, max_size);
     if (view == NULL)
         return NULL;
     PyObject *call[2] = {view, PyLong_FromLongLong(size)};
@@ -139,16 +150,7 @@ inflate_big_with(PyObject *inflate_big, const uint8_t *m, long long start, long 
         out = PyObject_Vectorcall(inflate_big, call, 2, NULL);
     Py_DECREF(view);
     Py_XDECREF(call[1]);
-    if (out == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_MemoryError))
-            PyErr_Clear();
-        return NULL;
-    }
-    if (!PyBytes_CheckExact(out) || PyBytes_GET_SIZE(out) != size) {
-        Py_DECREF(out);
-        return NULL;
-    }
-    return out;
+    return exactly(out, size);
 }
 
 static PyObject *
