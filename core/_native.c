@@ -62,6 +62,9 @@ static PyMethodDef native_methods[] = {
     {"walk_chain", (PyCFunction)(void (*)(void))native_walk_chain, METH_FASTCALL,
      "walk_chain(pack, offset, end, max_depth, cached, name) -> (hit, base type, offset, data offset, size, "
      "deltas, misses), or None."},
+    {"read_object", (PyCFunction)(void (*)(void))native_read_object, METH_FASTCALL,
+     "read_object(pack, offset, end, max_depth, max_size, cache, name, keep, decompress, inflate_big) -> "
+     "(type name, data) through OFS_DELTA chains with the delta-base cache's bookkeeping, or None."},
     {"commit_lookup", (PyCFunction)(void (*)(void))native_commit_lookup, METH_FASTCALL,
      "commit_lookup(table, pack, oid, hexsz, prefix) -> (tree, parents, time) of a plain commit entry, False if absent, or None."},
     {NULL, NULL, 0, NULL},

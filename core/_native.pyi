@@ -37,6 +37,19 @@ def apply_chain(
 def walk_chain(
     pack: object, offset: int, end: int, max_depth: int, cached: dict[tuple[str, int], object], name: str, /
 ) -> tuple[int, int, int, int, int, list[tuple[int, int, int]], int] | None: ...
+def read_object(
+    pack: object,
+    offset: int,
+    end: int,
+    max_depth: int,
+    max_size: int,
+    cache: object,
+    name: str,
+    keep: bool,
+    decompress: Callable[[object, int, int], bytes] | None,
+    inflate_big: Callable[[memoryview, int], bytes | None] | None,
+    /,
+) -> tuple[str, bytes] | None: ...
 def tree_entry(data: bytes, name: bytes, rawsz: int, /) -> tuple[bytes, bytes, bytes] | tuple[()] | None: ...
 def commit_lookup(
     table: tuple[object, int, int, int, int, int, bool], pack: object, oid: bytes, hexsz: int, prefix: int, /

@@ -417,6 +417,35 @@ def test_on_damaged_packs_a_compiled_chain_reads_as_the_pure_loop(small_pack, da
         assert compiled == pure
 
 
+def _cached_outcomes(data: bytes, offsets, budget: int):
+    from packscope.core.store.cache import DeltaBaseCache
+
+    pack = _bare_read_pack(data)
+    pack.cache = DeltaBaseCache(budget)
+    out = [_outcome(pack, off) for off in offsets]
+    return out, pack.cache.stats(), list(pack.cache.table)
+
+
+@NOT_BUILT
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_on_damaged_packs_a_compiled_read_answers_and_caches_as_the_pure_loop(small_pack, data):
+    raw, offsets = small_pack
+    damaged = bytearray(raw)
+    for _ in range(data.draw(st.integers(0, 4))):
+        damaged[data.draw(st.integers(12, len(raw) - 21))] = data.draw(st.integers(0, 255))
+    order = data.draw(st.permutations(offsets))
+    budget = data.draw(st.sampled_from([2 << 10, 64 << 10]))
+    saved = pack_module._read_object, pack_module._walk_chain, pack_module._apply_chain
+    compiled = _cached_outcomes(bytes(damaged), order, budget)
+    pack_module._read_object = pack_module._walk_chain = pack_module._apply_chain = None
+    try:
+        pure = _cached_outcomes(bytes(damaged), order, budget)
+    finally:
+        pack_module._read_object, pack_module._walk_chain, pack_module._apply_chain = saved
+    assert compiled == pure
+
+
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_the_one_call_inflate_answers_as_inflate_entry_or_leaves_it_to_it(small_pack, data):
@@ -491,7 +520,9 @@ def test_batch_output_writes_every_byte_when_writev_writes_only_part(monkeypatch
         ("ref_delta_repo", 8 << 10),
     ],
 )
-def test_a_compiled_walk_leaves_the_delta_base_cache_as_the_pure_loop_does(fixture, budget, request, monkeypatch):
+def test_a_compiled_walk_or_read_leaves_the_delta_base_cache_as_the_pure_loop_does(
+    fixture, budget, request, monkeypatch
+):
     from packscope.core.store.cache import DeltaBaseCache
 
     repo = request.getfixturevalue(fixture)
@@ -506,7 +537,8 @@ def test_a_compiled_walk_leaves_the_delta_base_cache_as_the_pure_loop_does(fixtu
         walks.append(got is not None)
         return got
 
-    def run(walk, chain):
+    def run(walk, chain, read=None):
+        monkeypatch.setattr(pack_module, "_read_object", read)
         monkeypatch.setattr(pack_module, "_walk_chain", walk)
         monkeypatch.setattr(pack_module, "_apply_chain", chain)
         cache = DeltaBaseCache(budget)  # small: entries are evicted too
@@ -525,6 +557,22 @@ def test_a_compiled_walk_leaves_the_delta_base_cache_as_the_pure_loop_does(fixtu
         assert any(walks) and not all(walks)  # whole objects walk; a REF_DELTA is left to the loop
     else:
         assert all(walks) and len(walks) == len(sequence)
+    # The whole read in one call (read_object), cache bookkeeping included.
+    reads = []
+
+    def counting_read(*args):
+        got = _native.read_object(*args)
+        reads.append(got is not None)
+        return got
+
+    one_call = run(None, None, counting_read)
+    assert one_call[0] == pure[0]
+    assert one_call[1] == pure[1]
+    assert one_call[2] == pure[2]
+    if fixture == "ref_delta_repo":
+        assert any(reads) and not all(reads)  # a REF_DELTA on the way is left to the loop
+    else:
+        assert all(reads) and len(reads) == len(sequence)
 
 
 @pytest.fixture(scope="module")

@@ -329,3 +329,365 @@ done:
     release_bytes(&view);
     return result;
 }
+
+/* One object read whole, cache bookkeeping included (the pure reference:
+ * Pack.read_at's loop, whose compiled form was walk_chain + _build +
+ * apply_chain with the cache's get and put in Python):
+ *
+ *   read_object(pack, offset, end, max_depth, max_size, cache, name, keep, decompress, inflate_big)
+ *       -> (type name, data), or None
+ *       cache: the DeltaBaseCache (its _entries OrderedDict, budget, bytes
+ *       and counters are read and updated as its get and put would).  The
+ *       walk, the inflating and the deltas are done first; only when all of
+ *       them succeed is the cache touched, in the reference's order: the
+ *       misses counted, a hit moved to the end and counted, the base put
+ *       (when deltas rest on it, or keep), then each object made, bottom
+ *       first, the top one only with keep.  None, with the cache untouched,
+ *       for a REF_DELTA on the way, a chain deeper than max_depth, a tracer
+ *       listening (the Python path emits its events), or anything the
+ *       reference would refuse or raise for: read_at's loop answers then. */
+typedef struct {
+    long long at, data_at;
+    uint64_t size;
+} chain_link;
+
+static PyObject *s_entries, *s_budget, *s_bytes, *s_hits, *s_misses, *s_fills, *s_evictions, *s_tracer,
+    *s_active, *s_move_to_end, *s_pop, *s_popitem, *s_type_names[5];
+
+static int
+read_object_names(void)
+{
+    if (s_entries != NULL)
+        return 0;
+    static const char *types[5] = {"", "commit", "tree", "blob", "tag"};
+    for (int i = 0; i < 5; i++)
+        if ((s_type_names[i] = PyUnicode_InternFromString(types[i])) == NULL)
+            return -1;
+    if ((s_budget = PyUnicode_InternFromString("budget")) == NULL ||
+        (s_bytes = PyUnicode_InternFromString("bytes")) == NULL ||
+        (s_hits = PyUnicode_InternFromString("hits")) == NULL ||
+        (s_misses = PyUnicode_InternFromString("misses")) == NULL ||
+        (s_fills = PyUnicode_InternFromString("fills")) == NULL ||
+        (s_evictions = PyUnicode_InternFromString("evictions")) == NULL ||
+        (s_tracer = PyUnicode_InternFromString("tracer")) == NULL ||
+        (s_active = PyUnicode_InternFromString("active")) == NULL ||
+        (s_move_to_end = PyUnicode_InternFromString("move_to_end")) == NULL ||
+        (s_pop = PyUnicode_InternFromString("pop")) == NULL ||
+        (s_popitem = PyUnicode_InternFromString("popitem")) == NULL)
+        return -1;
+    s_entries = PyUnicode_InternFromString("_entries");
+    return s_entries == NULL ? -1 : 0;
+}
+
+/* An int attribute of the cache, or -1 with an error set (or a doubt: -2). */
+static long long
+cache_int(PyObject *cache, PyObject *attr)
+{
+    PyObject *v = PyObject_GetAttr(cache, attr);
+    if (v == NULL)
+        return -1;
+    if (!PyLong_CheckExact(v)) {
+        Py_DECREF(v);
+        return -2;
+    }
+    long long x = PyLong_AsLongLong(v);
+    Py_DECREF(v);
+    if (x == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return -2;
+    }
+    return x;
+}
+
+static int
+cache_add(PyObject *cache, PyObject *attr, long long add)
+{
+    if (add == 0)
+        return 0;
+    long long x = cache_int(cache, attr);
+    if (x < 0) {
+        if (x == -2)
+            PyErr_SetString(PyExc_TypeError, "read_object: a cache counter is not an int");
+        return -1;
+    }
+    PyObject *v = PyLong_FromLongLong(x + add);
+    if (v == NULL)
+        return -1;
+    int rc = PyObject_SetAttr(cache, attr, v);
+    Py_DECREF(v);
+    return rc;
+}
+
+/* DeltaBaseCache.put (no tracer) on its entries: 0, or -1 with an error set. */
+static int
+cache_put_entry(PyObject *entries, PyObject *name, long long offset, PyObject *type_name, PyObject *data,
+                long long budget, long long *bytes, long long *fills, long long *evictions)
+{
+    Py_ssize_t size = PyBytes_GET_SIZE(data);
+    if (size > budget)
+        return 0;
+    PyObject *off = PyLong_FromLongLong(offset);
+    if (off == NULL)
+        return -1;
+    PyObject *key = PyTuple_Pack(2, name, off);
+    Py_DECREF(off);
+    if (key == NULL)
+        return -1;
+    PyObject *entry = NULL;
+    int rc = -1;
+    PyObject *old = PyDict_GetItemWithError(entries, key); /* borrowed; read only */
+    if (old == NULL && PyErr_Occurred())
+        goto out;
+    if (old != NULL) {
+        old = PyObject_CallMethodObjArgs(entries, s_pop, key, NULL);
+        if (old == NULL)
+            goto out;
+        if (PyTuple_Check(old) && PyTuple_GET_SIZE(old) == 2 && PyBytes_Check(PyTuple_GET_ITEM(old, 1)))
+            *bytes -= PyBytes_GET_SIZE(PyTuple_GET_ITEM(old, 1));
+        Py_DECREF(old);
+    }
+    entry = PyTuple_Pack(2, type_name, data);
+    if (entry == NULL || PyObject_SetItem(entries, key, entry) < 0)
+        goto out;
+    *bytes += size;
+    *fills += 1;
+    while (*bytes > budget) {
+        PyObject *item = PyObject_CallMethodObjArgs(entries, s_popitem, Py_False, NULL);
+        if (item == NULL)
+            goto out;
+        PyObject *value = PyTuple_Check(item) && PyTuple_GET_SIZE(item) == 2 ? PyTuple_GET_ITEM(item, 1) : NULL;
+        if (value != NULL && PyTuple_Check(value) && PyTuple_GET_SIZE(value) == 2 &&
+            PyBytes_Check(PyTuple_GET_ITEM(value, 1)))
+            *bytes -= PyBytes_GET_SIZE(PyTuple_GET_ITEM(value, 1));
+        Py_DECREF(item);
+        *evictions += 1;
+    }
+    rc = 0;
+out:
+    Py_XDECREF(entry);
+    Py_DECREF(key);
+    return rc;
+}
+
+/* One delta's or whole object's bytes inflated as apply_chain does. */
+static PyObject *
+inflate_any(PyObject *decompress, PyObject *inflate_big, const uint8_t *m, long long start, long long size,
+            long long end, long long max_size)
+{
+    if (size <= ONE_CALL_INFLATE && decompress != NULL)
+        return inflate_with(decompress, m, start, size, end, max_size);
+    if (size > ONE_CALL_INFLATE && inflate_big != NULL)
+        return inflate_big_with(inflate_big, m, start, size, end, max_size);
+    return inflate_exact(m, start, size, end, max_size);
+}
+
+static PyObject *
+native_read_object(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 10 || !PyUnicode_Check(args[6])) {
+        PyErr_SetString(PyExc_TypeError, "read_object(pack, offset, end, max_depth, max_size, cache, name: str, "
+                                         "keep, decompress, inflate_big)");
+        return NULL;
+    }
+    if (read_object_names() < 0)
+        return NULL;
+    PyObject *cache = args[5], *name = args[6], *max_obj = args[4];
+    int keep = PyObject_IsTrue(args[7]);
+    if (keep < 0)
+        return NULL;
+    PyObject *decompress = args[8] != Py_None ? args[8] : NULL;
+    PyObject *inflate_big = args[9] != Py_None ? args[9] : NULL;
+    long long offset = PyLong_AsLongLong(args[1]);
+    long long end = PyLong_AsLongLong(args[2]);
+    long long max_depth = PyLong_AsLongLong(args[3]);
+    long long max_size = PyLong_AsLongLong(max_obj);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    /* A tracer listening: the Python path, which emits the cache's events. */
+    PyObject *tracer = PyObject_GetAttr(cache, s_tracer);
+    if (tracer == NULL)
+        return NULL;
+    int listening = 0;
+    if (tracer != Py_None) {
+        PyObject *active = PyObject_GetAttr(tracer, s_active);
+        listening = active == NULL ? -1 : PyObject_IsTrue(active);
+        Py_XDECREF(active);
+    }
+    Py_DECREF(tracer);
+    if (listening < 0)
+        return NULL;
+    if (listening)
+        Py_RETURN_NONE;
+    PyObject *entries = PyObject_GetAttr(cache, s_entries);
+    if (entries == NULL)
+        return NULL;
+    if (!PyDict_Check(entries)) {
+        Py_DECREF(entries);
+        Py_RETURN_NONE;
+    }
+    Py_buffer view;
+    const uint8_t *m;
+    Py_ssize_t n;
+    if (get_bytes(args[0], &view, &m, &n) < 0) {
+        Py_DECREF(entries);
+        Py_RETURN_NONE;
+    }
+    chain_link small[64], *links = small;
+    Py_ssize_t count = 0, cap = 64;
+    PyObject *result = NULL, *hit_key = NULL, *base = NULL, *type_name = NULL;
+    PyObject **made = NULL; /* made[k]: the object delta k makes (k = 0: the top) */
+    long long misses = 0, hit = -1, base_at = -1;
+    int type;
+    uint64_t size;
+    long long data_at, next_at, at = offset;
+    if (end > n || entry_head(m, n, at, end, &type, &size, &data_at, &next_at) < 0)
+        goto doubt;
+    /* The walk: a delta on top probes the cache first, then each base
+     * (a whole one too) before it is used. */
+    for (;;) {
+        if (type == 6 || count > 0) {
+            PyObject *off = PyLong_FromLongLong(at);
+            if (off == NULL)
+                goto fail;
+            PyObject *key = PyTuple_Pack(2, name, off);
+            Py_DECREF(off);
+            if (key == NULL)
+                goto fail;
+            PyObject *entry = PyDict_GetItemWithError(entries, key);
+            if (entry != NULL) {
+                if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 2 ||
+                    !PyUnicode_Check(PyTuple_GET_ITEM(entry, 0)) || !PyBytes_Check(PyTuple_GET_ITEM(entry, 1))) {
+                    Py_DECREF(key);
+                    goto doubt;
+                }
+                hit = at;
+                hit_key = key;
+                type_name = Py_NewRef(PyTuple_GET_ITEM(entry, 0));
+                base = Py_NewRef(PyTuple_GET_ITEM(entry, 1));
+                break;
+            }
+            Py_DECREF(key);
+            if (PyErr_Occurred())
+                goto fail;
+            misses++;
+        }
+        if (type != 6)
+            break;
+        if (count == cap) {
+            chain_link *more = PyMem_Malloc(sizeof(chain_link) * (size_t)cap * 2);
+            if (more == NULL) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+            memcpy(more, links, sizeof(chain_link) * (size_t)count);
+            if (links != small)
+                PyMem_Free(links);
+            links = more;
+            cap *= 2;
+        }
+        links[count].at = at;
+        links[count].data_at = data_at;
+        links[count].size = size;
+        count++;
+        if (count > max_depth)
+            goto doubt; /* the reference raises delta-too-deep */
+        at = next_at;
+        if (entry_head(m, n, at, end, &type, &size, &data_at, &next_at) < 0)
+            goto doubt; /* a REF_DELTA, or damage */
+    }
+    if (hit < 0) { /* a whole object at the bottom */
+        if (size > (uint64_t)LLONG_MAX)
+            goto doubt;
+        base_at = at;
+        type_name = Py_NewRef(s_type_names[type]);
+        base = inflate_any(decompress, inflate_big, m, data_at, (long long)size, end, max_size);
+        if (base == NULL) {
+            if (PyErr_Occurred())
+                goto fail;
+            goto doubt;
+        }
+    }
+    if (count) {
+        made = PyMem_Calloc((size_t)count, sizeof(PyObject *));
+        if (made == NULL) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+    }
+    PyObject *below = base;
+    for (Py_ssize_t k = count - 1; k >= 0; k--) {
+        if (links[k].size > (uint64_t)LLONG_MAX)
+            goto doubt;
+        PyObject *delta = inflate_any(decompress, inflate_big, m, links[k].data_at, (long long)links[k].size, end,
+                                      max_size);
+        if (delta == NULL) {
+            if (PyErr_Occurred())
+                goto fail;
+            goto doubt;
+        }
+        PyObject *obj = apply_or_none(below, delta, max_obj);
+        Py_DECREF(delta);
+        if (obj == NULL)
+            goto fail;
+        if (obj == Py_None) {
+            Py_DECREF(obj);
+            goto doubt;
+        }
+        made[k] = obj;
+        below = obj;
+    }
+    /* Everything read: the cache's bookkeeping, in the reference's order. */
+    long long budget = cache_int(cache, s_budget), bytes = cache_int(cache, s_bytes);
+    if (budget == -1 || bytes == -1)
+        goto fail;
+    if (budget < 0 || bytes < 0)
+        goto doubt;
+    long long fills = 0, evictions = 0;
+    if (cache_add(cache, s_misses, misses) < 0)
+        goto fail;
+    if (hit >= 0) {
+        PyObject *r = PyObject_CallMethodObjArgs(entries, s_move_to_end, hit_key, NULL);
+        if (r == NULL)
+            goto fail;
+        Py_DECREF(r);
+        if (cache_add(cache, s_hits, 1) < 0)
+            goto fail;
+    }
+    else if ((count || keep) &&
+             cache_put_entry(entries, name, base_at, type_name, base, budget, &bytes, &fills, &evictions) < 0)
+        goto fail;
+    for (Py_ssize_t k = count - 1; k >= (keep ? 0 : 1); k--)
+        if (cache_put_entry(entries, name, links[k].at, type_name, made[k], budget, &bytes, &fills, &evictions) < 0)
+            goto fail;
+    PyObject *v = PyLong_FromLongLong(bytes);
+    if (v == NULL || PyObject_SetAttr(cache, s_bytes, v) < 0) {
+        Py_XDECREF(v);
+        goto fail;
+    }
+    Py_DECREF(v);
+    if (cache_add(cache, s_fills, fills) < 0 || cache_add(cache, s_evictions, evictions) < 0)
+        goto fail;
+    result = PyTuple_Pack(2, type_name, count ? made[0] : base);
+    goto done;
+fail:
+    result = NULL;
+    goto done;
+doubt:
+    result = Py_NewRef(Py_None);
+done:
+    if (made != NULL) {
+        for (Py_ssize_t k = 0; k < count; k++)
+            Py_XDECREF(made[k]);
+        PyMem_Free(made);
+    }
+    if (links != small)
+        PyMem_Free(links);
+    Py_XDECREF(hit_key);
+    Py_XDECREF(base);
+    Py_XDECREF(type_name);
+    Py_DECREF(entries);
+    release_bytes(&view);
+    return result;
+}

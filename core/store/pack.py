@@ -60,6 +60,10 @@ _apply_chain = getattr(native, "apply_chain", None)
 # The compiled chain walk (core/_native.c walk_chain): headers and cache
 # probes down to a cached object or a whole one, or None (read_at's loop).
 _walk_chain = getattr(native, "walk_chain", None)
+# The compiled read (core/_native.c read_object): walk, inflate, deltas and
+# the delta-base cache's counts and order as read_at's loop makes them, or
+# None (no tracer listening only; then walk_chain and _build, or the loop).
+_read_object = getattr(native, "read_object", None)
 # Entries up to this size are inflated in one call (see _inflate).
 ONE_CALL_INFLATE = 16 << 10
 _decompress = zlib_ng.decompress
@@ -247,13 +251,29 @@ class Pack(PackInfo, MappedFile):
         if self._open_files is not None:
             self._open_files.touch(self)
         cache = self.cache
-        if _walk_chain is not None and cache is not None and not self.good_copies:
+        if cache is not None and not self.good_copies and (_read_object or _walk_chain) is not None:
             m = self._map if self._map is not None else self._open()
-            walked = _walk_chain(m, offset, self._data_end, self.max_chain_depth, cache.table, self.name)
-            if walked is not None:
-                built = self._build(m, walked, keep, cache)
-                if built is not None:
-                    return built
+            if _read_object is not None:  # the whole read and the cache's bookkeeping in one call
+                got = _read_object(
+                    m,
+                    offset,
+                    self._data_end,
+                    self.max_chain_depth,
+                    self.max_object_size,
+                    cache,
+                    self.name,
+                    keep,
+                    _decompress,
+                    _inflate_capped,
+                )
+                if got is not None:
+                    return got
+            if _walk_chain is not None:
+                walked = _walk_chain(m, offset, self._data_end, self.max_chain_depth, cache.table, self.name)
+                if walked is not None:
+                    built = self._build(m, walked, keep, cache)
+                    if built is not None:
+                        return built
         type_num, size, start, base_offset, base_oid = self._header(offset)
         m = self._map if self._map is not None else self._open()  # _header mapped it
         end, max_size, path = self._data_end, self.max_object_size, self.path
