@@ -82,6 +82,31 @@ def test_packs_and_indexes_reopen_transparently_under_a_tiny_limit(many_packs_re
     assert files.evictions > 0
 
 
+def test_reads_keep_the_least_recently_read_pack_first_to_close(many_packs_repo):
+    # A read of the pack already most recent skips its touch (``newest``);
+    # a read of any other pack must still move it last.
+    files = OpenFiles(limit=2)
+    packs = []
+    for path in repos.pack_files(many_packs_repo)[:3]:
+        index = PackIndex(str(path)[:-5] + ".idx", SHA1)  # (not in the LRU: only the packs are)
+        packs.append(Pack(path, index, open_files=files, cache=DeltaBaseCache()))
+    a, b, c = packs
+    first = 12  # every pack's first entry starts after its 12-byte header
+    a.read_at(first)
+    b.read_at(first)
+    assert files.newest is b
+    b.read_at(first)
+    a.read_at(first)  # a is the most recent again: b is the one to close
+    assert files.newest is a
+    c.read_at(first)
+    assert a._map is not None and b._map is None and c._map is not None
+    b.read_at(first)  # reopens b, closing a (read before c)
+    assert a._map is None and files.newest is b
+    for pack in packs:
+        pack.close()
+    assert files.newest is None and len(files) == 0
+
+
 CHILD = textwrap.dedent(
     """
     import json, resource, sys

@@ -10,7 +10,9 @@ CPython's mmap keeps a duplicate file descriptor per mapping, so a store
 with thousands of packs would run out of descriptors (``ulimit -n``) if
 every file stayed mapped.  Owners (a ``Pack``, a ``PackIndex``) register
 when they map and are asked to ``close()`` when they are the least recently
-used one over the limit; they reopen themselves on next use.
+used one over the limit; they reopen themselves on next use.  ``newest``
+is the owner last opened or touched while open (None when unknown), so a
+hot loop over one pack can skip touching what is already most recent.
 """
 
 from __future__ import annotations
@@ -133,13 +135,14 @@ class OpenFiles:
     owner's ``close()`` is called.
     """
 
-    __slots__ = ("_owners", "evictions", "limit", "opens")
+    __slots__ = ("_owners", "evictions", "limit", "newest", "opens")
 
     def __init__(self, limit: int | None = None) -> None:
         self.limit = default_open_limit() if limit is None else max(1, int(limit))
         self._owners: OrderedDict[int, object] = OrderedDict()
         self.opens = 0
         self.evictions = 0
+        self.newest: object | None = None
 
     def __len__(self) -> int:
         return len(self._owners)
@@ -152,6 +155,7 @@ class OpenFiles:
         key = id(owner)
         self._owners[key] = owner
         self._owners.move_to_end(key)
+        self.newest = owner
         while len(self._owners) > self.limit:
             self._evict_one(keep=key)
 
@@ -159,14 +163,19 @@ class OpenFiles:
         key = id(owner)
         if key in self._owners:  # closed owners are not in the LRU
             self._owners.move_to_end(key)
+            self.newest = owner
 
     def closed(self, owner: object) -> None:
         self._owners.pop(id(owner), None)
+        if owner is self.newest:
+            self.newest = None
 
     def _evict_one(self, keep: int | None = None) -> bool:
         for key in self._owners:
             if key != keep:
                 owner = self._owners.pop(key)
+                if owner is self.newest:
+                    self.newest = None
                 self.evictions += 1
                 owner.close()  # type: ignore[attr-defined]
                 return True

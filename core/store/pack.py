@@ -248,8 +248,9 @@ class Pack(PackInfo, MappedFile):
         (``base_offsets``), so its chain is not rebuilt then."""
         if self._active and offset in self._active:
             raise self._error("delta chain loops back through another pack", offset, "delta-loop", DeltaError)
-        if self._open_files is not None:
-            self._open_files.touch(self)
+        files = self._open_files
+        if files is not None and files.newest is not self:  # (already the most recent: nothing to move)
+            files.touch(self)
         cache = self.cache
         if cache is not None and not self.good_copies and (_read_object or _walk_chain) is not None:
             m = self._map if self._map is not None else self._open()
