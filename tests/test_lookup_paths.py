@@ -472,6 +472,25 @@ def test_the_one_call_inflate_answers_as_inflate_entry_or_leaves_it_to_it(small_
         assert capped is None or capped == expected
 
 
+@pytest.mark.parametrize("kind", ["random", "text"])
+def test_the_capped_inflate_makes_exactly_the_size_fed_in_one_or_two_parts(kind):
+    import zlib
+
+    rnd = random.Random(5)
+    if kind == "random":  # barely compresses: the stream runs past the first half
+        body = rnd.randbytes(50_000)
+    else:  # ends well within the first half
+        body = "".join(f"line {rnd.randrange(1000)}\n" for _ in range(6000)).encode()
+    stream = zlib.compress(body)
+    assert (len(stream) > len(body) // 2 + 64) == (kind == "random")
+    after = stream + rnd.randbytes(len(body))  # the next entries of a pack
+    window = memoryview(after)[: len(body) + (len(body) >> 3) + 64]
+    assert pack_module._inflate_capped(window, len(body)) == body
+    assert pack_module._inflate_capped(window, len(body) + 1) is None  # shorter than declared
+    assert pack_module._inflate_capped(window, len(body) - 1) is None  # longer than declared
+    assert pack_module._inflate_capped(memoryview(stream)[: len(stream) - 9], len(body)) is None  # cut
+
+
 def _inflated(inflate, args):
     try:
         return inflate(*args)

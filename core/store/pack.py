@@ -101,8 +101,13 @@ def _inflate_capped(data: memoryview, size: int) -> bytes | None:
     delta's stream) with zlib-ng, output capped; None for anything else
     (apply_chain's choice for deltas over ONE_CALL_INFLATE)."""
     d = zlib_ng.decompressobj()
+    # Fed in two parts: the input left after the stream's end is copied
+    # (unused_data), and most streams end within half their size.
+    first = (size >> 1) + 64
     try:
-        out = d.decompress(data, size + 1)
+        out = d.decompress(data[:first], size + 1)
+        if not d.eof and len(data) > first and len(out) <= size:  # (all of the first part consumed)
+            out += d.decompress(data[first:], size + 1 - len(out))
     except ZlibError:
         return None
     return out if d.eof and len(out) == size else None
