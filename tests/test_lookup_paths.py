@@ -596,15 +596,15 @@ def test_a_compiled_walk_or_read_leaves_the_delta_base_cache_as_the_pure_loop_do
 
 @pytest.fixture(scope="module")
 def big_deltas_repo(tmp_path_factory):
-    """Versions of a file sharing 60 KB and each ending in ~40 KB of its
+    """Versions of a file sharing 250 KB and each ending in ~100 KB of its
     own: whichever version is the base, a delta inserts the other's own
     part, more than ONE_CALL_INFLATE."""
     repo = init_bare(tmp_path_factory.mktemp("big-deltas") / "big-deltas.git")
     rnd = random.Random(17)
-    shared = "".join(f"{rnd.getrandbits(64):016x}\n" for _ in range(3600))
+    shared = "".join(f"{rnd.getrandbits(64):016x}\n" for _ in range(15000))
     stream = []
     for n in range(4):
-        body = (shared + "".join(f"{rnd.getrandbits(64):016x}\n" for _ in range(2400))).encode()
+        body = (shared + "".join(f"{rnd.getrandbits(64):016x}\n" for _ in range(6000))).encode()
         stream.append(
             b"commit refs/heads/main\ncommitter C O Mitter <committer@example.com> %d +0000\ndata 2\nc\n"
             b"M 100644 inline big.txt\ndata %d\n%s\n" % (1_600_000_000 + n, len(body), body)
@@ -633,6 +633,29 @@ def test_big_deltas_go_through_the_capped_inflate_and_make_git_s_objects(big_del
     names = dict(zip(_offsets(pack_path, SHA1), _names(pack_path, SHA1), strict=True))
     assert all(compiled[off] == git_objects[names[off].hex()] for off in offsets)
     assert sizes and min(sizes) > pack_module.ONE_CALL_INFLATE
+
+
+@NOT_BUILT
+def test_big_objects_and_deltas_read_in_one_call_are_git_s(big_deltas_repo, monkeypatch):
+    from packscope.core.store.cache import DeltaBaseCache
+
+    pack_path = pack_files(big_deltas_repo)[0]
+    offsets = _offsets(pack_path, SHA1)
+    sizes = []
+
+    def counting(data, size):
+        sizes.append(size)
+        return pack_module._inflate_capped(data, size)
+
+    monkeypatch.setattr(pack_module, "_inflate_capped", counting)
+    monkeypatch.setattr(pack_module, "_walk_chain", None)  # read_object or the loop, nothing between
+    pack = Pack(str(pack_path), fmt=SHA1, cache=DeltaBaseCache(1 << 20))
+    objects = {off: pack.read_at(off) for off in offsets}
+    pack.close()
+    git_objects = batch_contents(big_deltas_repo)
+    names = dict(zip(offsets, _names(pack_path, SHA1), strict=True))
+    assert all(objects[off] == git_objects[names[off].hex()] for off in offsets)
+    assert sizes and max(sizes) > 250_000 and min(sizes) > pack_module.ONE_CALL_INFLATE  # whole ones and deltas
 
 
 def test_what_a_batch_found_in_a_pack_removed_since_is_read_through_a_rescan(tmp_path):

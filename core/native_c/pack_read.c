@@ -18,7 +18,7 @@
  *       size) when given (exactly size bytes or None, capped), else by one
  *       z_stream that serves every call (inflateReset keeps its state). */
 #define MAX_DEFLATE_RATIO 1032
-#define ONE_CALL_INFLATE (16 << 10)
+#define ONE_CALL_INFLATE (64 << 10)
 
 /* size bytes inflated from the stream at m[start:end] into a new bytes
  * object when it ends there with exactly that many; NULL otherwise (with

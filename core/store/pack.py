@@ -64,8 +64,10 @@ _walk_chain = getattr(native, "walk_chain", None)
 # the delta-base cache's counts and order as read_at's loop makes them, or
 # None (no tracer listening only; then walk_chain and _build, or the loop).
 _read_object = getattr(native, "read_object", None)
-# Entries up to this size are inflated in one call (see _inflate).
-ONE_CALL_INFLATE = 16 << 10
+# Entries up to this size are inflated in one call (see _inflate): one
+# output allocation, no growth.  Its window's worst case (a hostile stream)
+# is 1032 x 72 KiB, about 76 MB, for a moment.
+ONE_CALL_INFLATE = 64 << 10
 _decompress = zlib_ng.decompress
 
 DEFAULT_MAX_OBJECT_SIZE = 4 << 30
