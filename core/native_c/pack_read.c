@@ -336,8 +336,9 @@ done:
  *
  *   read_object(pack, offset, end, max_depth, max_size, cache, name, keep, decompress, inflate_big)
  *       -> (type name, data), or None
- *       cache: the DeltaBaseCache (its _entries OrderedDict, budget, bytes
- *       and counters are read and updated as its get and put would).  The
+ *       cache: the DeltaBaseCache (its _entries OrderedDict and its _counts
+ *       list — hits, misses, fills, evictions, bytes — are read and updated
+ *       as its get and put would, within its budget).  The
  *       walk, the inflating and the deltas are done first; only when all of
  *       them succeed is the cache touched, in the reference's order: the
  *       misses counted, a hit moved to the end and counted, the base put
@@ -351,8 +352,8 @@ typedef struct {
     uint64_t size;
 } chain_link;
 
-static PyObject *s_entries, *s_budget, *s_bytes, *s_hits, *s_misses, *s_fills, *s_evictions, *s_tracer,
-    *s_active, *s_move_to_end, *s_pop, *s_popitem, *s_type_names[5];
+static PyObject *s_entries, *s_counts, *s_budget, *s_tracer, *s_active, *s_move_to_end, *s_pop, *s_popitem,
+    *s_type_names[5];
 
 static int
 read_object_names(void)
@@ -364,11 +365,7 @@ read_object_names(void)
         if ((s_type_names[i] = PyUnicode_InternFromString(types[i])) == NULL)
             return -1;
     if ((s_budget = PyUnicode_InternFromString("budget")) == NULL ||
-        (s_bytes = PyUnicode_InternFromString("bytes")) == NULL ||
-        (s_hits = PyUnicode_InternFromString("hits")) == NULL ||
-        (s_misses = PyUnicode_InternFromString("misses")) == NULL ||
-        (s_fills = PyUnicode_InternFromString("fills")) == NULL ||
-        (s_evictions = PyUnicode_InternFromString("evictions")) == NULL ||
+        (s_counts = PyUnicode_InternFromString("_counts")) == NULL ||
         (s_tracer = PyUnicode_InternFromString("tracer")) == NULL ||
         (s_active = PyUnicode_InternFromString("active")) == NULL ||
         (s_move_to_end = PyUnicode_InternFromString("move_to_end")) == NULL ||
@@ -399,23 +396,40 @@ cache_int(PyObject *cache, PyObject *attr)
     return x;
 }
 
+/* The cache's _counts (hits, misses, fills, evictions, bytes) into c: 0;
+ * -2 when it is not a list of five non-negative ints; -1 with an error set. */
+enum { C_HITS, C_MISSES, C_FILLS, C_EVICTIONS, C_BYTES, C_N };
+
 static int
-cache_add(PyObject *cache, PyObject *attr, long long add)
+counts_get(PyObject *counts, long long c[C_N])
 {
-    if (add == 0)
-        return 0;
-    long long x = cache_int(cache, attr);
-    if (x < 0) {
-        if (x == -2)
-            PyErr_SetString(PyExc_TypeError, "read_object: a cache counter is not an int");
-        return -1;
+    if (!PyList_CheckExact(counts) || PyList_GET_SIZE(counts) != C_N)
+        return -2;
+    for (int i = 0; i < C_N; i++) {
+        PyObject *v = PyList_GET_ITEM(counts, i);
+        if (!PyLong_CheckExact(v))
+            return -2;
+        c[i] = PyLong_AsLongLong(v);
+        if (c[i] < 0) {
+            PyErr_Clear();
+            return -2;
+        }
     }
-    PyObject *v = PyLong_FromLongLong(x + add);
-    if (v == NULL)
-        return -1;
-    int rc = PyObject_SetAttr(cache, attr, v);
-    Py_DECREF(v);
-    return rc;
+    return 0;
+}
+
+/* c back into the list, the items that changed from was: 0, or -1 with an error set. */
+static int
+counts_set(PyObject *counts, const long long c[C_N], const long long was[C_N])
+{
+    for (int i = 0; i < C_N; i++) {
+        if (c[i] == was[i])
+            continue;
+        PyObject *v = PyLong_FromLongLong(c[i]);
+        if (v == NULL || PyList_SetItem(counts, i, v) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* DeltaBaseCache.put (no tracer) on its entries: 0, or -1 with an error set. */
@@ -536,7 +550,7 @@ native_read_object(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     chain_link small[64], *links = small;
     Py_ssize_t count = 0, cap = 64;
-    PyObject *result = NULL, *hit_key = NULL, *base = NULL, *type_name = NULL;
+    PyObject *result = NULL, *hit_key = NULL, *base = NULL, *type_name = NULL, *counts = NULL;
     PyObject **made = NULL; /* made[k]: the object delta k makes (k = 0: the top) */
     long long misses = 0, hit = -1, base_at = -1;
     int type;
@@ -639,44 +653,52 @@ native_read_object(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         below = obj;
     }
     /* Everything read: the cache's bookkeeping, in the reference's order. */
-    long long budget = cache_int(cache, s_budget), bytes = cache_int(cache, s_bytes);
-    if (budget == -1 || bytes == -1)
+    long long budget = cache_int(cache, s_budget);
+    if (budget == -1)
         goto fail;
-    if (budget < 0 || bytes < 0)
+    if (budget < 0)
         goto doubt;
-    long long fills = 0, evictions = 0;
-    if (cache_add(cache, s_misses, misses) < 0)
+    counts = PyObject_GetAttr(cache, s_counts);
+    if (counts == NULL)
         goto fail;
+    long long c[C_N], was[C_N];
+    int got = counts_get(counts, c);
+    if (got == -2)
+        goto doubt;
+    memcpy(was, c, sizeof c);
+    c[C_MISSES] += misses;
     if (hit >= 0) {
         PyObject *r = PyObject_CallMethodObjArgs(entries, s_move_to_end, hit_key, NULL);
         if (r == NULL)
             goto fail;
         Py_DECREF(r);
-        if (cache_add(cache, s_hits, 1) < 0)
-            goto fail;
+        c[C_HITS] += 1;
     }
-    else if ((count || keep) &&
-             cache_put_entry(entries, name, base_at, type_name, base, budget, &bytes, &fills, &evictions) < 0)
-        goto fail;
+    else if ((count || keep) && cache_put_entry(entries, name, base_at, type_name, base, budget, &c[C_BYTES],
+                                                &c[C_FILLS], &c[C_EVICTIONS]) < 0)
+        goto fail_counted;
     for (Py_ssize_t k = count - 1; k >= (keep ? 0 : 1); k--)
-        if (cache_put_entry(entries, name, links[k].at, type_name, made[k], budget, &bytes, &fills, &evictions) < 0)
-            goto fail;
-    PyObject *v = PyLong_FromLongLong(bytes);
-    if (v == NULL || PyObject_SetAttr(cache, s_bytes, v) < 0) {
-        Py_XDECREF(v);
-        goto fail;
-    }
-    Py_DECREF(v);
-    if (cache_add(cache, s_fills, fills) < 0 || cache_add(cache, s_evictions, evictions) < 0)
+        if (cache_put_entry(entries, name, links[k].at, type_name, made[k], budget, &c[C_BYTES], &c[C_FILLS],
+                            &c[C_EVICTIONS]) < 0)
+            goto fail_counted;
+    if (counts_set(counts, c, was) < 0)
         goto fail;
     result = PyTuple_Pack(2, type_name, count ? made[0] : base);
     goto done;
+fail_counted: { /* an error while putting: what was put is counted, as put would have; that error is raised */
+    PyObject *et, *ev, *etb;
+    PyErr_Fetch(&et, &ev, &etb);
+    if (counts_set(counts, c, was) < 0)
+        PyErr_Clear();
+    PyErr_Restore(et, ev, etb);
+}
 fail:
     result = NULL;
     goto done;
 doubt:
     result = Py_NewRef(Py_None);
 done:
+    Py_XDECREF(counts);
     if (made != NULL) {
         for (Py_ssize_t k = 0; k < count; k++)
             Py_XDECREF(made[k]);

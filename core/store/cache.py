@@ -24,6 +24,8 @@ from packscope.core import trace  # (the event classes load when a tracer listen
 from packscope.core.trace import Tracer
 
 DEFAULT_DELTA_BASE_BUDGET = 96 * 1024 * 1024
+HITS, MISSES, FILLS, EVICTIONS, BYTES = range(5)  # DeltaBaseCache._counts
+Data = bytes  # (inside DeltaBaseCache, `bytes` is its byte total)
 
 
 class DeltaBaseCacheStats(NamedTuple):
@@ -37,16 +39,26 @@ class DeltaBaseCacheStats(NamedTuple):
 
 
 class DeltaBaseCache:
-    """LRU of (type name, bytes) keyed by (pack name, offset), by byte budget."""
+    """LRU of (type name, bytes) keyed by (pack name, offset), by byte budget.
 
-    __slots__ = ("_entries", "budget", "bytes", "evictions", "fills", "hits", "misses", "tracer")
+    The counters and the byte total live in one list, ``_counts`` (hits,
+    misses, fills, evictions, bytes), which the compiled read
+    (core/_native.c read_object) updates in place as ``get`` and ``put``
+    would; the attributes of those names read it."""
+
+    __slots__ = ("_counts", "_entries", "budget", "tracer")
 
     def __init__(self, budget_bytes: int = DEFAULT_DELTA_BASE_BUDGET, tracer: Tracer | None = None) -> None:
         self.budget = budget_bytes
         self.tracer = tracer
-        self._entries: OrderedDict[tuple[str, int], tuple[str, bytes]] = OrderedDict()
-        self.bytes = 0
-        self.hits = self.misses = self.fills = self.evictions = 0
+        self._entries: OrderedDict[tuple[str, int], tuple[str, Data]] = OrderedDict()
+        self._counts = [0, 0, 0, 0, 0]
+
+    hits = property(lambda self: self._counts[HITS])
+    misses = property(lambda self: self._counts[MISSES])
+    fills = property(lambda self: self._counts[FILLS])
+    evictions = property(lambda self: self._counts[EVICTIONS])
+    bytes = property(lambda self: self._counts[BYTES])
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -55,62 +67,62 @@ class DeltaBaseCache:
         """Membership without counting or reordering (for displays)."""
         return key in self._entries
 
-    def peek(self, pack: str, offset: int) -> tuple[str, bytes] | None:
+    def peek(self, pack: str, offset: int) -> tuple[str, Data] | None:
         """The entry without counting or reordering (for displays and type walks)."""
         return self._entries.get((pack, offset))
 
     @property
-    def table(self) -> dict[tuple[str, int], tuple[str, bytes]]:
+    def table(self) -> dict[tuple[str, int], tuple[str, Data]]:
         """The entries, for a compiled chain walk (pack.py) that only reads
         them; it counts the lookups that found nothing with ``count_misses``."""
         return self._entries
 
     def count_misses(self, n: int) -> None:
-        self.misses += n
+        self._counts[MISSES] += n
 
-    def get(self, pack: str, offset: int) -> tuple[str, bytes] | None:
+    def get(self, pack: str, offset: int) -> tuple[str, Data] | None:
         key = (pack, offset)
         entry = self._entries.get(key)
         if entry is None:
-            self.misses += 1
+            self._counts[MISSES] += 1
             return None
         self._entries.move_to_end(key)
-        self.hits += 1
+        self._counts[HITS] += 1
         tracer = self.tracer
         if tracer is not None and tracer.active:
             tracer.emit(trace.DeltaBaseCacheEvent("hit", pack, offset, len(entry[1])))
         return entry
 
-    def put(self, pack: str, offset: int, type_name: str, data: bytes) -> None:
+    def put(self, pack: str, offset: int, type_name: str, data: Data) -> None:
         size = len(data)
         if size > self.budget:  # would only evict everything else and then itself
             return
         key = (pack, offset)
         entries = self._entries
+        counts = self._counts
         old = entries.pop(key, None)
         if old is not None:
-            self.bytes -= len(old[1])
+            counts[BYTES] -= len(old[1])
         entries[key] = (type_name, data)
-        self.bytes += size
-        self.fills += 1
+        counts[BYTES] += size
+        counts[FILLS] += 1
         tracer = self.tracer if self.tracer is not None and self.tracer.active else None
         if tracer is not None:
             tracer.emit(trace.DeltaBaseCacheEvent("fill", pack, offset, size))
-        while self.bytes > self.budget:
+        while counts[BYTES] > self.budget:
             (epack, eoffset), (_, edata) = entries.popitem(last=False)
-            self.bytes -= len(edata)
-            self.evictions += 1
+            counts[BYTES] -= len(edata)
+            counts[EVICTIONS] += 1
             if tracer is not None:
                 tracer.emit(trace.DeltaBaseCacheEvent("evict", epack, eoffset, len(edata)))
 
     def clear(self) -> None:
         self._entries.clear()
-        self.bytes = 0
+        self._counts[BYTES] = 0
 
     def stats(self) -> DeltaBaseCacheStats:
-        return DeltaBaseCacheStats(
-            self.hits, self.misses, self.fills, self.evictions, self.bytes, len(self._entries), self.budget
-        )
+        hits, misses, fills, evictions, size = self._counts
+        return DeltaBaseCacheStats(hits, misses, fills, evictions, size, len(self._entries), self.budget)
 
 
 def default_open_limit() -> int:
