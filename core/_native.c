@@ -65,6 +65,9 @@ static PyMethodDef native_methods[] = {
     {"read_object", (PyCFunction)(void (*)(void))native_read_object, METH_FASTCALL,
      "read_object(pack, offset, end, max_depth, max_size, cache, name, keep, decompress, inflate_big) -> "
      "(type name, data) through OFS_DELTA chains with the delta-base cache's bookkeeping, or None."},
+    {"read_objects", (PyCFunction)(void (*)(void))native_read_objects, METH_FASTCALL,
+     "read_objects(pack, offsets, end, max_depth, max_size, cache, name, decompress, inflate_big) -> "
+     "[(type name, data), ...] up to the first offset read_object would answer None for, or None."},
     {"commit_lookup", (PyCFunction)(void (*)(void))native_commit_lookup, METH_FASTCALL,
      "commit_lookup(table, pack, oid, hexsz, prefix) -> (tree, parents, time) of a plain commit entry, False if absent, or None."},
     {NULL, NULL, 0, NULL},

@@ -50,6 +50,18 @@ def read_object(
     inflate_big: Callable[[memoryview, int], bytes | None] | None,
     /,
 ) -> tuple[str, bytes] | None: ...
+def read_objects(
+    pack: object,
+    offsets: list[int],
+    end: int,
+    max_depth: int,
+    max_size: int,
+    cache: object,
+    name: str,
+    decompress: Callable[[object, int, int], bytes] | None,
+    inflate_big: Callable[[memoryview, int], bytes | None] | None,
+    /,
+) -> list[tuple[str, bytes]] | None: ...
 def tree_entry(data: bytes, name: bytes, rawsz: int, /) -> tuple[bytes, bytes, bytes] | tuple[()] | None: ...
 def commit_lookup(
     table: tuple[object, int, int, int, int, int, bool], pack: object, oid: bytes, hexsz: int, prefix: int, /

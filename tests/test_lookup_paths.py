@@ -165,6 +165,44 @@ def test_a_compiled_batch_finds_what_pure_lookups_one_by_one_find(fixture, reque
         assert len({loc.where for loc in expected if loc}) == 3
 
 
+@NOT_BUILT
+@pytest.mark.parametrize("fixture", ["overlapping_packs", "many_packs_repo", "ref_delta_repo", "deep_chain_repo"])
+def test_a_batch_read_in_runs_answers_and_caches_as_reads_one_by_one(fixture, request, monkeypatch):
+    repo = request.getfixturevalue(fixture)
+    fmt = _fmt(repo)
+    ids = _batch_ids(repo, fmt, 5)
+    runs = []
+
+    def counting(*args):
+        got = _native.read_objects(*args)
+        runs.append((len(args[1]), len(got)))
+        return got
+
+    monkeypatch.setattr(pack_module, "_read_objects", counting)
+    one_by_one = ObjectStore(str(repo / "objects"), fmt)
+    one_by_one.delta_cache.budget = 64 << 10  # small: entries are evicted too
+    expected = [one_by_one.packed_read(loc) if loc else None for loc in one_by_one.locate_many(ids)]
+    in_runs = ObjectStore(str(repo / "objects"), fmt)
+    in_runs.delta_cache.budget = 64 << 10
+    got = list(in_runs.packed_reads(in_runs.locate_many(ids)))
+    assert got == expected and any(expected) and None in expected
+    assert in_runs.delta_cache.stats() == one_by_one.delta_cache.stats()
+    assert list(in_runs.delta_cache.table) == list(one_by_one.delta_cache.table)
+    assert runs and 1 < max(n for n, _ in runs) <= batch_lookup.READ_RUN
+    if fixture == "ref_delta_repo":  # a run stops at a REF_DELTA: read_at answers it, the next run goes on
+        assert any(made < n for n, made in runs)
+    elif fixture != "overlapping_packs":
+        assert all(made == n for n, made in runs)
+    if fixture == "deep_chain_repo":  # one pack, every id present: runs as long as allowed
+        runs.clear()
+        present = [oid for oid in ids if one_by_one.contains(oid)]
+        assert len(present) > batch_lookup.READ_RUN
+        assert list(in_runs.packed_reads(in_runs.locate_many(present))) == [
+            one_by_one.packed_read(loc) for loc in one_by_one.locate_many(present)
+        ]
+        assert max(n for n, _ in runs) == batch_lookup.READ_RUN
+
+
 def test_without_the_compiled_batch_the_answers_are_the_same(overlapping_packs, monkeypatch):
     fmt = SHA1
     ids = _batch_ids(overlapping_packs, fmt, 4)
@@ -444,6 +482,45 @@ def test_on_damaged_packs_a_compiled_read_answers_and_caches_as_the_pure_loop(sm
     finally:
         pack_module._read_object, pack_module._walk_chain, pack_module._apply_chain = saved
     assert compiled == pure
+
+
+def _run_outcomes(data: bytes, offsets, budget: int, step: int):
+    """Pack.read_run over ``offsets`` in runs of ``step``, read_at where a run stops."""
+    from packscope.core.store.cache import DeltaBaseCache
+
+    pack = _bare_read_pack(data)
+    pack.cache = DeltaBaseCache(budget)
+    out: list = []
+    i = 0
+    while i < len(offsets):
+        chunk = offsets[i : i + step]
+        run = pack.read_run(chunk)
+        out += run
+        i += len(run)
+        if len(run) < len(chunk):
+            out.append(_outcome(pack, offsets[i]))
+            i += 1
+    return out, pack.cache.stats(), list(pack.cache.table)
+
+
+@NOT_BUILT
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_on_damaged_packs_reads_in_runs_answer_and_cache_as_the_pure_loop(small_pack, data):
+    raw, offsets = small_pack
+    damaged = bytearray(raw)
+    for _ in range(data.draw(st.integers(0, 4))):
+        damaged[data.draw(st.integers(12, len(raw) - 21))] = data.draw(st.integers(0, 255))
+    order = data.draw(st.permutations(offsets))
+    budget = data.draw(st.sampled_from([2 << 10, 64 << 10]))
+    in_runs = _run_outcomes(bytes(damaged), order, budget, data.draw(st.integers(1, 9)))
+    saved = pack_module._read_object, pack_module._walk_chain, pack_module._apply_chain
+    pack_module._read_object = pack_module._walk_chain = pack_module._apply_chain = None
+    try:
+        pure = _cached_outcomes(bytes(damaged), order, budget)
+    finally:
+        pack_module._read_object, pack_module._walk_chain, pack_module._apply_chain = saved
+    assert in_runs == pure
 
 
 @settings(max_examples=300, deadline=None)

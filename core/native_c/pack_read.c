@@ -495,31 +495,14 @@ inflate_any(PyObject *decompress, PyObject *inflate_big, const uint8_t *m, long 
     return inflate_exact(m, start, size, end, max_size);
 }
 
+/* The cache's entries when no tracer listens (new reference); NULL with no
+ * error set when the Python path must answer (a tracer listening, entries
+ * not a dict), NULL with an error set on failure. */
 static PyObject *
-native_read_object(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+unwatched_entries(PyObject *cache)
 {
-    if (nargs != 10 || !PyUnicode_Check(args[6])) {
-        PyErr_SetString(PyExc_TypeError, "read_object(pack, offset, end, max_depth, max_size, cache, name: str, "
-                                         "keep, decompress, inflate_big)");
-        return NULL;
-    }
     if (read_object_names() < 0)
         return NULL;
-    PyObject *cache = args[5], *name = args[6], *max_obj = args[4];
-    int keep = PyObject_IsTrue(args[7]);
-    if (keep < 0)
-        return NULL;
-    PyObject *decompress = args[8] != Py_None ? args[8] : NULL;
-    PyObject *inflate_big = args[9] != Py_None ? args[9] : NULL;
-    long long offset = PyLong_AsLongLong(args[1]);
-    long long end = PyLong_AsLongLong(args[2]);
-    long long max_depth = PyLong_AsLongLong(args[3]);
-    long long max_size = PyLong_AsLongLong(max_obj);
-    if (PyErr_Occurred()) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    /* A tracer listening: the Python path, which emits the cache's events. */
     PyObject *tracer = PyObject_GetAttr(cache, s_tracer);
     if (tracer == NULL)
         return NULL;
@@ -530,24 +513,21 @@ native_read_object(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_XDECREF(active);
     }
     Py_DECREF(tracer);
-    if (listening < 0)
-        return NULL;
     if (listening)
-        Py_RETURN_NONE;
+        return NULL; /* (-1: with the error set) */
     PyObject *entries = PyObject_GetAttr(cache, s_entries);
-    if (entries == NULL)
-        return NULL;
-    if (!PyDict_Check(entries)) {
-        Py_DECREF(entries);
-        Py_RETURN_NONE;
-    }
-    Py_buffer view;
-    const uint8_t *m;
-    Py_ssize_t n;
-    if (get_bytes(args[0], &view, &m, &n) < 0) {
-        Py_DECREF(entries);
-        Py_RETURN_NONE;
-    }
+    if (entries != NULL && !PyDict_Check(entries))
+        Py_CLEAR(entries);
+    return entries;
+}
+
+/* One object as read_object answers it (new reference: (type name, data),
+ * Py_None on doubt with the cache untouched, NULL with an error set). */
+static PyObject *
+read_one(const uint8_t *m, Py_ssize_t n, long long offset, long long end, long long max_depth, long long max_size,
+         PyObject *max_obj, PyObject *cache, PyObject *entries, PyObject *name, int keep, PyObject *decompress,
+         PyObject *inflate_big)
+{
     chain_link small[64], *links = small;
     Py_ssize_t count = 0, cap = 64;
     PyObject *result = NULL, *hit_key = NULL, *base = NULL, *type_name = NULL, *counts = NULL;
@@ -709,7 +689,115 @@ done:
     Py_XDECREF(hit_key);
     Py_XDECREF(base);
     Py_XDECREF(type_name);
-    Py_DECREF(entries);
-    release_bytes(&view);
     return result;
+}
+
+static PyObject *
+native_read_object(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 10 || !PyUnicode_Check(args[6])) {
+        PyErr_SetString(PyExc_TypeError, "read_object(pack, offset, end, max_depth, max_size, cache, name: str, "
+                                         "keep, decompress, inflate_big)");
+        return NULL;
+    }
+    PyObject *cache = args[5], *name = args[6], *max_obj = args[4];
+    int keep = PyObject_IsTrue(args[7]);
+    if (keep < 0)
+        return NULL;
+    PyObject *decompress = args[8] != Py_None ? args[8] : NULL;
+    PyObject *inflate_big = args[9] != Py_None ? args[9] : NULL;
+    long long offset = PyLong_AsLongLong(args[1]);
+    long long end = PyLong_AsLongLong(args[2]);
+    long long max_depth = PyLong_AsLongLong(args[3]);
+    long long max_size = PyLong_AsLongLong(max_obj);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyObject *entries = unwatched_entries(cache);
+    if (entries == NULL) {
+        if (PyErr_Occurred())
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    Py_buffer view;
+    const uint8_t *m;
+    Py_ssize_t n;
+    PyObject *result;
+    if (get_bytes(args[0], &view, &m, &n) < 0)
+        result = Py_NewRef(Py_None);
+    else {
+        result = read_one(m, n, offset, end, max_depth, max_size, max_obj, cache, entries, name, keep, decompress,
+                          inflate_big);
+        release_bytes(&view);
+    }
+    Py_DECREF(entries);
+    return result;
+}
+
+/* Several objects of one pack read in turn as read_object reads each (keep
+ * false), in one call:
+ *
+ *   read_objects(pack, offsets, end, max_depth, max_size, cache, name, decompress, inflate_big)
+ *       -> [(type name, data), ...] for the first offsets, up to the first
+ *       one read_object would answer None for (excluded; the caller reads
+ *       it through read_at and goes on after it), or None when no object
+ *       can be read here (a tracer listening). */
+static PyObject *
+native_read_objects(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 9 || !PyList_Check(args[1]) || !PyUnicode_Check(args[6])) {
+        PyErr_SetString(PyExc_TypeError, "read_objects(pack, offsets: list, end, max_depth, max_size, cache, "
+                                         "name: str, decompress, inflate_big)");
+        return NULL;
+    }
+    PyObject *offsets = args[1], *cache = args[5], *name = args[6], *max_obj = args[4];
+    PyObject *decompress = args[7] != Py_None ? args[7] : NULL;
+    PyObject *inflate_big = args[8] != Py_None ? args[8] : NULL;
+    long long end = PyLong_AsLongLong(args[2]);
+    long long max_depth = PyLong_AsLongLong(args[3]);
+    long long max_size = PyLong_AsLongLong(max_obj);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyObject *entries = unwatched_entries(cache);
+    if (entries == NULL) {
+        if (PyErr_Occurred())
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    Py_buffer view;
+    const uint8_t *m;
+    Py_ssize_t n;
+    if (get_bytes(args[0], &view, &m, &n) < 0) {
+        Py_DECREF(entries);
+        Py_RETURN_NONE;
+    }
+    PyObject *results = PyList_New(0);
+    for (Py_ssize_t i = 0; results != NULL && i < PyList_GET_SIZE(offsets); i++) {
+        PyObject *item = PyList_GET_ITEM(offsets, i);
+        long long offset = PyLong_Check(item) ? PyLong_AsLongLong(item) : -1;
+        if (offset < 0) {
+            PyErr_Clear();
+            break; /* (read_at answers, or raises) */
+        }
+        PyObject *got = read_one(m, n, offset, end, max_depth, max_size, max_obj, cache, entries, name, 0,
+                                 decompress, inflate_big);
+        if (got == NULL)
+            Py_CLEAR(results);
+        else if (got == Py_None) {
+            Py_DECREF(got);
+            break;
+        }
+        else {
+            int rc = PyList_Append(results, got);
+            Py_DECREF(got);
+            if (rc < 0)
+                Py_CLEAR(results);
+        }
+    }
+    release_bytes(&view);
+    Py_DECREF(entries);
+    return results;
 }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Iterator
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,10 @@ from packscope.core.native import native
 from packscope.core.store.location import Location, PackHandle
 from packscope.core.store.pack_directory import dir_mtime_ns
 from packscope.core.store.store_state import MAX_RESCAN_ROUNDS, ObjectDir, Stamps, StoreCounters, StoreSettings
+
+# A batch's objects read in one compiled call at most (packed_reads): they
+# are held until answered, so this bounds the memory a run takes.
+READ_RUN = 32
 
 if TYPE_CHECKING:
     from packscope.core.oid import ObjectFormat
@@ -186,6 +191,36 @@ class BatchLookups:
             return handle.pack.read_at(loc.offset)
         except (PackscopeError, OSError):
             return None
+
+    def packed_reads(self, locs: list[Location | None]) -> Iterator[tuple[str, bytes] | None]:
+        """``packed_read`` of each of ``locs`` in turn, lazily; a run of
+        objects in one pack (up to READ_RUN of them, so memory stays
+        bounded) is read in one compiled call (``Pack.read_run``)."""
+        i, n = 0, len(locs)
+        while i < n:
+            loc = locs[i]
+            if loc is None or loc.pack is None or loc.offset is None:
+                yield None
+                i += 1
+                continue
+            handle = loc.pack
+            offsets = [loc.offset]
+            j = i + 1
+            while j < n and len(offsets) < READ_RUN:
+                other = locs[j]
+                if other is None or other.pack is not handle or other.offset is None:
+                    break
+                offsets.append(other.offset)
+                j += 1
+            try:
+                run = handle.pack.read_run(offsets)
+            except (PackscopeError, OSError):
+                run = []
+            yield from run
+            i += len(run)
+            if i < j:  # the one the run stopped at: read_at's answer (or its error's None)
+                yield self.packed_read(locs[i])
+                i += 1
 
     def _locate_loose_many(
         self, oids: list[bytes], misses: list[int], out: list[Location | None], quick: bool

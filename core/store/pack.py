@@ -64,6 +64,8 @@ _walk_chain = getattr(native, "walk_chain", None)
 # the delta-base cache's counts and order as read_at's loop makes them, or
 # None (no tracer listening only; then walk_chain and _build, or the loop).
 _read_object = getattr(native, "read_object", None)
+# Several objects of one pack in one call, each as read_object (Pack.read_run).
+_read_objects = getattr(native, "read_objects", None)
 # Entries up to this size are inflated in one call (see _inflate): one
 # output allocation, no growth.  Its window's worst case (a hostile stream)
 # is 1032 x 72 KiB, about 76 MB, for a moment.
@@ -329,6 +331,31 @@ class Pack(PackInfo, MappedFile):
                 if cache is not None:
                     cache.put(name, here, base[0], base[1])
         return self._apply_deltas(m, base, deltas, keep, cache)
+
+    def read_run(self, offsets: list[int]) -> list[tuple[str, bytes]]:
+        """``read_at`` of the first of ``offsets``, in order, as many as the
+        compiled read answers in one call (``read_objects``): possibly none;
+        the caller reads the next one with ``read_at`` (which answers or
+        raises) and goes on after it."""
+        cache = self.cache
+        if _read_objects is None or cache is None or self.good_copies or self._active:
+            return []
+        files = self._open_files
+        if files is not None and files.newest is not self:
+            files.touch(self)
+        m = self._map if self._map is not None else self._open()
+        got = _read_objects(
+            m,
+            offsets,
+            self._data_end,
+            self.max_chain_depth,
+            self.max_object_size,
+            cache,
+            self.name,
+            _decompress,
+            _inflate_capped,
+        )
+        return [] if got is None else got
 
     def _build(
         self,

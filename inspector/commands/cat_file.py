@@ -16,6 +16,7 @@ import gc
 import os
 import re
 import sys
+from collections.abc import Iterable
 
 from packscope.core.errors import (
     AmbiguousObjectError,
@@ -358,15 +359,21 @@ def _run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> 
             # Every line is a full id (the common input): one pass, lines
             # made here for objects found in packs, the rest through one().
             locs = store.locate_many(oids)
-            heads = store.packed_headers(locs) if plain_lines and not contents else [None] * len(oids)
-            read = store.packed_read if plain_lines and contents else None
+            # What the store answers at once for an object found in a pack:
+            # (type, size) for --batch-check, (type, content) for --batch.
+            if not plain_lines:
+                found: Iterable = [None] * len(oids)
+            elif contents:
+                found = store.packed_reads(locs)  # lazily, a run of objects at a time
+            else:
+                found = store.packed_headers(locs)
             short: list[bytes] = []  # answer lines, written as one
             add = short.append
-            for raw, oid, loc, head in zip(lines, oids, locs, heads, strict=True):
+            for raw, oid, loc, got in zip(lines, oids, locs, found, strict=True):
                 if oid == empty_tree:
                     pass
-                elif head is not None:
-                    add(b"%s %s %d\n" % (raw.lower(), _TYPE_BYTES[head[0]], head[1]))
+                elif got is not None and not contents:
+                    add(b"%s %s %d\n" % (raw.lower(), _TYPE_BYTES[got[0]], got[1]))
                     continue
                 elif loc is None and plain_misses:
                     add(raw + b" missing\n")
@@ -374,8 +381,8 @@ def _run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> 
                 if short:
                     write(b"".join(short))
                     short.clear()
-                if read is not None and loc is not None and oid != empty_tree and (obj := read(loc)) is not None:
-                    out.write_object(b"%s %s %d\n" % (raw.lower(), _TYPE_BYTES[obj[0]], len(obj[1])), obj[1])
+                if got is not None and oid != empty_tree:  # (--batch: contents)
+                    out.write_object(b"%s %s %d\n" % (raw.lower(), _TYPE_BYTES[got[0]], len(got[1])), got[1])
                 else:
                     one(raw.decode("ascii"), "", oid, loc)
             if short:
