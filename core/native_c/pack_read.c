@@ -484,10 +484,13 @@ out:
 }
 
 /* One delta's or whole object's bytes inflated as apply_chain does. */
+#define SMALL_INFLATE 512
 static PyObject *
 inflate_any(PyObject *decompress, PyObject *inflate_big, const uint8_t *m, long long start, long long size,
             long long end, long long max_size)
 {
+    if (size <= SMALL_INFLATE) /* the reused z_stream: a Python call and a stream's set-up cost more here */
+        return inflate_exact(m, start, size, end, max_size);
     if (size <= ONE_CALL_INFLATE && decompress != NULL)
         return inflate_with(decompress, m, start, size, end, max_size);
     if (size > ONE_CALL_INFLATE && inflate_big != NULL)
