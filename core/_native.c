@@ -22,6 +22,7 @@
 #include "native_c/idx_lookup.c"
 #include "native_c/pack_info.c"
 #include "native_c/pack_read.c"
+#include "native_c/object_read.c"
 #include "native_c/commit_walk.c"
 
 static PyMethodDef native_methods[] = {

@@ -204,12 +204,13 @@ class BatchLookups:
                 i += 1
                 continue
             handle = loc.pack
-            offsets = [loc.offset]
+            members, offsets = [loc], [loc.offset]
             j = i + 1
             while j < n and len(offsets) < READ_RUN:
                 other = locs[j]
                 if other is None or other.pack is not handle or other.offset is None:
                     break
+                members.append(other)
                 offsets.append(other.offset)
                 j += 1
             try:
@@ -218,8 +219,8 @@ class BatchLookups:
                 run = []
             yield from run
             i += len(run)
-            if i < j:  # the one the run stopped at: read_at's answer (or its error's None)
-                yield self.packed_read(locs[i])
+            if len(run) < len(members):  # the one the run stopped at: read_at's answer (or its error's None)
+                yield self.packed_read(members[len(run)])
                 i += 1
 
     def _locate_loose_many(

@@ -264,7 +264,7 @@ class Pack(PackInfo, MappedFile):
         if cache is not None and not self.good_copies and (_read_object or _walk_chain) is not None:
             m = self._map if self._map is not None else self._open()
             if _read_object is not None:  # the whole read and the cache's bookkeeping in one call
-                got = _read_object(
+                got: tuple[str, bytes] | None = _read_object(
                     m,
                     offset,
                     self._data_end,
