@@ -18,7 +18,6 @@ import mmap
 import os
 import zlib
 from array import array
-from bisect import bisect_left
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -50,7 +49,7 @@ from packscope.core.store.pack_entry import native_entry_header as _entry_header
 from packscope.core.store.pack_index import PackIndex
 from packscope.core.store.pack_inflate import inflate_entry
 from packscope.core.store.pack_info import PackInfo
-from packscope.core.store.pack_order import pack_order
+from packscope.core.store.pack_order import PackOrderFacts
 from packscope.core.store.zlib_errors import ZlibError
 
 # The compiled delta-chain application (core/_native.c apply_chain): every
@@ -117,7 +116,7 @@ def _inflate_capped(data: memoryview, size: int) -> bytes | None:
     return out if d.eof and len(out) == size else None
 
 
-class Pack(PackInfo, MappedFile):
+class Pack(PackInfo, PackOrderFacts, MappedFile):
     """A read-only view of one .pack file and its index."""
 
     def __init__(
@@ -460,79 +459,6 @@ class Pack(PackInfo, MappedFile):
     def delta_chain(self, offset: int) -> list[ChainLink]:
         """The chain from the entry at ``offset`` (depth 0) down to its base."""
         return delta_chain(self, offset)
-
-    # --- pack order: disk sizes and OFS_DELTA base ids ----------------------
-
-    def _pack_order(self) -> tuple[array[int], array[int]]:
-        """(offsets ascending, the index position of each), built once."""
-        if self._order is None:
-            self._order = pack_order(self.index.open(), self.path[: -len(".pack")] + ".rev")
-        return self._order
-
-    def _rank_of(self, offset: int) -> int | None:
-        offsets = self._pack_order()[0]
-        k = bisect_left(offsets, offset)
-        return k if k < len(offsets) and offsets[k] == offset else None
-
-    def disk_size(self, offset: int) -> int:
-        """Bytes the entry occupies: up to the next entry, or the trailer."""
-        offsets = self._pack_order()[0]
-        k = self._rank_of(offset)
-        if k is None:
-            raise self._error(f"no entry starts at offset {offset}", offset, "pack-offset")
-        self.open()
-        return (offsets[k + 1] if k + 1 < len(offsets) else self._data_end) - offset
-
-    def delta_base(self, offset: int) -> bytes | None:
-        """The id of the entry's delta base (``%(deltabase)``), None if not a delta."""
-        type_num, _, _, base_offset, base_oid = self._header(offset)
-        if type_num != OBJ_OFS_DELTA:
-            return base_oid  # the id for REF_DELTA, None for the rest
-        k = self._rank_of(_given(base_offset))
-        if k is None:
-            raise self._error(
-                f"OFS_DELTA base offset {base_offset} is not the start of an entry",
-                offset,
-                "delta-base-offset",
-                DeltaError,
-            )
-        return self.index.name_at(self._pack_order()[1][k])
-
-    def base_offsets(self) -> set[int]:
-        """Offsets of the entries some delta in this pack uses as its base
-        (OFS_DELTA, and REF_DELTA bases found in this pack), from the headers
-        alone; a damaged header is skipped here (the caller reports it)."""
-        header = self._header
-        find = self._find_offset
-        out: set[int] = set()
-        # The headers lie on nearly every page of the pack: each stretch read
-        # is given back to the kernel behind the scan (as computed_checksum
-        # does), or the whole pack stays resident (git.git: 500 MB).
-        release = True
-        page_mask = ~(mmap.PAGESIZE - 1)
-        behind = 0
-        for i, offset in enumerate(self._pack_order()[0]):
-            try:
-                type_num, _, _, base_offset, base_oid = header(offset)
-                if type_num == OBJ_REF_DELTA:
-                    base_offset = find(_given(base_oid))
-            except PackscopeError:
-                continue
-            if base_offset is not None:
-                out.add(base_offset)
-            if release and i & 8191 == 8191 and (offset & page_mask) > behind:
-                release = self.release_pages(behind, (offset & page_mask) - behind)
-                behind = offset & page_mask
-        return out
-
-    def oid_at(self, offset: int) -> bytes | None:
-        """The id of the entry starting at ``offset`` (None: no entry starts there)."""
-        k = self._rank_of(offset)
-        return None if k is None else self.index.name_at(self._pack_order()[1][k])
-
-    def pack_order(self) -> list[int]:
-        """Index positions sorted by pack offset (the fastest order to read)."""
-        return list(self._pack_order()[1])
 
     # --- verification (on request only) --------------------------------------
 
