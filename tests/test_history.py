@@ -17,7 +17,8 @@ from packscope.core.history.log_format import (
     render_log,
     subject_and_body,
 )
-from packscope.core.history.walk import Excluded, WalkedCommit, walk
+from packscope.core.history.walk import Excluded, walk
+from packscope.core.history.walked import WalkedCommit
 from packscope.core.objects import commit_header_fast, parse_commit
 from packscope.core.oid import SHA1
 from tests import repos

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from packscope.core.history.bloom import BloomFilter, BloomSettings
     from packscope.core.history.commit_graph import CommitGraph
     from packscope.core.history.commit_rewrites import RewrittenReader
-    from packscope.core.history.walk import CommitFacts, CommitInfo
+    from packscope.core.history.walked import CommitFacts, CommitInfo
     from packscope.core.repo.grafts import Grafts
     from packscope.core.repo.refs import RefStore
     from packscope.core.repo.replace_refs import ReplaceRefs

@@ -50,7 +50,7 @@ from packscope.core.objects import commit_header_fast, parse_tag, tree_items
 if TYPE_CHECKING:
     from packscope.core.history.bloom import BloomSettings
     from packscope.core.history.graph_walk import WalkSource
-    from packscope.core.history.walk import CommitInfo
+    from packscope.core.history.walked import CommitInfo
 
 # Where the walk has the entries of one commit go next: arrive(parent, entries).
 Arrive = Callable[[bytes, AbstractSet[bytes]], None]
