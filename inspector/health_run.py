@@ -36,8 +36,6 @@ from packscope.core.errors import CancelledError, PackscopeError
 
 STOP_GRACE = 5.0  # seconds a cancelled child has to stop by itself
 SEND_EVERY = 0.1  # seconds between batches of findings / progress reports
-CONNECTIVITY_DELTA_CACHE = 32 << 20  # bytes of delta bases kept while walking connectivity
-RELEASE_EVERY = 64  # progress reports (a few hundred objects each) between releases of mapped pages
 
 Progress = Callable[[int, int, str], None]
 
@@ -169,32 +167,12 @@ def _check(
     session = open_session(path)
     try:
         store = session.store
-        calls = [0]
-        phase = [""]
-
-        def on_progress(done: int, total: int, name: str) -> None:
-            if name != phase[0] and name == "connectivity":
-                # The walk reads commits and trees, mostly shallow chains: a
-                # smaller delta-base cache than the packs phase's (git's
-                # 96 MB) keeps the peak down.
-                cache = store.delta_cache
-                cache.budget = min(cache.budget, CONNECTIVITY_DELTA_CACHE)
-                cache.clear()
-            if name != phase[0] or calls[0] % RELEASE_EVERY == 0:
-                # A check reads every pack whole: without this, every page it
-                # touched stays resident (git.git: its 500 MB pack) while the
-                # later phases run.  The pages stay in the page cache.
-                store.release_mapped_pages()
-            calls[0] += 1
-            phase[0] = name
-            progress(done, total, name)
-
         checker = Fsck(
             session.repo,
             store,
             session.refs,
             connectivity_only=mode != "full",
-            progress=on_progress,
+            progress=progress,  # the check keeps its own resident set down (core/fsck/resident.py)
             cancel=cancelled,
             jobs=jobs,
         )

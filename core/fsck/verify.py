@@ -49,6 +49,7 @@ from packscope.core.errors import PackscopeError
 from packscope.core.fsck.findings import ERROR, ERROR_FATAL, Finding, Limiter, Ticker
 from packscope.core.fsck.objects import ObjectTable, PackSlot, new_id_set
 from packscope.core.fsck.reach import Connectivity, Promised
+from packscope.core.fsck.resident import ResidentSetKeeper
 from packscope.core.fsck.roots import Roots
 
 if TYPE_CHECKING:
@@ -97,7 +98,8 @@ class Fsck:
         self.full = not connectivity_only
         self.show_dangling = dangling
         self.severities = severities
-        self.ticker = Ticker(progress, cancel)
+        # every caller's check gives back the pages it read (packscope.core.fsck.resident)
+        self.ticker = Ticker(ResidentSetKeeper(store, progress), cancel)
         self.limiter = Limiter(limit_per_file)
         self.jobs = max(1, jobs)
         self.exit_status = 0

@@ -85,35 +85,6 @@ class _ProgressLine:
             sys.stderr.flush()
 
 
-class _Frugal:
-    """A progress callback that also keeps the resident set down, as the
-    Health screen does: every pack page a check touched would otherwise stay
-    resident (git.git: its whole 500 MB pack) through the later phases, so
-    mapped pages go back to the kernel (they stay in the page cache) at every
-    phase and now and then within one; the walk gets a smaller delta-base
-    cache than the pack pass."""
-
-    RELEASE_EVERY = 64  # progress reports (512 objects each) between releases
-    WALK_DELTA_CACHE = 32 << 20
-
-    def __init__(self, store, line: _ProgressLine | None) -> None:
-        self.store, self.line = store, line
-        self.phase: str | None = None
-        self.calls = 0
-
-    def __call__(self, done: int, total: int, phase: str) -> None:
-        if phase != self.phase and phase == "connectivity":
-            cache = self.store.delta_cache
-            cache.budget = min(cache.budget, self.WALK_DELTA_CACHE)
-            cache.clear()
-        if phase != self.phase or self.calls % self.RELEASE_EVERY == 0:
-            self.store.release_mapped_pages()
-        self.calls += 1
-        self.phase = phase
-        if self.line is not None:
-            self.line(done, total, phase)
-
-
 def _limit(text: str) -> int:
     import argparse
 
@@ -153,7 +124,7 @@ def run(args) -> int:
             session.refs,
             connectivity_only=args.connectivity_only,
             dangling=args.dangling,
-            progress=_Frugal(session.store, line),
+            progress=line,  # the check keeps its own resident set down (core/fsck/resident.py)
             limit_per_file=args.limit or sys.maxsize,
             jobs=args.jobs or default_jobs(),
         )
