@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gc
 import importlib
 import os
 import sys
@@ -153,14 +152,10 @@ def import_ui() -> ModuleType:
     imports make tens of thousands of long-lived objects and no garbage: the
     collector would only rescan them (~3% of the first paint), so it waits,
     and then leaves them be.  (bench ui-startup starts the UI this way too.)"""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    from packscope.inspector.collector import collector_paused
+
+    with collector_paused(freeze_after=True):
         from packscope.inspector import app
-    finally:
-        gc.freeze()
-        if was_enabled:
-            gc.enable()
     return app
 
 

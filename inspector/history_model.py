@@ -22,12 +22,12 @@ estimated from the commit-graph's commit count when there is one.
 
 from __future__ import annotations
 
-import gc
 import threading
 import time
 from collections import OrderedDict
 
 from packscope.core.errors import PackscopeError
+from packscope.inspector.collector import collector_paused
 from packscope.inspector.commit_text import Summary, name_text, summarize
 from packscope.inspector.history_search import SearchIndex, index_line
 
@@ -415,25 +415,21 @@ class HistoryLog:
         # makes a node per commit and no cycles, and in the app each pass
         # would rescan the UI's own objects too (~0.13 s of a --topo-order
         # walk's first rows on git.git).
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            until = time.monotonic() + HOLD_SECONDS
-            for c in it:
-                chunk.append(c)
-                if len(chunk) >= chunk_size or (len(chunk) & 31 == 0 and time.monotonic() > until):
-                    break
-            else:
+        with collector_paused():
+            try:
+                until = time.monotonic() + HOLD_SECONDS
+                for c in it:
+                    chunk.append(c)
+                    if len(chunk) >= chunk_size or (len(chunk) & 31 == 0 and time.monotonic() > until):
+                        break
+                else:
+                    ended = True
+            except PackscopeError as e:
+                self.error = f"the walk stopped: {e.message}" + (f" [{e.location()}]" if e.location() else "")
                 ended = True
-        except PackscopeError as e:
-            self.error = f"the walk stopped: {e.message}" + (f" [{e.location()}]" if e.location() else "")
-            ended = True
-        except (OSError, ValueError) as e:
-            self.error = f"the walk stopped: {e}"
-            ended = True
-        finally:
-            if collecting:
-                gc.enable()
+            except (OSError, ValueError) as e:
+                self.error = f"the walk stopped: {e}"
+                ended = True
         return chunk, ended
 
     def _index_some(self, reads: LockedReads, notify) -> None:

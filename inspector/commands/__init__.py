@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import functools
-import gc
 from collections.abc import Callable
 from typing import Any
+
+from packscope.inspector.collector import collector_paused
 
 
 def without_cycle_collector(run: Callable[[Any], int]) -> Callable[[Any], int]:
@@ -15,17 +16,10 @@ def without_cycle_collector(run: Callable[[Any], int]) -> Callable[[Any], int]:
 
     @functools.wraps(run)
     def walking(args: Any) -> int:
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
+        # What the command made is frozen at the end: the interpreter's last
+        # collection at exit would rescan all of it (~7 ms after dulwich's log --all).
+        with collector_paused(freeze_after=True):
             return run(args)
-        finally:
-            # What the command made stays out of the collector's sight:
-            # the interpreter's last collection at exit would rescan all of
-            # it for nothing (~7 ms after dulwich's log --all).
-            gc.freeze()
-            if was_enabled:
-                gc.enable()
 
     return walking
 
