@@ -44,6 +44,7 @@ from packscope.core.objects import ObjectReader, commit_header_fast, commit_head
 from packscope.core.store.zlib_errors import ZlibError
 
 if TYPE_CHECKING:
+    from packscope.core.oid import ObjectFormat
     from packscope.core.store.location import PackHandle
     from packscope.core.store.pack import Pack
     from packscope.core.store.store_state import StoreCounters
@@ -83,6 +84,14 @@ _commit_header: Callable[[bytes, int], CommitHeader | None] | None = getattr(nat
 _commit_lookup: Callable[..., CommitHeader | Literal[False] | None] | None = getattr(native, "commit_lookup", None)
 
 
+# The most packs walk_packs maps at once for the compiled walk loop.
+WALK_MAPS_PACKS = 64
+# One pack as the compiled walk loop reads it: (index table, pack map, delta reader).
+WalkPack = tuple[
+    tuple[mmap.mmap, int, int, int, int, int, bool], mmap.mmap, Callable[[int, bytes], CommitHeader | None]
+]
+
+
 def prefix_size(hexsz: int) -> int:
     """Bytes inflated per commit: a tree line, two parent lines and two
     ident lines of about 80 bytes (320 for SHA-1) — all but rare headers
@@ -94,7 +103,7 @@ class _PackLookup:
     """One pack: its index (searched untraced), where its 4-byte offsets
     are, and the two mappings (re-fetched after the open-file LRU closes one)."""
 
-    __slots__ = ("find_position", "handle", "idx_map", "index", "offsets_at", "pack_map", "table")
+    __slots__ = ("delta_reader", "find_position", "handle", "idx_map", "index", "offsets_at", "pack_map", "table")
 
     def __init__(self, handle: PackHandle, rawsz: int) -> None:
         self.handle = handle
@@ -107,6 +116,7 @@ class _PackLookup:
         self.find_position = index.find  # -1 when absent
         # the index as the compiled lookup reads it (None: the Python path)
         self.table: tuple[mmap.mmap, int, int, int, int, int, bool] | None = None
+        self.delta_reader: Callable[[int, bytes], CommitHeader | None] | None = None  # for walk_packs
 
     def maps(self) -> tuple[mmap.mmap, mmap.mmap]:
         """(index map, pack map), fetched again."""
@@ -147,6 +157,53 @@ class CommitHeaderReader:
         self._packs = packs
         self._rescans = self._counters.rescans if self._counters is not None else 0
         return packs
+
+    def walk_packs(self) -> tuple[list[WalkPack], int, int] | None:
+        """What the compiled walk loop (core/native_c/plain_walk.c) reads with
+        in place of calls to this reader: ``([(table, pack map, delta reader),
+        ...] in this reader's order, hexsz, prefix)``, answering as
+        :meth:`__call__`'s compiled lines and :meth:`_unusual` do (the delta
+        reader says None where __call__ would not answer, which then does);
+        None when those lines would not all run (a tracer listening, a pack
+        that cannot be mapped or is not searched compiled)."""
+        tracer = self._tracer
+        if _commit_lookup is None or (tracer is not None and tracer.active):
+            return None
+        packs = self._packs
+        if packs is None or (self._counters is not None and self._counters.rescans != self._rescans):
+            packs = self._reload()
+        tables: list[WalkPack] = []
+        for p in packs:
+            table, pack_map = p.table, p.pack_map
+            if table is None or pack_map is None:
+                # __call__ maps a pack when it first holds a commit asked for; the
+                # loop needs every index, so a few packs are mapped here (many
+                # would crowd the open-file limit: they keep the calls).
+                if len(packs) > WALK_MAPS_PACKS:
+                    return None
+                try:
+                    pack_map = p.maps()[1]
+                except (PackscopeError, ValueError, OSError):
+                    return None  # the store's read says what is wrong
+                table = p.table
+                if table is None:
+                    return None
+            reader = p.delta_reader
+            if reader is None:
+                reader = p.delta_reader = self._delta_reader(p.handle.pack)
+            tables.append((table, pack_map, reader))
+        return tables, self._hexsz, self._prefix
+
+    def _delta_reader(self, pack: Pack) -> Callable[[int, bytes], CommitHeader | None]:
+        fmt = self.fmt
+
+        def read(offset: int, oid: bytes) -> CommitHeader | None:
+            try:
+                return _delta_commit(pack, offset, oid, fmt)
+            except (PackscopeError, ValueError, IndexError, ZlibError):
+                return None  # damage, or a closed map: __call__ sorts it out
+
+        return read
 
     def __call__(self, oid: bytes) -> CommitHeader | None:
         # One function for the usual case on purpose: a walk calls it once
@@ -284,5 +341,11 @@ class CommitHeaderReader:
         if (c >> 4) & 7 < _OBJ_OFS_DELTA:
             self._declined = (oid, p.handle.pack, offset)  # the caller reads it next (a tag at a tip)
             return None
-        type_name, data = p.handle.pack.read_at(offset)
-        return commit_header_fast(data, self.fmt, oid) if type_name == "commit" else None
+        return _delta_commit(p.handle.pack, offset, oid, self.fmt)
+
+
+def _delta_commit(pack: Pack, offset: int, oid: bytes, fmt: ObjectFormat) -> CommitHeader | None:
+    """A deltified entry's header when it is a commit: the pack resolves its
+    chain, with its base cache."""
+    type_name, data = pack.read_at(offset)
+    return commit_header_fast(data, fmt, oid) if type_name == "commit" else None

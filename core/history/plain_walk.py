@@ -8,17 +8,25 @@ node per commit, no flags.  The reads and their order are the full walk's.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from heapq import heappop, heappush
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from packscope.core.errors import CorruptObjectError
 from packscope.core.history.walked import CommitFacts, CommitInfo, WalkedCommit, tuple_new
+from packscope.core.native import native
 from packscope.core.objects import ObjectReader, commit_header_fast, parse_tag
 
 if TYPE_CHECKING:
     from packscope.core.oid import ObjectFormat
+
+# The compiled form of stream_plain's loop (core/native_c/plain_walk.c); getattr: an older build lacks it.
+_walk_plain: Callable[..., tuple[list[WalkedCommit], int, BaseException | None] | None] | None = getattr(
+    native, "walk_plain", None
+)
+
+_facts_many: Callable[..., list[CommitFacts | None]] | None = getattr(native, "commit_facts_many", None)
 
 # A commit waiting in stream_plain's queue: (-date, insertion number, id, tree, parents).
 _Entry = tuple[int, int, bytes, bytes, tuple[bytes, ...]]
@@ -44,6 +52,7 @@ class PlainWalk:
         same order (every tip, then the tags peeled in argument order), and
         the same starts."""
         facts: dict[bytes, _Entry] = {}  # (-date, 0, id, tree, parents) of each commit met
+        self.packed_tips(tips, facts)
         typed = [(oid, "commit" if oid in facts else self.tip_facts(oid, facts)) for oid, _ in tips]
         start: list[_Entry] = []
         seen: set[bytes] = set()
@@ -62,6 +71,20 @@ class PlainWalk:
         # numbered in that order: already a heap of (-date, number)
         queue = [(e[0], k, e[2], e[3], e[4]) for k, e in enumerate(start)]
         return self.stream_plain(queue, seen)
+
+    def packed_tips(self, tips: Sequence[tuple[bytes, bool]], facts: dict[bytes, _Entry]) -> None:
+        """Keep in ``facts`` what :meth:`tip_facts` would for the tips that the
+        commit reader's compiled lines answer, read in one call (a walk of
+        every ref has thousands of tips); the others are left to it."""
+        walk_packs = getattr(self.commit_info, "walk_packs", None) if _facts_many is not None else None
+        packs = walk_packs() if walk_packs is not None else None
+        if packs is None or _facts_many is None:
+            return
+        tables, hexsz, prefix = packs
+        oids = list(dict.fromkeys(oid for oid, _ in tips))
+        for oid, got in zip(oids, _facts_many(tables, oids, hexsz, prefix), strict=True):
+            if got is not None:
+                self._keep(oid, got, facts)
 
     def _keep(self, oid: bytes, got: CommitFacts, facts: dict[bytes, _Entry]) -> None:
         parents = got[1]
@@ -115,13 +138,36 @@ class PlainWalk:
         simplify, so each commit is needed only while it waits in the queue.
         The queue holds the commit's facts themselves and a set of ids stands
         for the SEEN flag: no node per commit, no flags (every commit is
-        queued once, so shown once).  This loop runs once per commit of the
-        history; the order and the reads are stream's."""
+        queued once, so shown once).  The order and the reads are stream's.
+
+        The loop below runs once per commit of the history; when the commit
+        reader can (``walk_packs``), the compiled loop runs it instead,
+        reading with the reader's own compiled lines and calling
+        :meth:`read_facts` for anything they leave: the same reads in the
+        same order, from a few commits at first (a ``-n 1`` reads little
+        more) to 1,024 at a time."""
         info = self.commit_info
         first_parent = self.first_parent
         counter = len(queue)
         new = tuple_new
+        walk_c = _walk_plain
+        compiled = getattr(info, "walk_packs", None) if walk_c is not None else None
+        batch = 16
         while queue:
+            packs = compiled() if compiled is not None else None
+            if packs is not None and walk_c is not None:
+                tables, hexsz, prefix = packs
+                done = walk_c(
+                    queue, seen, counter, tables, self.read_facts, first_parent, WalkedCommit, hexsz, prefix, batch
+                )
+                if done is not None:
+                    walked, counter, error = done
+                    yield from walked
+                    if error is not None:
+                        raise error
+                    batch = min(2 * batch, 1024)
+                    continue
+                compiled = None  # a queue it does not take: this loop from here on
             date, _, oid, tree, parents = heappop(queue)
             for p in parents:
                 if p not in seen:
@@ -135,3 +181,10 @@ class PlainWalk:
                 if first_parent:
                     break
             yield new(WalkedCommit, (oid, tree, parents, -date))
+
+    def read_facts(self, oid: bytes) -> CommitFacts:
+        """A commit's facts as the loop of :meth:`stream_plain` reads them:
+        the hook's answer, else the walk's own read."""
+        info = self.commit_info
+        got = info(oid) if info is not None else None
+        return got if got is not None else self.parsed(oid)

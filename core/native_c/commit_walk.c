@@ -19,9 +19,11 @@
 #define COMMIT_PREFIX_MAX 4096
 
 /* The header at offset: a new reference (the header or None), or NULL
- * with an exception set (only MemoryError). */
+ * with an exception set (only MemoryError).  With delta_at, a None for a
+ * delta entry (OFS or REF) sets *delta_at to its offset. */
 static PyObject *
-commit_header_at(PyObject *self, PyObject *pack, long long offset, PyObject *hexsz, long long prefix)
+commit_header_at(PyObject *self, PyObject *pack, long long offset, PyObject *hexsz, long long prefix,
+                 long long *delta_at)
 {
     static z_stream z;
     static int z_ready = 0;
@@ -37,8 +39,13 @@ commit_header_at(PyObject *self, PyObject *pack, long long offset, PyObject *hex
     int type;
     uint64_t size;
     long long data_at, base_at;
-    if (entry_head(m, n, offset, n, &type, &size, &data_at, &base_at) < 0 || type != 1)
+    if (entry_head(m, n, offset, n, &type, &size, &data_at, &base_at) < 0)
         goto doubt;
+    if (type != 1) {
+        if (delta_at != NULL && (type == 6 || type == 7))
+            *delta_at = offset;
+        goto doubt;
+    }
     Py_ssize_t want = size < (uint64_t)prefix ? (Py_ssize_t)size : (Py_ssize_t)prefix;
     Py_ssize_t feed = want + (want >> 3) + 64; /* as the reference slices the stream */
     if (feed > n - data_at)
@@ -72,13 +79,10 @@ done:
     return result;
 }
 
+/* commit_lookup's answer for args (table, pack, oid, hexsz, prefix); see commit_header_at for delta_at. */
 static PyObject *
-native_commit_lookup(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+commit_lookup_in(PyObject *self, PyObject *const *args, long long *delta_at)
 {
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "commit_lookup(table, pack, oid, hexsz, prefix)");
-        return NULL;
-    }
     PyObject *table = args[0];
     const uint8_t *oid;
     Py_ssize_t rawsz;
@@ -111,7 +115,17 @@ native_commit_lookup(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_FALSE;
     if (offset < 0)
         Py_RETURN_NONE;
-    return commit_header_at(self, args[1], offset, args[3], prefix);
+    return commit_header_at(self, args[1], offset, args[3], prefix, delta_at);
+}
+
+static PyObject *
+native_commit_lookup(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "commit_lookup(table, pack, oid, hexsz, prefix)");
+        return NULL;
+    }
+    return commit_lookup_in(self, args, NULL);
 }
 
 /* ---- end of commit headers at walk speed ---- */

@@ -1,0 +1,209 @@
+"""The plain walk's compiled loop (core/native_c/plain_walk.c walk_plain, and
+commit_facts_many for the tips) against its Python loop
+(PlainWalk.stream_plain): on every kind of repository the same commits in
+git's order, with and without --first-parent; the compiled loop really runs
+(and reads the deltified commits itself); a missing commit stops both after
+the same commits with the same error; dates past 64 bits sort alike; and a
+traced walk never takes the compiled loop."""
+
+from __future__ import annotations
+
+import pytest
+
+from packscope.core.history import plain_walk
+from packscope.core.history.graph_walk import WalkSource
+from packscope.core.history.rev_args import ALL, walk_starts
+from packscope.core.history.walk import walk
+from packscope.core.repo.session import open_session
+from packscope.core.trace import Tracer
+from tests.cli import packscope_in
+from tests.delta_paths import NOT_BUILT, _native
+from tests.repos import copy_repo, git, git_text, hash_literally, init_bare
+
+pytestmark = NOT_BUILT
+
+
+class Calls:
+    """The compiled functions, counted: chunks walked, tips read in one call,
+    and deltified commits read by the loop's delta reader."""
+
+    def __init__(self, monkeypatch, *, compiled: bool) -> None:
+        self.chunks = self.tips = 0
+        if not compiled:
+            monkeypatch.setattr(plain_walk, "_walk_plain", None)
+            monkeypatch.setattr(plain_walk, "_facts_many", None)
+            return
+
+        def walk_plain(*args):
+            self.chunks += 1
+            return _native.walk_plain(*args)
+
+        def facts_many(*args):
+            self.tips += len(args[1])
+            return _native.commit_facts_many(*args)
+
+        monkeypatch.setattr(plain_walk, "_walk_plain", walk_plain)
+        monkeypatch.setattr(plain_walk, "_facts_many", facts_many)
+
+
+def walked_ids(repo, monkeypatch, *, compiled: bool, first_parent: bool = False, tracer=None):
+    """``log --all``'s commits through core (the log command's calls), one path."""
+    calls = Calls(monkeypatch, compiled=compiled)
+    session = open_session(str(repo), tracer=tracer)
+    try:
+        starts = walk_starts([ALL], repo=session.repo, refs=session.refs, store=session.objects, cwd_prefix="")
+        source = WalkSource.open(session.repo, session.store, refs=session.refs)
+        try:
+            commits = walk(source.objects, starts, first_parent=first_parent, **source.walk_options(None))
+            return [c.oid.hex() for c in commits], calls
+        finally:
+            source.close()
+    finally:
+        session.close()
+        monkeypatch.undo()
+
+
+def rev_list(repo, *args) -> list[str]:
+    return git_text("rev-list", "--all", *args, cwd=repo).split()
+
+
+@pytest.mark.parametrize(
+    "fixture",
+    [
+        "packed_repo",
+        "sha256_repo",
+        "idxv1_repo",
+        "ref_delta_repo",
+        "deep_chain_repo",
+        "many_packs_repo",
+        "midx_repo",
+        "random_history_repo",
+        "odd_commits_repo",
+    ],
+)
+@pytest.mark.parametrize("first_parent", [False, True])
+def test_the_compiled_loop_walks_as_the_python_loop_and_git(request, fixture, first_parent, monkeypatch):
+    repo = request.getfixturevalue(fixture)
+    expected = rev_list(repo, *(["--first-parent"] if first_parent else []))
+    compiled, calls = walked_ids(repo, monkeypatch, compiled=True, first_parent=first_parent)
+    python, _ = walked_ids(repo, monkeypatch, compiled=False, first_parent=first_parent)
+    assert compiled == python == expected
+    assert calls.chunks > 0  # the compiled loop ran (the Python loop is the stand-in otherwise)
+
+
+@pytest.fixture(scope="module")
+def deltified_commits_repo(tmp_path_factory):
+    """80 commits with long, nearly equal messages, repacked: most are
+    stored as deltas of each other."""
+    repo = init_bare(tmp_path_factory.mktemp("deltified") / "deltified.git")
+    tree = git_text("mktree", cwd=repo, input="").strip()
+    parent = None
+    text = "".join(f"line {k} of a long message that every commit repeats\n" for k in range(60))
+    for k in range(80):
+        body = f"tree {tree}\n" + (f"parent {parent}\n" if parent else "")
+        body += (
+            f"author A <a@x> {1_600_000_000 + k} +0000\ncommitter A <a@x> {1_600_000_000 + k} +0000\n\nc{k}\n\n{text}"
+        )
+        parent = hash_literally(repo, "commit", body.encode())
+    git("update-ref", "refs/heads/main", parent, cwd=repo)
+    git("repack", "-adfq", cwd=repo)
+    return repo
+
+
+def test_deltified_commits_are_read_inside_the_compiled_loop(deltified_commits_repo, monkeypatch):
+    # A chunk ends after each read the loop hands back to Python; commits
+    # stored as deltas are read by the pack's delta reader without ending it.
+    repo = deltified_commits_repo
+    rows = git_text("verify-pack", "-v", *map(str, repo.glob("objects/pack/*.idx")), cwd=repo)
+    deltified = sum(1 for line in rows.splitlines() if " commit " in line and len(line.split()) >= 7)
+    assert deltified > 40
+    ids, calls = walked_ids(repo, monkeypatch, compiled=True)
+    assert ids == rev_list(repo)
+    assert calls.chunks <= 4  # 16, 32, 64 commits...: not one chunk per deltified commit
+
+
+def test_the_tips_are_read_in_one_call(random_history_repo, monkeypatch):
+    ids, calls = walked_ids(random_history_repo, monkeypatch, compiled=True)
+    refs = set(git_text("for-each-ref", "--format=%(objectname)", cwd=random_history_repo).split())
+    assert ids == rev_list(random_history_repo)
+    assert calls.tips == len(refs | {git_text("rev-parse", "HEAD", cwd=random_history_repo).strip()})
+
+
+@pytest.fixture(scope="module")
+def missing_parent_repo(tmp_path_factory):
+    """A packed chain of 40 commits whose pack leaves out the 11th from the
+    root: a walk reads 29 commits from the pack, then finds it missing."""
+    repo = init_bare(tmp_path_factory.mktemp("missing") / "missing.git")
+    tree = git_text("mktree", cwd=repo, input="").strip()
+    parent = None
+    chain = []
+    for k in range(40):
+        body = f"tree {tree}\n" + (f"parent {parent}\n" if parent else "")
+        body += (
+            f"author A <a@x> {1_600_000_000 + 60 * k} +0000\ncommitter A <a@x> {1_600_000_000 + 60 * k} +0000\n\nc{k}\n"
+        )
+        parent = hash_literally(repo, "commit", body.encode())
+        chain.append(parent)
+    git("update-ref", "refs/heads/main", parent, cwd=repo)
+    keep = "\n".join([tree, *(c for c in chain if c != chain[10])]) + "\n"
+    git("pack-objects", "-q", str(repo / "objects/pack/pack"), cwd=repo, input=keep)
+    git("prune-packed", cwd=repo)
+    (repo / "objects" / chain[10][:2] / chain[10][2:]).unlink()  # the one loose object left
+    return repo, chain
+
+
+def test_a_missing_commit_stops_both_loops_after_the_same_commits(missing_parent_repo, tmp_path):
+    repo, chain = missing_parent_repo
+    compiled = packscope_in(repo, "log", "--all", "--format=%H")
+    python = packscope_in(repo, "log", "--all", "--format=%H", env={"PACKSCOPE_PURE": "1"})
+    assert compiled.returncode == python.returncode == 128
+    assert compiled.stdout == python.stdout
+    # every commit above the missing one's child: a commit shows after its parents are read, as in git
+    assert compiled.stdout.decode().split() == chain[:11:-1]
+    assert compiled.stderr == python.stderr
+    assert chain[10] in compiled.stderr.decode()
+
+
+def test_dates_past_64_bits_sort_alike(tmp_path, monkeypatch):
+    # the loop compares the queue's (-date, number) keys as C integers, and
+    # falls back to Python's comparison when a date does not fit
+    repo = init_bare(tmp_path / "far.git")
+    tree = git_text("mktree", cwd=repo, input="").strip()
+    tips = []
+    for k, when in enumerate([1_600_000_000, 2**64 - 1, 2**63, 99_999_999_999_999_999_999, 1_600_000_060]):
+        body = f"tree {tree}\nauthor A <a@x> {when} +0000\ncommitter A <a@x> {when} +0000\n\nroot {k}\n"
+        root = hash_literally(repo, "commit", body.encode())
+        child = f"tree {tree}\nparent {root}\nauthor A <a@x> 1 +0000\ncommitter A <a@x> 1 +0000\n\nchild {k}\n"
+        tips.append(hash_literally(repo, "commit", child.encode()))
+    for k, tip in enumerate(tips):
+        git("update-ref", f"refs/heads/b{k}", tip, cwd=repo)
+    git("repack", "-adq", cwd=repo)
+    compiled, calls = walked_ids(repo, monkeypatch, compiled=True)
+    python, _ = walked_ids(repo, monkeypatch, compiled=False)
+    assert compiled == python == rev_list(repo)
+    assert calls.chunks > 0
+
+
+def test_a_traced_walk_never_takes_the_compiled_loop(packed_repo, monkeypatch):
+    tracer = Tracer()
+    events: list[object] = []
+    tracer.subscribe(events.append)
+    ids, calls = walked_ids(packed_repo, monkeypatch, compiled=True, tracer=tracer)
+    assert ids == rev_list(packed_repo)
+    assert calls.chunks == 0 and calls.tips == 0
+    assert len(events) > len(ids)  # every commit's lookup shows
+
+
+def test_a_repository_copy_with_loose_commits_walks_alike(packed_repo, tmp_path, monkeypatch):
+    # commits the packs do not hold are read by the Python fallback, each ending a chunk
+    repo = copy_repo(packed_repo, tmp_path / "loose-too.git")
+    tree = git_text("mktree", cwd=repo, input="").strip()
+    parent = git_text("rev-parse", "HEAD", cwd=repo).strip()
+    for k in range(5):
+        body = f"tree {tree}\nparent {parent}\nauthor A <a@x> {2_000_000_000 + k} +0000\ncommitter A <a@x> {2_000_000_000 + k} +0000\n\nl{k}\n"
+        parent = hash_literally(repo, "commit", body.encode())
+    git("update-ref", "refs/heads/loose-top", parent, cwd=repo)
+    compiled, calls = walked_ids(repo, monkeypatch, compiled=True)
+    python, _ = walked_ids(repo, monkeypatch, compiled=False)
+    assert compiled == python == rev_list(repo)
+    assert calls.chunks >= 5
