@@ -11,14 +11,18 @@ remedy, without a traceback, exit status 128 (git's "fatal").
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import importlib
 import os
 import sys
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from packscope.core.errors import PackscopeError
+from packscope.inspector.collector import collector_paused
+
+if TYPE_CHECKING:
+    import argparse
 
 # command name -> the module that registers it.  `bench` lives in
 # packscope.bench, the layer above inspector (it measures the UI too), and is
@@ -35,11 +39,16 @@ COMMANDS = {
     "bench": "packscope.bench.command",
     "screenshots": "packscope.inspector.commands.screenshots",
 }
+# Commands that read their words themselves, as git does (the parser only
+# passes them on): run without argparse when the command comes first.
+WORDS_COMMANDS = frozenset({"log"})
 
 
 def build_parser(names: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser for ``names`` (default: every command; a one-shot run
     registers only its own, so it imports only what it uses)."""
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="packscope",
         description="See inside a git object database and watch it work.",
@@ -78,12 +87,33 @@ def main(argv: list[str] | None = None) -> int:
             print(version_line())
             return 0
         return _open_ui(rest)
-    parser = build_parser([first])
+    if first in WORDS_COMMANDS and rest[0] == first:
+        with collector_paused(freeze_after=True):  # its modules load (packscope.inspector.entry)
+            run = importlib.import_module(COMMANDS[first]).run
+        return run_guarded(run, Words(first, rest[1:]))
+    with collector_paused(freeze_after=True):
+        parser = build_parser([first])
     args = parser.parse_args(rest)
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
     return run_guarded(args.func, args)
+
+
+class Words:
+    """A words command's arguments without the parser: what the parser would
+    give (``words``, and ``parser`` for the command's --help, built only when
+    asked for).  argparse and the imports of its help formatter are ~8 ms of
+    a one-shot command's start-up."""
+
+    def __init__(self, command: str, words: list[str]) -> None:
+        self.command = command
+        self.words = words
+
+    @property
+    def parser(self) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = build_parser([self.command]).parse_args([self.command]).parser
+        return parser
 
 
 def split_chdir(argv: list[str]) -> tuple[list[str], list[str]]:
@@ -135,6 +165,8 @@ def report_error(e: PackscopeError) -> None:
 
 
 def _open_ui(argv: list[str]) -> int:
+    import argparse
+
     parser = argparse.ArgumentParser(prog="packscope", description="Open the packscope UI on a repository.")
     parser.add_argument(
         "path", nargs="?", default=None, help="repository (default: discovered from the current directory)"

@@ -87,10 +87,44 @@ def loaded_modules(repo, args) -> tuple[bytes, list[str]]:
 
 
 @pytest.mark.parametrize("args", [["log", "--all", "--format=%H"], ["log", "-n2"]])
-def test_one_shot_log_loads_no_ui_and_no_trace_events(packed, args):
+def test_one_shot_log_loads_no_ui_no_trace_events_and_no_argument_parser(packed, args):
+    # log reads its own words (cli.WORDS_COMMANDS): argparse, and the shutil
+    # and locale its help formatter loads, are ~8 ms of its start-up
     out, modules = loaded_modules(packed, args)
     assert out == git(*args, cwd=packed)
     assert [m for m in modules if m.startswith(UI_AND_EVENTS)] == []
+    assert [m for m in modules if m in ("argparse", "shutil", "locale")] == []
+
+
+def test_log_help_builds_the_parser_when_asked(packed):
+    out, modules = loaded_modules(packed, ["log", "--help"])
+    assert out.startswith(b"usage: packscope log [REV")
+    assert "argparse" in modules
+
+
+ENTRY_PROBE = """
+import gc, json, sys
+from packscope.inspector import entry
+sys.argv = ["packscope", *sys.argv[1:]]
+code = entry.main()
+sys.stdout.flush()
+print(json.dumps({"code": code, "collector": gc.isenabled(), "frozen": gc.get_freeze_count()}), file=sys.stderr)
+"""
+
+
+def test_the_entry_point_loads_the_cli_with_the_collector_paused(packed):
+    # the console script's entry: the CLI runs, the collector is on again
+    # after the modules loaded, and what they made is out of its sight
+    p = subprocess.run(
+        [sys.executable, "-c", ENTRY_PROBE, "--version"],  # (no parser: its loading is paused too)
+        capture_output=True,
+        env=git_env(),
+        check=True,
+    )
+    assert p.stdout.startswith(b"packscope ")
+    report = json.loads(p.stderr.decode().strip().splitlines()[-1])
+    assert report["code"] == 0 and report["collector"] is True
+    assert report["frozen"] > 10_000
 
 
 def test_a_traced_lookup_loads_the_trace_events(packed):

@@ -25,7 +25,6 @@ first commits appear at once on any history.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -50,6 +49,8 @@ class UsageError(Exception):
 
 
 def register(sub) -> None:
+    import argparse  # (only here: `packscope log …` runs without the parser, packscope.inspector.cli.Words)
+
     # git's arguments interleave revisions and options in an order that
     # matters, and `--` splits off paths: argparse keeps neither, so the
     # words are read here (prefix_chars that never occur: nothing is an option).
