@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from packscope.core.history import plain_walk
+from packscope.core.history.commit_reader import CommitHeaderReader
 from packscope.core.history.graph_walk import WalkSource
 from packscope.core.history.rev_args import ALL, walk_starts
 from packscope.core.history.walk import walk
@@ -188,10 +189,21 @@ def test_a_traced_walk_never_takes_the_compiled_loop(packed_repo, monkeypatch):
     tracer = Tracer()
     events: list[object] = []
     tracer.subscribe(events.append)
+    asks = 0
+    walk_packs = CommitHeaderReader.walk_packs
+
+    def counted(reader):
+        nonlocal asks
+        asks += 1
+        return walk_packs(reader)
+
+    monkeypatch.setattr(CommitHeaderReader, "walk_packs", counted)
     ids, calls = walked_ids(packed_repo, monkeypatch, compiled=True, tracer=tracer)
     assert ids == rev_list(packed_repo)
     assert calls.chunks == 0 and calls.tips == 0
     assert len(events) > len(ids)  # every commit's lookup shows
+    # the reader is asked again after a batch of commits, not at each one
+    assert 2 <= asks <= 2 + len(ids) // 16
 
 
 def test_a_repository_copy_with_loose_commits_walks_alike(packed_repo, tmp_path, monkeypatch):

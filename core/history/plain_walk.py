@@ -153,21 +153,26 @@ class PlainWalk:
         walk_c = _walk_plain
         compiled = getattr(info, "walk_packs", None) if walk_c is not None else None
         batch = 16
+        python_steps = 0  # commits this loop takes before the reader is asked again
         while queue:
-            packs = compiled() if compiled is not None else None
-            if packs is not None and walk_c is not None:
-                tables, hexsz, prefix = packs
-                done = walk_c(
-                    queue, seen, counter, tables, self.read_facts, first_parent, WalkedCommit, hexsz, prefix, batch
-                )
-                if done is not None:
-                    walked, counter, error = done
-                    yield from walked
-                    if error is not None:
-                        raise error
-                    batch = min(2 * batch, 1024)
-                    continue
-                compiled = None  # a queue it does not take: this loop from here on
+            if python_steps == 0 and compiled is not None and walk_c is not None:
+                packs = compiled()
+                if packs is not None:
+                    tables, hexsz, prefix = packs
+                    done = walk_c(
+                        queue, seen, counter, tables, self.read_facts, first_parent, WalkedCommit, hexsz, prefix, batch
+                    )
+                    if done is not None:
+                        walked, counter, error = done
+                        yield from walked
+                        if error is not None:
+                            raise error
+                        batch = min(2 * batch, 1024)
+                        continue
+                    compiled = None  # a queue it does not take: this loop from here on
+                # (traced, or packs it cannot map): asking costs a pass over the packs
+                python_steps = batch
+            python_steps = max(python_steps - 1, 0)
             date, _, oid, tree, parents = heappop(queue)
             for p in parents:
                 if p not in seen:
