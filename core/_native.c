@@ -24,6 +24,7 @@
 #include "native_c/pack_read.c"
 #include "native_c/object_read.c"
 #include "native_c/commit_walk.c"
+#include "native_c/graph_read.c"
 #include "native_c/plain_walk.c"
 
 static PyMethodDef native_methods[] = {
@@ -73,10 +74,11 @@ static PyMethodDef native_methods[] = {
     {"commit_lookup", (PyCFunction)(void (*)(void))native_commit_lookup, METH_FASTCALL,
      "commit_lookup(table, pack, oid, hexsz, prefix) -> (tree, parents, time) of a plain commit entry, False if absent, or None."},
     {"walk_plain", (PyCFunction)(void (*)(void))native_walk_plain, METH_FASTCALL,
-     "walk_plain(queue, seen, counter, packs, fallback, first_parent, walked_type, hexsz, prefix, limit) -> "
-     "(walked, counter, error): up to limit commits of the plain default-order walk, or None."},
+     "walk_plain(queue, seen, counter, packs, graph, fallback, first_parent, walked_type, hexsz, prefix, limit) -> "
+     "(walked, counter, error, graph answers): up to limit commits of the plain default-order walk, or None."},
     {"commit_facts_many", (PyCFunction)(void (*)(void))native_commit_facts_many, METH_FASTCALL,
-     "commit_facts_many(packs, oids, hexsz, prefix) -> [(tree, parents, time) or None, ...] as walk_plain reads."},
+     "commit_facts_many(packs, graph, oids, hexsz, prefix) -> ([(tree, parents, time) or None, ...], graph "
+     "answers) as walk_plain reads."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -19,7 +19,7 @@ from packscope.core.repo.session import open_session
 from packscope.core.trace import Tracer
 from tests.cli import packscope_in
 from tests.delta_paths import NOT_BUILT, _native
-from tests.repos import copy_repo, git, git_text, hash_literally, init_bare
+from tests.repos import copy_repo, git, git_text, hash_literally, import_history, init_bare
 
 pytestmark = NOT_BUILT
 
@@ -40,15 +40,19 @@ class Calls:
             return _native.walk_plain(*args)
 
         def facts_many(*args):
-            self.tips += len(args[1])
+            self.tips += len(args[2])  # (packs, graph, oids, hexsz, prefix)
             return _native.commit_facts_many(*args)
 
         monkeypatch.setattr(plain_walk, "_walk_plain", walk_plain)
         monkeypatch.setattr(plain_walk, "_facts_many", facts_many)
 
 
-def walked_ids(repo, monkeypatch, *, compiled: bool, first_parent: bool = False, tracer=None):
-    """``log --all``'s commits through core (the log command's calls), one path."""
+def walked_ids(
+    repo, monkeypatch, *, compiled: bool, first_parent: bool = False, tracer=None, graph_reads=None, records=None
+):
+    """``log --all``'s commits through core (the log command's calls), one
+    path; ``graph_reads`` (a list) gets how many the commit-graph answered,
+    ``records`` (a list) the walked commits themselves."""
     calls = Calls(monkeypatch, compiled=compiled)
     session = open_session(str(repo), tracer=tracer)
     try:
@@ -56,7 +60,12 @@ def walked_ids(repo, monkeypatch, *, compiled: bool, first_parent: bool = False,
         source = WalkSource.open(session.repo, session.store, refs=session.refs)
         try:
             commits = walk(source.objects, starts, first_parent=first_parent, **source.walk_options(None))
-            return [c.oid.hex() for c in commits], calls
+            walked = list(commits)
+            if graph_reads is not None:
+                graph_reads.append(source.graph_commits)
+            if records is not None:
+                records.append(walked)  # with trees, parents and times: what the loops read, not only the order
+            return [c.oid.hex() for c in walked], calls
         finally:
             source.close()
     finally:
@@ -86,9 +95,11 @@ def rev_list(repo, *args) -> list[str]:
 def test_the_compiled_loop_walks_as_the_python_loop_and_git(request, fixture, first_parent, monkeypatch):
     repo = request.getfixturevalue(fixture)
     expected = rev_list(repo, *(["--first-parent"] if first_parent else []))
-    compiled, calls = walked_ids(repo, monkeypatch, compiled=True, first_parent=first_parent)
-    python, _ = walked_ids(repo, monkeypatch, compiled=False, first_parent=first_parent)
+    records: list[list] = []
+    compiled, calls = walked_ids(repo, monkeypatch, compiled=True, first_parent=first_parent, records=records)
+    python, _ = walked_ids(repo, monkeypatch, compiled=False, first_parent=first_parent, records=records)
     assert compiled == python == expected
+    assert records[0] == records[1]  # trees, parents and times alike
     assert calls.chunks > 0  # the compiled loop ran (the Python loop is the stand-in otherwise)
 
 
@@ -219,3 +230,63 @@ def test_a_repository_copy_with_loose_commits_walks_alike(packed_repo, tmp_path,
     python, _ = walked_ids(repo, monkeypatch, compiled=False)
     assert compiled == python == rev_list(repo)
     assert calls.chunks >= 5
+
+
+@pytest.fixture(scope="module")
+def generation_v1_graph_repo(tmp_path_factory):
+    """A one-file commit-graph without corrected dates (no GDA2)."""
+    repo = init_bare(tmp_path_factory.mktemp("v1") / "v1-graph.git")
+    import_history(repo, 40, seed=21)
+    git("-c", "commitGraph.generationVersion=1", "commit-graph", "write", "--reachable", cwd=repo)
+    return repo
+
+
+@pytest.mark.parametrize(
+    "fixture, layers",
+    [
+        ("graph_repo", 1),  # octopus merges (EDGE), an offset in GDO2, a 34-bit time
+        ("graph_sha256_repo", 1),
+        ("generation_v1_graph_repo", 1),
+        ("split_graph_repo", 3),
+        ("mixed_generation_repo", 2),
+    ],
+)
+@pytest.mark.parametrize("first_parent", [False, True])
+def test_the_compiled_loop_reads_a_commit_graph_as_the_python_loop(request, fixture, layers, first_parent, monkeypatch):
+    repo = request.getfixturevalue(fixture)
+    expected = rev_list(repo, *(["--first-parent"] if first_parent else []))
+    compiled_reads: list[int] = []
+    python_reads: list[int] = []
+    records: list[list] = []
+    compiled, calls = walked_ids(
+        repo, monkeypatch, compiled=True, first_parent=first_parent, graph_reads=compiled_reads, records=records
+    )
+    python, _ = walked_ids(
+        repo, monkeypatch, compiled=False, first_parent=first_parent, graph_reads=python_reads, records=records
+    )
+    assert compiled == python == expected
+    assert records[0] == records[1]  # trees, parents (an octopus's all) and times alike
+    assert compiled_reads == python_reads and python_reads[0] > 0  # the graph answered, as often on both
+    # one layer: the compiled loop reads it; a chain of layers is left to the Python loop
+    assert (calls.chunks > 0) == (layers == 1)
+
+
+def test_a_damaged_graph_is_dropped_alike_by_both_loops(graph_repo, tmp_path):
+    # a parent position past the graph: the compiled loop doubts, the
+    # reference drops the graph with a warning and reads the packs
+    repo = copy_repo(graph_repo, tmp_path / "bad-graph.git")
+    path = repo / "objects" / "info" / "commit-graph"
+    data = bytearray(path.read_bytes())
+    table = {
+        bytes(data[8 + 12 * k : 12 + 12 * k]): int.from_bytes(data[12 + 12 * k : 20 + 12 * k], "big")
+        for k in range(data[6])
+    }
+    cdat = table[b"CDAT"]
+    data[cdat + 20 : cdat + 24] = (0x0FFFFFFF).to_bytes(4, "big")  # the first commit's first parent
+    path.chmod(0o644)
+    path.write_bytes(bytes(data))
+    compiled = packscope_in(repo, "log", "--all", "--format=%H")
+    python = packscope_in(repo, "log", "--all", "--format=%H", env={"PACKSCOPE_PURE": "1"})
+    assert compiled.stdout == python.stdout == git("-c", "core.commitGraph=false", "rev-list", "--all", cwd=repo)
+    assert compiled.stderr == python.stderr
+    assert b"commit-graph not used" in compiled.stderr

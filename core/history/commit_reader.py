@@ -90,6 +90,8 @@ WALK_MAPS_PACKS = 64
 WalkPack = tuple[
     tuple[mmap.mmap, int, int, int, int, int, bool], mmap.mmap, Callable[[int, bytes], CommitHeader | None]
 ]
+# What the compiled walk loop reads with: (packs, hexsz, prefix, a commit-graph layer's walk_table or None).
+WalkTables = tuple[list[WalkPack], int, int, tuple[mmap.mmap, int, int, int, int, int, int, bool] | None]
 
 
 def prefix_size(hexsz: int) -> int:
@@ -158,10 +160,10 @@ class CommitHeaderReader:
         self._rescans = self._counters.rescans if self._counters is not None else 0
         return packs
 
-    def walk_packs(self) -> tuple[list[WalkPack], int, int] | None:
+    def walk_packs(self) -> WalkTables | None:
         """What the compiled walk loop (core/native_c/plain_walk.c) reads with
         in place of calls to this reader: ``([(table, pack map, delta reader),
-        ...] in this reader's order, hexsz, prefix)``, answering as
+        ...] in this reader's order, hexsz, prefix, None)``, answering as
         :meth:`__call__`'s compiled lines and :meth:`_unusual` do (the delta
         reader says None where __call__ would not answer, which then does);
         None when those lines would not all run (a tracer listening, a pack
@@ -192,7 +194,7 @@ class CommitHeaderReader:
             if reader is None:
                 reader = p.delta_reader = self._delta_reader(p.handle.pack)
             tables.append((table, pack_map, reader))
-        return tables, self._hexsz, self._prefix
+        return tables, self._hexsz, self._prefix, None
 
     def _delta_reader(self, pack: Pack) -> Callable[[int, bytes], CommitHeader | None]:
         fmt = self.fmt

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TypedDict
 
 from packscope.core.errors import BadCommitGraphError, PackscopeError
-from packscope.core.history.commit_reader import CommitHeaderReader, CommitReader
+from packscope.core.history.commit_reader import CommitHeaderReader, CommitReader, WalkTables
 
 if TYPE_CHECKING:
     from packscope.core.history.bloom import BloomFilter, BloomSettings
@@ -152,7 +152,7 @@ class WalkSource:
         hook for ``paths``, generation_numbers)."""
         # Without a graph the packs' reader is the hook itself (one call less per commit).
         return {
-            "commit_info": self.commit_info if self.graph is not None else self.reader,
+            "commit_info": GraphCommitInfo(self) if self.graph is not None else self.reader,
             "first_parent_unchanged": self.first_parent_unchanged(paths) if paths else None,
             "generation_numbers": self.generation_numbers,
         }
@@ -245,6 +245,38 @@ class WalkSource:
             return not any(all(f.contains_hashes(h) for h in path_keys) for path_keys in per_path)
 
         return unchanged
+
+
+class GraphCommitInfo:
+    """The walk's ``commit_info`` while a commit-graph answers: the source's
+    :meth:`WalkSource.commit_info`, and what the compiled walk loop
+    (core/native_c/plain_walk.c) reads with in its place: the packs' reader's
+    tables and the graph's one layer (graph_read.c answers as ``_at`` does,
+    and leaves to it what it doubts)."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, source: WalkSource) -> None:
+        self.source = source
+
+    def __call__(self, oid: bytes) -> CommitFacts | None:
+        return self.source.commit_info(oid)
+
+    def walk_packs(self) -> WalkTables | None:
+        source = self.source
+        reader_packs = getattr(source.reader, "walk_packs", None)  # (not when history is rewritten)
+        packs: WalkTables | None = reader_packs() if reader_packs is not None else None
+        graph, layer = source.graph, source._single
+        if packs is None or graph is None:
+            return packs  # (a graph dropped on damage: the packs answer alone, as commit_info does)
+        if layer is None:
+            return None  # a chain of layers: the Python loop
+        tables, hexsz, prefix, _ = packs
+        return tables, hexsz, prefix, layer.walk_table(graph.uses_corrected_dates)
+
+    def count_graph_answers(self, n: int) -> None:
+        """The compiled loop's answers from the graph, in ``graph_commits``."""
+        self.source.graph_commits += n
 
 
 def _generations_enabled(graph: CommitGraph) -> bool:

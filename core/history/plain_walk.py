@@ -22,11 +22,11 @@ if TYPE_CHECKING:
     from packscope.core.oid import ObjectFormat
 
 # The compiled form of stream_plain's loop (core/native_c/plain_walk.c); getattr: an older build lacks it.
-_walk_plain: Callable[..., tuple[list[WalkedCommit], int, BaseException | None] | None] | None = getattr(
+_walk_plain: Callable[..., tuple[list[WalkedCommit], int, BaseException | None, int] | None] | None = getattr(
     native, "walk_plain", None
 )
 
-_facts_many: Callable[..., list[CommitFacts | None]] | None = getattr(native, "commit_facts_many", None)
+_facts_many: Callable[..., tuple[list[CommitFacts | None], int]] | None = getattr(native, "commit_facts_many", None)
 
 # A commit waiting in stream_plain's queue: (-date, insertion number, id, tree, parents).
 _Entry = tuple[int, int, bytes, bytes, tuple[bytes, ...]]
@@ -80,11 +80,18 @@ class PlainWalk:
         packs = walk_packs() if walk_packs is not None else None
         if packs is None or _facts_many is None:
             return
-        tables, hexsz, prefix = packs
+        tables, hexsz, prefix, graph = packs
         oids = list(dict.fromkeys(oid for oid, _ in tips))
-        for oid, got in zip(oids, _facts_many(tables, oids, hexsz, prefix), strict=True):
+        found, graph_answers = _facts_many(tables, graph, oids, hexsz, prefix)
+        for oid, got in zip(oids, found, strict=True):
             if got is not None:
                 self._keep(oid, got, facts)
+        self._count_graph_answers(graph_answers)
+
+    def _count_graph_answers(self, n: int) -> None:
+        count = getattr(self.commit_info, "count_graph_answers", None) if n else None
+        if count is not None:  # (only a graph's hook passes a graph)
+            count(n)
 
     def _keep(self, oid: bytes, got: CommitFacts, facts: dict[bytes, _Entry]) -> None:
         parents = got[1]
@@ -158,12 +165,23 @@ class PlainWalk:
             if python_steps == 0 and compiled is not None and walk_c is not None:
                 packs = compiled()
                 if packs is not None:
-                    tables, hexsz, prefix = packs
+                    tables, hexsz, prefix, graph = packs
                     done = walk_c(
-                        queue, seen, counter, tables, self.read_facts, first_parent, WalkedCommit, hexsz, prefix, batch
+                        queue,
+                        seen,
+                        counter,
+                        tables,
+                        graph,
+                        self.read_facts,
+                        first_parent,
+                        WalkedCommit,
+                        hexsz,
+                        prefix,
+                        batch,
                     )
                     if done is not None:
-                        walked, counter, error = done
+                        walked, counter, error, graph_answers = done
+                        self._count_graph_answers(graph_answers)
                         yield from walked
                         if error is not None:
                             raise error

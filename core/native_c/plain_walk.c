@@ -2,12 +2,13 @@
  * (which includes Python.h, commit_walk.c, then this file).  The plain default-order walk's loop
  * (walk_plain); the reference is PlainWalk.stream_plain's Python loop (core/history/plain_walk.py).
  *
- *   walk_plain(queue, seen, counter, packs, fallback, first_parent, walked_type, hexsz, prefix, limit)
- *       -> (walked, counter, error), or None
+ *   walk_plain(queue, seen, counter, packs, graph, fallback, first_parent, walked_type, hexsz, prefix, limit)
+ *       -> (walked, counter, error, graph answers), or None
  *
  *   queue: a heap (a list, as heapq keeps it) of (-date, number, id, tree, parents) tuples; seen:
  *   the set of ids met.  Up to `limit` commits are popped in the reference's order.  Each parent
- *   not in seen is added to it, read, and queued with the next number: read by commit_lookup
+ *   not in seen is added to it, read, and queued with the next number: read from graph when it is
+ *   one (graph_read.c; a commit it lacks is looked for in the packs), else by commit_lookup
  *   through packs ([(table, pack map, delta reader), ...], the commit reader's packs in its order;
  *   an entry stored as a delta is read by delta_reader(offset, id) -> facts or None), or, when
  *   they do not answer, by fallback(id) -> (tree, parents, date, ...), which is the reference's
@@ -19,7 +20,7 @@
  *   exception fallback raised (the commit whose parent it was is not in walked), else None.
  *   None for a queue or type this loop does not know; the caller then takes its Python loop.
  *
- *   commit_facts_many(packs, oids, hexsz, prefix) -> [facts or None, ...]
+ *   commit_facts_many(packs, graph, oids, hexsz, prefix) -> ([facts or None, ...], graph answers)
  *       Each id as walk_plain reads a parent before its fallback: the facts the packs give, or None
  *       (the caller's own read answers it).  For the tips of a walk, read in one call. */
 
@@ -183,6 +184,39 @@ walk_packed_facts(PyObject *self, PyObject *packs, PyObject *oid, PyObject *hexs
     Py_RETURN_NONE; /* in no pack: loose, or new (the reference rescans) */
 }
 
+/* A commit's facts as the loop reads them: from the graph when g is one
+ * (counting its answers), else (or when it lacks the id) from the packs;
+ * a new reference, Py_None when neither answers, or NULL. */
+static PyObject *
+walk_read(PyObject *self, PyObject *packs, const graph_table *g, PyObject *oid, PyObject *hexsz, PyObject *prefix,
+          long long *graph_answers)
+{
+    if (g != NULL) {
+        PyObject *facts = graph_facts(g, oid);
+        if (facts != Py_False) {
+            if (facts != NULL && facts != Py_None)
+                (*graph_answers)++;
+            return facts;
+        }
+        Py_DECREF(facts);
+    }
+    return walk_packed_facts(self, packs, oid, hexsz, prefix);
+}
+
+/* g filled from graph (None: no graph): 1 when filled, 0 when None, -1 when graph is not one. */
+static int
+walk_graph_open(graph_table *g, PyObject *graph, PyObject *hexsz)
+{
+    if (graph == Py_None)
+        return 0;
+    Py_ssize_t hex_digits = PyLong_AsSsize_t(hexsz);
+    if (hex_digits == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return -1;
+    }
+    return graph_open(g, graph, hex_digits / 2) < 0 ? -1 : 1;
+}
+
 /* 1 if packs is a list of (table, pack map, delta reader), else 0. */
 static int
 walk_packs_ok(PyObject *packs)
@@ -200,29 +234,35 @@ walk_packs_ok(PyObject *packs)
 static PyObject *
 native_walk_plain(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 10) {
-        PyErr_SetString(PyExc_TypeError, "walk_plain(queue, seen, counter, packs, fallback, first_parent, "
+    if (nargs != 11) {
+        PyErr_SetString(PyExc_TypeError, "walk_plain(queue, seen, counter, packs, graph, fallback, first_parent, "
                                          "walked_type, hexsz, prefix, limit)");
         return NULL;
     }
-    PyObject *queue = args[0], *seen = args[1], *packs = args[3], *fallback = args[4];
-    PyTypeObject *walked_type = (PyTypeObject *)args[6];
-    PyObject *hexsz = args[7], *prefix = args[8];
+    PyObject *queue = args[0], *seen = args[1], *packs = args[3], *fallback = args[5];
+    PyTypeObject *walked_type = (PyTypeObject *)args[7];
+    PyObject *hexsz = args[8], *prefix = args[9];
     long long counter = PyLong_AsLongLong(args[2]);
-    Py_ssize_t limit = PyLong_AsSsize_t(args[9]);
-    int first_parent = PyObject_IsTrue(args[5]);
+    Py_ssize_t limit = PyLong_AsSsize_t(args[10]);
+    int first_parent = PyObject_IsTrue(args[6]);
     if (PyErr_Occurred())
         return NULL;
-    if (!PyList_CheckExact(queue) || !PySet_Check(seen) || !walk_packs_ok(packs) || !PyType_Check(args[6]) ||
+    if (!PyList_CheckExact(queue) || !PySet_Check(seen) || !walk_packs_ok(packs) || !PyType_Check(args[7]) ||
         !PyType_IsSubtype(walked_type, &PyTuple_Type) || walked_type->tp_basicsize != PyTuple_Type.tp_basicsize ||
         walked_type->tp_itemsize != PyTuple_Type.tp_itemsize)
         Py_RETURN_NONE;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(queue); k++)
         if (!walk_entry_ok(PyList_GET_ITEM(queue, k)))
             Py_RETURN_NONE;
+    graph_table graph_view;
+    int has_graph = walk_graph_open(&graph_view, args[4], hexsz);
+    if (has_graph < 0)
+        Py_RETURN_NONE;
+    const graph_table *g = has_graph ? &graph_view : NULL;
+    long long graph_answers = 0;
     PyObject *walked = PyList_New(0);
     if (walked == NULL)
-        return NULL;
+        goto fail;
     PyObject *error = NULL;
     while (PyList_GET_SIZE(queue) > 0 && PyList_GET_SIZE(walked) < limit) {
         PyObject *entry = walk_heap_pop(queue);
@@ -236,7 +276,7 @@ native_walk_plain(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             if (met < 0 || (!met && PySet_Add(seen, p) < 0))
                 goto fail_entry;
             if (!met) {
-                PyObject *facts = walk_packed_facts(self, packs, p, hexsz, prefix);
+                PyObject *facts = walk_read(self, packs, g, p, hexsz, prefix, &graph_answers);
                 if (facts == Py_None) {
                     Py_DECREF(facts);
                     called_back = 1;
@@ -282,35 +322,50 @@ native_walk_plain(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         goto fail;
     }
 done:
-    return Py_BuildValue("(NLN)", walked, counter, error != NULL ? error : Py_NewRef(Py_None));
+    if (g != NULL)
+        graph_close(&graph_view);
+    return Py_BuildValue("(NLNL)", walked, counter, error != NULL ? error : Py_NewRef(Py_None), graph_answers);
 fail:
-    Py_DECREF(walked);
+    if (g != NULL)
+        graph_close(&graph_view);
+    Py_XDECREF(walked);
     return NULL;
 }
 
 static PyObject *
 native_commit_facts_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "commit_facts_many(packs, oids, hexsz, prefix)");
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "commit_facts_many(packs, graph, oids, hexsz, prefix)");
         return NULL;
     }
-    PyObject *packs = args[0], *oids = args[1];
+    PyObject *packs = args[0], *oids = args[2];
     if (!walk_packs_ok(packs) || !PyList_CheckExact(oids)) {
         PyErr_SetString(PyExc_TypeError, "commit_facts_many: packs [(table, pack map, delta reader), ...], oids a list");
         return NULL;
     }
+    graph_table graph_view;
+    int has_graph = walk_graph_open(&graph_view, args[1], args[3]);
+    if (has_graph < 0) {
+        PyErr_SetString(PyExc_TypeError, "commit_facts_many: graph is None or GraphLayer.walk_table()");
+        return NULL;
+    }
+    const graph_table *g = has_graph ? &graph_view : NULL;
+    long long graph_answers = 0;
     Py_ssize_t n = PyList_GET_SIZE(oids);
     PyObject *out = PyList_New(n);
     if (out == NULL)
-        return NULL;
+        goto done;
     for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *facts = walk_packed_facts(self, packs, PyList_GET_ITEM(oids, k), args[2], args[3]);
+        PyObject *facts = walk_read(self, packs, g, PyList_GET_ITEM(oids, k), args[3], args[4], &graph_answers);
         if (facts == NULL) {
-            Py_DECREF(out);
-            return NULL;
+            Py_CLEAR(out);
+            goto done;
         }
         PyList_SET_ITEM(out, k, facts);
     }
-    return out;
+done:
+    if (g != NULL)
+        graph_close(&graph_view);
+    return out == NULL ? NULL : Py_BuildValue("(NL)", out, graph_answers);
 }
