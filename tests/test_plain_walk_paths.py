@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from packscope.core.errors import PackscopeError
 from packscope.core.history import plain_walk
 from packscope.core.history.commit_reader import CommitHeaderReader
 from packscope.core.history.graph_walk import WalkSource
@@ -290,3 +291,49 @@ def test_a_damaged_graph_is_dropped_alike_by_both_loops(graph_repo, tmp_path):
     assert compiled.stdout == python.stdout == git("-c", "core.commitGraph=false", "rev-list", "--all", cwd=repo)
     assert compiled.stderr == python.stderr
     assert b"commit-graph not used" in compiled.stderr
+
+
+def test_mutated_commit_graphs_walk_alike_on_both_loops(graph_repo, tmp_path, monkeypatch):
+    # The compiled graph read answers only where the reference would answer
+    # the same, whatever the graph's bytes: flipped bytes and boundary values
+    # in the ids, the commit data and the generation offsets; both loops give
+    # the same records, or the same error.
+    import random
+
+    repo = copy_repo(graph_repo, tmp_path / "fuzzed.git")
+    path = repo / "objects" / "info" / "commit-graph"
+    original = path.read_bytes()
+    table = {
+        bytes(original[8 + 12 * k : 12 + 12 * k]): int.from_bytes(original[12 + 12 * k : 20 + 12 * k], "big")
+        for k in range(original[6] + 1)
+    }
+    starts = sorted(table.values())
+    regions = [(table[c], starts[starts.index(table[c]) + 1]) for c in (b"OIDL", b"CDAT", b"GDA2")]
+    rnd = random.Random(2026)
+    path.chmod(0o644)
+    unmutated: list[list] = []
+    walked_ids(repo, monkeypatch, compiled=False, records=unmutated)
+    changed = 0
+    for case in range(60):
+        data = bytearray(original)
+        lo, hi = regions[case % 3]
+        for _ in range(1 + case % 4):
+            at = rnd.randrange(lo, hi - 4)
+            if rnd.random() < 0.5:
+                data[at] ^= 1 << rnd.randrange(8)
+            else:
+                data[at : at + 4] = rnd.choice([0, 1, 0x7FFFFFFF, 0x70000000, 0x80000000, 0xFFFFFFFF]).to_bytes(
+                    4, "big"
+                )
+        path.write_bytes(bytes(data))
+        results = []
+        for compiled in (True, False):
+            records: list[list] = []
+            try:
+                walked_ids(repo, monkeypatch, compiled=compiled, records=records)
+                results.append(("ok", records[0]))
+            except PackscopeError as e:
+                results.append(("error", type(e).__name__, str(e)))
+        assert results[0] == results[1], f"case {case}"
+        changed += results[0] != ("ok", unmutated[0])
+    assert changed >= 20  # most mutations change what the walk answers

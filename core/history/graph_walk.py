@@ -272,7 +272,7 @@ class GraphCommitInfo:
         if layer is None:
             return None  # a chain of layers: the Python loop
         tables, hexsz, prefix, _ = packs
-        return tables, hexsz, prefix, layer.walk_table(graph.uses_corrected_dates)
+        return tables, hexsz, prefix, (*layer.walk_table(graph.uses_corrected_dates), source._pos)
 
     def count_graph_answers(self, n: int) -> None:
         """The compiled loop's answers from the graph, in ``graph_commits``."""

@@ -5,7 +5,9 @@
  * core/history/commit_graph.py.
  *
  *   graph: (map, fanout at, OIDL at, CDAT at, commits, GDA2 at or -1, GDO2 rows, corrected dates)
- *   as GraphLayer.walk_table gives it.  A commit's answer: (tree, parents, commit time) as the
+ *   as GraphLayer.walk_table gives it, then the walk source's position memo (a dict: the position
+ *   of each id met as a parent; the reference finds such a commit there, not by its id, and so
+ *   does this, even when the ids are out of order).  A commit's answer: (tree, parents, commit time) as the
  *   reference reads it, False when the graph lacks the id, or None (doubt) where the reference
  *   would read more than this does — an octopus merge's EDGE list, a parent position past the
  *   graph, a generation offset past GDO2 — so that it answers (or drops the graph) itself. */
@@ -20,13 +22,14 @@ typedef struct {
     long long fan_at, oidl_at, cdat_at, count, gda2_at, gdo2_rows;
     int corrected;
     Py_ssize_t rawsz;
+    PyObject *memo; /* borrowed: the spec holds it */
 } graph_table;
 
 /* 0 with g filled (release with graph_close), or -1 (no exception) when spec is not one. */
 static int
 graph_open(graph_table *g, PyObject *spec, Py_ssize_t rawsz)
 {
-    if (!PyTuple_CheckExact(spec) || PyTuple_GET_SIZE(spec) != 8)
+    if (!PyTuple_CheckExact(spec) || PyTuple_GET_SIZE(spec) != 9 || !PyDict_CheckExact(PyTuple_GET_ITEM(spec, 8)))
         return -1;
     long long v[6];
     for (int k = 0; k < 6; k++) {
@@ -51,6 +54,7 @@ graph_open(graph_table *g, PyObject *spec, Py_ssize_t rawsz)
     g->gdo2_rows = v[5];
     g->corrected = corrected;
     g->rawsz = rawsz;
+    g->memo = PyTuple_GET_ITEM(spec, 8);
     long long n = g->n;
     int fits = g->fan_at >= 0 && g->fan_at + 1024 <= n && g->count >= 0 && g->count < (1LL << 31) &&
                g->oidl_at >= 0 && g->oidl_at + g->count * rawsz <= n && g->cdat_at >= 0 &&
@@ -105,11 +109,24 @@ graph_facts(const graph_table *g, PyObject *oid_obj)
     Py_ssize_t rawsz;
     if (oid_bytes(oid_obj, &oid, &rawsz) < 0 || rawsz != g->rawsz)
         Py_RETURN_NONE;
-    long long i = graph_find(g, oid);
-    if (i == -1)
-        Py_RETURN_FALSE;
-    if (i < 0)
-        Py_RETURN_NONE;
+    long long i;
+    PyObject *known = PyDict_GetItemWithError(g->memo, oid_obj);
+    if (known != NULL) {
+        i = PyLong_AsLongLong(known);
+        if (i < 0 || i >= g->count) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+    }
+    else {
+        if (PyErr_Occurred())
+            return NULL;
+        i = graph_find(g, oid);
+        if (i == -1)
+            Py_RETURN_FALSE;
+        if (i < 0)
+            Py_RETURN_NONE;
+    }
     const uint8_t *row = g->m + g->cdat_at + i * (g->rawsz + 16);
     uint32_t p1 = be32_at(row + g->rawsz), p2 = be32_at(row + g->rawsz + 4);
     uint32_t word = be32_at(row + g->rawsz + 8), low = be32_at(row + g->rawsz + 12);
@@ -144,6 +161,11 @@ graph_facts(const graph_table *g, PyObject *oid_obj)
         if (p == NULL)
             goto done;
         PyTuple_SET_ITEM(parents, k, p);
+        PyObject *at = PyLong_FromLongLong(parent_pos[k]);
+        int bad = at == NULL || PyDict_SetItem(g->memo, p, at) < 0; /* the walk asks for the parents next */
+        Py_XDECREF(at);
+        if (bad)
+            goto done;
     }
     facts = PyTuple_Pack(3, tree, parents, time);
 done:
