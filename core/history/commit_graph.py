@@ -213,15 +213,14 @@ class GraphLayer(MappedFile):
         p1, p2, word, low = _CDAT_TAIL.unpack_from(m, at + rawsz)
         return bytes(m[at : at + rawsz]), p1, p2, word >> 2, ((word & 3) << 32) | low
 
-    def walk_table(self, corrected_dates: bool) -> tuple[mmap.mmap, int, int, int, int, int, int, bool]:
+    def walk_table(self) -> tuple[mmap.mmap, int, int, int, int, int, int]:
         """This layer as the compiled walk loop reads it (core/native_c/graph_read.c):
         mapping, the OIDF, OIDL and CDAT offsets, the commits, the GDA2
-        offset (-1: none) and GDO2's rows, and whether the graph's
-        generations are corrected dates (then the reference reads them)."""
+        offset (-1: none) and GDO2's rows."""
         gdo2_rows = self._gdo2.size // 8 if self._gdo2 is not None else 0
         gda2 = self._gda2 if self._gda2 is not None else -1
         oidf = self.chunks.require(b"OIDF").offset
-        return self.map, oidf, self._oidl, self._cdat, self.num_commits, gda2, gdo2_rows, corrected_dates
+        return self.map, oidf, self._oidl, self._cdat, self.num_commits, gda2, gdo2_rows
 
     def edge_list(self, start: int, i: int) -> list[int]:
         """Parent positions from EDGE starting at ``start`` (for local commit ``i``)."""

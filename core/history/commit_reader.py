@@ -90,11 +90,11 @@ WALK_MAPS_PACKS = 64
 WalkPack = tuple[
     tuple[mmap.mmap, int, int, int, int, int, bool], mmap.mmap, Callable[[int, bytes], CommitHeader | None]
 ]
-# What the compiled walk loop reads with: (packs, hexsz, prefix, a commit-graph layer's
-# walk_table and the walk source's position memo, or None).
-WalkTables = tuple[
-    list[WalkPack], int, int, tuple[mmap.mmap, int, int, int, int, int, int, bool, dict[bytes, int]] | None
-]
+# What the compiled walk loop reads with: (packs, hexsz, prefix, and a commit-graph or None:
+# its layers' walk_table, base first, whether its generations are corrected dates, and the
+# walk source's position memo).
+GraphLayerTable = tuple[mmap.mmap, int, int, int, int, int, int]
+WalkTables = tuple[list[WalkPack], int, int, tuple[tuple[GraphLayerTable, ...], bool, dict[bytes, int]] | None]
 
 
 def prefix_size(hexsz: int) -> int:

@@ -251,7 +251,7 @@ class GraphCommitInfo:
     """The walk's ``commit_info`` while a commit-graph answers: the source's
     :meth:`WalkSource.commit_info`, and what the compiled walk loop
     (core/native_c/plain_walk.c) reads with in its place: the packs' reader's
-    tables and the graph's one layer (graph_read.c answers as ``_at`` does,
+    tables and the graph's layers (graph_read.c answers as ``_at`` does,
     and leaves to it what it doubts)."""
 
     __slots__ = ("source",)
@@ -266,13 +266,12 @@ class GraphCommitInfo:
         source = self.source
         reader_packs = getattr(source.reader, "walk_packs", None)  # (not when history is rewritten)
         packs: WalkTables | None = reader_packs() if reader_packs is not None else None
-        graph, layer = source.graph, source._single
+        graph = source.graph
         if packs is None or graph is None:
             return packs  # (a graph dropped on damage: the packs answer alone, as commit_info does)
-        if layer is None:
-            return None  # a chain of layers: the Python loop
         tables, hexsz, prefix, _ = packs
-        return tables, hexsz, prefix, (*layer.walk_table(graph.uses_corrected_dates), source._pos)
+        layers = tuple(layer.walk_table() for layer in graph.layers)
+        return tables, hexsz, prefix, (layers, graph.uses_corrected_dates, source._pos)
 
     def count_graph_answers(self, n: int) -> None:
         """The compiled loop's answers from the graph, in ``graph_commits``."""
