@@ -66,6 +66,28 @@ def tree_entry(data: bytes, name: bytes, rawsz: int, /) -> tuple[bytes, bytes, b
 def commit_lookup(
     table: tuple[object, int, int, int, int, int, bool], pack: object, oid: bytes, hexsz: int, prefix: int, /
 ) -> tuple[bytes, tuple[bytes, ...], int] | bool | None: ...
+def walk_plain(
+    queue: list[tuple[int, int, bytes, bytes, tuple[bytes, ...]]],
+    seen: set[bytes],
+    counter: int,
+    packs: list[tuple[object, object, Callable[[int, bytes], tuple[bytes, tuple[bytes, ...], int] | None]]],
+    graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]] | None,
+    fallback: Callable[[bytes], tuple[object, ...]],
+    first_parent: bool,
+    walked_type: type[tuple[object, ...]],
+    hexsz: int,
+    prefix: int,
+    limit: int,
+    /,
+) -> tuple[list[tuple[bytes, bytes, tuple[bytes, ...], int]], int, BaseException | None, int] | None: ...
+def commit_facts_many(
+    packs: list[tuple[object, object, Callable[[int, bytes], tuple[bytes, tuple[bytes, ...], int] | None]]],
+    graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]] | None,
+    oids: list[bytes],
+    hexsz: int,
+    prefix: int,
+    /,
+) -> tuple[list[tuple[bytes, tuple[bytes, ...], int] | None], int]: ...
 
 class IdSet:
     def add(self, oid: bytes, /) -> None: ...
