@@ -368,6 +368,59 @@ done:
     return result;
 }
 
+/* What read_object and read_objects share: the pack's bytes, the limits
+ * and the cache's entries, read from their arguments. */
+typedef struct {
+    Py_buffer view;
+    const uint8_t *m;
+    Py_ssize_t n;
+    long long end, max_depth, max_size;
+    PyObject *max_obj, *cache, *entries, *name, *decompress, *inflate_big;
+} read_args;
+
+/* 1 with a filled (release with read_args_release), 0 when the answer is
+ * None (an argument out of range, a tracer listening, no bytes), or -1
+ * with an exception. */
+static int
+read_args_open(read_args *a, PyObject *pack, PyObject *end, PyObject *max_depth, PyObject *max_size, PyObject *cache,
+               PyObject *name, PyObject *decompress, PyObject *inflate_big)
+{
+    a->end = PyLong_AsLongLong(end);
+    a->max_depth = PyLong_AsLongLong(max_depth);
+    a->max_size = PyLong_AsLongLong(max_size);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    a->entries = unwatched_entries(cache);
+    if (a->entries == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    if (get_bytes(pack, &a->view, &a->m, &a->n) < 0) {
+        Py_DECREF(a->entries);
+        return 0;
+    }
+    a->max_obj = max_size;
+    a->cache = cache;
+    a->name = name;
+    a->decompress = decompress != Py_None ? decompress : NULL;
+    a->inflate_big = inflate_big != Py_None ? inflate_big : NULL;
+    return 1;
+}
+
+static void
+read_args_release(read_args *a)
+{
+    release_bytes(&a->view);
+    Py_DECREF(a->entries);
+}
+
+static PyObject *
+read_args_one(const read_args *a, long long offset, int keep)
+{
+    return read_one(a->m, a->n, offset, a->end, a->max_depth, a->max_size, a->max_obj, a->cache, a->entries, a->name,
+                    keep, a->decompress, a->inflate_big);
+}
+
 static PyObject *
 native_read_object(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -376,38 +429,20 @@ native_read_object(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                                          "keep, decompress, inflate_big)");
         return NULL;
     }
-    PyObject *cache = args[5], *name = args[6], *max_obj = args[4];
     int keep = PyObject_IsTrue(args[7]);
     if (keep < 0)
         return NULL;
-    PyObject *decompress = args[8] != Py_None ? args[8] : NULL;
-    PyObject *inflate_big = args[9] != Py_None ? args[9] : NULL;
     long long offset = PyLong_AsLongLong(args[1]);
-    long long end = PyLong_AsLongLong(args[2]);
-    long long max_depth = PyLong_AsLongLong(args[3]);
-    long long max_size = PyLong_AsLongLong(max_obj);
-    if (PyErr_Occurred()) {
+    if (offset == -1 && PyErr_Occurred()) {
         PyErr_Clear();
         Py_RETURN_NONE;
     }
-    PyObject *entries = unwatched_entries(cache);
-    if (entries == NULL) {
-        if (PyErr_Occurred())
-            return NULL;
-        Py_RETURN_NONE;
-    }
-    Py_buffer view;
-    const uint8_t *m;
-    Py_ssize_t n;
-    PyObject *result;
-    if (get_bytes(args[0], &view, &m, &n) < 0)
-        result = Py_NewRef(Py_None);
-    else {
-        result = read_one(m, n, offset, end, max_depth, max_size, max_obj, cache, entries, name, keep, decompress,
-                          inflate_big);
-        release_bytes(&view);
-    }
-    Py_DECREF(entries);
+    read_args a;
+    int ready = read_args_open(&a, args[0], args[2], args[3], args[4], args[5], args[6], args[8], args[9]);
+    if (ready <= 0)
+        return ready < 0 ? NULL : Py_NewRef(Py_None);
+    PyObject *result = read_args_one(&a, offset, keep);
+    read_args_release(&a);
     return result;
 }
 
@@ -427,29 +462,11 @@ native_read_objects(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                                          "name: str, decompress, inflate_big)");
         return NULL;
     }
-    PyObject *offsets = args[1], *cache = args[5], *name = args[6], *max_obj = args[4];
-    PyObject *decompress = args[7] != Py_None ? args[7] : NULL;
-    PyObject *inflate_big = args[8] != Py_None ? args[8] : NULL;
-    long long end = PyLong_AsLongLong(args[2]);
-    long long max_depth = PyLong_AsLongLong(args[3]);
-    long long max_size = PyLong_AsLongLong(max_obj);
-    if (PyErr_Occurred()) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    PyObject *entries = unwatched_entries(cache);
-    if (entries == NULL) {
-        if (PyErr_Occurred())
-            return NULL;
-        Py_RETURN_NONE;
-    }
-    Py_buffer view;
-    const uint8_t *m;
-    Py_ssize_t n;
-    if (get_bytes(args[0], &view, &m, &n) < 0) {
-        Py_DECREF(entries);
-        Py_RETURN_NONE;
-    }
+    PyObject *offsets = args[1];
+    read_args a;
+    int ready = read_args_open(&a, args[0], args[2], args[3], args[4], args[5], args[6], args[7], args[8]);
+    if (ready <= 0)
+        return ready < 0 ? NULL : Py_NewRef(Py_None);
     PyObject *results = PyList_New(0);
     for (Py_ssize_t i = 0; results != NULL && i < PyList_GET_SIZE(offsets); i++) {
         PyObject *item = PyList_GET_ITEM(offsets, i);
@@ -458,8 +475,7 @@ native_read_objects(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             PyErr_Clear();
             break; /* (read_at answers, or raises) */
         }
-        PyObject *got = read_one(m, n, offset, end, max_depth, max_size, max_obj, cache, entries, name, 0,
-                                 decompress, inflate_big);
+        PyObject *got = read_args_one(&a, offset, 0);
         if (got == NULL)
             Py_CLEAR(results);
         else if (got == Py_None) {
@@ -473,7 +489,6 @@ native_read_objects(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 Py_CLEAR(results);
         }
     }
-    release_bytes(&view);
-    Py_DECREF(entries);
+    read_args_release(&a);
     return results;
 }
