@@ -350,3 +350,20 @@ def test_without_textual_serve_it_says_how_to_install_it(served_repo):
     assert p.returncode == 2
     assert "pip install 'packscope[serve]'" in p.stderr
     assert p.stdout == ""
+
+
+def test_a_port_in_use_is_said_before_any_url(served_repo):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        p = subprocess.run(
+            [*SERVE, str(served_repo), "--port", str(port)],
+            capture_output=True,
+            text=True,
+            env=repos.git_env(),
+            timeout=60,
+        )
+    assert p.returncode == 2
+    assert f"cannot listen on 127.0.0.1 port {port}" in p.stderr
+    assert "http://" not in p.stdout + p.stderr

@@ -105,6 +105,21 @@ def url_for(host: str, port: int) -> str:
     return f"http://{bare}:{port}"
 
 
+def bind_error(host: str, port: int) -> OSError | None:
+    """Why the server could not listen on ``host:port`` (in use, no such
+    address), asked before it starts: textual-serve announces the URL before
+    it binds, and a URL followed by an error reads as if it half worked."""
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        for family, kind, proto, _, address in infos:
+            with socket.socket(family, kind, proto) as s:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as aiohttp listens
+                s.bind(address)
+    except OSError as e:
+        return e
+    return None
+
+
 def run(args) -> int:
     import importlib.util
 
@@ -124,6 +139,13 @@ def run(args) -> int:
     repo = Repository.discover() if args.path is None else Repository.open(args.path)
     from packscope.inspector.web_server import SessionServer
 
+    error = bind_error(args.host, args.port)
+    if error is not None:
+        print(
+            f"packscope serve: cannot listen on {args.host} port {args.port}: {error.strerror or error}",
+            file=sys.stderr,
+        )
+        return 2
     url = args.public_url or url_for(args.host, args.port)
     if not is_loopback(args.host):
         print(
