@@ -31,6 +31,7 @@ COMMANDS = {
     "demo": "packscope.inspector.commands.demo",
     "lookup": "packscope.inspector.commands.lookup",
     "lab": "packscope.inspector.commands.lab",
+    "serve": "packscope.inspector.commands.serve",
     "cat-file": "packscope.inspector.commands.cat_file",
     "info": "packscope.inspector.commands.info",
     "log": "packscope.inspector.commands.log",
