@@ -59,6 +59,29 @@ def size_text(n: int) -> str:
 BUDGET_TEXT = size_text(FILE_BUDGET_BYTES)
 
 
+class _Running:
+    """How many counts and diffs are computing now, in any thread: a view's
+    worker is cancelled at once when the view goes, but its thread runs
+    until its diff next checks — this says when it has actually stopped."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self._lock = threading.Lock()
+        self.count = 0
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self.count += 1
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self.count -= 1
+
+
+running = _Running()
+
+
 class OverBudget(Exception):
     """A count or diff ran past its time budget (internal: never leaves this module)."""
 
@@ -123,6 +146,11 @@ def count_lines(
     """Fill every ``ParentChanges.counts`` (numstat), first parent first;
     ``counted()`` now and then as counts arrive.  A file over the size
     budget, or whose count runs past the time budget, goes to ``skipped``."""
+    with running:
+        _count(core, parents, counted, cancelled)
+
+
+def _count(core, parents: list[ParentChanges], counted: Callable[[], None], cancelled: Callable[[], bool]) -> None:
     import time
 
     from packscope.core.errors import CancelledError
@@ -192,9 +220,10 @@ def patch_text(
         except ValueError:
             min_len = None
         abbrev = _LockedAbbrev(core, StoreAbbreviator(store, min_len))
-    return patch_lines(
-        _Locked(core, store), change, max_lines=max_lines, abbrev=abbrev, check=budget_check(cancelled, seconds)
-    )
+    with running:
+        return patch_lines(
+            _Locked(core, store), change, max_lines=max_lines, abbrev=abbrev, check=budget_check(cancelled, seconds)
+        )
 
 
 class _Locked:

@@ -224,7 +224,7 @@ def _middle(a: array, a0: int, a1: int, b: array, b0: int, b1: int, check: Check
         if steps > CHECK_EVERY:
             steps = 0
             check()
-        for k in range(lo, hi + 1, 2):
+        for k in range(hi, lo - 1, -2):  # high diagonals first, as xdiff does: ties go its way
             at = off + k
             x = vf[at]
             u = vf[at + 1]  # down from diagonal k + 1: an insertion
@@ -265,7 +265,7 @@ def _middle(a: array, a0: int, a1: int, b: array, b0: int, b1: int, check: Check
                 kf = delta - k
                 xf = vf[off + kf]
                 if xf >= 0 and xf >= n - x:
-                    return a0 + xf, b0 + xf - kf
+                    return a1 - x, b1 - y  # where the backward path's snake starts
     raise AssertionError("unreachable: the two searches meet by round (n + m + 1) // 2")
 
 
