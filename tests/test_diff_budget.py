@@ -96,18 +96,21 @@ def test_big_and_odd_files_patch_as_git_diff(odd_repo):
 
 
 def test_a_diff_stops_when_its_check_raises():
-    old = _long_text(30_000, 2)
-    new = b"".join(line + b"\n" for line in reversed(old.split(b"\n")[:-1]))
+    # Two unrelated texts over a few repeated lines: the search itself is
+    # long (numbering each side's 70 KB takes one check each, the rest is
+    # the search's).
+    words = [b"w%d\n" % i for i in range(40)]
+    old, new = (b"".join(random.Random(seed).choices(words, k=10_000)) for seed in (2, 3))
     calls = []
 
     def check() -> None:
         calls.append(1)
-        if len(calls) == 5:
+        if len(calls) == 8:
             raise CancelledError("stop")
 
     with pytest.raises(CancelledError):
         count_lines(old, new, check)
-    assert len(calls) == 5  # called while the work went on, and nothing after it raised
+    assert len(calls) == 8  # called while the search went on, and nothing after it raised
 
 
 def test_files_over_the_size_budget_are_skipped_with_the_reason(odd_repo, monkeypatch):

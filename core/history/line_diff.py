@@ -112,27 +112,35 @@ def intern_sides(old: bytes, new: bytes, *, keep_starts: bool = False, check: Ch
     return a, b
 
 
-def _common_head(a: Sequence[int], b: Sequence[int]) -> int:
-    n = min(len(a), len(b))
-    head = 0
+def _same_run(a: Sequence[int], i: int, b: Sequence[int], j: int, limit: int) -> int:
+    """How many lines a[i:] and b[j:] have equal at their start (at most
+    ``limit``): compared in blocks first, then line by line."""
+    k = 0
     step = 4096
-    while head + step <= n and a[head : head + step] == b[head : head + step]:
-        head += step
-    while head < n and a[head] == b[head]:
-        head += 1
-    return head
+    while k + step <= limit and a[i + k : i + k + step] == b[j + k : j + k + step]:
+        k += step
+    while k < limit and a[i + k] == b[j + k]:
+        k += 1
+    return k
+
+
+def _same_tail(a: Sequence[int], i: int, b: Sequence[int], j: int, limit: int) -> int:
+    """How many lines a[:i] and b[:j] have equal at their end (at most ``limit``)."""
+    k = 0
+    step = 4096
+    while k + step <= limit and a[i - k - step : i - k] == b[j - k - step : j - k]:
+        k += step
+    while k < limit and a[i - 1 - k] == b[j - 1 - k]:
+        k += 1
+    return k
+
+
+def _common_head(a: Sequence[int], b: Sequence[int]) -> int:
+    return _same_run(a, 0, b, 0, min(len(a), len(b)))
 
 
 def _common_tail(a: Sequence[int], b: Sequence[int], head: int) -> int:
-    n, m = len(a), len(b)
-    limit = min(n, m) - head
-    tail = 0
-    step = 4096
-    while tail + step <= limit and a[n - tail - step : n - tail] == b[m - tail - step : m - tail]:
-        tail += step
-    while tail < limit and a[n - 1 - tail] == b[m - 1 - tail]:
-        tail += 1
-    return tail
+    return _same_tail(a, len(a), b, len(b), min(len(a), len(b)) - head)
 
 
 def diff_flags(a: Sequence[int], b: Sequence[int], check: Check = _no_check) -> tuple[bytearray, bytearray]:
@@ -146,31 +154,31 @@ def diff_flags(a: Sequence[int], b: Sequence[int], check: Check = _no_check) -> 
     tail = _common_tail(a, b, head)
     a_end, b_end = n - tail, m - tail
     # Lines with no partner on the other side are changed whatever the script.
-    in_b = set(b[head:b_end])
-    in_a = set(a[head:a_end])
-    ra, ra_at = array("i"), array("i")
-    for i in range(head, a_end):
-        x = a[i]
-        if x in in_b:
-            ra.append(x)
-            ra_at.append(i)
-        else:
-            deleted[i] = 1
-    rb, rb_at = array("i"), array("i")
-    for j in range(head, b_end):
-        y = b[j]
-        if y in in_a:
-            rb.append(y)
-            rb_at.append(j)
-        else:
-            inserted[j] = 1
-    del in_a, in_b
+    ra, ra_at = _partnered(a, head, a_end, b[head:b_end], deleted)
+    check()
+    rb, rb_at = _partnered(b, head, b_end, a[head:a_end], inserted)
     check()
     _mark(ra, ra_at, rb, rb_at, deleted, inserted, check)
     del ra, ra_at, rb, rb_at
-    _compact(a, deleted, inserted)
-    _compact(b, inserted, deleted)
+    _compact(a, deleted, inserted, check)
+    _compact(b, inserted, deleted, check)
     return deleted, inserted
+
+
+_FLIP = bytes([1, 0]) + bytes(254)  # keep-mask -> changed flags
+
+
+def _partnered(a: Sequence[int], start: int, end: int, other: Sequence[int], changed: bytearray) -> tuple[array, array]:
+    """a[start:end]'s lines that occur in ``other`` and their positions;
+    the others are marked in ``changed``.  (C-speed passes: a set, a
+    comprehension, compress.)"""
+    from itertools import compress
+
+    present = set(other)
+    keep = bytes([x in present for x in a[start:end]])
+    del present
+    changed[start:end] = keep.translate(_FLIP)
+    return array("i", compress(a[start:end], keep)), array("i", compress(range(start, end), keep))
 
 
 def _mark(a: array, a_at: array, b: array, b_at: array, deleted: bytearray, inserted: bytearray, check: Check) -> None:
@@ -179,12 +187,10 @@ def _mark(a: array, a_at: array, b: array, b_at: array, deleted: bytearray, inse
     stack = [(0, len(a), 0, len(b))]
     while stack:
         a0, a1, b0, b1 = stack.pop()
-        while a0 < a1 and b0 < b1 and a[a0] == b[b0]:
-            a0 += 1
-            b0 += 1
-        while a0 < a1 and b0 < b1 and a[a1 - 1] == b[b1 - 1]:
-            a1 -= 1
-            b1 -= 1
+        k = _same_run(a, a0, b, b0, min(a1 - a0, b1 - b0))
+        a0, b0 = a0 + k, b0 + k
+        k = _same_tail(a, a1, b, b1, min(a1 - a0, b1 - b0))
+        a1, b1 = a1 - k, b1 - k
         if a0 == a1 or b0 == b1:
             for x in range(a0, a1):
                 deleted[a_at[x]] = 1
@@ -324,15 +330,19 @@ class _Group:
         return False
 
 
-def _compact(lines: Sequence[int], changed: bytearray, other_changed: bytearray) -> None:
+def _compact(lines: Sequence[int], changed: bytearray, other_changed: bytearray, check: Check = _no_check) -> None:
     """Slide each group of changed lines along runs of equal lines to where
     git puts it: facing a change on the other side when it can (a
     replacement reads as one), else as far down as it goes.  (git then may
     pick another place by its indent heuristic; this does not.)"""
     g = _Group(lines, len(lines), changed)
     go = _Group(None, len(other_changed) - 1, other_changed)
+    groups = 0
     while True:
         if g.end != g.start:
+            groups += 1
+            if groups % CHECK_EVERY == 0:
+                check()
             while True:
                 size = g.end - g.start
                 end_facing_change = -1
@@ -351,6 +361,13 @@ def _compact(lines: Sequence[int], changed: bytearray, other_changed: bytearray)
                 while go.end == go.start:
                     g.slide_up()
                     go.previous()
+        # Jump over lines unchanged on both sides: each is an empty group on
+        # each side, and nothing slides there.
+        ea, eb = changed.find(1, g.end + 1), other_changed.find(1, go.end + 1)
+        k = min((g.n if ea < 0 else ea) - g.end - 1, (go.n if eb < 0 else eb) - go.end - 1)
+        if k > 0:
+            g.start = g.end = g.end + k
+            go.start = go.end = go.end + k
         if not g.next():
             break
         go.next()
