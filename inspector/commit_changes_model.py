@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from packscope.core.errors import PackscopeError
+from packscope.core.history.commit_changes import BlobSource
 
 COUNT_BATCH_SECONDS = 0.1  # how often counted lines reach the screen
 MAX_COUNTED = 5000  # files counted per parent: past this, the list shows no counts
@@ -226,7 +227,7 @@ def patch_text(
         )
 
 
-class _Locked:
+class _Locked(BlobSource):
     """The store, each read taken under the core lock (the diff between
     reads runs without it)."""
 

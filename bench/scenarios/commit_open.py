@@ -189,9 +189,10 @@ def open_commit(repo: str, oid: str, parent: int, timeout: float = 900.0) -> dic
             app.push_screen(screen)
             await wait(lambda: screen.changes is not None and all(pc.counting_done for pc in screen.changes))
             out["count_seconds"] = time.perf_counter() - t0
-            pc = screen.changes[parent - 1]
+            listed = screen.changes or []
+            pc = listed[parent - 1]
             out["files"] = len(pc.changes)
-            out["skipped"] = sum(len(p.skipped) for p in screen.changes)
+            out["skipped"] = sum(len(p.skipped) for p in listed)
             store = app.core.bulk.store
             with app.core.lock:
                 sizes = [change_size(store, c) for c in pc.changes]

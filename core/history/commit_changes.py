@@ -38,6 +38,9 @@ class BlobSource:
     def read(self, oid: bytes) -> tuple[str, bytes]:  # pragma: no cover - a protocol
         raise NotImplementedError
 
+    def read_header(self, oid: bytes) -> tuple[str, int]:  # pragma: no cover - a protocol
+        raise NotImplementedError
+
 
 @dataclass(frozen=True, slots=True)
 class FileChange:
@@ -156,8 +159,9 @@ def patch_lines(
     if change.status == "T":
         deletion = FileChange("D", change.path, change.path, change.old_mode, 0, change.old_oid, None)
         addition = FileChange("A", change.path, change.path, 0, change.new_mode, None, change.new_oid)
-        kw = {"max_lines": max_lines, "context": context, "abbrev": abbrev, "check": check}
-        return patch_lines(store, deletion, **kw) + patch_lines(store, addition, **kw)
+        return patch_lines(
+            store, deletion, max_lines=max_lines, context=context, abbrev=abbrev, check=check
+        ) + patch_lines(store, addition, max_lines=max_lines, context=context, abbrev=abbrev, check=check)
     old_path = change.old_path or change.path
     out = [b"diff --git a/%s b/%s" % (old_path, change.path)]
     old_mode, new_mode = canonical_mode(change.old_mode), canonical_mode(change.new_mode)

@@ -65,8 +65,8 @@ class Side:
     ``data`` and where a line after the last would start, for hunks' text."""
 
     data: bytes
-    ids: array
-    starts: array | None
+    ids: array[int]
+    starts: array[int] | None
     no_eol: bool  # the last line has no newline
 
     def __len__(self) -> int:
@@ -168,7 +168,9 @@ def diff_flags(a: Sequence[int], b: Sequence[int], check: Check = _no_check) -> 
 _FLIP = bytes([1, 0]) + bytes(254)  # keep-mask -> changed flags
 
 
-def _partnered(a: Sequence[int], start: int, end: int, other: Sequence[int], changed: bytearray) -> tuple[array, array]:
+def _partnered(
+    a: Sequence[int], start: int, end: int, other: Sequence[int], changed: bytearray
+) -> tuple[array[int], array[int]]:
     """a[start:end]'s lines that occur in ``other`` and their positions;
     the others are marked in ``changed``.  (C-speed passes: a set, a
     comprehension, compress.)"""
@@ -181,7 +183,15 @@ def _partnered(a: Sequence[int], start: int, end: int, other: Sequence[int], cha
     return array("i", compress(a[start:end], keep)), array("i", compress(range(start, end), keep))
 
 
-def _mark(a: array, a_at: array, b: array, b_at: array, deleted: bytearray, inserted: bytearray, check: Check) -> None:
+def _mark(
+    a: array[int],
+    a_at: array[int],
+    b: array[int],
+    b_at: array[int],
+    deleted: bytearray,
+    inserted: bytearray,
+    check: Check,
+) -> None:
     """Mark a minimal edit script from ``a`` to ``b`` (positions mapped
     through ``a_at`` / ``b_at``), splitting at middle snakes."""
     stack = [(0, len(a), 0, len(b))]
@@ -202,7 +212,7 @@ def _mark(a: array, a_at: array, b: array, b_at: array, deleted: bytearray, inse
         stack.append((a0, x, b0, y))
 
 
-def _middle(a: array, a0: int, a1: int, b: array, b0: int, b1: int, check: Check) -> tuple[int, int]:
+def _middle(a: array[int], a0: int, a1: int, b: array[int], b0: int, b1: int, check: Check) -> tuple[int, int]:
     """A point (x, y) on a minimal path from (a0, b0) to (a1, b1), strictly
     inside it (both ends differ: the caller stripped equal heads and tails).
 
