@@ -97,7 +97,7 @@ def test_big_and_odd_files_patch_as_git_diff(odd_repo):
 
 def test_a_diff_stops_when_its_check_raises():
     # Two unrelated texts over a few repeated lines: the search itself is
-    # long (numbering each side's 70 KB takes one check each, the rest is
+    # long (numbering each side's 70 KB takes two checks each, the rest is
     # the search's).
     words = [b"w%d\n" % i for i in range(40)]
     old, new = (b"".join(random.Random(seed).choices(words, k=10_000)) for seed in (2, 3))

@@ -50,7 +50,7 @@ Run = tuple[str, int, int, int]
 Check = Callable[[], None]
 
 NO_EOL = b"\0no-eol"  # a last line without a newline differs from the same text with one, as in git
-CHUNK = 1 << 18  # bytes of text split into lines at a time
+CHUNK = 1 << 16  # bytes of text split into lines at a time (a check after each)
 CHECK_EVERY = 4096  # inner steps between two calls of ``check``
 
 
