@@ -136,7 +136,7 @@ def tree_lines(data: bytes, fmt, quote_path: bool = True) -> Iterator[bytes]:
     special = (_QUOTE_HIGH if quote_path else _QUOTE_LOW).search
     prefixes: dict[int, bytes] = {}
     for items in tree_item_pieces(data, fmt):
-        lines = []
+        lines: list[bytes] = []
         append = lines.append
         for mode, name, oid in items:
             prefix = prefixes.get(mode)
