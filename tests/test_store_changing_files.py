@@ -121,6 +121,22 @@ def test_an_index_deleted_between_scan_and_open_is_rescanned_not_damage(packed_r
         store.close()
 
 
+def test_the_abbreviation_count_skips_a_pack_a_repack_removed(packed_repo, tmp_path):
+    from packscope.core.history.abbrev import approximate_object_count
+
+    repo = repos.copy_repo(packed_repo, tmp_path / "count.git")
+    store = ObjectStore(str(repo / "objects"), SHA1)
+    try:
+        git("hash-object", "-w", "--stdin", cwd=repo, input=b"a new object for a new pack name\n")
+        git("repack", "-a", "-d", "-q", cwd=repo)
+        assert approximate_object_count(store) == 0  # the one pack listed is gone, nothing raised
+        store.rescan()
+        in_pack = git_text("count-objects", "-v", cwd=repo).split("in-pack: ")[1].split()[0]
+        assert approximate_object_count(store) == int(in_pack)
+    finally:
+        store.close()
+
+
 def test_an_index_still_being_written_is_changed_under_us_not_damage(packed_repo, tmp_path, monkeypatch):
     repo = repos.copy_repo(packed_repo, tmp_path / "growing.git")
     ids = _ids(repo)
