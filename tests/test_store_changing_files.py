@@ -172,6 +172,30 @@ def test_an_index_still_being_written_is_changed_under_us_not_damage(packed_repo
         store.close()
 
 
+def test_a_multi_pack_index_rewritten_while_it_opens_is_read_again(midx_repo, tmp_path, monkeypatch):
+    from packscope.core.store import midx as midx_module
+
+    repo = repos.copy_repo(midx_repo, tmp_path / "midx.git")
+    parse = midx_module.MidxLayer._parse
+    seen = []
+
+    def rewritten_once(self, m, size):
+        seen.append(self.path)
+        if len(seen) == 1:  # as if git wrote a new one between our stat and our read
+            raise self._error("multi-pack-index changed while it was being read", None, "midx-changed")
+        return parse(self, m, size)
+
+    monkeypatch.setattr(midx_module.MidxLayer, "_parse", rewritten_once)
+    store = ObjectStore(str(repo / "objects"), SHA1)
+    try:
+        assert len(seen) == 2 and store.midxs and store.problems == []
+        contents = repos.batch_contents(repo)
+        for oid in _ids(repo):
+            assert store.read(oid) == contents[oid.hex()]
+    finally:
+        store.close()
+
+
 def test_a_truncated_index_that_stays_so_is_still_damage(packed_repo, tmp_path):
     repo = repos.copy_repo(packed_repo, tmp_path / "cut.git")
     _pack, idx = repos.the_pack(repo)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 # Error kinds that mean "the file was there when we listed it and is gone
 # now" (a concurrent repack), as opposed to damage inside a file.
-VANISHED_KINDS = ("pack-unreadable", "idx-unreadable")
+VANISHED_KINDS = ("pack-unreadable", "idx-unreadable", "midx-unreadable")
 # Error kinds that mean "the file failed its checks, and is not the file we
 # mapped any more" (packscope.core.store.mapped_file): half-written, or
 # replaced while we read it.  Never damage.

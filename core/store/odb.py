@@ -216,13 +216,19 @@ class ObjectStore(ObjectReads, BatchLookups):
             if scan.midx:
                 from packscope.core.store.midx import MultiPackIndex  # only when there is one: ~4 ms to import
 
-                try:  # the single file, else an incremental chain (multi-pack-index.d/)
-                    d.midx = MultiPackIndex.discover(scan.pack_dir, self.fmt)
-                    if d.midx is not None:
-                        d.midx.open()
-                except PackscopeError as e:
-                    self.problems.append(e)
-                    d.midx = None
+                for _ in range(MAX_RESCAN_ROUNDS):
+                    try:  # the single file, else an incremental chain (multi-pack-index.d/)
+                        d.midx = MultiPackIndex.discover(scan.pack_dir, self.fmt)
+                        if d.midx is not None:
+                            d.midx.open()
+                        break
+                    except PackscopeError as e:
+                        d.midx = None
+                        if not changed_under_us(e):  # damage; else rewritten under us: look again
+                            self.problems.append(e)
+                            break
+                else:
+                    self._stale = True  # still changing: the next miss rescans
             found.extend(scan.packs)
             if d.midx is not None:
                 midxs.append((scan.pack_dir, d.midx))
