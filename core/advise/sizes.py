@@ -256,12 +256,14 @@ class SizeWalk:
 
     # --- helpers -------------------------------------------------------------------
 
-    def _tick(self, phase: str) -> None:
+    def _tick(self, phase: str, *, every: int = 255) -> None:
+        """Count an object; ask ``cancel`` at the first and then every
+        ``every + 1``-th (every commit: commits are the walk's slow steps)."""
         self.ticks += 1
-        if self.ticks & 1023 == 1:  # the first object, then every 1024th
+        if self.ticks & every == 1 or every == 0:
             if self.cancel is not None and self.cancel():
                 raise CancelledError("advise stopped on request")
-            if self.progress is not None:
+            if self.progress is not None and self.ticks & 1023 == 1:
                 self.progress(phase, self.ticks)
 
     def _max(self, name: str, value: int, where: str | None) -> None:
@@ -436,7 +438,7 @@ class SizeWalk:
                 stack.pop()
 
     def _commit(self, oid: bytes) -> tuple[bytes, ...] | None:
-        self._tick("commits")
+        self._tick("commits", every=0)
         data = self._read(oid, "commit")
         if data is None:
             return None

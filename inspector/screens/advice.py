@@ -1,0 +1,267 @@
+"""The Advice screen: what git's maintenance would do here and why,
+git-sizer's metrics with on-disk sizes, and the largest blobs (Enter opens
+one in the Object view: its pack entry and delta chain).
+
+The work runs in a thread worker on a session of its own (so it never holds
+the UI's core lock), reports progress and ends in a message; leaving the
+screen stops it, and coming back starts it again.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from packscope.inspector.screens.base import PackscopeScreen
+from packscope.inspector.widgets.virtual_list import ListSource, VirtualList
+
+HELP = """
+What git would do on its own now, and why; how big the repository is by
+git-sizer's measures; what the biggest objects are.
+
+Maintenance: one row per task git may run by itself — `gc --auto` (loose
+objects estimated from objects/17, the pack count against
+gc.autoPackLimit), the `git maintenance` tasks' auto conditions
+(loose-objects, incremental-repack, commit-graph), pack-refs (only when gc
+runs) and which packs `repack --geometric=2` would roll up.  Each trigger
+shows the value here, the threshold, where the threshold came from (a
+config file and line, or git's default) and whether it fires.
+
+Sizes: git-sizer's metrics over everything reachable from refs and HEAD.
+Level = value / git-sizer's reference; stars mark levels of 1 and more.
+Bytes on disk are the pack entries (or loose files) git would read.
+
+Largest blobs: by size, with their size on disk and delta depth.  Enter
+opens the blob in the Object view (pack entry, delta chain).
+
+The walk reads every commit and tree once: on a large repository it takes
+a while; leaving the screen stops it, R starts it again.
+"""
+
+TASK_STYLE = {True: "bold yellow", False: "dim"}
+
+
+class AdviceScreen(PackscopeScreen):
+    HELP = HELP
+    TAB = "advice"
+
+    DEFAULT_CSS = """
+    AdviceScreen #advice-scroll { height: 1fr; }
+    AdviceScreen #advice-largest { height: 12; border-top: solid $primary-darken-2; }
+    AdviceScreen .advice-panel { padding: 0 1; margin-bottom: 1; }
+    """
+
+    BINDINGS = [
+        Binding("x", "stop", "Stop", id="advice.stop"),
+    ]
+
+    phase: reactive[str] = reactive("waiting for the repository")
+
+    class Maintenance(Message):
+        def __init__(self, rows: list[dict[str, Any]]) -> None:
+            super().__init__()
+            self.rows = rows
+
+    class Progress(Message):
+        def __init__(self, phase: str, count: int) -> None:
+            super().__init__()
+            self.phase = phase
+            self.count = count
+
+    class Finished(Message):
+        """The walk's end: the document, or why there is none."""
+
+        def __init__(self, doc: dict[str, Any] | None, error: str | None = None, stopped: bool = False) -> None:
+            super().__init__()
+            self.doc = doc
+            self.error = error
+            self.stopped = stopped
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.doc: dict[str, Any] | None = None
+        self.maintenance_rows: list[dict[str, Any]] | None = None
+        self.largest: list[dict[str, Any]] = []
+        self._stop = threading.Event()
+        self.running = False
+
+    def compose_body(self) -> ComposeResult:
+        with VerticalScroll(id="advice-scroll"):
+            yield Static("", id="advice-status", classes="advice-panel", markup=False)
+            yield Static("", id="advice-maintenance", classes="advice-panel", markup=False)
+            yield Static("", id="advice-sizes", classes="advice-panel", markup=False)
+        yield VirtualList(ListSource(), id="advice-largest", searchable=False)
+
+    # --- the worker ------------------------------------------------------------------------
+
+    def refresh_data(self) -> None:
+        if self.running:
+            return
+        self.start()
+
+    def start(self) -> None:
+        self._stop = threading.Event()
+        self.running = True
+        self.phase = "reading maintenance settings"
+        self.compute(self._stop)
+
+    @work(thread=True, exclusive=True, group="advice")
+    def compute(self, stop: threading.Event) -> None:
+        from packscope.core.advise.document import build
+        from packscope.core.advise.maintenance import maintenance
+        from packscope.core.advise.sizes import SizeWalk
+        from packscope.core.errors import CancelledError, PackscopeError
+        from packscope.core.repo.session import open_session
+
+        last = [0.0]
+
+        def progress(phase: str, count: int) -> None:
+            now = time.monotonic()
+            if now - last[0] > 0.2:
+                last[0] = now
+                self.post_message(self.Progress(phase, count))
+
+        try:
+            session = open_session(self.app.core.path)
+        except PackscopeError as e:
+            self.post_message(self.Finished(None, e.message))
+            return
+        try:
+            tasks = maintenance(session)
+            self.post_message(self.Maintenance([t.to_dict() for t in tasks]))
+            result = SizeWalk(session, cancel=stop.is_set, progress=progress).run()
+            doc = build(tasks, result)
+        except CancelledError:
+            self.post_message(self.Finished(None, stopped=True))
+            return
+        except PackscopeError as e:
+            self.post_message(self.Finished(None, e.message))
+            return
+        finally:
+            session.close()
+        self.post_message(self.Finished(doc))
+
+    def on_advice_screen_maintenance(self, message: Maintenance) -> None:
+        self.maintenance_rows = message.rows
+        self.query_one("#advice-maintenance", Static).update(maintenance_text(message.rows))
+        self.phase = "walking every reachable object"
+
+    def on_advice_screen_progress(self, message: Progress) -> None:
+        if self.running:
+            self.phase = f"walking: {message.count:,} objects ({message.phase})"
+
+    def on_advice_screen_finished(self, message: Finished) -> None:
+        self.running = False
+        if message.stopped:
+            self.phase = "stopped (R starts again)"
+            return
+        if message.doc is None:
+            self.phase = f"failed: {message.error}"
+            return
+        self.doc = message.doc
+        self.phase = "done"
+        self.query_one("#advice-maintenance", Static).update(maintenance_text(message.doc["maintenance"]))
+        self.query_one("#advice-sizes", Static).update(sizes_text(message.doc))
+        self.largest = message.doc["largest"]["blobs"]
+        rows = [Text("size        on disk    depth  blob          where", style="bold")]
+        rows += [largest_row(b) for b in self.largest]
+        self.query_one("#advice-largest", VirtualList).set_source(ListSource(rows), cursor=1 if self.largest else 0)
+
+    def watch_phase(self, phase: str) -> None:
+        if self.ready:
+            self.query_one("#advice-status", Static).update(Text(f"Advice: {phase}", style="italic"))
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.watch_phase(self.phase)
+
+    def on_screen_suspend(self) -> None:
+        """Left: the walk stops (it starts again when the screen is shown)."""
+        if self.running:
+            self._stop.set()
+
+    def action_stop(self) -> None:
+        if self.running:
+            self._stop.set()
+            self.phase = "stopping"
+
+    # --- opening an object -------------------------------------------------------------------
+
+    def on_virtual_list_opened(self, message: VirtualList.Opened) -> None:
+        row = message.row - 1
+        if 0 <= row < len(self.largest):
+            message.stop()
+            self.app.open_object(bytes.fromhex(self.largest[row]["oid"]))
+
+    def current_id(self) -> str | None:
+        row = self.query_one("#advice-largest", VirtualList).cursor - 1
+        return self.largest[row]["oid"] if 0 <= row < len(self.largest) else None
+
+
+# --- drawing -----------------------------------------------------------------------------------
+
+
+def human_bytes(n: float) -> str:
+    for name, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if abs(n) >= size:
+            return f"{n / size:.1f} {name}"
+    return f"{int(n)} B"
+
+
+def maintenance_text(rows: list[dict[str, Any]]) -> Text:
+    t = Text("Maintenance, as git would decide it now\n", style="bold")
+    for r in rows:
+        t.append(f"{'▶ RUNS' if r['would_run'] else '  no  '}  ", style=TASK_STYLE[r["would_run"]])
+        t.append(f"{r['task']:<19}", style="bold" if r["would_run"] else "")
+        t.append(f"{r['why']}\n")
+        for trig in r["triggers"]:
+            mark = "fires" if trig["fires"] else "quiet"
+            t.append(
+                f"          {trig['setting']}: {trig['value']} vs {trig['threshold']} ({trig['source']}) {mark}\n",
+                style="yellow" if trig["fires"] else "dim",
+            )
+        if r["would_run"]:
+            t.append(f"          → {r['command']}\n", style="green")
+    return t
+
+
+def sizes_text(doc: dict[str, Any]) -> Text:
+    t = Text("Sizes (git-sizer's metrics; level = value / reference)\n", style="bold")
+    for name, m in doc["sizes"].items():
+        level = m["level"]
+        stars = "*" * min(int(level), 30) if level >= 1 else ""
+        style = "bold red" if level >= 1 else ("yellow" if level >= 0.5 else "")
+        t.append(f"  {name:<28}{m['value']:>14,}  {level:>8.3f} {stars:<6}", style=style)
+        t.append(f" {m['object'] or ''}\n", style="dim")
+    disk = doc.get("disk") or {}
+    if disk:
+        t.append("On disk: " + ", ".join(f"{k} {human_bytes(v)}" for k, v in disk.items()) + "\n")
+    stored = doc.get("stored")
+    if stored:
+        t.append(
+            f"Beside the reachable: {stored['unreachable_objects']:,} unreachable objects"
+            f" ({human_bytes(stored['unreachable_disk'])}), {stored['cruft_packs']} cruft packs"
+            f" ({human_bytes(stored['cruft_bytes'])}), {stored['temporary_files']} temporary files,"
+            f" {stored['garbage_files']} garbage files\n"
+        )
+    if doc.get("promised"):
+        t.append(
+            "Promised (absent, partial clone): " + ", ".join(f"{v} {k}s" for k, v in doc["promised"].items()) + "\n"
+        )
+    return t
+
+
+def largest_row(b: dict[str, Any]) -> Text:
+    return Text(
+        f"{human_bytes(b['size']):>10}  {human_bytes(b['disk_size']):>10}  {b['delta_depth']:>5}  {b['oid'][:12]}  {b['path']}"
+    )
