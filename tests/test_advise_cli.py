@@ -28,8 +28,14 @@ def test_json_follows_the_issue_schema(repo):
     assert doc["schema"] == 1
     assert {"maintenance", "sizes", "largest", "whatif"} <= set(doc)
     tasks = {t["task"]: t for t in doc["maintenance"]}
-    assert list(tasks) == ["gc-auto", "loose-objects", "incremental-repack", "commit-graph", "pack-refs",
-                           "geometric-repack"]
+    assert list(tasks) == [
+        "gc-auto",
+        "loose-objects",
+        "incremental-repack",
+        "commit-graph",
+        "pack-refs",
+        "geometric-repack",
+    ]
     for t in tasks.values():
         assert {"task", "would_run", "triggers", "why", "command"} <= set(t)
         for trig in t["triggers"]:
