@@ -47,6 +47,12 @@ async def test_advice_shows_maintenance_sizes_and_largest_as_git_counts(ui_repo)
         assert [b["size"] for b in screen.largest] == top
         assert screen.largest[0]["oid"][:12] in rows[1]
         assert "done" in plain(screen.query_one("#advice-status"))
+        whatif = plain(screen.query_one("#advice-whatif"))
+        for layout in ("multi-pack-index", "one-pack", "geometric", "commit-graph"):
+            assert layout in whatif
+        # 10 packs, 8 under a midx: a midx over all of them searches one index
+        midx = next(w for w in screen.doc["whatif"] if w["layout"] == "multi-pack-index")
+        assert midx["proposed"]["packs_searched"] == 1.0 < midx["current"]["packs_searched"]
 
 
 @pytest.mark.asyncio

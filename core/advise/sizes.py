@@ -48,6 +48,9 @@ if TYPE_CHECKING:
     from packscope.core.store.location import Location
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
+RELEASE_MASK = (1 << 15) - 1  # objects between releases of mapped pages
+# the walk reads each tree and commit once: a small delta-base cache serves it
+DELTA_BASE_BUDGET = 16 * MiB
 
 # git-sizer's reference values: a value of 1.0 is "worth looking at"
 REFERENCES: dict[str, float] = {
@@ -234,6 +237,9 @@ class SizeWalk:
         self.cancel = cancel
         self.progress = progress
         self.want_stored = stored
+        cache = getattr(self.store, "delta_cache", None)
+        if cache is not None and cache.budget > DELTA_BASE_BUDGET:
+            cache.budget = DELTA_BASE_BUDGET
         self.ticks = 0
         self.max: dict[str, tuple[int, str | None]] = {m: (0, None) for m in METRICS if m.startswith("max")}
         self.count = dict.fromkeys(("commit", "tree", "blob", "tag"), 0)
@@ -260,6 +266,10 @@ class SizeWalk:
         """Count an object; ask ``cancel`` at the first and then every
         ``every + 1``-th (every commit: commits are the walk's slow steps)."""
         self.ticks += 1
+        if self.ticks & RELEASE_MASK == 0:
+            # the pages of the packs read so far back to the kernel: a walk
+            # over a whole pack would otherwise keep all of it resident
+            self.store.release_mapped_pages()
         if self.ticks & every == 1 or every == 0:
             if self.cancel is not None and self.cancel():
                 raise CancelledError("advise stopped on request")

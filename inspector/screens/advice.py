@@ -41,6 +41,11 @@ Sizes: git-sizer's metrics over everything reachable from refs and HEAD.
 Level = value / git-sizer's reference; stars mark levels of 1 and more.
 Bytes on disk are the pack entries (or loose files) git would read.
 
+What-if: a seeded sample of lookups replayed on the current indexes and
+on proposed ones (one multi-pack-index, one pack, the geometric roll-up),
+and a walk's commit reads with a commit-graph: probes, index pages, packs
+searched and rescans per lookup, current → proposed.
+
 Largest blobs: by size, with their size on disk and delta depth.  Enter
 opens the blob in the Object view (pack entry, delta chain).
 
@@ -100,6 +105,7 @@ class AdviceScreen(PackscopeScreen):
             yield Static("", id="advice-status", classes="advice-panel", markup=False)
             yield Static("", id="advice-maintenance", classes="advice-panel", markup=False)
             yield Static("", id="advice-sizes", classes="advice-panel", markup=False)
+            yield Static("", id="advice-whatif", classes="advice-panel", markup=False)
         yield VirtualList(ListSource(), id="advice-largest", searchable=False)
 
     # --- the worker ------------------------------------------------------------------------
@@ -140,7 +146,9 @@ class AdviceScreen(PackscopeScreen):
             tasks = maintenance(session)
             self.post_message(self.Maintenance([t.to_dict() for t in tasks]))
             result = SizeWalk(session, cancel=stop.is_set, progress=progress).run()
-            doc = build(tasks, result)
+            from packscope.core.advise.whatif import whatif
+
+            doc = build(tasks, result, [w.to_dict() for w in whatif(session)])
         except CancelledError:
             self.post_message(self.Finished(None, stopped=True))
             return
@@ -172,6 +180,7 @@ class AdviceScreen(PackscopeScreen):
         self.phase = "done"
         self.query_one("#advice-maintenance", Static).update(maintenance_text(message.doc["maintenance"]))
         self.query_one("#advice-sizes", Static).update(sizes_text(message.doc))
+        self.query_one("#advice-whatif", Static).update(whatif_text(message.doc["whatif"]))
         self.largest = message.doc["largest"]["blobs"]
         rows = [Text("size        on disk    depth  blob          where", style="bold")]
         rows += [largest_row(b) for b in self.largest]
@@ -258,6 +267,22 @@ def sizes_text(doc: dict[str, Any]) -> Text:
         t.append(
             "Promised (absent, partial clone): " + ", ".join(f"{v} {k}s" for k, v in doc["promised"].items()) + "\n"
         )
+    return t
+
+
+def whatif_text(rows: list[dict[str, Any]]) -> Text:
+    t = Text("What-if (per lookup, modeled from the indexes: current → proposed)\n", style="bold")
+    for w in rows:
+        c, p = w["current"], w["proposed"]
+        better = p["probes_per_lookup"] + p["packs_searched"] < c["probes_per_lookup"] + c["packs_searched"]
+        t.append(f"  {w['layout']:<18}", style="bold green" if better else "bold")
+        t.append(
+            f"probes {c['probes_per_lookup']:.1f} → {p['probes_per_lookup']:.1f}   "
+            f"pages {c['pages_per_lookup']:.2f} → {p['pages_per_lookup']:.2f}   "
+            f"packs searched {c['packs_searched']:.2f} → {p['packs_searched']:.2f}   "
+            f"rescans {c['rescans']} → {p['rescans']}\n"
+        )
+        t.append(f"      {w['workload']}; {w.get('note', '')}\n", style="dim")
     return t
 
 
