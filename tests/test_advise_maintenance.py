@@ -335,3 +335,35 @@ def test_geometric_split_by_the_rules():
     assert geometric_split([5, 8]) == 2
     assert geometric_split([1, 1, 3, 8, 20]) == 5  # 1+1 < 2*3 ... the merged pack reaches the top
     assert geometric_split([1, 10, 30]) == 0
+
+
+# --- maintenance.auto and maintenance.<task>.enabled ---------------------------------------------
+
+
+@pytest.mark.parametrize("auto", [True, False])
+def test_maintenance_auto_decides_whether_a_commit_starts_it(tmp_path, auto):
+    work = new_repo(
+        tmp_path / "r",
+        commits=0,
+        bare_config={"gc.autoPackLimit": "2", "gc.autoDetach": "false", "maintenance.auto": str(auto).lower()},
+    )
+    one_pack_per_commit(work, 3)
+    row = rows(work)["gc-auto"]
+    assert row.would_run is True
+    trig = {t.setting: t for t in row.triggers}["maintenance.auto"]
+    assert (trig.value, trig.fires) == (auto, auto)
+    copy = copy_of(work, tmp_path)
+    git("commit", "-q", "--allow-empty", "-m", "after", cwd=copy)  # commit runs `maintenance run --auto`
+    assert (len(packs(copy)) == 1) is auto
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_an_enabled_task_runs_in_a_plain_auto_run(tmp_path, enabled):
+    work = new_repo(tmp_path / "r", commits=2, bare_config={"maintenance.loose-objects.auto": "3"})
+    git("config", "maintenance.loose-objects.enabled", str(enabled).lower(), cwd=work)
+    row = rows(work)["loose-objects"]
+    assert row.would_run is True and row.enabled is enabled
+    assert rows(work)["gc-auto"].would_run is False
+    copy = copy_of(work, tmp_path)
+    git("maintenance", "run", "--auto", "--quiet", cwd=copy)
+    assert bool(packs(copy)) is enabled
