@@ -47,6 +47,9 @@ async def test_advice_shows_maintenance_sizes_and_largest_as_git_counts(ui_repo)
         assert [b["size"] for b in screen.largest] == top
         assert screen.largest[0]["oid"][:12] in rows[1]
         assert "done" in plain(screen.query_one("#advice-status"))
+        paths = plain(screen.query_one("#advice-paths"))
+        top_path = screen.doc["largest"]["paths"][0]
+        assert f"{top_path['blobs']} blobs {top_path['path']}" in paths
         whatif = plain(screen.query_one("#advice-whatif"))
         for layout in ("multi-pack-index", "one-pack", "geometric", "commit-graph"):
             assert layout in whatif

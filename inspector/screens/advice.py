@@ -46,6 +46,9 @@ on proposed ones (one multi-pack-index, one pack, the geometric roll-up),
 and a walk's commit reads with a commit-graph: probes, index pages, packs
 searched and rescans per lookup, current → proposed.
 
+Largest paths: the blobs first met at each path, summed (every version
+of a file that was edited often), by size and on disk.
+
 Largest blobs: by size, with their size on disk and delta depth.  Enter
 opens the blob in the Object view (pack entry, delta chain).
 
@@ -105,6 +108,7 @@ class AdviceScreen(PackscopeScreen):
             yield Static("", id="advice-status", classes="advice-panel", markup=False)
             yield Static("", id="advice-maintenance", classes="advice-panel", markup=False)
             yield Static("", id="advice-sizes", classes="advice-panel", markup=False)
+            yield Static("", id="advice-paths", classes="advice-panel", markup=False)
             yield Static("", id="advice-whatif", classes="advice-panel", markup=False)
         yield VirtualList(ListSource(), id="advice-largest", searchable=False)
 
@@ -180,6 +184,7 @@ class AdviceScreen(PackscopeScreen):
         self.phase = "done"
         self.query_one("#advice-maintenance", Static).update(maintenance_text(message.doc["maintenance"]))
         self.query_one("#advice-sizes", Static).update(sizes_text(message.doc))
+        self.query_one("#advice-paths", Static).update(paths_text(message.doc["largest"]["paths"]))
         self.query_one("#advice-whatif", Static).update(whatif_text(message.doc["whatif"]))
         self.largest = message.doc["largest"]["blobs"]
         rows = [Text("size        on disk    depth  blob          where", style="bold")]
@@ -267,6 +272,14 @@ def sizes_text(doc: dict[str, Any]) -> Text:
         t.append(
             "Promised (absent, partial clone): " + ", ".join(f"{v} {k}s" for k, v in doc["promised"].items()) + "\n"
         )
+    return t
+
+
+def paths_text(rows: list[dict[str, Any]]) -> Text:
+    t = Text("Largest paths (the distinct blobs first met at each path)\n", style="bold")
+    for p in rows[:10]:
+        t.append(f"  {human_bytes(p['size']):>10}  {human_bytes(p['disk_size']):>10} on disk  {p['blobs']:>6} blobs  ")
+        t.append(f"{p['path']}\n", style="cyan")
     return t
 
 
