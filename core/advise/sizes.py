@@ -635,29 +635,33 @@ class SizeWalk:
         reach_disk = sum(self.disk.values())
         counted = _id_set(self.fmt.rawsz)
         pack_bytes = 0
-        for h in store.all_packs():
-            if not h.files.local:
-                continue
+        handles = [h for h in store.all_packs() if h.files.local]
+        loose_files = list(_loose_files(objects_dir, self.fmt.hexsz))
+        # an id is looked for among those counted only when it may be stored twice
+        dedupe = len(handles) + bool(loose_files) > 1
+        for h in handles:
             pack_bytes += h.files.pack_size
             if os.path.exists(h.files.base + ".mtimes"):
                 continue  # counted as cruft below
             try:
-                names = list(h.index.names())
+                names = h.index.names()
+                for oid in names:
+                    self._tick("store")
+                    if dedupe:
+                        if oid in counted:
+                            continue
+                        counted.add(oid)
+                    if self._reachable(oid):
+                        reach_n += 1
+                        continue
+                    un_n += 1
+                    with contextlib.suppress(PackscopeError):
+                        un_disk += h.pack.disk_size(h.index.offset_at(h.index.find(oid)))
             except PackscopeError:
                 continue
-            for oid in names:
-                if oid in counted:
-                    continue
-                counted.add(oid)
-                if self._reachable(oid):
-                    reach_n += 1
-                    continue
-                un_n += 1
-                with contextlib.suppress(PackscopeError):
-                    un_disk += h.pack.disk_size(h.index.offset_at(h.index.find(oid)))
         loose_n = loose_b = 0
         hexsz = self.fmt.hexsz
-        for oid, path in _loose_files(objects_dir, hexsz):
+        for oid, path in loose_files:
             loose_n += 1
             try:
                 size = os.lstat(path).st_size
