@@ -348,3 +348,47 @@ def test_copy_is_read_only(rich, tmp_path):
     before = {p: p.stat().st_mtime_ns for p in copy.rglob("*")}
     walk(copy)
     assert {p: p.stat().st_mtime_ns for p in copy.rglob("*")} == before
+
+
+@pytest.mark.parametrize("which", ["rich", "rich256"])
+def test_the_compiled_tree_sums_answer_what_the_pure_loop_does(which, request, monkeypatch):
+    from packscope.core.advise import sizes
+    from packscope.core.native import native
+
+    if native is None:
+        pytest.skip("the compiled module is not built")
+    repo = request.getfixturevalue(which)
+    compiled = walk(repo, top=50)
+    monkeypatch.setattr(sizes, "native", None)
+    pure = walk(repo, top=50)
+    assert compiled == pure
+    # and the tree sums themselves, tree by tree, against the pure entry list
+    objects, _ = reachable(repo)
+    blob_sizes = {bytes.fromhex(o): v[1] for o, v in objects.items() if v[0] == "blob"}
+    rawsz = 32 if which == "rich256" else 20
+    for oid, v in objects.items():
+        if v[0] != "tree":
+            continue
+        data = git("cat-file", "tree", oid, cwd=repo)
+        n, length, blobs, size, links, gitlinks, subtrees, unseen = native.tree_sums(data, rawsz, blob_sizes)
+        rows = ls_tree(repo, oid)
+        assert n == len(rows) and unseen == []
+        assert [(name.decode(), i.hex()) for _, name, i in subtrees] == [(r[4], r[2]) for r in rows if r[1] == "tree"]
+        leaves = [r for r in rows if r[1] != "tree"]
+        assert length == max((len(r[4].encode()) for r in leaves), default=0)
+        assert blobs == sum(r[0] not in ("120000", "160000") for r in leaves)
+        assert size == sum(int(r[3]) for r in leaves if r[0] not in ("120000", "160000"))
+        assert (links, gitlinks) == (sum(r[0] == "120000" for r in leaves), sum(r[0] == "160000" for r in leaves))
+
+
+def test_tree_sums_leaves_a_malformed_tree_to_the_pure_loop():
+    from packscope.core.native import native
+
+    if native is None:
+        pytest.skip("the compiled module is not built")
+    good = b"100644 a\0" + b"\1" * 20
+    assert native.tree_sums(good, 20, {b"\1" * 20: 5})[:6] == (1, 1, 1, 5, 0, 0)
+    for bad in (good[:-1], b"100644a\0" + b"\1" * 20, b"10x644 a\0" + b"\1" * 20, b"100644 \0" + b"\1" * 20):
+        assert native.tree_sums(bad, 20, {}) is None
+    with pytest.raises(TypeError):
+        native.tree_sums(good, 20, [])

@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from packscope.core.errors import CancelledError, LookupFailedError, PackscopeError, PromisedObjectError
+from packscope.core.native import native
 from packscope.core.objects import commit_header_fast, parse_tag, tree_items
 
 if TYPE_CHECKING:
@@ -539,11 +540,29 @@ class SizeWalk:
         return result
 
     def _frame(self, oid: bytes, prefix: str, data: bytes) -> _Frame:
+        """A tree's frame for the loop in :meth:`_tree`: [id, path prefix,
+        entries left to visit, next one, depth, length, trees, blobs, size,
+        links, submodules].  With the compiled module the tree's own
+        entries are summed in one call (``tree_sums``) and only its
+        subtrees are left to visit; else every entry is."""
         self._tick("trees")
-        items = tree_items(data, self.fmt, oid)
-        self.tree_entries += len(items)
-        self._max("maxTreeEntries", len(items), prefix[:-1] if prefix.endswith("/") else prefix)
-        return [oid, prefix, items, 0, 0, 0, 1, 0, 0, 0, 0]
+        sums = native.tree_sums(data, self.fmt.rawsz, self.blob_size) if native is not None else None
+        if sums is None:
+            items = tree_items(data, self.fmt, oid)
+            self.tree_entries += len(items)
+            self._max("maxTreeEntries", len(items), prefix[:-1] if prefix.endswith("/") else prefix)
+            return [oid, prefix, items, 0, 0, 0, 1, 0, 0, 0, 0]
+        n, length, blobs, blob_bytes, links, gitlinks, subtrees, unseen = sums
+        self.tree_entries += n
+        self._max("maxTreeEntries", n, prefix[:-1] if prefix.endswith("/") else prefix)
+        for mode, name, blob in unseen:
+            if blob in self.absent:
+                continue
+            size = self._blob(blob, prefix + name.decode("utf-8", "surrogateescape"), mode)
+            if mode != LINK:
+                blob_bytes += size
+        depth = 1 if n > len(subtrees) else 0
+        return [oid, prefix, subtrees, 0, depth, length, 1, blobs, blob_bytes, links, gitlinks]
 
     def _blob(self, oid: bytes, path: str, mode: int) -> int:
         size = self.blob_size.get(oid)
@@ -697,8 +716,6 @@ class SizeWalk:
 
 
 def _id_set(rawsz: int) -> set[bytes] | IdSet:
-    from packscope.core.native import native
-
     return native.id_set(rawsz) if native is not None else set()
 
 
