@@ -93,3 +93,25 @@ async def test_leaving_the_screen_stops_the_walk(ui_repo, monkeypatch):
         await pilot.press("1")
         await until(pilot, lambda: not screen.running, "the walk to stop once the screen is left")
         assert screen.doc is None and screen.phase.startswith("stopped")
+
+
+@pytest.mark.asyncio
+async def test_w_replays_the_whatif_workload_in_the_lab(ui_repo):
+    from packscope.core.advise.whatif import _Model
+    from packscope.core.repo.session import open_session
+    from packscope.inspector.screens.lab import LabScreen
+
+    with open_session(str(ui_repo)) as s:
+        want = _Model(s).sample()
+    async with running(ui_repo, poll_seconds=60) as (app, pilot):
+        screen = await open_advice(app, pilot)
+        assert screen.workload == want
+        await pilot.press("w")
+        lab = await until(
+            pilot,
+            lambda: isinstance(app.screen, LabScreen) and app.screen.batch_ids is not None and app.screen,
+            "the workload's batch to finish in the Lab",
+            timeout=60,
+        )
+        assert lab.batch_ids == want
+        assert lab.last_batch.lookups == len(want)

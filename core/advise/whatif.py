@@ -130,7 +130,8 @@ class _Model:
             m.open()
         self.packs = []  # every pack's index, midx-covered included
         self.outside = []  # packs git searches one by one (not in a midx), in order
-        for h in store.packs:
+        # by name (the sample does not depend on the store's MRU order)
+        for h in sorted(store.all_packs(), key=lambda h: h.files.base):
             try:
                 h.index.map  # noqa: B018 - maps and parses the index
             except PackscopeError:
@@ -138,6 +139,8 @@ class _Model:
             self.packs.append(h)
             if not h.in_midx:
                 self.outside.append(h)
+        # git's order: local packs first, then the newest first
+        self.outside.sort(key=lambda h: (not h.files.local, -h.files.mtime))
 
     def current_order(self) -> Sequence[Index]:
         return [*self.midxs, *(h.index for h in self.outside)]

@@ -52,6 +52,9 @@ of a file that was edited often), by size and on disk.
 Largest blobs: by size, with their size on disk and delta depth.  Enter
 opens the blob in the Object view (pack entry, delta chain).
 
+w runs the what-if workload's lookups as a batch in the Lookup lab, on the
+store as it is now (what the "current" column models).
+
 The walk reads every commit and tree once: on a large repository it takes
 a while; leaving the screen stops it, R starts it again.
 """
@@ -71,6 +74,7 @@ class AdviceScreen(PackscopeScreen):
 
     BINDINGS = [
         Binding("x", "stop", "Stop", id="advice.stop"),
+        Binding("w", "replay_workload", "Workload → Lab", id="advice.workload"),
     ]
 
     phase: reactive[str] = reactive("waiting for the repository")
@@ -100,6 +104,7 @@ class AdviceScreen(PackscopeScreen):
         self.doc: dict[str, Any] | None = None
         self.maintenance_rows: list[dict[str, Any]] | None = None
         self.largest: list[dict[str, Any]] = []
+        self.workload: list[bytes] = []  # the what-if lookups, for the Lab
         self._stop = threading.Event()
         self.running = False
 
@@ -150,9 +155,10 @@ class AdviceScreen(PackscopeScreen):
             tasks = maintenance(session)
             self.post_message(self.Maintenance([t.to_dict() for t in tasks]))
             result = SizeWalk(session, cancel=stop.is_set, progress=progress).run()
-            from packscope.core.advise.whatif import whatif
+            from packscope.core.advise.whatif import _Model, whatif
 
             doc = build(tasks, result, [w.to_dict() for w in whatif(session)])
+            doc["_workload"] = _Model(session).sample()
         except CancelledError:
             self.post_message(self.Finished(None, stopped=True))
             return
@@ -180,6 +186,7 @@ class AdviceScreen(PackscopeScreen):
         if message.doc is None:
             self.phase = f"failed: {message.error}"
             return
+        self.workload = message.doc.pop("_workload", [])
         self.doc = message.doc
         self.phase = "done"
         self.query_one("#advice-maintenance", Static).update(maintenance_text(message.doc["maintenance"]))
@@ -208,6 +215,22 @@ class AdviceScreen(PackscopeScreen):
         if self.running:
             self._stop.set()
             self.phase = "stopping"
+
+    def action_replay_workload(self) -> None:
+        """The what-if workload's lookups run as a batch in the Lab, on the
+        store as it is (the current column, live)."""
+        if not self.workload:
+            self.notify("no workload yet: the what-if models come at the end of the walk", timeout=3)
+            return
+        ids, app = list(self.workload), self.app
+        app.switch_mode("lab")
+
+        def start() -> None:
+            lab = app.screen
+            if hasattr(lab, "start_batch"):
+                lab.start_batch(ids=ids, source=f"advise's what-if workload ({len(ids):,} ids)")
+
+        app.call_after_refresh(start)
 
     # --- opening an object -------------------------------------------------------------------
 
