@@ -37,6 +37,7 @@ COMMANDS = {
     "log": "packscope.inspector.commands.log",
     "last-modified": "packscope.inspector.commands.last_modified",
     "fsck": "packscope.inspector.commands.fsck",
+    "advise": "packscope.inspector.commands.advise",
     "bench": "packscope.bench.command",
     "screenshots": "packscope.inspector.commands.screenshots",
 }
