@@ -20,6 +20,7 @@ class LastRun:
     exit: int | None  # git fsck's exit bits; None when cancelled or failed
     cancelled: bool = False
     error: str | None = None
+    changed: str | None = None  # the repository changed during the run: what ("a repack at 14:02")
 
 
 @dataclass(slots=True)
@@ -70,10 +71,11 @@ def describe_run(run: LastRun, now: float | None = None) -> str:
     when = time.strftime("%H:%M", time.localtime(run.ended))
     head = f"last Health run ({'full check' if run.mode == 'full' else 'connectivity only'}) at {when}, "
     head += age_text(now - run.ended)
+    moved = f"; the repository changed during the run ({run.changed}): 8 then r runs it again" if run.changed else ""
     if run.error:
-        return f"{head}: the check failed ({run.error})"
+        return f"{head}: the check failed ({run.error}){moved}"
     c = run.counts
     body = f"{c.get('error', 0)} errors, {c.get('warning', 0)} warnings, {c.get('info', 0)} infos"
     if run.cancelled:
-        return f"{head}: cancelled after {body}"
-    return f"{head}: {body}, exit status {run.exit}"
+        return f"{head}: cancelled after {body}{moved}"
+    return f"{head}: {body}, exit status {run.exit}{moved}"
