@@ -387,6 +387,14 @@ def batch_summary(res: lab_batch.BatchResult) -> Text:
         f"{res.lookups:,} lookups{' (cancelled)' if res.cancelled else ''}, {res.found:,} found, "
         f"{res.missing:,} missing, {res.searches:,} bucket searches\n"
     )
+    if res.changed:
+        t.append(
+            f"the repository changed during the batch ({res.changed}): found and missing mix the states "
+            "before and after"
+            + (f", {res.vanished:,} searches not repeated (their index was gone)" if res.vanished else "")
+            + " — r runs it again\n",
+            style="bold yellow",
+        )
     t.append("rescans ")
     t.append(f"{res.rescans:,}", style="bold yellow" if res.rescans else "bold")
     t.append(f" (skipped {res.rescans_skipped:,})   loose-cache fills ")
