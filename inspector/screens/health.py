@@ -347,7 +347,9 @@ class HealthScreen(PackscopeScreen):
                 state.cancelled,
                 state.error,
                 state.changed,
-            )
+            ),
+            # what stands of the run, per pack: the Packs badges and the Overview show it
+            [e.finding for e in self.entries if not e.changed_during],
         )
         if state.cancelled:
             self.notify("check cancelled", timeout=2)
