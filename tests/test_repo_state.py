@@ -194,3 +194,34 @@ def test_a_ref_whose_target_moved_is_dropped_even_if_the_old_target_is_gone(tmp_
     (work / ".git" / "refs" / "heads" / "side").write_text(git_text("rev-parse", "HEAD", cwd=work))
     s = settled(work, [ref_finding(work, "refs/heads/side", "cd" * 20)], a)
     assert len(s.dropped) == 1 and not s.kept
+
+
+def test_what_an_object_s_content_breaks_stands_whichever_pack_holds_it_now(tmp_path):
+    """A syntax finding (git's message id) is about the object's content,
+    the same in any copy: the repack that removed the pack it was read
+    from does not make it go away; a gc that removed the object does."""
+    work = work_repo(tmp_path)
+    (old_pack,) = repos.pack_files(work / ".git")
+    tree = git_text("rev-parse", "HEAD^{tree}", cwd=work).strip()
+    a = state(work)
+    tick()
+    commit(work, "v")
+    git("repack", "-a", "-d", "-q", cwd=work)
+    assert not old_pack.exists()
+
+    def syntax(oid: str) -> Finding:
+        return Finding(
+            "syntax",
+            "warning",
+            "hasDotgit: tree has an entry named '.git'",
+            "objects",
+            0,
+            path=str(old_pack),
+            pack=str(old_pack),
+            oid=oid,
+            msg_id="hasDotgit",
+        )
+
+    s = settled(work, [syntax(tree), syntax("ef" * 20)], a)
+    assert [f.oid for f in s.kept] == [tree]
+    assert [f.oid for f in s.dropped] == ["ef" * 20]

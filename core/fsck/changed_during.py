@@ -16,7 +16,8 @@ the final state, and sorts each finding into one of three piles:
   the final state does not have the problem;
 * **kept** — confirmed against the final state: damage in a file that was
   not rewritten during the run, a ref that still names a missing object, a
-  loose object file that is still there;
+  loose object file that is still there, what an object's content breaks
+  (git's fsck message ids: the same in any copy) while the object is there;
 * **changed** — everything else (a missing object named by another object,
   a dangling object while refs moved…): it may be real, it may come from
   the change; the UI marks it, and running the check again tells.
@@ -110,6 +111,10 @@ def _verdict(f: Finding, start: RepoState, change: Change, final: _FinalState) -
     """ "kept", "changed" or "dropped" for one finding of a changed run."""
     files = _files(f)
     objects_moved = bool(change.packs_added or change.packs_removed or change.packs_rewritten or change.loose)
+    if f.msg_id and f.oid and f.area in ("objects", "special-blobs", "loose"):
+        # what an object's content says (git's fsck message ids) is the same in
+        # any copy: it stands while the object is there, whichever file holds it now
+        return "kept" if final.readable(f.oid) else "dropped"
     if any(is_temporary(p) for p in files):
         return "dropped"
     if any(not os.path.exists(p) for p in files):
