@@ -28,11 +28,14 @@ When the state did not change, every finding is kept.
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from packscope.core.errors import PackscopeError
 from packscope.core.fsck.findings import ERROR, ERROR_FATAL, Finding
 from packscope.core.repo.repo_state import Change, RepoState, compare, is_temporary, stamp_of
+
+if TYPE_CHECKING:
+    from packscope.core.repo.session import Session
 
 ABSENT = ("missing", "unavailable", "unreadable")
 
@@ -76,7 +79,7 @@ def _files(f: Finding) -> list[str]:
 class _FinalState:
     """The final state's answers, asked once per object or ref."""
 
-    def __init__(self, session) -> None:
+    def __init__(self, session: Session) -> None:
         self.session = session
         self._objects: dict[str, bool] = {}
         self._refs: dict[str, str | None] = {}
@@ -145,7 +148,7 @@ def _verdict(f: Finding, start: RepoState, change: Change, final: _FinalState) -
     return "changed"
 
 
-def settle(findings: list[Finding], start: RepoState, end: RepoState, session) -> Settled:
+def settle(findings: list[Finding], start: RepoState, end: RepoState, session: Session) -> Settled:
     """Sort ``findings`` of a run that began at ``start`` and ended at
     ``end``; ``session`` is open on the final state (asked only when the
     two differ)."""

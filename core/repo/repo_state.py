@@ -25,7 +25,11 @@ from __future__ import annotations
 
 import os
 import time
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from packscope.core.repo.repository import Repository
 
 # Names git gives files it is still writing (pack-objects, index-pack,
 # repack, the multi-pack-index and commit-graph writers, loose objects).
@@ -75,7 +79,7 @@ class RepoState(NamedTuple):
         return None
 
 
-def _scan_dir(directory: str, keep, out: dict[str, Stamp]) -> None:
+def _scan_dir(directory: str, keep: Callable[[str], bool], out: dict[str, Stamp]) -> None:
     try:
         it = os.scandir(directory)
     except OSError:
@@ -144,7 +148,7 @@ def take_state(
     return RepoState(taken, packs, refs, loose, graphs)
 
 
-def state_of(repo) -> RepoState:
+def state_of(repo: Repository) -> RepoState:
     """:func:`take_state` for a ``Repository``."""
     return take_state(repo.git_dir, repo.common_dir, repo.objects_dir)
 

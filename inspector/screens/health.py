@@ -38,6 +38,7 @@ from packscope.inspector.health_groups_model import (
     starts_open,
 )
 from packscope.inspector.health_state import LastRun, health_state
+from packscope.inspector.plural import count
 from packscope.inspector.safe_text import literal
 from packscope.inspector.screens.base import PackscopeScreen
 from packscope.inspector.screens.finding_details import FindingScreen, severity_badge
@@ -514,7 +515,7 @@ def changed_sentence(s: RunState) -> str:
     findings about files that are gone were dropped — r runs it again"."""
     out = f"the repository changed during the check ({s.changed})"
     if s.dropped:
-        out += f"; {s.dropped:,} finding{'s' if s.dropped != 1 else ''} about files, objects or refs that are gone or moved {'were' if s.dropped != 1 else 'was'} dropped"
+        out += f"; {count(s.dropped, 'finding')} about files, objects or refs that are gone or moved {'were' if s.dropped != 1 else 'was'} dropped"
     if s.marked:
         out += f"; {s.marked:,} may come from the change (marked ~)"
     return out + " — r runs it again"

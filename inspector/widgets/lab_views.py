@@ -15,6 +15,7 @@ from textual.widget import Widget
 from packscope.core.store.search import ALGORITHMS
 from packscope.inspector import lab_batch
 from packscope.inspector import lab_model as lab
+from packscope.inspector.plural import count
 from packscope.inspector.safe_text import literal
 
 CMP_STYLE = {-1: "bold blue", 0: "bold green", 1: "bold red"}
@@ -391,7 +392,11 @@ def batch_summary(res: lab_batch.BatchResult) -> Text:
         t.append(
             f"the repository changed during the batch ({res.changed}): found and missing mix the states "
             "before and after"
-            + (f", {res.vanished:,} searches not repeated (their index was gone)" if res.vanished else "")
+            + (
+                f", {count(res.vanished, 'search', 'searches')} not repeated (the index was gone)"
+                if res.vanished
+                else ""
+            )
             + " — r runs it again\n",
             style="bold yellow",
         )
