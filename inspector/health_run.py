@@ -196,13 +196,13 @@ def settle_run(path: str | None, repo: Any, findings: list, start: Any) -> Any:
     when the repository changed meanwhile, what is about files that are gone
     is dropped, and what may come from the change is told apart.  A session
     on the final state is opened only then."""
-    from packscope.core.fsck.changed_during import Settled, settle
+    from packscope.core.fsck.changed_during import settle, unchanged
     from packscope.core.repo.repo_state import compare, state_of
     from packscope.core.repo.session import open_session
 
     end = state_of(repo)
     if compare(start, end) is None:
-        return Settled(list(findings), [], [], None)
+        return unchanged(findings)
     session = open_session(path)
     try:
         return settle(findings, start, end, session)

@@ -225,3 +225,18 @@ def test_what_an_object_s_content_breaks_stands_whichever_pack_holds_it_now(tmp_
     s = settled(work, [syntax(tree), syntax("ef" * 20)], a)
     assert [f.oid for f in s.kept] == [tree]
     assert [f.oid for f in s.dropped] == ["ef" * 20]
+
+
+def test_a_temporary_file_is_never_damage_even_when_nothing_else_changed(tmp_path):
+    """A repack under way from before the run to after it: the state (which
+    leaves git's temporary files out) did not change, and a finding about
+    its .tmp pack is dropped all the same."""
+    work = work_repo(tmp_path)
+    pack_dir = work / ".git" / "objects" / "pack"
+    tmp = pack_dir / ".tmp-7-pack-abcd.pack"
+    tmp.write_bytes(b"PACK half written")
+    a = state(work)
+    orphan = Finding("pack-orphan", "warning", "pack without its index", "packs", 0, path=str(tmp))
+    real = ref_finding(work, "refs/heads/main", "00" * 20)
+    s = settled(work, [orphan, real], a)
+    assert s.change is None and s.dropped == [orphan] and s.kept == [real]

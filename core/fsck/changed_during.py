@@ -148,13 +148,23 @@ def _verdict(f: Finding, start: RepoState, change: Change, final: _FinalState) -
     return "changed"
 
 
+def unchanged(findings: list[Finding]) -> Settled:
+    """A run the repository did not change under: every finding stands but
+    those about git's temporary files (a repack that was under way from
+    before the run to after it: its work in progress is not damage)."""
+    temporary = [f for f in findings if any(is_temporary(p) for p in _files(f))]
+    if not temporary:
+        return Settled(list(findings), [], [], None)
+    return Settled([f for f in findings if f not in temporary], [], temporary, None)
+
+
 def settle(findings: list[Finding], start: RepoState, end: RepoState, session: Session) -> Settled:
     """Sort ``findings`` of a run that began at ``start`` and ended at
     ``end``; ``session`` is open on the final state (asked only when the
     two differ)."""
     change = compare(start, end)
     if change is None:
-        return Settled(list(findings), [], [], None)
+        return unchanged(findings)
     final = _FinalState(session)
     piles: dict[str, list[Finding]] = {"kept": [], "changed": [], "dropped": []}
     shown: dict[tuple[str, str | None], set[str]] = {}  # (kind, file) -> the verdicts of its findings

@@ -297,14 +297,15 @@ class HealthScreen(PackscopeScreen):
         from packscope.inspector.health_run import settle_run
 
         settled = settle_run(path, repo, [e.finding for e in collected], start)
-        if settled.change is None:
+        if settled.change is None and not settled.dropped:
             return
         dropped = {id(f) for f in settled.dropped}
         marked = {id(f) for f in settled.changed}
         for e in collected:
             e.changed_during = id(e.finding) in marked
-        state.changed = settled.change.describe()
-        state.dropped, state.marked = len(dropped), len(marked)
+        if settled.change is not None:
+            state.changed = settled.change.describe()
+            state.dropped, state.marked = len(dropped), len(marked)
         state.summary = dict(state.summary or {}, exit=settled.exit_status())
         with self._pending_lock:
             # entries not taken yet and those already shown: both lose the dropped ones
