@@ -6,6 +6,7 @@ dropped; after the change, r gives git's answer (exit 0)."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,14 @@ def repack_during_the_check(monkeypatch, work: Path) -> list[str]:
     return phases
 
 
+def runs(app) -> int:
+    """Health runs that have ended and been shown (the screen's end-of-run
+    step records each in the shared health state)."""
+    from packscope.inspector.health_state import health_state
+
+    return health_state(app).runs
+
+
 def unmarked_errors(screen: HealthScreen) -> list[str]:
     return [e.finding.message for e in screen.entries if e.finding.severity == "error" and not e.changed_during]
 
@@ -57,7 +66,7 @@ async def test_a_repack_during_the_check_is_said_and_its_findings_dropped(tmp_pa
     work = work_repo(tmp_path)
     phases = repack_during_the_check(monkeypatch, work)
     async with running(work) as (app, pilot):
-        screen = await open_screen(app, pilot, "8", HealthScreen, "the check to finish", lambda s: s.state.finished, 30)
+        screen = await open_screen(app, pilot, "8", HealthScreen, "the check to end", lambda s: runs(app) == 1, 30)
         assert phases, "the check never reported progress"
         assert screen.state.error is None, screen.state.error
         rows = list_text(screen.query_one(VirtualList))
@@ -79,7 +88,7 @@ async def test_a_repack_during_the_check_is_said_and_its_findings_dropped(tmp_pa
         monkeypatch.setattr(health_run, "_check", REAL_CHECK)
         first = screen.state
         await pilot.press("r")
-        await until(pilot, lambda: screen.state is not first and screen.state.finished, "the second run to finish", 30)
+        await until(pilot, lambda: screen.state is not first and runs(app) == 2, "the second run to end", 30)
         assert screen.state.error is None and screen.state.changed is None
         assert screen.state.summary["exit"] == 0
         assert "changed during" not in plain(screen.query_one("#health-title"), width=300)
@@ -87,3 +96,43 @@ async def test_a_repack_during_the_check_is_said_and_its_findings_dropped(tmp_pa
 
 
 REAL_CHECK = health_run._check
+
+
+@pytest.mark.asyncio
+async def test_the_title_says_the_repository_is_changing_while_the_check_runs(tmp_path, monkeypatch):
+    """The check is held at its first progress report after another process
+    wrote a commit and repacked: the title says so before the run ends."""
+    work = work_repo(tmp_path)
+    release = threading.Event()
+    real = health_run._check
+
+    def check(path, mode, progress, entry, cancelled, jobs):
+        def spy(done, total, phase):
+            if not release.is_set():
+                (work / "new").write_text("new\n")
+                git("add", "new", cwd=work)
+                git("commit", "-q", "-m", "during the check", cwd=work)
+                git("repack", "-a", "-d", "-q", cwd=work)
+                release.wait(30)  # until the test has seen the title
+                release.set()
+            progress(done, total, phase)
+
+        return real(path, mode, spy, entry, cancelled, jobs)
+
+    monkeypatch.setattr(health_run, "forks", lambda: False)
+    monkeypatch.setattr(health_run, "_check", check)
+    async with running(work) as (app, pilot):
+        screen = await open_screen(app, pilot, "8", HealthScreen, "the check to start", lambda s: s.state.running)
+        try:
+            title = await until(
+                pilot,
+                lambda: (
+                    "the repository is changing (a repack" in (t := plain(screen.query_one("#health-title"), 300)) and t
+                ),
+                "the title to say the repository is changing",
+            )
+            assert screen.state.running and "checking" in title
+        finally:
+            release.set()
+        await until(pilot, lambda: runs(app) == 1, "the check to end", 30)
+        assert screen.state.changed is not None

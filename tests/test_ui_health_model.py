@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from packscope.inspector.health_state import health_state
 from packscope.inspector.screens.health import HealthScreen
 from packscope.inspector.screens.overview import OverviewScreen
 from packscope.inspector.widgets.virtual_list import VirtualList
@@ -87,7 +88,9 @@ async def test_t_verifies_the_idx_checksum_and_the_overview_shows_it(flipped_idx
 async def test_health_findings_reach_the_packs_badge_and_the_overview(flipped_idx):
     repo, pack = flipped_idx
     async with running(repo) as (app, pilot):
-        health = await open_screen(app, pilot, "8", HealthScreen, "the check", lambda s: s.state.finished, 30)
+        health = await open_screen(
+            app, pilot, "8", HealthScreen, "the check", lambda s: health_state(app).runs == 1, 30
+        )
         assert health.state.error is None and health.state.summary["exit"] != 0
         about_pack = sorted(
             {f.kind for f in health.findings if f.pack == str(pack) or f.idx == str(pack.with_suffix(".idx"))}
@@ -109,6 +112,6 @@ async def test_a_clean_full_check_is_what_lets_the_overview_say_ok(healthy):
     async with running(healthy) as (app, pilot):
         text = await overview_health(app, pilot, "what opening found", lambda t: "opened without errors" in t)
         assert "checksums not verified" in text
-        await open_screen(app, pilot, "8", HealthScreen, "the check", lambda s: s.state.finished, 30)
+        await open_screen(app, pilot, "8", HealthScreen, "the check", lambda s: health_state(app).runs == 1, 30)
         text = await overview_health(app, pilot, "the clean run", lambda t: "verified every checksum" in t)
         assert "OK" in text and "checksums not verified" not in text

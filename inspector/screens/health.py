@@ -108,6 +108,12 @@ class RunState:
     changed: str | None = None
     dropped: int = 0
     marked: int = 0
+    start_state: object = None  # the repository's state when the run began (RepoState)
+    changing: str | None = None  # seen changing while the run goes on ("a repack at 14:02")
+    looked: float = 0.0  # when the state was last compared during the run (monotonic)
+
+
+LOOK_EVERY = 1.0  # seconds between two looks at the repository's state during a run
 
 
 class _Source:
@@ -268,7 +274,7 @@ class HealthScreen(PackscopeScreen):
         try:
             if path is None:  # start_check waits for the core: not expected
                 raise CheckFailed("no repository is open")
-            start = repository_state(repo)
+            start = state.start_state = repository_state(repo)
             state.summary = run_check(path, mode, progress, entry, self._cancel.is_set, default_jobs())
             self._settle(state, path, repo, start, collected)
         except CancelledError:
@@ -362,7 +368,20 @@ class HealthScreen(PackscopeScreen):
         if self.state.running:
             if self._take_pending():
                 self.rebuild_rows()
+            self.look_for_changes()
             self.update_title()
+
+    def look_for_changes(self) -> None:
+        """While the check runs, once a second: has the repository changed
+        since it began?  (A few hundred stats; the verdict on the findings
+        waits for the end.)"""
+        s = self.state
+        now = time.monotonic()
+        if s.start_state is None or s.changing or now - s.looked < LOOK_EVERY:
+            return
+        s.looked = now
+        with contextlib.suppress(OSError):
+            s.changing = changed_since(self.app.core.repo, s.start_state)
 
     def action_cancel_or_back(self) -> None:
         if self.state.running:
@@ -416,6 +435,11 @@ class HealthScreen(PackscopeScreen):
             pct = f"{100 * s.done // s.total}% " if s.total else ""
             t.append(f"checking {s.phase or 'starting'}: {pct}({s.done:,}/{s.total:,})", style="yellow")
             t.append("  Esc cancels", style="dim")
+            if s.changing:
+                t.append(
+                    f"  the repository is changing ({s.changing}): findings are checked against it at the end",
+                    style="bold yellow",
+                )
             bar.update(total=max(1, s.total), progress=min(s.done, s.total))
         elif s.cancelled:
             t.append("cancelled — r runs it again", style="yellow")
