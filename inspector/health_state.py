@@ -43,6 +43,12 @@ def pack_key(path: str) -> str:
     return base if ext in (".pack", ".idx", ".rev", ".bitmap", ".keep", ".promisor") else os.path.normpath(path)
 
 
+def _stamps(key: str) -> tuple:
+    from packscope.core.repo.repo_state import stamp_of
+
+    return (stamp_of(key + ".pack"), stamp_of(key + ".idx"))
+
+
 @dataclass(slots=True)
 class PackHealth:
     """What is known about one pack/idx pair, and from where."""
@@ -54,6 +60,7 @@ class PackHealth:
     verified_at: float | None = None  # when t hashed it
     findings: dict[str, int] = field(default_factory=dict)  # the last full Health run: kind -> count
     run_at: float | None = None  # when that run ended
+    files: tuple = ()  # the .pack's and .idx's stamps when t or the run looked: a rewrite makes both moot
 
     def problems(self) -> list[str]:
         """What is wrong, each with where it was learnt."""
@@ -101,10 +108,27 @@ class HealthState:
         return ph
 
     def known(self, path: str) -> PackHealth | None:
-        return self.packs.get(pack_key(path))
+        """What is known of the pack at ``path`` — forgotten (t's verdicts,
+        the run's findings) once its files were rewritten since (a repack
+        that wrote a pack of the same name)."""
+        key = pack_key(path)
+        ph = self.packs.get(key)
+        if ph is not None and ph.files and ph.files != (now := _stamps(key)):
+            if now == (None, None):  # gone: nothing to say about it any more
+                del self.packs[key]
+                self._changed()
+                return None
+            ph.pack_checksum = ph.idx_checksum = ph.verified_at = None
+            ph.cheap, ph.cheap_error = [], None
+            ph.findings, ph.run_at, ph.files = {}, None, ()
+            self._changed()
+        return ph
 
     def record_cheap(self, path: str, damage: list[str], error: str | None) -> None:
+        self.known(path)  # (what a rewrite made moot goes first)
         ph = self.pack(path)
+        if not ph.files:
+            ph.files = _stamps(pack_key(path))
         if (ph.cheap, ph.cheap_error) != (list(damage), error):
             ph.cheap, ph.cheap_error = list(damage), error
             self._changed()
@@ -112,6 +136,7 @@ class HealthState:
     def record_checksums(self, path: str, pack_result: str, idx_result: str) -> None:
         ph = self.pack(path)
         ph.pack_checksum, ph.idx_checksum, ph.verified_at = pack_result, idx_result, time.time()
+        ph.files = _stamps(pack_key(path))
         self._changed()
 
     def record_run(self, run: LastRun, findings: list | None = None) -> None:
@@ -129,10 +154,13 @@ class HealthState:
                 ph = self.pack(where)
                 ph.findings[f.kind] = ph.findings.get(f.kind, 0) + 1
                 ph.run_at = run.ended
+                ph.files = _stamps(pack_key(where))
         self._changed()
 
     def damaged_packs(self) -> list[tuple[str, list[str]]]:
         """(pack key, problems) of every pack something found wrong with."""
+        for key in list(self.packs):
+            self.known(key)  # (what a rewrite made moot is forgotten first)
         return [(k, p) for k, ph in sorted(self.packs.items()) if (p := ph.problems())]
 
     def _changed(self) -> None:

@@ -115,3 +115,30 @@ async def test_a_clean_full_check_is_what_lets_the_overview_say_ok(healthy):
         await open_screen(app, pilot, "8", HealthScreen, "the check", lambda s: health_state(app).runs == 1, 30)
         text = await overview_health(app, pilot, "the clean run", lambda t: "verified every checksum" in t)
         assert "OK" in text and "checksums not verified" not in text
+
+
+def test_what_was_learnt_about_a_pack_is_forgotten_when_its_files_are_rewritten(healthy, tmp_path):
+    """t's verdict and a run's findings are about the files as they were:
+    a repack that writes a pack of the same name makes them moot, and a
+    pack that is gone has nothing left to say."""
+    import os
+
+    from packscope.core.fsck.findings import Finding
+    from packscope.inspector.health_state import HealthState, LastRun
+
+    repo = repos.copy_repo(healthy, tmp_path / "rewritten.git")
+    pack, idx = repos.the_pack(repo)
+    state = HealthState()
+    state.record_checksums(str(pack), "ok", "pack index checksum does not match its contents")
+    finding = Finding("idx-checksum", "error", "bad", "packs", 4, path=str(idx), pack=str(pack), idx=str(idx))
+    state.record_run(LastRun("full", 0.0, {"error": 1}, 4), [finding])
+    assert state.known(str(pack)).problems() and state.damaged_packs()
+    st = os.stat(idx)
+    os.utime(idx, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))  # written again
+    ph = state.known(str(pack))
+    assert ph is not None and not ph.problems() and ph.idx_checksum is None
+    assert state.damaged_packs() == []
+    state.record_checksums(str(pack), "ok", "ok")
+    pack.unlink()
+    idx.unlink()
+    assert state.known(str(pack)) is None and state.damaged_packs() == []

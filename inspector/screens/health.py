@@ -80,8 +80,9 @@ the temporary directory (its path is copied).
 The repository may change while the check runs (a commit, `git repack`,
 `git gc`): its state (the pack files, refs, loose object directories, the
 commit-graph and multi-pack-index) is recorded when the check starts and
-ends.  When they differ the list says so first ("the repository changed
-during the check (a repack at 14:02)"): findings about files that are gone,
+ends (and compared once a second meanwhile: the title says "the
+repository is changing" as soon as it is).  When they differ the list says
+so first ("the repository changed during the check (a repack at 14:02)"): findings about files that are gone,
 objects that are there now and refs that moved are dropped — the final
 state has no such problem; those the final state confirms (damage in a
 file nobody rewrote, a ref that still names a missing object) stand; the
