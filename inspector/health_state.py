@@ -43,6 +43,12 @@ def pack_key(path: str) -> str:
     return base if ext in (".pack", ".idx", ".rev", ".bitmap", ".keep", ".promisor") else os.path.normpath(path)
 
 
+def _temporary(path: str) -> bool:
+    from packscope.core.repo.repo_state import is_temporary
+
+    return is_temporary(path)
+
+
 def _stamps(key: str) -> tuple:
     from packscope.core.repo.repo_state import stamp_of
 
@@ -113,11 +119,14 @@ class HealthState:
         that wrote a pack of the same name)."""
         key = pack_key(path)
         ph = self.packs.get(key)
-        if ph is not None and ph.files and ph.files != (now := _stamps(key)):
-            if now == (None, None):  # gone: nothing to say about it any more
-                del self.packs[key]
-                self._changed()
-                return None
+        if ph is None:
+            return None
+        now = _stamps(key)
+        if now == (None, None):  # gone: nothing to say about it any more
+            del self.packs[key]
+            self._changed()
+            return None
+        if ph.files and ph.files != now:
             ph.pack_checksum = ph.idx_checksum = ph.verified_at = None
             ph.cheap, ph.cheap_error = [], None
             ph.findings, ph.run_at, ph.files = {}, None, ()
@@ -125,6 +134,8 @@ class HealthState:
         return ph
 
     def record_cheap(self, path: str, damage: list[str], error: str | None) -> None:
+        if _temporary(path):  # git's work in progress is never a pack with problems
+            return
         self.known(path)  # (what a rewrite made moot goes first)
         ph = self.pack(path)
         if not ph.files:
@@ -134,6 +145,8 @@ class HealthState:
             self._changed()
 
     def record_checksums(self, path: str, pack_result: str, idx_result: str) -> None:
+        if _temporary(path):
+            return
         ph = self.pack(path)
         ph.pack_checksum, ph.idx_checksum, ph.verified_at = pack_result, idx_result, time.time()
         ph.files = _stamps(pack_key(path))
@@ -149,7 +162,7 @@ class HealthState:
                 ph.findings, ph.run_at = {}, run.ended
             for f in findings:
                 where = f.pack or f.idx or (f.path if f.area == "packs" and f.path else None)
-                if where is None or f.severity != "error":
+                if where is None or f.severity != "error" or _temporary(where):
                     continue
                 ph = self.pack(where)
                 ph.findings[f.kind] = ph.findings.get(f.kind, 0) + 1

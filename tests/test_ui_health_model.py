@@ -142,3 +142,6 @@ def test_what_was_learnt_about_a_pack_is_forgotten_when_its_files_are_rewritten(
     pack.unlink()
     idx.unlink()
     assert state.known(str(pack)) is None and state.damaged_packs() == []
+    # git's temporary pack (a repack under way) is never recorded as a pack with problems
+    state.record_cheap(str(pack.parent / ".tmp-1-pack-abc.pack"), [], "cannot read pack index: No such file")
+    assert state.packs == {} and state.damaged_packs() == []
