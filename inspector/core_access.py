@@ -261,6 +261,21 @@ class CoreAccess:
         except OSError as e:
             return f"cannot read: {e.strerror or e}"
 
+    def verify_index_checksum(self, row: PackRow) -> str:
+        """Hash the whole .idx (as git fsck does) and compare it with the
+        checksum it ends with: "ok" or what differs."""
+        if row.handle is None:
+            return "no index"
+        try:
+            with self.lock:
+                idx = row.handle.index.open()
+                idx.verify_checksum()
+            return "ok"
+        except PackscopeError as e:
+            return e.message
+        except OSError as e:
+            return f"cannot read: {e.strerror or e}"
+
     def packs_holding(self, prefix_hex: str, limit: int = 64) -> dict[str, list[tuple[str, int]]]:
         """Every pack (by handle key) whose index holds an id starting with
         ``prefix_hex``, with the ids and their offsets — duplicates across

@@ -36,6 +36,9 @@ class Entry:
     cause: str | None = None
     offset: int | None = None
     is_cause: bool = False
+    # the repository changed while the check ran and this finding may come
+    # from the change (packscope.core.fsck.changed_during): shown marked
+    changed_during: bool = False
 
 
 @dataclass

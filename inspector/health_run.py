@@ -188,3 +188,24 @@ def _check(
     finally:
         with contextlib.suppress(Exception):
             session.close()
+
+
+def settle_run(path: str | None, repo: Any, findings: list, start: Any) -> Any:
+    """The run's findings against the state at its start (``start``: a
+    ``RepoState`` of ``repo``) and now (``packscope.core.fsck.changed_during``):
+    when the repository changed meanwhile, what is about files that are gone
+    is dropped, and what may come from the change is told apart.  A session
+    on the final state is opened only then."""
+    from packscope.core.fsck.changed_during import settle, unchanged
+    from packscope.core.repo.repo_state import compare, state_of
+    from packscope.core.repo.session import open_session
+
+    end = state_of(repo)
+    if compare(start, end) is None:
+        return unchanged(findings)
+    session = open_session(path)
+    try:
+        return settle(findings, start, end, session)
+    finally:
+        with contextlib.suppress(Exception):
+            session.close()

@@ -247,6 +247,10 @@ class HistoryLog:
         self.cond = threading.Condition()
         self.cancelled = False
         self.problems: list[str] = []
+        # the repository's state when the walk began (core/repo/repo_state.py),
+        # and what changed by the time it ended ("a repack at 14:02"), if anything
+        self.start_state = None
+        self.changed: str | None = None
 
     # --- what the screen asks --------------------------------------------------
 
@@ -305,10 +309,12 @@ class HistoryLog:
         from packscope.core.history.graph_walk import WalkSource
         from packscope.core.history.rev_args import ALL, walk_starts
         from packscope.core.history.walk import walk
+        from packscope.core.repo.repo_state import state_of
         from packscope.inspector.pathspecs import repo_paths
 
         core = self.core
         session = core.bulk
+        self.start_state = state_of(session.repo)
         with core.lock:
             revs = [ALL if r == "--all" else r for r in self.revs]
             # revisions through replace refs, as git reads them
@@ -367,6 +373,8 @@ class HistoryLog:
                 # before the rows are seen: a drawn row has its lanes
                 if self.lanes is not None:
                     self.lanes.feed(chunk)
+                if ended:
+                    self._compare_state()
                 with self.cond:
                     rows.extend(chunk)
                     # (done only once its last rows are in: a reader of done sees them all)
@@ -399,6 +407,15 @@ class HistoryLog:
             with self.cond:
                 self.done = self.done or self.cancelled
                 self.cond.notify_all()
+
+    def _compare_state(self) -> None:
+        """At the walk's end: did the repository change since it began?"""
+        from packscope.core.repo.repo_state import compare, state_of
+
+        if self.start_state is None:
+            return
+        change = compare(self.start_state, state_of(self.core.bulk.repo))
+        self.changed = None if change is None else change.describe()
 
     def _stopped(self, is_cancelled) -> bool:
         return self.cancelled or is_cancelled()

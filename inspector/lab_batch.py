@@ -110,6 +110,10 @@ class BatchResult:
     pages: dict = field(default_factory=lambda: {a: [] for a in ALGORITHMS})
     micros: dict = field(default_factory=lambda: {a: [] for a in ALGORITHMS})
     cancelled: bool = False
+    # the repository changed while the batch ran ("a repack at 14:02"): its
+    # found/missing counts mix the states before and after
+    changed: str | None = None
+    vanished: int = 0  # searches not repeated: their index was gone by then
 
 
 # Settings a batch run is made under, in the order the runs table shows them.
@@ -151,11 +155,16 @@ TIMING_REPEATS = 3  # each search timed this often, the fastest kept: a GC pause
 
 
 def run_batch(
-    store, lock, ids: list[bytes], label: str, progress=None, cancelled=None, warm: bool = True
+    store, lock, ids: list[bytes], label: str, progress=None, cancelled=None, warm: bool = True, repo=None
 ) -> BatchResult:
     """Look every id up (traced), and search each bucket the store searched
     again with each algorithm: traced (probes, names read, pages) and
-    untraced (time)."""
+    untraced (time).  Given ``repo``, the repository's state is recorded
+    before and after (``packscope.core.repo.repo_state``): a change in
+    between is the result's ``changed``."""
+    from packscope.core.repo.repo_state import compare, state_of
+
+    start = state_of(repo) if repo is not None else None
     fns = {a: search_function(a) for a in ALGORITHMS}
     recorder = trace.Recorder()
     unsubscribe = store.tracer.subscribe(recorder)
@@ -188,10 +197,16 @@ def run_batch(
                         index = index_of(target)
                         if index is None:
                             continue
-                        res.searches += 1
                         lo, hi = e.path.bucket
-                        nr = search_bounds(index, e.path.bucket)
-                        name_at = index.name_accessor()
+                        try:
+                            nr = search_bounds(index, e.path.bucket)
+                            name_at = index.name_accessor()
+                        except PackscopeError:
+                            # the index is gone since the lookup searched it (a repack):
+                            # nothing to search again; the summary counts these
+                            res.vanished += 1
+                            continue
+                        res.searches += 1
                         for a in ALGORITHMS:
                             fn = fns[a]
                             steps = Steps(index.page_of)
@@ -229,6 +244,9 @@ def run_batch(
         res.wall = time.perf_counter() - t_start
         with lock:
             after = store.counters.as_dict()
+    if start is not None:
+        change = compare(start, state_of(repo))
+        res.changed = None if change is None else change.describe()
     res.rescans_skipped = after["rescans_skipped"] - before["rescans_skipped"]
     res.dir_reads = after["dir_reads"] - before["dir_reads"]
     res.stats = after["stats"] - before["stats"]

@@ -4,7 +4,10 @@ The answer comes from core's last-commit-per-entry walk
 (``packscope.core.history.last_modified``), advanced in short holds of the
 core lock. :func:`last_commits` calls ``found(batch)`` with
 ``[(name, commit_id)]`` as entries are answered, ``progress(walked)`` now
-and then, and stops when ``cancelled()`` is true.
+and then, and stops when ``cancelled()`` is true.  The repository's state
+is recorded when the walk starts and when it ends
+(``packscope.core.repo.repo_state``); when they differ, ``changed(what)``
+is called ("a repack at 14:02"): the answers may be from either state.
 """
 
 from __future__ import annotations
@@ -29,14 +32,17 @@ def last_commits(
     found: Callable[[list[tuple[bytes, bytes]]], None],
     progress: Callable[[int], None] = lambda n: None,
     cancelled: Callable[[], bool] = lambda: False,
+    changed: Callable[[str], None] = lambda what: None,
 ) -> None:
     """core's walk, advanced in short holds of the core lock."""
     from packscope.core.errors import CancelledError
     from packscope.core.history.graph_walk import WalkSource
     from packscope.core.history.last_modified import last_modified
+    from packscope.core.repo.repo_state import compare, state_of
 
     session = core.bulk
     lock = core.lock
+    start = state_of(session.repo)
 
     shed_at = [SHED_EVERY]
     batch: list[tuple[bytes, bytes]] = []  # answers not handed over yet
@@ -81,6 +87,9 @@ def last_commits(
                     done = True
             hand_over(done)
             if done or cancelled():
-                return
+                break
     finally:
         source.close()
+    change = compare(start, state_of(session.repo))
+    if change is not None and not cancelled():
+        changed(change.describe())

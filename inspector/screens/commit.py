@@ -159,6 +159,7 @@ class CommitScreen(PackscopeScreen):
         self.last: dict[bytes, bytes] = {}  # entry name -> commit id
         self.walked = 0
         self.last_done = False
+        self.last_changed: str | None = None  # the repository changed during the last-commit walk
         self.read_started = False  # the commit's read has started
         self.changes: list[ParentChanges] | None = None  # per parent, once listed
 
@@ -180,6 +181,14 @@ class CommitScreen(PackscopeScreen):
         if self.view is None and self.app.core.ready and not self.read_started:
             self.read_started = True
             self.load()
+
+    def action_refresh_data(self) -> None:
+        # R after the repository changed under the last-commit walk: walk again
+        # (only on R: an outside change while a repack loop runs would restart it forever)
+        if self.last_changed and self.last_done and self.view is not None and self.view.entries:
+            self.last_changed, self.last_done, self.last = None, False, {}
+            self.find_last_commits(self.view)
+        super().action_refresh_data()
 
     @work(thread=True, exclusive=True, group="commit-load")
     def load(self) -> None:
@@ -417,6 +426,9 @@ class CommitScreen(PackscopeScreen):
         def progress(n: int) -> None:
             self.walked = n
 
+        def changed(what: str) -> None:
+            self.last_changed = what
+
         try:
             last_commits(
                 self.app.core,
@@ -426,6 +438,7 @@ class CommitScreen(PackscopeScreen):
                 found=found,
                 progress=progress,
                 cancelled=lambda: worker.is_cancelled,
+                changed=changed,
             )
         except PackscopeError as e:
             self.app.call_from_thread(
@@ -465,6 +478,11 @@ class CommitScreen(PackscopeScreen):
             got = sum(1 for _m, name, _o in v.entries if name in self.last)
             if self.last_done:
                 t.append(f"  last commits: {got}/{n}", style="green")
+                if self.last_changed:
+                    t.append(
+                        f" — the repository changed during the walk ({self.last_changed}): R walks again",
+                        style="yellow",
+                    )
             else:
                 t.append(f"  last commits: {got}/{n} — walked {self.walked:,} commits…", style="yellow")
         # A fixed size (one row, the screen's width): a new title needs no

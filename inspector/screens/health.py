@@ -38,6 +38,7 @@ from packscope.inspector.health_groups_model import (
     starts_open,
 )
 from packscope.inspector.health_state import LastRun, health_state
+from packscope.inspector.plural import count
 from packscope.inspector.safe_text import literal
 from packscope.inspector.screens.base import PackscopeScreen
 from packscope.inspector.screens.finding_details import FindingScreen, severity_badge
@@ -74,7 +75,18 @@ promisor remote) and the remedy.  Esc cancels a running check (through
 core's cancel check, within a few hundred objects); r runs it again; c
 runs the quicker connectivity-only check (no per-object reading).  x
 writes the findings as `packscope fsck --json` prints them to a file in
-the temporary directory (its path is copied).  The Overview's Health
+the temporary directory (its path is copied).
+
+The repository may change while the check runs (a commit, `git repack`,
+`git gc`): its state (the pack files, refs, loose object directories, the
+commit-graph and multi-pack-index) is recorded when the check starts and
+ends (and compared once a second meanwhile: the title says "the
+repository is changing" as soon as it is).  When they differ the list says
+so first ("the repository changed during the check (a repack at 14:02)"): findings about files that are gone,
+objects that are there now and refs that moved are dropped — the final
+state has no such problem; those the final state confirms (damage in a
+file nobody rewrote, a ref that still names a missing object) stand; the
+rest are marked ~ (they may come from the change).  r runs it again.  The Overview's Health
 panel shows the last run's counts.
 """
 
@@ -92,6 +104,17 @@ class RunState:
     started: float = 0.0
     seconds: float = 0.0
     mode: str = "full"
+    # the repository changed while it ran (core.fsck.changed_during): what
+    # happened, and how many findings were dropped / marked
+    changed: str | None = None
+    dropped: int = 0
+    marked: int = 0
+    start_state: object = None  # the repository's state when the run began (RepoState)
+    changing: str | None = None  # seen changing while the run goes on ("a repack at 14:02")
+    looked: float = 0.0  # when the state was last compared during the run (monotonic)
+
+
+LOOK_EVERY = 1.0  # seconds between two looks at the repository's state during a run
 
 
 class _Source:
@@ -129,6 +152,8 @@ class _Source:
             e = value
             f = e.finding
             t = Text("     " + ("   " if e.cause and not e.is_cause else ""))
+            if e.changed_during:
+                t = Text("   ~ " + ("   " if e.cause and not e.is_cause else ""), style="yellow")
             t.append_text(literal(f.message))
             loc = f.location()
             if loc:
@@ -136,6 +161,8 @@ class _Source:
                 t.append_text(literal(short_location(loc), "dim"))
             if e.offset is not None and not e.is_cause:
                 t.append(f"  → entry @{e.offset:,}", style="cyan")
+            if e.changed_during:
+                t.append("  (may come from the change during the check)", style="yellow")
             return t
         return value if isinstance(value, Text) else Text(str(value))
 
@@ -179,6 +206,7 @@ class HealthScreen(PackscopeScreen):
         self._pending: list = []
         self._pending_lock = threading.Lock()
         self._open: dict[str, bool] = {}  # group key -> opened/closed by the user
+        self._drop: set[int] = set()  # ids of findings a changed repository made moot
         self.exported: str | None = None  # the last export's file
 
     def compose_body(self) -> ComposeResult:
@@ -234,15 +262,22 @@ class HealthScreen(PackscopeScreen):
         def progress(done: int, total: int, phase: str) -> None:
             state.done, state.total, state.phase = done, total, phase
 
+        collected: list[Entry] = []
+
         def entry(e: Entry) -> None:
+            collected.append(e)
             with self._pending_lock:
                 self._pending.append(e)
 
         path = self.app.core.path
+        repo = self.app.core.repo
+        start = None
         try:
             if path is None:  # start_check waits for the core: not expected
                 raise CheckFailed("no repository is open")
+            start = state.start_state = repository_state(repo)
             state.summary = run_check(path, mode, progress, entry, self._cancel.is_set, default_jobs())
+            self._settle(state, path, repo, start, collected)
         except CancelledError:
             state.cancelled = True
         except CheckFailed as e:
@@ -250,12 +285,39 @@ class HealthScreen(PackscopeScreen):
         except Exception as e:  # a bug in a check must not take the UI down
             state.error = f"{type(e).__name__}: {e}"
         finally:
+            if start is not None and state.summary is None:
+                # failed or cancelled: still say whether the repository changed under it
+                with contextlib.suppress(Exception):
+                    state.changed = changed_since(repo, start)
             release_memory()  # without fork the check ran in this process
             state.running = False
             state.finished = True
             state.seconds = time.monotonic() - state.started
             with contextlib.suppress(RuntimeError):  # the app is closing
                 self.app.call_from_thread(self._check_ended, state)
+
+    def _settle(self, state: RunState, path: str, repo, start, collected: list[Entry]) -> None:
+        """When the repository changed during the run: drop the findings
+        the final state does not have and mark those that may come from
+        the change (core/fsck/changed_during.py); the exit status is then
+        that of what stands."""
+        from packscope.inspector.health_run import settle_run
+
+        settled = settle_run(path, repo, [e.finding for e in collected], start)
+        if settled.change is None and not settled.dropped:
+            return
+        dropped = {id(f) for f in settled.dropped}
+        marked = {id(f) for f in settled.changed}
+        for e in collected:
+            e.changed_during = id(e.finding) in marked
+        if settled.change is not None:
+            state.changed = settled.change.describe()
+            state.dropped, state.marked = len(dropped), len(marked)
+        state.summary = dict(state.summary or {}, exit=settled.exit_status())
+        with self._pending_lock:
+            # entries not taken yet and those already shown: both lose the dropped ones
+            self._pending = [e for e in self._pending if id(e.finding) not in dropped]
+            self._drop = dropped
 
     def _take_pending(self) -> bool:
         with self._pending_lock:
@@ -274,6 +336,12 @@ class HealthScreen(PackscopeScreen):
         if state is not self.state:
             return
         self._take_pending()
+        drop = self._drop
+        if drop:
+            self._drop = set()
+            self.entries = [e for e in self.entries if id(e.finding) not in drop]
+            self.findings = [e.finding for e in self.entries]
+            self.regroup()
         self.rebuild_rows()
         self.update_title()
         counts = {"error": 0, "warning": 0, "info": 0}
@@ -287,7 +355,10 @@ class HealthScreen(PackscopeScreen):
                 None if state.cancelled or state.error else (state.summary or {}).get("exit", 0),
                 state.cancelled,
                 state.error,
-            )
+                state.changed,
+            ),
+            # what stands of the run, per pack: the Packs badges and the Overview show it
+            [e.finding for e in self.entries if not e.changed_during],
         )
         if state.cancelled:
             self.notify("check cancelled", timeout=2)
@@ -298,7 +369,20 @@ class HealthScreen(PackscopeScreen):
         if self.state.running:
             if self._take_pending():
                 self.rebuild_rows()
+            self.look_for_changes()
             self.update_title()
+
+    def look_for_changes(self) -> None:
+        """While the check runs, once a second: has the repository changed
+        since it began?  (A few hundred stats; the verdict on the findings
+        waits for the end.)"""
+        s = self.state
+        now = time.monotonic()
+        if s.start_state is None or s.changing or now - s.looked < LOOK_EVERY:
+            return
+        s.looked = now
+        with contextlib.suppress(OSError):
+            s.changing = changed_since(self.app.core.repo, s.start_state)
 
     def action_cancel_or_back(self) -> None:
         if self.state.running:
@@ -327,6 +411,8 @@ class HealthScreen(PackscopeScreen):
         lst = self.query_one(VirtualList)
         keep = self.rows[lst.cursor] if self.rows and lst.cursor < len(self.rows) else None
         rows: list[tuple[str, Group | Entry | Text]] = list(group_rows(self.groups.values(), self.is_open))
+        if self.state.changed:
+            rows.insert(0, ("text", Text("  " + changed_sentence(self.state), style="bold yellow")))
         if not rows and self.state.finished and not self.state.error and not self.state.cancelled:
             rows.append(("text", Text("  no problems found", style="bold green")))
         self.rows = rows
@@ -350,16 +436,25 @@ class HealthScreen(PackscopeScreen):
             pct = f"{100 * s.done // s.total}% " if s.total else ""
             t.append(f"checking {s.phase or 'starting'}: {pct}({s.done:,}/{s.total:,})", style="yellow")
             t.append("  Esc cancels", style="dim")
+            if s.changing:
+                t.append(
+                    f"  the repository is changing ({s.changing}): findings are checked against it at the end",
+                    style="bold yellow",
+                )
             bar.update(total=max(1, s.total), progress=min(s.done, s.total))
         elif s.cancelled:
             t.append("cancelled — r runs it again", style="yellow")
         elif s.error:
             t.append_text(literal(f"the check failed: {s.error}", "red"))
+            if s.changed:
+                t.append(f" — the repository changed during the check ({s.changed}): r runs it again", style="yellow")
         elif s.finished:
             bar.update(total=1, progress=1)
             status = (s.summary or {}).get("exit", 0)
             t.append("done", style="green" if status == 0 else "red")
             t.append(f" — exit status {status} (git fsck's bits)")
+            if s.changed:
+                t.append(" — the repository changed during the check: r runs it again", style="bold yellow")
         else:
             t.append("not run yet", style="dim")
         causes = sum(1 for g in self.groups.values() if g.cause)
@@ -439,6 +534,30 @@ class HealthScreen(PackscopeScreen):
 
     def on_unmount(self) -> None:
         self._cancel.set()
+
+
+def changed_sentence(s: RunState) -> str:
+    """ "the repository changed during the check (a repack at 14:02);
+    findings about files that are gone were dropped — r runs it again"."""
+    out = f"the repository changed during the check ({s.changed})"
+    if s.dropped:
+        out += f"; {count(s.dropped, 'finding')} about files, objects or refs that are gone or moved {'were' if s.dropped != 1 else 'was'} dropped"
+    if s.marked:
+        out += f"; {s.marked:,} may come from the change (marked ~)"
+    return out + " — r runs it again"
+
+
+def repository_state(repo):
+    from packscope.core.repo.repo_state import state_of
+
+    return state_of(repo)
+
+
+def changed_since(repo, start) -> str | None:
+    from packscope.core.repo.repo_state import compare, state_of
+
+    change = compare(start, state_of(repo))
+    return None if change is None else change.describe()
 
 
 def release_memory() -> None:

@@ -200,6 +200,13 @@ class HistoryScreen(PackscopeScreen):
     def _refs_changed(self) -> bool:
         return False
 
+    def action_refresh_data(self) -> None:
+        # R after the repository changed under the walk: walk again (only on R:
+        # outside changes while a repack loop runs would restart it forever)
+        if self.history is not None and self.history.changed and self.app.core.ready:
+            self.restart()
+        super().action_refresh_data()
+
     def restart(self) -> None:
         if not self.app.core.ready:
             return
@@ -307,6 +314,8 @@ class HistoryScreen(PackscopeScreen):
             if log.error:
                 t.append("  ")
                 t.append_text(literal(log.error, "red"))
+            if log.changed:
+                t.append(f"  the repository changed during the walk ({log.changed}): R walks again", style="yellow")
         search = self.search_text()
         if search:
             t.append("   ")

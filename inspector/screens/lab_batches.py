@@ -130,7 +130,7 @@ class LabBatches(_Screen):
 
         if warm:
             res = lab_batch.run_batch(
-                core.store, core.lock, ids, label, progress, lambda: worker.is_cancelled, warm=True
+                core.store, core.lock, ids, label, progress, lambda: worker.is_cancelled, warm=True, repo=core.repo
             )
         else:
             say(self._batch_status, f"batch {label}: opening a fresh store…")
@@ -138,7 +138,7 @@ class LabBatches(_Screen):
             try:
                 lock = threading.RLock()  # the fresh store is this worker's alone
                 res = lab_batch.run_batch(
-                    fresh.store, lock, ids, label, progress, lambda: worker.is_cancelled, warm=False
+                    fresh.store, lock, ids, label, progress, lambda: worker.is_cancelled, warm=False, repo=fresh.repo
                 )
             finally:
                 fresh.close()
@@ -158,8 +158,10 @@ class LabBatches(_Screen):
         self.show_batch()
         self.notify(
             f"batch done: {res.lookups:,} lookups in {res.wall:.2f} s — {res.rescans} rescans, "
-            f"{res.fills} loose-cache fills",
-            timeout=4,
+            f"{res.fills} loose-cache fills"
+            + (f"; the repository changed during the batch ({res.changed}): r runs it again" if res.changed else ""),
+            severity="warning" if res.changed else "information",
+            timeout=6 if res.changed else 4,
         )
 
     def show_batch(self) -> None:

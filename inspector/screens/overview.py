@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 from rich.table import Table
@@ -15,7 +16,7 @@ from textual.widgets import Static
 
 from packscope.core.errors import PackscopeError
 from packscope.inspector.core_access import Facts
-from packscope.inspector.health_state import describe_run, health_state
+from packscope.inspector.health_state import describe_run, health_state, opening_text
 from packscope.inspector.plural import count
 from packscope.inspector.safe_text import human_bytes, literal
 from packscope.inspector.screens.base import PackscopeScreen
@@ -39,11 +40,16 @@ loose objects (one zlib file per object under objects/xx/), the commit-graph
 (commit parents and generation numbers without parsing commits), alternates
 (other object directories this one borrows from) and refs.
 
-Health: one state shared with the Health screen — the problems opening the
-repository found (exactly what `packscope info` reports: damaged indexes,
-orphan files, a bad commit-graph or multi-pack-index, broken refs, bad
-alternates, a .promisor pack without a promisor remote…), then the last
-Health run (when, how long ago, its counts and exit status), then notes:
+Health: one state shared with the Packs and Health screens — the problems
+opening the repository found (exactly what `packscope info` reports:
+damaged indexes, orphan files, a bad commit-graph or multi-pack-index,
+broken refs, bad alternates, a .promisor pack without a promisor remote…;
+opening verifies no checksum, and when it found nothing the panel says so:
+"opened without errors; checksums not verified — 8 runs the full check"),
+then every pack something found wrong with (the Packs screen's cheap
+checks, its t checksums of the .pack and the .idx, the last full Health
+run's findings about the pack or its index), then the last Health run
+(when, how long ago, its counts and exit status), then notes:
 provisional scans (the pack directory changed within 2 s of the scan, so
 the next miss rescans) and git's `gc --auto` thresholds.
 
@@ -292,7 +298,7 @@ class OverviewScreen(PackscopeScreen):
         if state.opening is None:
             out.append(badge("info", "checking what opening the repository found…"))
         elif not state.opening:
-            out.append(badge("ok", "opening found no problems (as packscope info)"))
+            out.append(badge(*opening_text(state)))
         else:
             for p in state.opening[:8]:
                 where = f" [{p['path']}]" if p.get("path") else ""
@@ -300,9 +306,18 @@ class OverviewScreen(PackscopeScreen):
                 out.append(badge(level, f"{p['kind']}: {p['message']}{where}"))
             if len(state.opening) > 8:
                 out.append(badge("error", f"… {len(state.opening) - 8} more problems (packscope info lists them)"))
+        damaged = state.damaged_packs()
+        for key, problems in damaged[:8]:
+            out.append(badge("error", f"{os.path.basename(key)}: " + "; ".join(problems)))
+        if len(damaged) > 8:
+            out.append(badge("error", f"… {len(damaged) - 8} more packs with problems (2: Packs, sorted by problems)"))
+        verified = [k for k, ph in state.packs.items() if ph.verified_text() and not ph.problems()]
+        if verified:
+            out.append(badge("info", f"{count(len(verified), 'pack')} verified by t (pack and idx checksums ok)"))
         run = state.last_run
         if run is None:
-            out.append(badge("info", "no Health run yet: 8 runs the full check"))
+            if state.opening != []:  # (with no problems, the opening line says it already)
+                out.append(badge("info", "no Health run yet: 8 runs the full check"))
         else:
             level = (
                 "error"
@@ -393,7 +408,7 @@ class OverviewScreen(PackscopeScreen):
         if self.app.core.ready:
             try:
                 self.render_counters()
-                shown = (health_state(self.app).runs, id(health_state(self.app).opening), int(time.time()) // 30)
+                shown = (health_state(self.app).version, int(time.time()) // 30)
                 if shown != self._health_shown:  # a new run or problems; the age every 30 s
                     self._health_shown = shown
                     self.render_health()

@@ -16,6 +16,7 @@ from textual.widgets import Label
 from packscope.core import trace
 from packscope.core.errors import PackscopeError
 from packscope.inspector.core_access import PackRow
+from packscope.inspector.health_state import HealthState, PackHealth, health_state
 from packscope.inspector.safe_text import human_bytes, literal
 from packscope.inspector.screens.base import PackscopeScreen
 from packscope.inspector.widgets.virtual_list import SearchRefused, VirtualList
@@ -41,8 +42,12 @@ Cheap checks (no read of the pack's entries): the index's largest offset
 against the .pack's size (an entry past the end: the pack is truncated),
 the pack header's object count against the index's, the .pack's trailer
 against the checksum its index records, and a lone .idx or .pack whose
-partner is missing (git ignores it).  t hashes the selected pack (reads it
-all) and compares the result with its trailer.
+partner is missing (git ignores it).  t hashes the selected pack and its
+index (reads both whole) and compares each with the checksum it ends with
+(and the pack's with the one its index records): "checksum ok (pack and
+idx)", or what differs for each.  A full Health run's findings about a pack
+or its index show here too ("Health: idx-checksum"): the Overview, this
+list and Health share one health state.
 
 o changes the sort: search order, problems (what the checks flagged
 first), name, size, objects, age, midx coverage; O reverses it; a click on a column header sorts by it (again:
@@ -86,7 +91,7 @@ def files_text(r: PackRow) -> str:
     return "".join(c if on else "·" for c, on in (("K", r.keep), ("P", r.promisor), ("B", r.bitmap), ("R", r.rev)))
 
 
-def sort_key(name: str):
+def sort_key(name: str, state: HealthState | None = None):
     if name == "name":
         return lambda r: r.name
     if name == "size":
@@ -99,12 +104,33 @@ def sort_key(name: str):
         return lambda r: (not r.in_midx, r.name)  # covered packs first
     order = lambda r: (r.orphan is not None, r.rank is None, r.rank or 0, r.name)  # noqa: E731 (search order)
     if name == "problems":
-        return lambda r: (not is_damaged(r), order(r))  # damaged packs (and orphans) first
+        return lambda r: (not is_damaged(r, state), order(r))  # damaged packs (and orphans) first
     return order
 
 
-def is_damaged(r: PackRow) -> bool:
-    return bool(r.damage or r.error or r.orphan or (r.checksum and r.checksum != "ok"))
+def known(r: PackRow, state: HealthState | None) -> PackHealth | None:
+    """What the shared health state knows of the row's pack (t, Health)."""
+    if state is None or r.handle is None:
+        return None
+    return state.known(r.handle.files.pack_path)
+
+
+def is_damaged(r: PackRow, state: HealthState | None = None) -> bool:
+    ph = known(r, state)
+    return bool(r.damage or r.error or r.orphan or (ph is not None and ph.problems()))
+
+
+def checksum_notes(ph: PackHealth | None) -> list[tuple[str, str]]:
+    """t's verdicts on the .pack and the .idx, as the row shows them."""
+    if ph is None or (ph.pack_checksum is None and ph.idx_checksum is None):
+        return []
+    if ph.pack_checksum == "ok" and ph.idx_checksum == "ok":
+        return [("checksum ok (pack and idx)", "green")]
+    out = []
+    for what, result in (("checksum", ph.pack_checksum), ("idx checksum", ph.idx_checksum)):
+        if result is not None:
+            out.append((f"{what} ok" if result == "ok" else f"{what}: {result}", "green" if result == "ok" else "red"))
+    return out
 
 
 class _Source:
@@ -118,7 +144,9 @@ class _Source:
 
     def row_text(self, k: int) -> Text:
         r = self.s.view[k]
-        bad = is_damaged(r)
+        state = health_state(self.s.app)
+        ph = known(r, state)
+        bad = is_damaged(r, state)
         checked = r.objects is not None or r.orphan is not None or r.error
         t = Text(f"{'–' if r.rank is None else r.rank:>4} ", style="dim")
         t.append("✗" if bad else " " if checked else "?", style="bold red" if bad else "dim")
@@ -134,9 +162,10 @@ class _Source:
             notes.insert(0, ("orphan:", "red"))
         if r.error:
             notes.append((r.error, "red"))
-        if r.checksum:
-            ok = r.checksum == "ok"
-            notes.append(("checksum ok" if ok else f"checksum: {r.checksum}", "green" if ok else "red"))
+        notes += checksum_notes(ph)
+        if ph is not None and ph.findings:
+            kinds = ", ".join(f"{k} ×{n}" if n > 1 else k for k, n in sorted(ph.findings.items()))
+            notes.append((f"Health: {kinds}", "red"))
         if r.holds:
             shown = ", ".join(f"{oid[:12]} @{off:,}" for oid, off in r.holds[:4])
             more = f" +{len(r.holds) - 4}" if len(r.holds) > 4 else ""
@@ -182,6 +211,7 @@ class PacksScreen(PackscopeScreen):
         self.holding: dict[str, list[tuple[str, int]]] | None = None  # the id filter's answer
         self.now = time.time()
         self._dirty = False
+        self._health_seen = -1  # the health state's version last drawn
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="packs-summary", markup=False)
@@ -234,6 +264,10 @@ class PacksScreen(PackscopeScreen):
 
     def _checked_some(self, status: str) -> None:
         self.app.set_status(status)
+        state = health_state(self.app)
+        for r in self.rows:  # the cheap checks' verdicts, for the Overview too
+            if r.handle is not None and (r.objects is not None or r.error is not None):
+                state.record_cheap(r.handle.files.pack_path, r.damage, r.error)
         self.rebuild_view()
 
     def rebuild_view(self, keep_cursor: bool = True) -> None:
@@ -245,7 +279,7 @@ class PacksScreen(PackscopeScreen):
         rows = self.rows
         if self.filter:
             rows = [r for r in rows if self._matches(r)]
-        view = sorted(rows, key=sort_key(self.sort), reverse=self.reverse)
+        view = sorted(rows, key=sort_key(self.sort, health_state(self.app)), reverse=self.reverse)
         self.view = view
         self.now = time.time()
         cursor = 0
@@ -299,7 +333,8 @@ class PacksScreen(PackscopeScreen):
         packs = [r for r in self.rows if r.orphan is None]
         counted = [r.objects for r in packs if r.objects is not None]
         in_midx = sum(r.in_midx for r in packs)
-        damaged = sum(1 for r in self.rows if is_damaged(r))
+        state = health_state(self.app)
+        damaged = sum(1 for r in self.rows if is_damaged(r, state))
         t = Text(f"{len(packs):,} packs, {sum(counted):,} objects")
         if len(counted) < len(packs):
             t.append(f" (checking {len(counted):,}/{len(packs):,}…)", style="yellow")
@@ -355,16 +390,23 @@ class PacksScreen(PackscopeScreen):
 
     @work(thread=True, group="packs-checksum")
     def verify_checksum(self, row: PackRow) -> None:
-        result = self.app.core.verify_pack_checksum(row)
-        self.app.call_from_thread(self._checksum_done, row, result)
+        pack_result = self.app.core.verify_pack_checksum(row)
+        idx_result = self.app.core.verify_index_checksum(row)
+        self.app.call_from_thread(self._checksum_done, row, pack_result, idx_result)
 
-    def _checksum_done(self, row: PackRow, result: str) -> None:
-        row.checksum = result
+    def _checksum_done(self, row: PackRow, pack_result: str, idx_result: str) -> None:
+        row.checksum = pack_result
         self.app.set_status("")
         for r in self.rows:  # the list may have been reloaded meanwhile
             if r.key == row.key:
-                r.checksum = result
-        self.notify(f"{row.name}: checksum {result}", severity="information" if result == "ok" else "error")
+                r.checksum = pack_result
+        if row.handle is not None:  # the one health state: the Overview shows it too
+            health_state(self.app).record_checksums(row.handle.files.pack_path, pack_result, idx_result)
+        ok = pack_result == "ok" and idx_result == "ok"
+        self.notify(
+            f"{row.name}: pack checksum {pack_result}; idx checksum {idx_result}",
+            severity="information" if ok else "error",
+        )
         self.query_one(VirtualList).refresh_rows()
         self.update_summary()
 
@@ -403,3 +445,11 @@ class PacksScreen(PackscopeScreen):
         if self._dirty and self.is_mounted:
             self._dirty = False
             self.reload_rows()
+        version = health_state(self.app).version
+        if version != self._health_seen and self.is_mounted:  # t, a Health run: new badges
+            self._health_seen = version
+            try:
+                self.query_one(VirtualList).refresh_rows()
+                self.update_summary()
+            except NoMatches:  # closing
+                pass

@@ -15,6 +15,7 @@ from textual.widget import Widget
 from packscope.core.store.search import ALGORITHMS
 from packscope.inspector import lab_batch
 from packscope.inspector import lab_model as lab
+from packscope.inspector.plural import count
 from packscope.inspector.safe_text import literal
 
 CMP_STYLE = {-1: "bold blue", 0: "bold green", 1: "bold red"}
@@ -387,6 +388,18 @@ def batch_summary(res: lab_batch.BatchResult) -> Text:
         f"{res.lookups:,} lookups{' (cancelled)' if res.cancelled else ''}, {res.found:,} found, "
         f"{res.missing:,} missing, {res.searches:,} bucket searches\n"
     )
+    if res.changed:
+        t.append(
+            f"the repository changed during the batch ({res.changed}): found and missing mix the states "
+            "before and after"
+            + (
+                f", {count(res.vanished, 'search', 'searches')} not repeated (the index was gone)"
+                if res.vanished
+                else ""
+            )
+            + " — r runs it again\n",
+            style="bold yellow",
+        )
     t.append("rescans ")
     t.append(f"{res.rescans:,}", style="bold yellow" if res.rescans else "bold")
     t.append(f" (skipped {res.rescans_skipped:,})   loose-cache fills ")
