@@ -88,6 +88,33 @@ def commit_facts_many(
     prefix: int,
     /,
 ) -> tuple[list[tuple[bytes, tuple[bytes, ...], int] | None], int]: ...
+def graph_walk_check(
+    graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
+    edges: tuple[tuple[int, int], ...],
+    hexsz: int,
+    /,
+) -> bool: ...
+def graph_walk_enter(
+    queue: list[tuple[int, int, bytes, bytes, tuple[bytes, ...]]],
+    seen: set[bytes],
+    graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
+    heap: bytearray,
+    bits: bytearray,
+    hexsz: int,
+    /,
+) -> bool: ...
+def graph_walk_plain(
+    heap: bytearray,
+    bits: bytearray,
+    counter: int,
+    graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
+    edges: tuple[tuple[int, int], ...],
+    first_parent: bool,
+    walked_type: type[tuple[object, ...]],
+    hexsz: int,
+    limit: int,
+    /,
+) -> tuple[list[tuple[bytes, bytes, tuple[bytes, ...], int]], int, int]: ...
 
 class IdSet:
     def add(self, oid: bytes, /) -> None: ...

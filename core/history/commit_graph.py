@@ -222,6 +222,12 @@ class GraphLayer(MappedFile):
         oidf = self.chunks.require(b"OIDF").offset
         return self.map, oidf, self._oidl, self._cdat, self.num_commits, gda2, gdo2_rows
 
+    def edge_table(self) -> tuple[int, int]:
+        """EDGE as the compiled walk over positions reads it
+        (core/native_c/graph_plain.c): its offset (-1: none) and entries."""
+        e = self._edge
+        return (e.offset, e.size // 4) if e is not None else (-1, 0)
+
     def edge_list(self, start: int, i: int) -> list[int]:
         """Parent positions from EDGE starting at ``start`` (for local commit ``i``)."""
         e = self._edge

@@ -93,6 +93,8 @@ class WalkSource:
             self._parent_none = PARENT_NONE
         self.graph_commits = 0  # answered by the graph
         self.reasons: list[str] = []  # why the graph is not used, if it is not
+        # (the graph checked for the compiled walk over positions, its layers' EDGE spans or None)
+        self.position_walk: tuple[CommitGraph, tuple[tuple[int, int], ...] | None] | None = None
 
     # --- opening ------------------------------------------------------------------------
 
@@ -272,6 +274,27 @@ class GraphCommitInfo:
         tables, hexsz, prefix, _ = packs
         layers = tuple(layer.walk_table() for layer in graph.layers)
         return tables, hexsz, prefix, (layers, graph.uses_corrected_dates, source._pos)
+
+    def walk_graph(self) -> tuple[tuple[int, int], ...] | None:
+        """Each layer's EDGE (offset, entries) for the compiled loop over
+        graph positions (core/native_c/graph_plain.c), when every commit of
+        the graph reads without doubt (checked once); else None, and the
+        loop reads commit by commit (graph_read.c, doubts left to
+        :meth:`WalkSource.commit_info`)."""
+        source = self.source
+        graph = source.graph
+        if graph is None:
+            return None
+        if source.position_walk is None:
+            from packscope.core.native import native
+
+            check = getattr(native, "graph_walk_check", None)
+            packs = self.walk_packs()
+            edges = tuple(layer.edge_table() for layer in graph.layers)
+            ok = check is not None and packs is not None and packs[3] is not None and check(packs[3], edges, packs[1])
+            source.position_walk = (graph, edges if ok else None)
+        checked, edges = source.position_walk
+        return edges if checked is graph else None
 
     def count_graph_answers(self, n: int) -> None:
         """The compiled loop's answers from the graph, in ``graph_commits``."""

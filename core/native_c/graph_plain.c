@@ -1,0 +1,416 @@
+/* core/native_c/graph_plain.c: part of packscope.core._native, compiled as one unit by core/_native.c
+ * (which includes Python.h, graph_read.c and plain_walk.c before this file).  The plain default-order
+ * walk over a commit-graph's positions: once every commit waiting in the queue is in the graph, all
+ * that follows is too (a graph holds the parents of its commits), so the loop needs no ids, no sets
+ * and no tuples per queued commit -- a heap of (-date, number, position) records and a bitmap of the
+ * positions met.  The reference is still PlainWalk.stream_plain (core/history/plain_walk.py): the
+ * same pops, the same numbers, the same records.
+ *
+ *   graph_walk_check(graph, edges, hexsz) -> bool
+ *       True when every commit of every layer reads as the reference reads it without doubt (parents
+ *       inside the layer's view, octopus lists inside EDGE, generation data where corrected dates
+ *       are used), so that a walk over positions never meets what graph_facts would leave to Python.
+ *       edges: per layer (EDGE offset or -1, EDGE entries).
+ *
+ *   graph_walk_enter(queue, seen, graph, heap, bits, hexsz) -> bool
+ *       The walk's state moved onto positions: each queue entry (-date, number, id, tree, parents)
+ *       becomes a 24-byte record in heap (a bytearray, filled), each id of seen the graph holds a bit
+ *       in bits (a bytearray of one bit per commit).  False (nothing kept) when an entry's id is not
+ *       in the graph.
+ *
+ *   graph_walk_plain(heap, bits, counter, graph, edges, first_parent, walked_type, hexsz, limit)
+ *       -> (walked, counter, graph answers)
+ *       Up to limit commits popped from heap as the reference pops them, each unmet parent marked,
+ *       read from the graph and pushed with the next number; walked: (id, tree, parents, date) as
+ *       walked_type. */
+
+typedef struct {
+    long long key; /* -date */
+    long long number;
+    long long pos;
+} gw_entry;
+
+typedef struct {
+    long long at, count;
+} gw_edge;
+
+static int
+gw_less(const gw_entry *a, const gw_entry *b)
+{
+    return a->key != b->key ? a->key < b->key : a->number < b->number;
+}
+
+static void
+gw_sift_up(gw_entry *h, Py_ssize_t pos)
+{
+    gw_entry item = h[pos];
+    while (pos > 0) {
+        Py_ssize_t up = (pos - 1) >> 1;
+        if (!gw_less(&item, &h[up]))
+            break;
+        h[pos] = h[up];
+        pos = up;
+    }
+    h[pos] = item;
+}
+
+static void
+gw_sift_down(gw_entry *h, Py_ssize_t n)
+{
+    if (n == 0)
+        return;
+    gw_entry item = h[0];
+    Py_ssize_t pos = 0;
+    for (;;) {
+        Py_ssize_t child = 2 * pos + 1;
+        if (child >= n)
+            break;
+        if (child + 1 < n && gw_less(&h[child + 1], &h[child]))
+            child++;
+        if (!gw_less(&h[child], &item))
+            break;
+        h[pos] = h[child];
+        pos = child;
+    }
+    h[pos] = item;
+}
+
+/* edges into out (one per layer): 0, or -1 (no exception) when it is not one. */
+static int
+gw_edges(PyObject *edges, const graph_table *g, gw_edge *out)
+{
+    if (!PyTuple_CheckExact(edges) || PyTuple_GET_SIZE(edges) != g->n_layers)
+        return -1;
+    for (int k = 0; k < g->n_layers; k++) {
+        PyObject *e = PyTuple_GET_ITEM(edges, k);
+        if (!PyTuple_CheckExact(e) || PyTuple_GET_SIZE(e) != 2)
+            return -1;
+        out[k].at = PyLong_AsLongLong(PyTuple_GET_ITEM(e, 0));
+        out[k].count = PyLong_AsLongLong(PyTuple_GET_ITEM(e, 1));
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return -1;
+        }
+        if (out[k].at >= 0 && (out[k].count < 0 || out[k].at + 4 * out[k].count > (long long)g->layers[k].view.len))
+            return -1;
+    }
+    return 0;
+}
+
+/* The index of the layer holding pos. */
+static int
+gw_layer_index(const graph_table *g, long long pos)
+{
+    int k = 0;
+    while (k < g->n_layers - 1 && pos >= g->layers[k].base + g->layers[k].count)
+        k++;
+    return k;
+}
+
+/* Parent positions of global position pos into out (room for cap): the count, or -1 when they do not read
+ * without doubt (the reference would raise, or graph_facts would doubt). */
+static Py_ssize_t
+gw_parents(const graph_table *g, const gw_edge *edges, long long pos, long long *out, Py_ssize_t cap)
+{
+    int k = gw_layer_index(g, pos);
+    const graph_layer *l = &g->layers[k];
+    long long i = pos - l->base, limit = l->base + l->count;
+    const uint8_t *row = l->m + l->cdat_at + i * (g->rawsz + 16);
+    uint32_t p1 = be32_at(row + g->rawsz), p2 = be32_at(row + g->rawsz + 4);
+    Py_ssize_t n = 0;
+    if (p1 == GRAPH_PARENT_NONE)
+        return 0;
+    out[n++] = p1;
+    if (p2 & GRAPH_EDGE_FLAG) {
+        const gw_edge *e = &edges[k];
+        if (e->at < 0)
+            return -1;
+        for (long long j = p2 & ~GRAPH_EDGE_FLAG;; j++) {
+            if (j >= e->count || n >= cap)
+                return -1;
+            uint32_t v = be32_at(l->m + e->at + 4 * j);
+            out[n++] = v & ~GRAPH_EDGE_FLAG;
+            if (v & GRAPH_EDGE_FLAG)
+                break;
+        }
+    }
+    else if (p2 != GRAPH_PARENT_NONE)
+        out[n++] = p2;
+    for (Py_ssize_t j = 0; j < n; j++)
+        if (out[j] >= limit)
+            return -1;
+    return n;
+}
+
+/* The commit time of global position pos. */
+static long long
+gw_time(const graph_table *g, long long pos)
+{
+    const graph_layer *l = &g->layers[gw_layer_index(g, pos)];
+    const uint8_t *row = l->m + l->cdat_at + (pos - l->base) * (g->rawsz + 16) + g->rawsz + 8;
+    return (long long)(((unsigned long long)(be32_at(row) & 3) << 32) | be32_at(row + 4));
+}
+
+static const uint8_t *
+gw_oid(const graph_table *g, long long pos)
+{
+    const graph_layer *l = &g->layers[gw_layer_index(g, pos)];
+    return l->m + l->oidl_at + (pos - l->base) * g->rawsz;
+}
+
+#define GW_MAX_PARENTS 4096 /* an octopus wider than this is left to the reference */
+
+static PyObject *
+native_graph_walk_check(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "graph_walk_check(graph, edges, hexsz)");
+        return NULL;
+    }
+    graph_table g;
+    if (walk_graph_open(&g, args[0], args[2]) != 1)
+        Py_RETURN_FALSE;
+    gw_edge edges[GRAPH_MAX_LAYERS];
+    int ok = gw_edges(args[1], &g, edges) == 0;
+    long long *parents = ok ? PyMem_Malloc(sizeof(long long) * GW_MAX_PARENTS) : NULL;
+    if (ok && parents == NULL) {
+        graph_close(&g);
+        return PyErr_NoMemory();
+    }
+    for (int k = 0; ok && k < g.n_layers; k++) {
+        const graph_layer *l = &g.layers[k];
+        if (g.corrected && l->gda2_at < 0)
+            ok = 0;
+        for (long long i = 0; ok && i < l->count; i++) {
+            if (gw_parents(&g, edges, l->base + i, parents, GW_MAX_PARENTS) < 0)
+                ok = 0;
+            else if (g.corrected) {
+                uint32_t offset = be32_at(l->m + l->gda2_at + 4 * i);
+                if ((offset & GRAPH_EDGE_FLAG) && (long long)(offset & ~GRAPH_EDGE_FLAG) >= l->gdo2_rows)
+                    ok = 0;
+            }
+        }
+    }
+    PyMem_Free(parents);
+    graph_close(&g);
+    return PyBool_FromLong(ok);
+}
+
+/* The heap bytearray's room for at least n entries: its data, or NULL with an exception. */
+static gw_entry *
+gw_room(PyObject *heap, Py_ssize_t n)
+{
+    Py_ssize_t need = n * (Py_ssize_t)sizeof(gw_entry);
+    if (PyByteArray_GET_SIZE(heap) < need) {
+        Py_ssize_t grown = 2 * PyByteArray_GET_SIZE(heap);
+        if (PyByteArray_Resize(heap, grown > need ? grown : need) < 0)
+            return NULL;
+    }
+    return (gw_entry *)PyByteArray_AS_STRING(heap);
+}
+
+static PyObject *
+native_graph_walk_enter(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "graph_walk_enter(queue, seen, graph, heap, bits, hexsz)");
+        return NULL;
+    }
+    PyObject *queue = args[0], *seen = args[1], *heap = args[3], *bits = args[4];
+    if (!PyList_CheckExact(queue) || !PySet_Check(seen) || !PyByteArray_CheckExact(heap) ||
+        !PyByteArray_CheckExact(bits))
+        Py_RETURN_FALSE;
+    graph_table g;
+    if (walk_graph_open(&g, args[2], args[5]) != 1)
+        Py_RETURN_FALSE;
+    PyObject *result = Py_False;
+    Py_ssize_t n = PyList_GET_SIZE(queue);
+    if (PyByteArray_Resize(bits, (Py_ssize_t)((g.total + 7) / 8)) < 0 || PyByteArray_Resize(heap, 0) < 0) {
+        result = NULL;
+        goto done;
+    }
+    memset(PyByteArray_AS_STRING(bits), 0, (size_t)PyByteArray_GET_SIZE(bits));
+    gw_entry *h = gw_room(heap, n);
+    if (h == NULL) {
+        result = NULL;
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *e = PyList_GET_ITEM(queue, k);
+        if (!walk_entry_ok(e))
+            goto done;
+        int over_a, over_b;
+        long long key = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(e, 0), &over_a);
+        long long number = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(e, 1), &over_b);
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            goto done;
+        }
+        if (over_a || over_b)
+            goto done;
+        const uint8_t *oid;
+        Py_ssize_t rawsz;
+        if (oid_bytes(PyTuple_GET_ITEM(e, 2), &oid, &rawsz) < 0 || rawsz != g.rawsz)
+            goto done;
+        long long pos = graph_find(&g, oid);
+        if (pos < 0)
+            goto done;
+        h[k].key = key;
+        h[k].number = number;
+        h[k].pos = pos;
+    }
+    /* the list is a heap on (key, number) already; so is the same order of records */
+    uint8_t *b = (uint8_t *)PyByteArray_AS_STRING(bits);
+    PyObject *it = PyObject_GetIter(seen), *key;
+    if (it == NULL) {
+        result = NULL;
+        goto done;
+    }
+    while ((key = PyIter_Next(it)) != NULL) {
+        const uint8_t *oid;
+        Py_ssize_t rawsz;
+        long long pos = oid_bytes(key, &oid, &rawsz) < 0 || rawsz != g.rawsz ? -1 : graph_find(&g, oid);
+        Py_DECREF(key); /* (the set holds it) */
+        if (pos == -2) {
+            Py_DECREF(it);
+            goto done;
+        }
+        if (pos >= 0)
+            b[pos >> 3] |= (uint8_t)(1u << (pos & 7));
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) {
+        result = NULL;
+        goto done;
+    }
+    if (PyByteArray_Resize(heap, n * (Py_ssize_t)sizeof(gw_entry)) < 0) {
+        result = NULL;
+        goto done;
+    }
+    result = Py_True;
+done:
+    graph_close(&g);
+    if (result == Py_False)
+        PyByteArray_Resize(heap, 0);
+    return result == NULL ? NULL : Py_NewRef(result);
+}
+
+static PyObject *
+native_graph_walk_plain(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError,
+                        "graph_walk_plain(heap, bits, counter, graph, edges, first_parent, walked_type, hexsz, limit)");
+        return NULL;
+    }
+    PyObject *heap = args[0], *bits = args[1];
+    PyTypeObject *walked_type = (PyTypeObject *)args[6];
+    long long counter = PyLong_AsLongLong(args[2]);
+    int first_parent = PyObject_IsTrue(args[5]);
+    Py_ssize_t limit = PyLong_AsSsize_t(args[8]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (!PyByteArray_CheckExact(heap) || !PyByteArray_CheckExact(bits) || !PyType_Check(args[6]) ||
+        !PyType_IsSubtype(walked_type, &PyTuple_Type) || walked_type->tp_basicsize != PyTuple_Type.tp_basicsize ||
+        walked_type->tp_itemsize != PyTuple_Type.tp_itemsize) {
+        PyErr_SetString(PyExc_TypeError, "graph_walk_plain: heap and bits bytearrays, a plain tuple type");
+        return NULL;
+    }
+    graph_table g;
+    if (walk_graph_open(&g, args[3], args[7]) != 1) {
+        PyErr_SetString(PyExc_TypeError, "graph_walk_plain: graph is GraphCommitInfo.walk_packs()'s graph");
+        return NULL;
+    }
+    gw_edge edges[GRAPH_MAX_LAYERS];
+    if (gw_edges(args[4], &g, edges) < 0 || PyByteArray_GET_SIZE(bits) != (Py_ssize_t)((g.total + 7) / 8) ||
+        PyByteArray_GET_SIZE(heap) % (Py_ssize_t)sizeof(gw_entry) != 0) {
+        graph_close(&g);
+        PyErr_SetString(PyExc_ValueError, "graph_walk_plain: state that does not fit this graph");
+        return NULL;
+    }
+    Py_ssize_t n = PyByteArray_GET_SIZE(heap) / (Py_ssize_t)sizeof(gw_entry);
+    long long answers = 0;
+    long long *parents = PyMem_Malloc(sizeof(long long) * GW_MAX_PARENTS);
+    PyObject *walked = PyList_New(0);
+    if (parents == NULL || walked == NULL)
+        goto fail;
+    while (n > 0 && PyList_GET_SIZE(walked) < limit) {
+        gw_entry *h = (gw_entry *)PyByteArray_AS_STRING(heap);
+        gw_entry top = h[0];
+        h[0] = h[n - 1];
+        n--;
+        gw_sift_down(h, n);
+        Py_ssize_t np = gw_parents(&g, edges, top.pos, parents, GW_MAX_PARENTS);
+        if (np < 0) {
+            PyErr_SetString(PyExc_ValueError, "graph_walk_plain: a commit graph_walk_check did not pass");
+            goto fail;
+        }
+        PyObject *ptuple = PyTuple_New(np);
+        if (ptuple == NULL)
+            goto fail;
+        for (Py_ssize_t k = 0; k < np; k++) {
+            PyObject *p = PyBytes_FromStringAndSize((const char *)gw_oid(&g, parents[k]), g.rawsz);
+            if (p == NULL) {
+                Py_DECREF(ptuple);
+                goto fail;
+            }
+            PyTuple_SET_ITEM(ptuple, k, p);
+        }
+        uint8_t *b = (uint8_t *)PyByteArray_AS_STRING(bits);
+        for (Py_ssize_t k = 0; k < np; k++) {
+            long long pp = parents[k];
+            if (!(b[pp >> 3] & (1u << (pp & 7)))) {
+                b[pp >> 3] |= (uint8_t)(1u << (pp & 7));
+                h = gw_room(heap, n + 1);
+                if (h == NULL) {
+                    Py_DECREF(ptuple);
+                    goto fail;
+                }
+                h[n].key = -gw_time(&g, pp);
+                h[n].number = counter++;
+                h[n].pos = pp;
+                gw_sift_up(h, n);
+                n++;
+                answers++;
+            }
+            if (first_parent)
+                break;
+        }
+        const graph_layer *l = &g.layers[gw_layer_index(&g, top.pos)];
+        const uint8_t *row = l->m + l->cdat_at + (top.pos - l->base) * (g.rawsz + 16);
+        PyObject *oid = PyBytes_FromStringAndSize((const char *)(l->m + l->oidl_at + (top.pos - l->base) * g.rawsz),
+                                                  g.rawsz);
+        PyObject *tree = PyBytes_FromStringAndSize((const char *)row, g.rawsz);
+        PyObject *date = PyLong_FromLongLong(-top.key);
+        PyObject *rec = walked_type->tp_alloc(walked_type, 4);
+        if (oid == NULL || tree == NULL || date == NULL || rec == NULL) {
+            Py_XDECREF(oid);
+            Py_XDECREF(tree);
+            Py_XDECREF(date);
+            Py_XDECREF(rec);
+            Py_DECREF(ptuple);
+            goto fail;
+        }
+        PyTuple_SET_ITEM(rec, 0, oid);
+        PyTuple_SET_ITEM(rec, 1, tree);
+        PyTuple_SET_ITEM(rec, 2, ptuple);
+        PyTuple_SET_ITEM(rec, 3, date);
+        int rc = PyList_Append(walked, rec);
+        Py_DECREF(rec);
+        if (rc < 0)
+            goto fail;
+    }
+    PyMem_Free(parents);
+    graph_close(&g);
+    if (PyByteArray_Resize(heap, n * (Py_ssize_t)sizeof(gw_entry)) < 0) {
+        Py_DECREF(walked);
+        return NULL;
+    }
+    return Py_BuildValue("(NLL)", walked, counter, answers);
+fail:
+    PyMem_Free(parents);
+    graph_close(&g);
+    Py_XDECREF(walked);
+    PyByteArray_Resize(heap, n * (Py_ssize_t)sizeof(gw_entry)); /* (a heap still, whatever failed) */
+    return NULL;
+}
