@@ -84,6 +84,11 @@ static PyMethodDef native_methods[] = {
     {"graph_walk_plain", (PyCFunction)(void (*)(void))native_graph_walk_plain, METH_FASTCALL,
      "graph_walk_plain(heap, bits, counter, graph, edges, first_parent, walked_type, hexsz, limit) -> "
      "(walked, counter, graph answers): the plain walk's loop over graph positions."},
+    {"graph_commit", (PyCFunction)(void (*)(void))native_graph_commit, METH_FASTCALL,
+     "graph_commit(graph, oid, hexsz) -> (tree, parents, time, generation), False or None: one commit "
+     "from the graph."},
+    {"graph_bloom_unchanged", (PyCFunction)(void (*)(void))native_graph_bloom_unchanged, METH_FASTCALL,
+     "graph_bloom_unchanged(blooms, memo, oid) -> True, False or None: the changed-path filters' answer."},
     {"commit_facts_many", (PyCFunction)(void (*)(void))native_commit_facts_many, METH_FASTCALL,
      "commit_facts_many(packs, graph, oids, hexsz, prefix) -> ([(tree, parents, time) or None, ...], graph "
      "answers) as walk_plain reads."},

@@ -115,6 +115,18 @@ def graph_walk_plain(
     limit: int,
     /,
 ) -> tuple[list[tuple[bytes, bytes, tuple[bytes, ...], int]], int, int]: ...
+def graph_commit(
+    graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
+    oid: bytes,
+    hexsz: int,
+    /,
+) -> tuple[bytes, tuple[bytes, ...], int, int] | bool | None: ...
+def graph_bloom_unchanged(
+    blooms: tuple[tuple[object, int, int, int, int, tuple[tuple[tuple[int, ...], ...], ...]], ...],
+    memo: dict[bytes, int],
+    oid: bytes,
+    /,
+) -> bool | None: ...
 
 class IdSet:
     def add(self, oid: bytes, /) -> None: ...

@@ -414,3 +414,175 @@ fail:
     PyByteArray_Resize(heap, n * (Py_ssize_t)sizeof(gw_entry)); /* (a heap still, whatever failed) */
     return NULL;
 }
+
+/* graph_commit(graph, oid, hexsz) -> (tree, parents, commit time, generation), False, or None
+ *     One commit as WalkSource.commit_info answers from the graph (core/history/graph_walk.py, _at):
+ *     its position from the memo, else searched tip layer first; the parents' positions kept in the
+ *     memo.  False when the graph lacks the id (the caller reads the packs), None when the reference
+ *     would read more than this does (an octopus, an offset in GDO2, anything it would call broken):
+ *     the caller asks the reference. */
+static PyObject *
+native_graph_commit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "graph_commit(graph, oid, hexsz)");
+        return NULL;
+    }
+    graph_table g;
+    if (walk_graph_open(&g, args[0], args[2]) != 1)
+        Py_RETURN_NONE;
+    PyObject *facts = graph_facts(&g, args[1]); /* (tree, parents, time), False or None */
+    if (facts == NULL || !PyTuple_CheckExact(facts)) {
+        graph_close(&g);
+        return facts;
+    }
+    /* graph_facts found the position (memo or search); find it again for the generation */
+    const uint8_t *oid;
+    Py_ssize_t rawsz;
+    long long pos = -1;
+    PyObject *known = PyDict_GetItemWithError(g.memo, args[1]);
+    if (known != NULL)
+        pos = PyLong_AsLongLong(known);
+    else if (!PyErr_Occurred() && oid_bytes(args[1], &oid, &rawsz) == 0)
+        pos = graph_find(&g, oid);
+    PyObject *out = NULL;
+    if (PyErr_Occurred() || pos < 0 || pos >= g.total)
+        goto done;
+    const graph_layer *l = &g.layers[gw_layer_index(&g, pos)];
+    long long i = pos - l->base;
+    const uint8_t *row = l->m + l->cdat_at + i * (g.rawsz + 16);
+    uint32_t word = be32_at(row + g.rawsz + 8);
+    unsigned long long generation;
+    if (g.corrected) {
+        uint32_t offset = be32_at(l->m + l->gda2_at + 4 * i); /* (graph_facts checked GDA2 is there) */
+        if (offset & GRAPH_EDGE_FLAG) { /* in GDO2, whose offset this table lacks: the reference reads it */
+            out = Py_NewRef(Py_None);
+            goto done;
+        }
+        generation = (((unsigned long long)(word & 3) << 32) | be32_at(row + g.rawsz + 12)) + offset;
+    }
+    else
+        generation = word >> 2;
+    PyObject *gen = PyLong_FromUnsignedLongLong(generation);
+    if (gen == NULL)
+        goto done;
+    out = PyTuple_Pack(4, PyTuple_GET_ITEM(facts, 0), PyTuple_GET_ITEM(facts, 1), PyTuple_GET_ITEM(facts, 2), gen);
+    Py_DECREF(gen);
+done:
+    PyErr_Clear();
+    if (out == NULL && !PyErr_Occurred())
+        out = Py_NewRef(Py_None);
+    Py_DECREF(facts);
+    graph_close(&g);
+    return out;
+}
+
+/* graph_bloom_unchanged(blooms, memo, oid) -> True, False, or None
+ *     The Bloom shortcut of WalkSource.first_parent_unchanged (core/history/graph_walk.py) for one
+ *     commit; the reference is core/history/bloom.py (BloomFilter.contains_hashes).  memo: the walk
+ *     source's positions (a commit not in it was not read from the graph: False).  blooms: per layer,
+ *     base first, (map, commits, BIDX offset or -1 when the layer has no usable filters, filter data
+ *     offset, filter data bytes, ((hashes of each key of a path, ...) per path)).  True when, for every
+ *     path, some key's bits are not all set (the path certainly did not change); False when the filter
+ *     cannot say (none, not computed, or a path that may have changed); None when the filter's span
+ *     is outside BDAT (the reference calls the graph broken). */
+static PyObject *
+native_graph_bloom_unchanged(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyTuple_CheckExact(args[0]) || !PyDict_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "graph_bloom_unchanged(blooms, memo, oid)");
+        return NULL;
+    }
+    PyObject *known = PyDict_GetItemWithError(args[1], args[2]);
+    if (known == NULL) {
+        if (PyErr_Occurred())
+            return NULL;
+        Py_RETURN_FALSE;
+    }
+    long long pos = PyLong_AsLongLong(known);
+    if (pos == -1 && PyErr_Occurred())
+        return NULL;
+    PyObject *blooms = args[0];
+    long long base = 0;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(blooms); k++) {
+        PyObject *spec = PyTuple_GET_ITEM(blooms, k);
+        if (!PyTuple_CheckExact(spec) || PyTuple_GET_SIZE(spec) != 6) {
+            PyErr_SetString(PyExc_TypeError, "graph_bloom_unchanged: a layer is (map, commits, BIDX, data, size, "
+                                             "hashes)");
+            return NULL;
+        }
+        long long count = PyLong_AsLongLong(PyTuple_GET_ITEM(spec, 1));
+        if (count == -1 && PyErr_Occurred())
+            return NULL;
+        if (pos >= base + count) {
+            base += count;
+            continue;
+        }
+        if (pos < base)
+            break;
+        long long bidx = PyLong_AsLongLong(PyTuple_GET_ITEM(spec, 2));
+        long long data_at = PyLong_AsLongLong(PyTuple_GET_ITEM(spec, 3));
+        long long size = PyLong_AsLongLong(PyTuple_GET_ITEM(spec, 4));
+        if (PyErr_Occurred())
+            return NULL;
+        if (bidx < 0)
+            Py_RETURN_FALSE; /* no usable filters in this layer */
+        Py_buffer view;
+        const uint8_t *m;
+        Py_ssize_t n;
+        if (get_bytes(PyTuple_GET_ITEM(spec, 0), &view, &m, &n) < 0)
+            Py_RETURN_NONE; /* (a closed map: the reference decides) */
+        long long i = pos - base;
+        PyObject *out = Py_False;
+        if (bidx + 4 * (i + 1) > n || data_at + size > n) {
+            out = Py_None;
+            goto done;
+        }
+        long long end = be32_at(m + bidx + 4 * i), start = i ? be32_at(m + bidx + 4 * (i - 1)) : 0;
+        if (start > end || end > size) {
+            out = Py_None;
+            goto done;
+        }
+        unsigned long long nbits = (unsigned long long)(end - start) * 8;
+        if (nbits == 0)
+            goto done; /* not computed */
+        const uint8_t *f = m + data_at + start;
+        PyObject *paths = PyTuple_GET_ITEM(spec, 5);
+        if (!PyTuple_CheckExact(paths))
+            goto bad;
+        for (Py_ssize_t p = 0; p < PyTuple_GET_SIZE(paths); p++) {
+            PyObject *keys = PyTuple_GET_ITEM(paths, p);
+            if (!PyTuple_CheckExact(keys))
+                goto bad;
+            int may_have_changed = 1; /* all keys' bits set */
+            for (Py_ssize_t q = 0; q < PyTuple_GET_SIZE(keys) && may_have_changed; q++) {
+                PyObject *hashes = PyTuple_GET_ITEM(keys, q);
+                if (!PyTuple_CheckExact(hashes))
+                    goto bad;
+                for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(hashes); r++) {
+                    unsigned long long h = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(hashes, r));
+                    if (h == (unsigned long long)-1 && PyErr_Occurred()) {
+                        release_bytes(&view);
+                        return NULL;
+                    }
+                    unsigned long long bit = h % nbits;
+                    if (!(f[bit >> 3] & (1u << (bit & 7)))) {
+                        may_have_changed = 0;
+                        break;
+                    }
+                }
+            }
+            if (may_have_changed)
+                goto done; /* this path may have changed: False */
+        }
+        out = Py_True;
+    done:
+        release_bytes(&view);
+        return Py_NewRef(out);
+    bad:
+        release_bytes(&view);
+        PyErr_SetString(PyExc_TypeError, "graph_bloom_unchanged: hashes are tuples of tuples of tuples of ints");
+        return NULL;
+    }
+    Py_RETURN_FALSE; /* a position past the graph: the reference finds no filter either */
+}
