@@ -328,16 +328,13 @@ class GraphCommitInfo:
         graph = source.graph
         if graph is None:
             return None
-        if source.position_walk is None:
-            from packscope.core.native import native
-
-            check = getattr(native, "graph_walk_check", None)
+        if source.position_walk is None or source.position_walk[0] is not graph:
+            check = getattr(_native, "graph_walk_check", None)
             packs = self.walk_packs()
-            edges = tuple(layer.edge_table() for layer in graph.layers)
-            ok = check is not None and packs is not None and packs[3] is not None and check(packs[3], edges, packs[1])
-            source.position_walk = (graph, edges if ok else None)
-        checked, edges = source.position_walk
-        return edges if checked is graph else None
+            spans = tuple(layer.edge_table() for layer in graph.layers)
+            ok = check is not None and packs is not None and packs[3] is not None and check(packs[3], spans, packs[1])
+            source.position_walk = (graph, spans if ok else None)
+        return source.position_walk[1]
 
     def count_graph_answers(self, n: int) -> None:
         """The compiled loop's answers from the graph, in ``graph_commits``."""
