@@ -89,6 +89,12 @@ static PyMethodDef native_methods[] = {
      "from the graph."},
     {"graph_bloom_unchanged", (PyCFunction)(void (*)(void))native_graph_bloom_unchanged, METH_FASTCALL,
      "graph_bloom_unchanged(blooms, memo, oid) -> True, False or None: the changed-path filters' answer."},
+    {"graph_topo_start", (PyCFunction)(void (*)(void))native_graph_topo_start, METH_FASTCALL,
+     "graph_topo_start(graph, edges, hexsz, tips, by_date, first_parent) -> (state, graph answers) or None: "
+     "the incremental topological walk over graph positions, started."},
+    {"graph_topo_next", (PyCFunction)(void (*)(void))native_graph_topo_next, METH_FASTCALL,
+     "graph_topo_next(graph, edges, hexsz, state, by_date, first_parent, walked_type, limit) -> "
+     "(walked, graph answers): its next commits."},
     {"commit_facts_many", (PyCFunction)(void (*)(void))native_commit_facts_many, METH_FASTCALL,
      "commit_facts_many(packs, graph, oids, hexsz, prefix) -> ([(tree, parents, time) or None, ...], graph "
      "answers) as walk_plain reads."},

@@ -127,6 +127,26 @@ def graph_bloom_unchanged(
     oid: bytes,
     /,
 ) -> bool | None: ...
+def graph_topo_start(
+    graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
+    edges: tuple[tuple[int, int], ...],
+    hexsz: int,
+    tips: list[bytes],
+    by_date: bool,
+    first_parent: bool,
+    /,
+) -> tuple[tuple[bytearray, bytearray, bytearray, bytearray, list[int]], int] | None: ...
+def graph_topo_next(
+    graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
+    edges: tuple[tuple[int, int], ...],
+    hexsz: int,
+    state: tuple[bytearray, bytearray, bytearray, bytearray, list[int]],
+    by_date: bool,
+    first_parent: bool,
+    walked_type: type[tuple[object, ...]],
+    limit: int,
+    /,
+) -> tuple[list[tuple[bytes, bytes, tuple[bytes, ...], int]], int]: ...
 
 class IdSet:
     def add(self, oid: bytes, /) -> None: ...

@@ -17,6 +17,7 @@ import random
 import pytest
 
 from packscope.core.history import plain_walk
+from packscope.core.history import walk as walk_module
 from packscope.core.history.graph_walk import WalkSource
 from packscope.core.history.walk import walk
 from tests import repos
@@ -157,11 +158,11 @@ def starts(repo, revs) -> list[bytes]:
 
 
 class Counted:
-    """The compiled loop over graph positions, counted."""
+    """A compiled loop over graph positions, counted (the plain walk's by default)."""
 
-    def __init__(self, monkeypatch) -> None:
+    def __init__(self, monkeypatch, module=plain_walk, name: str = "_graph_walk") -> None:
         self.calls = 0
-        inner = plain_walk._graph_walk
+        inner = getattr(module, name)
         if inner is None:
             return
 
@@ -169,7 +170,7 @@ class Counted:
             self.calls += 1
             return inner(*args)
 
-        monkeypatch.setattr(plain_walk, "_graph_walk", counted)
+        monkeypatch.setattr(module, name, counted)
 
 
 def core_log(repo, revs, order, first_parent, paths, max_count=None) -> tuple[list[str], WalkSource]:
@@ -240,6 +241,20 @@ def test_a_plain_walk_over_a_sound_graph_runs_on_its_positions(state, monkeypatc
         assert counted.calls == 0
     elif name != "stale-chain":
         assert counted.calls > 0
+
+
+def test_the_incremental_walk_in_python_lists_what_the_compiled_one_does(state, monkeypatch):
+    # the reference (core/history/topo_walk.py) with the compiled walk over
+    # graph positions turned off, and on: both git's order
+    name, repo = state
+    cases = list(itertools.product((["--all"], ["side", "main"]), ("topo", "date"), (False, True)))
+    want = [git_log(repo, revs, order, fp, None) for revs, order, fp in cases]
+    compiled = Counted(monkeypatch, module=walk_module, name="_topo_next")
+    assert [core_log(repo, revs, order, fp, None)[0] for revs, order, fp in cases] == want
+    if walk_module._topo_next is not None and name not in ("none", "stale-chain"):
+        assert compiled.calls > 0  # a sound graph holding every tip: the compiled walk
+    monkeypatch.setattr(walk_module, "_topo_start", None)
+    assert [core_log(repo, revs, order, fp, None)[0] for revs, order, fp in cases] == want
 
 
 def test_topo_order_with_generation_numbers_reads_only_what_it_shows(state):

@@ -586,3 +586,490 @@ native_graph_bloom_unchanged(PyObject *self, PyObject *const *args, Py_ssize_t n
     }
     Py_RETURN_FALSE; /* a position past the graph: the reference finds no filter either */
 }
+
+/* --- the incremental topological walk over positions ---------------------------------------------
+ *
+ *   graph_topo_start(graph, edges, hexsz, tips, by_date, first_parent) -> state or None
+ *   graph_topo_next(state, graph, edges, hexsz, by_date, first_parent, walked_type, limit)
+ *       -> (walked, graph answers)
+ *
+ * git's incremental --topo-order / --date-order walk (core/history/topo_walk.py, _Incremental, is
+ * the reference) for an unlimited walk without paths whose tips are all in a sound graph.  Without
+ * paths the explore queue only parses commits ahead of time, which changes nothing here (every
+ * commit is read from the graph when first met), so only the indegree queue and the topo queue are
+ * kept: indegrees as int32 per position, flags per position, the indegree queue as a heap of
+ * (generation, date, number, position) records, the topo queue as a stack of positions or a heap
+ * of (date, number, position).  state: (indegrees, flags, indegree queue, topo queue, [number,
+ * lowest generation]); None when a tip is not in the graph or a generation lies in GDO2. */
+
+#define GT_INDEGREE 1
+#define GT_SHOWN 2
+#define GT_READ 4
+
+typedef struct {
+    unsigned long long gen;
+    long long date, number, pos;
+} gt_iq; /* indegree queue: highest generation, then latest date, then first in */
+
+typedef struct {
+    long long date, number, pos;
+} gt_tq; /* topo queue by date: latest date, then first in */
+
+static int
+gt_iq_less(const gt_iq *a, const gt_iq *b)
+{
+    if (a->gen != b->gen)
+        return a->gen > b->gen;
+    if (a->date != b->date)
+        return a->date > b->date;
+    return a->number < b->number;
+}
+
+static int
+gt_tq_less(const gt_tq *a, const gt_tq *b)
+{
+    return a->date != b->date ? a->date > b->date : a->number < b->number;
+}
+
+/* A generation: 0 with *gen set, -1 when it lies in GDO2 (this table lacks its offset). */
+static int
+gt_generation(const graph_table *g, long long pos, unsigned long long *gen)
+{
+    const graph_layer *l = &g->layers[gw_layer_index(g, pos)];
+    long long i = pos - l->base;
+    uint32_t word = be32_at(l->m + l->cdat_at + i * (g->rawsz + 16) + g->rawsz + 8);
+    if (!g->corrected) {
+        *gen = word >> 2;
+        return 0;
+    }
+    uint32_t offset = be32_at(l->m + l->gda2_at + 4 * i);
+    if (offset & GRAPH_EDGE_FLAG)
+        return -1;
+    *gen = (unsigned long long)gw_time(g, pos) + offset;
+    return 0;
+}
+
+typedef struct {
+    const graph_table *g;
+    const gw_edge *edges;
+    int32_t *indeg;
+    uint8_t *flags;
+    PyObject *iq, *tq; /* bytearrays */
+    Py_ssize_t n_iq, n_tq;
+    long long number;
+    unsigned long long min_gen;
+    int by_date, first_parent;
+    long long answers;
+    long long *parents; /* room for GW_MAX_PARENTS */
+} gt_walk;
+
+static void
+gt_read(gt_walk *w, long long pos)
+{
+    if (!(w->flags[pos] & GT_READ)) {
+        w->flags[pos] |= GT_READ;
+        w->answers++;
+    }
+}
+
+static int
+gt_room(PyObject *buf, Py_ssize_t n, Py_ssize_t size)
+{
+    Py_ssize_t need = n * size;
+    if (PyByteArray_GET_SIZE(buf) >= need)
+        return 0;
+    Py_ssize_t grown = 2 * PyByteArray_GET_SIZE(buf);
+    return PyByteArray_Resize(buf, grown > need ? grown : need);
+}
+
+static int
+gt_iq_push(gt_walk *w, long long pos)
+{
+    if (w->flags[pos] & GT_INDEGREE)
+        return 0;
+    w->flags[pos] |= GT_INDEGREE;
+    gt_iq item;
+    if (gt_generation(w->g, pos, &item.gen) < 0) {
+        PyErr_SetString(PyExc_ValueError, "graph_topo: a generation in GDO2");
+        return -1;
+    }
+    item.date = gw_time(w->g, pos);
+    item.number = w->number++;
+    item.pos = pos;
+    if (gt_room(w->iq, w->n_iq + 1, sizeof(gt_iq)) < 0)
+        return -1;
+    gt_iq *h = (gt_iq *)PyByteArray_AS_STRING(w->iq);
+    Py_ssize_t at = w->n_iq++;
+    while (at > 0) {
+        Py_ssize_t up = (at - 1) >> 1;
+        if (!gt_iq_less(&item, &h[up]))
+            break;
+        h[at] = h[up];
+        at = up;
+    }
+    h[at] = item;
+    return 0;
+}
+
+static gt_iq
+gt_iq_pop(gt_walk *w)
+{
+    gt_iq *h = (gt_iq *)PyByteArray_AS_STRING(w->iq);
+    gt_iq top = h[0], item = h[--w->n_iq];
+    Py_ssize_t at = 0, n = w->n_iq;
+    for (;;) {
+        Py_ssize_t child = 2 * at + 1;
+        if (child >= n)
+            break;
+        if (child + 1 < n && gt_iq_less(&h[child + 1], &h[child]))
+            child++;
+        if (!gt_iq_less(&h[child], &item))
+            break;
+        h[at] = h[child];
+        at = child;
+    }
+    if (n > 0)
+        h[at] = item;
+    return top;
+}
+
+static int
+gt_put_topo(gt_walk *w, long long pos)
+{
+    if (!w->by_date) {
+        if (gt_room(w->tq, w->n_tq + 1, sizeof(long long)) < 0)
+            return -1;
+        ((long long *)PyByteArray_AS_STRING(w->tq))[w->n_tq++] = pos;
+        return 0;
+    }
+    gt_tq item = {gw_time(w->g, pos), w->number++, pos};
+    if (gt_room(w->tq, w->n_tq + 1, sizeof(gt_tq)) < 0)
+        return -1;
+    gt_tq *h = (gt_tq *)PyByteArray_AS_STRING(w->tq);
+    Py_ssize_t at = w->n_tq++;
+    while (at > 0) {
+        Py_ssize_t up = (at - 1) >> 1;
+        if (!gt_tq_less(&item, &h[up]))
+            break;
+        h[at] = h[up];
+        at = up;
+    }
+    h[at] = item;
+    return 0;
+}
+
+static long long
+gt_pop_topo(gt_walk *w)
+{
+    if (!w->by_date)
+        return ((long long *)PyByteArray_AS_STRING(w->tq))[--w->n_tq];
+    gt_tq *h = (gt_tq *)PyByteArray_AS_STRING(w->tq);
+    gt_tq top = h[0], item = h[--w->n_tq];
+    Py_ssize_t at = 0, n = w->n_tq;
+    for (;;) {
+        Py_ssize_t child = 2 * at + 1;
+        if (child >= n)
+            break;
+        if (child + 1 < n && gt_tq_less(&h[child + 1], &h[child]))
+            child++;
+        if (!gt_tq_less(&h[child], &item))
+            break;
+        h[at] = h[child];
+        at = child;
+    }
+    if (n > 0)
+        h[at] = item;
+    return top.pos;
+}
+
+/* compute_indegrees_to_depth: 0, or -1 with an exception. */
+static int
+gt_indegrees(gt_walk *w, unsigned long long cutoff)
+{
+    while (w->n_iq > 0 && ((gt_iq *)PyByteArray_AS_STRING(w->iq))[0].gen >= cutoff) {
+        gt_iq c = gt_iq_pop(w);
+        Py_ssize_t np = gw_parents(w->g, w->edges, c.pos, w->parents, GW_MAX_PARENTS);
+        if (np < 0) {
+            PyErr_SetString(PyExc_ValueError, "graph_topo: a commit graph_walk_check did not pass");
+            return -1;
+        }
+        for (Py_ssize_t k = 0; k < np; k++) {
+            long long p = w->parents[k];
+            gt_read(w, p);
+            w->indeg[p] = w->indeg[p] ? w->indeg[p] + 1 : 2;
+            if (gt_iq_push(w, p) < 0)
+                return -1;
+            if (w->first_parent)
+                break;
+        }
+    }
+    return 0;
+}
+
+/* The walk's view of state (borrowed buffers): 0, or -1 (no exception) when state is not one. */
+static int
+gt_open(gt_walk *w, PyObject *state, const graph_table *g, const gw_edge *edges, int by_date, int first_parent)
+{
+    if (!PyTuple_CheckExact(state) || PyTuple_GET_SIZE(state) != 5)
+        return -1;
+    PyObject *indeg = PyTuple_GET_ITEM(state, 0), *flags = PyTuple_GET_ITEM(state, 1);
+    PyObject *scal = PyTuple_GET_ITEM(state, 4);
+    w->iq = PyTuple_GET_ITEM(state, 2);
+    w->tq = PyTuple_GET_ITEM(state, 3);
+    if (!PyByteArray_CheckExact(indeg) || !PyByteArray_CheckExact(flags) || !PyByteArray_CheckExact(w->iq) ||
+        !PyByteArray_CheckExact(w->tq) || !PyList_CheckExact(scal) || PyList_GET_SIZE(scal) != 4 ||
+        PyByteArray_GET_SIZE(indeg) != (Py_ssize_t)(4 * g->total) || PyByteArray_GET_SIZE(flags) != g->total)
+        return -1;
+    w->g = g;
+    w->edges = edges;
+    w->indeg = (int32_t *)PyByteArray_AS_STRING(indeg);
+    w->flags = (uint8_t *)PyByteArray_AS_STRING(flags);
+    w->number = PyLong_AsLongLong(PyList_GET_ITEM(scal, 0));
+    w->min_gen = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(scal, 1));
+    w->n_iq = PyLong_AsSsize_t(PyList_GET_ITEM(scal, 2));
+    w->n_tq = PyLong_AsSsize_t(PyList_GET_ITEM(scal, 3));
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return -1;
+    }
+    w->by_date = by_date;
+    w->first_parent = first_parent;
+    w->answers = 0;
+    return 0;
+}
+
+static int
+gt_save(gt_walk *w, PyObject *state)
+{
+    PyObject *scal = PyTuple_GET_ITEM(state, 4);
+    PyObject *v[4] = {PyLong_FromLongLong(w->number), PyLong_FromUnsignedLongLong(w->min_gen),
+                      PyLong_FromSsize_t(w->n_iq), PyLong_FromSsize_t(w->n_tq)};
+    int rc = 0;
+    for (int k = 0; k < 4; k++) {
+        if (v[k] == NULL)
+            rc = -1;
+        else
+            PyList_SetItem(scal, k, v[k]); /* steals */
+    }
+    return rc;
+}
+
+/* Parse the common arguments: graph (args[0]), edges (args[1]), hexsz (args[2]). */
+static int
+gt_graph(PyObject *const *args, graph_table *g, gw_edge *edges)
+{
+    if (walk_graph_open(g, args[0], args[2]) != 1)
+        return -1;
+    if (gw_edges(args[1], g, edges) < 0) {
+        graph_close(g);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+native_graph_topo_start(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6 || !PyList_CheckExact(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "graph_topo_start(graph, edges, hexsz, tips, by_date, first_parent)");
+        return NULL;
+    }
+    int by_date = PyObject_IsTrue(args[4]), first_parent = PyObject_IsTrue(args[5]);
+    if (by_date < 0 || first_parent < 0)
+        return NULL;
+    graph_table g;
+    gw_edge edges[GRAPH_MAX_LAYERS];
+    if (gt_graph(args, &g, edges) < 0)
+        Py_RETURN_NONE;
+    PyObject *tips = args[3], *state = NULL, *out = NULL;
+    Py_ssize_t n = PyList_GET_SIZE(tips);
+    long long *pos = PyMem_Malloc(sizeof(long long) * (n ? n : 1));
+    gt_walk w;
+    w.parents = PyMem_Malloc(sizeof(long long) * GW_MAX_PARENTS);
+    if (pos == NULL || w.parents == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        const uint8_t *oid;
+        Py_ssize_t rawsz;
+        if (oid_bytes(PyList_GET_ITEM(tips, k), &oid, &rawsz) < 0 || rawsz != g.rawsz ||
+            (pos[k] = graph_find(&g, oid)) < 0) {
+            out = Py_NewRef(Py_None);
+            goto done;
+        }
+    }
+    if (g.corrected) /* a generation in GDO2 anywhere: the reference walks */
+        for (int k = 0; k < g.n_layers; k++)
+            for (long long i = 0; i < g.layers[k].count; i++)
+                if (be32_at(g.layers[k].m + g.layers[k].gda2_at + 4 * i) & GRAPH_EDGE_FLAG) {
+                    out = Py_NewRef(Py_None);
+                    goto done;
+                }
+    state = Py_BuildValue("(NNNN[iiii])", PyByteArray_FromStringAndSize(NULL, 0),
+                          PyByteArray_FromStringAndSize(NULL, 0), PyByteArray_FromStringAndSize(NULL, 0),
+                          PyByteArray_FromStringAndSize(NULL, 0), 0, 0, 0, 0);
+    if (state == NULL || PyByteArray_Resize(PyTuple_GET_ITEM(state, 0), (Py_ssize_t)(4 * g.total)) < 0 ||
+        PyByteArray_Resize(PyTuple_GET_ITEM(state, 1), (Py_ssize_t)g.total) < 0)
+        goto done;
+    memset(PyByteArray_AS_STRING(PyTuple_GET_ITEM(state, 0)), 0, (size_t)(4 * g.total));
+    memset(PyByteArray_AS_STRING(PyTuple_GET_ITEM(state, 1)), 0, (size_t)g.total);
+    if (gt_open(&w, state, &g, edges, by_date, first_parent) < 0) {
+        PyErr_SetString(PyExc_SystemError, "graph_topo_start: a state it made does not open");
+        goto done;
+    }
+    w.min_gen = ~0ULL;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        unsigned long long gen;
+        gt_read(&w, pos[k]);
+        if (gt_iq_push(&w, pos[k]) < 0 || gt_generation(&g, pos[k], &gen) < 0)
+            goto done;
+        if (gen < w.min_gen)
+            w.min_gen = gen;
+        w.indeg[pos[k]] = 1;
+    }
+    if (gt_indegrees(&w, w.min_gen) < 0)
+        goto done;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (w.indeg[pos[k]] == 1 && gt_put_topo(&w, pos[k]) < 0)
+            goto done;
+    if (!by_date) { /* the tips come out in the walk's order */
+        long long *s = (long long *)PyByteArray_AS_STRING(w.tq);
+        for (Py_ssize_t a = 0, b = w.n_tq - 1; a < b; a++, b--) {
+            long long t = s[a];
+            s[a] = s[b];
+            s[b] = t;
+        }
+    }
+    if (gt_save(&w, state) < 0)
+        goto done;
+    out = Py_BuildValue("(OL)", state, w.answers);
+done:
+    PyMem_Free(pos);
+    PyMem_Free(w.parents);
+    Py_XDECREF(state);
+    graph_close(&g);
+    return out;
+}
+
+static PyObject *
+native_graph_topo_next(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError,
+                        "graph_topo_next(graph, edges, hexsz, state, by_date, first_parent, walked_type, limit)");
+        return NULL;
+    }
+    int by_date = PyObject_IsTrue(args[4]), first_parent = PyObject_IsTrue(args[5]);
+    Py_ssize_t limit = PyLong_AsSsize_t(args[7]);
+    PyTypeObject *walked_type = (PyTypeObject *)args[6];
+    if (by_date < 0 || first_parent < 0 || PyErr_Occurred())
+        return NULL;
+    if (!PyType_Check(args[6]) || !PyType_IsSubtype(walked_type, &PyTuple_Type) ||
+        walked_type->tp_basicsize != PyTuple_Type.tp_basicsize ||
+        walked_type->tp_itemsize != PyTuple_Type.tp_itemsize) {
+        PyErr_SetString(PyExc_TypeError, "graph_topo_next: a plain tuple type");
+        return NULL;
+    }
+    graph_table g;
+    gw_edge edges[GRAPH_MAX_LAYERS];
+    if (gt_graph(args, &g, edges) < 0) {
+        PyErr_SetString(PyExc_TypeError, "graph_topo_next: graph and edges as graph_topo_start took them");
+        return NULL;
+    }
+    gt_walk w;
+    w.parents = PyMem_Malloc(sizeof(long long) * GW_MAX_PARENTS);
+    long long *mine = PyMem_Malloc(sizeof(long long) * GW_MAX_PARENTS); /* the popped commit's parents */
+    PyObject *walked = PyList_New(0), *out = NULL;
+    if (w.parents == NULL || mine == NULL || walked == NULL)
+        goto done;
+    if (gt_open(&w, args[3], &g, edges, by_date, first_parent) < 0) {
+        PyErr_SetString(PyExc_ValueError, "graph_topo_next: a state that does not fit this graph");
+        goto done;
+    }
+    while (w.n_tq > 0 && PyList_GET_SIZE(walked) < limit) {
+        long long c = gt_pop_topo(&w);
+        w.indeg[c] = 0;
+        Py_ssize_t np = gw_parents(&g, edges, c, w.parents, GW_MAX_PARENTS);
+        if (np < 0) {
+            PyErr_SetString(PyExc_ValueError, "graph_topo_next: a commit graph_walk_check did not pass");
+            goto save;
+        }
+        /* the record's parents first: expanding may compute indegrees, which reuses w.parents */
+        PyObject *ptuple = PyTuple_New(np);
+        if (ptuple == NULL)
+            goto save;
+        for (Py_ssize_t k = 0; k < np; k++) {
+            PyObject *p = PyBytes_FromStringAndSize((const char *)gw_oid(&g, w.parents[k]), g.rawsz);
+            if (p == NULL) {
+                Py_DECREF(ptuple);
+                goto save;
+            }
+            PyTuple_SET_ITEM(ptuple, k, p);
+        }
+        memcpy(mine, w.parents, sizeof(long long) * (size_t)np); /* (computing indegrees reuses w.parents) */
+        for (Py_ssize_t k = 0; k < np; k++) {
+            long long p = mine[k];
+            gt_read(&w, p);
+            unsigned long long gen;
+            if (gt_generation(&g, p, &gen) < 0) {
+                PyErr_SetString(PyExc_ValueError, "graph_topo_next: a generation in GDO2");
+                Py_DECREF(ptuple);
+                goto save;
+            }
+            if (gen < w.min_gen) {
+                w.min_gen = gen;
+                if (gt_indegrees(&w, w.min_gen) < 0) {
+                    Py_DECREF(ptuple);
+                    goto save;
+                }
+            }
+            int32_t d = w.indeg[p] - 1;
+            w.indeg[p] = d;
+            if (d == 1 && gt_put_topo(&w, p) < 0) {
+                Py_DECREF(ptuple);
+                goto save;
+            }
+            if (first_parent)
+                break;
+        }
+        if (w.flags[c] & GT_SHOWN) {
+            Py_DECREF(ptuple);
+            continue;
+        }
+        w.flags[c] |= GT_SHOWN;
+        const graph_layer *l = &g.layers[gw_layer_index(&g, c)];
+        PyObject *oid = PyBytes_FromStringAndSize((const char *)gw_oid(&g, c), g.rawsz);
+        PyObject *tree =
+            PyBytes_FromStringAndSize((const char *)(l->m + l->cdat_at + (c - l->base) * (g.rawsz + 16)), g.rawsz);
+        PyObject *date = PyLong_FromLongLong(gw_time(&g, c));
+        PyObject *rec = walked_type->tp_alloc(walked_type, 4);
+        if (oid == NULL || tree == NULL || date == NULL || rec == NULL) {
+            Py_XDECREF(oid);
+            Py_XDECREF(tree);
+            Py_XDECREF(date);
+            Py_XDECREF(rec);
+            Py_DECREF(ptuple);
+            goto save;
+        }
+        PyTuple_SET_ITEM(rec, 0, oid);
+        PyTuple_SET_ITEM(rec, 1, tree);
+        PyTuple_SET_ITEM(rec, 2, ptuple);
+        PyTuple_SET_ITEM(rec, 3, date);
+        int rc = PyList_Append(walked, rec);
+        Py_DECREF(rec);
+        if (rc < 0)
+            goto save;
+    }
+    if (gt_save(&w, args[3]) == 0)
+        out = Py_BuildValue("(OL)", walked, w.answers);
+    goto done;
+save:
+    gt_save(&w, args[3]);
+done:
+    PyMem_Free(w.parents);
+    PyMem_Free(mine);
+    Py_XDECREF(walked);
+    graph_close(&g);
+    return out;
+}
