@@ -832,6 +832,9 @@ gt_open(gt_walk *w, PyObject *state, const graph_table *g, const gw_edge *edges,
         PyErr_Clear();
         return -1;
     }
+    if (w->n_iq < 0 || w->n_tq < 0 || w->n_iq * (Py_ssize_t)sizeof(gt_iq) > PyByteArray_GET_SIZE(w->iq) ||
+        w->n_tq * (Py_ssize_t)(by_date ? sizeof(gt_tq) : sizeof(long long)) > PyByteArray_GET_SIZE(w->tq))
+        return -1; /* counts the queues cannot hold */
     w->by_date = by_date;
     w->first_parent = first_parent;
     w->answers = 0;
