@@ -27,6 +27,7 @@
 #include "native_c/commit_walk.c"
 #include "native_c/graph_read.c"
 #include "native_c/plain_walk.c"
+#include "native_c/graph_plain.c"
 
 static PyMethodDef native_methods[] = {
     {"apply_delta", (PyCFunction)(void (*)(void))native_apply_delta, METH_FASTCALL | METH_KEYWORDS,
@@ -79,6 +80,24 @@ static PyMethodDef native_methods[] = {
     {"walk_plain", (PyCFunction)(void (*)(void))native_walk_plain, METH_FASTCALL,
      "walk_plain(queue, seen, counter, packs, graph, fallback, first_parent, walked_type, hexsz, prefix, limit) -> "
      "(walked, counter, error, graph answers): up to limit commits of the plain default-order walk, or None."},
+    {"graph_walk_check", (PyCFunction)(void (*)(void))native_graph_walk_check, METH_FASTCALL,
+     "graph_walk_check(graph, edges, hexsz) -> bool: every commit of the graph reads without doubt."},
+    {"graph_walk_enter", (PyCFunction)(void (*)(void))native_graph_walk_enter, METH_FASTCALL,
+     "graph_walk_enter(queue, seen, graph, heap, bits, hexsz) -> bool: the plain walk's state on positions."},
+    {"graph_walk_plain", (PyCFunction)(void (*)(void))native_graph_walk_plain, METH_FASTCALL,
+     "graph_walk_plain(heap, bits, counter, graph, edges, first_parent, walked_type, hexsz, limit) -> "
+     "(walked, counter, graph answers): the plain walk's loop over graph positions."},
+    {"graph_commit", (PyCFunction)(void (*)(void))native_graph_commit, METH_FASTCALL,
+     "graph_commit(graph, oid, hexsz) -> (tree, parents, time, generation), False or None: one commit "
+     "from the graph."},
+    {"graph_bloom_unchanged", (PyCFunction)(void (*)(void))native_graph_bloom_unchanged, METH_FASTCALL,
+     "graph_bloom_unchanged(blooms, memo, oid) -> True, False or None: the changed-path filters' answer."},
+    {"graph_topo_start", (PyCFunction)(void (*)(void))native_graph_topo_start, METH_FASTCALL,
+     "graph_topo_start(graph, edges, hexsz, tips, by_date, first_parent) -> (state, graph answers) or None: "
+     "the incremental topological walk over graph positions, started."},
+    {"graph_topo_next", (PyCFunction)(void (*)(void))native_graph_topo_next, METH_FASTCALL,
+     "graph_topo_next(graph, edges, hexsz, state, by_date, first_parent, walked_type, limit) -> "
+     "(walked, graph answers): its next commits."},
     {"commit_facts_many", (PyCFunction)(void (*)(void))native_commit_facts_many, METH_FASTCALL,
      "commit_facts_many(packs, graph, oids, hexsz, prefix) -> ([(tree, parents, time) or None, ...], graph "
      "answers) as walk_plain reads."},

@@ -91,6 +91,65 @@ def commit_facts_many(
     prefix: int,
     /,
 ) -> tuple[list[tuple[bytes, tuple[bytes, ...], int] | None], int]: ...
+def graph_walk_check(
+    graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
+    edges: tuple[tuple[int, int], ...],
+    hexsz: int,
+    /,
+) -> bool: ...
+def graph_walk_enter(
+    queue: list[tuple[int, int, bytes, bytes, tuple[bytes, ...]]],
+    seen: set[bytes],
+    graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
+    heap: bytearray,
+    bits: bytearray,
+    hexsz: int,
+    /,
+) -> bool: ...
+def graph_walk_plain(
+    heap: bytearray,
+    bits: bytearray,
+    counter: int,
+    graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
+    edges: tuple[tuple[int, int], ...],
+    first_parent: bool,
+    walked_type: type[tuple[object, ...]],
+    hexsz: int,
+    limit: int,
+    /,
+) -> tuple[list[tuple[bytes, bytes, tuple[bytes, ...], int]], int, int]: ...
+def graph_commit(
+    graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
+    oid: bytes,
+    hexsz: int,
+    /,
+) -> tuple[bytes, tuple[bytes, ...], int, int] | bool | None: ...
+def graph_bloom_unchanged(
+    blooms: tuple[tuple[object, int, int, int, int, tuple[tuple[tuple[int, ...], ...], ...]], ...],
+    memo: dict[bytes, int],
+    oid: bytes,
+    /,
+) -> bool | None: ...
+def graph_topo_start(
+    graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
+    edges: tuple[tuple[int, int], ...],
+    hexsz: int,
+    tips: list[bytes],
+    by_date: bool,
+    first_parent: bool,
+    /,
+) -> tuple[tuple[bytearray, bytearray, bytearray, bytearray, list[int]], int] | None: ...
+def graph_topo_next(
+    graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
+    edges: tuple[tuple[int, int], ...],
+    hexsz: int,
+    state: tuple[bytearray, bytearray, bytearray, bytearray, list[int]],
+    by_date: bool,
+    first_parent: bool,
+    walked_type: type[tuple[object, ...]],
+    limit: int,
+    /,
+) -> tuple[list[tuple[bytes, bytes, tuple[bytes, ...], int]], int]: ...
 
 class IdSet:
     def add(self, oid: bytes, /) -> None: ...

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from packscope.core.errors import PackscopeError
-from packscope.core.history import plain_walk
+from packscope.core.history import graph_walk, plain_walk
 from packscope.core.history.commit_reader import CommitHeaderReader
 from packscope.core.history.graph_walk import WalkSource
 from packscope.core.history.rev_args import ALL, walk_starts
@@ -30,11 +30,20 @@ class Calls:
     and deltified commits read by the loop's delta reader."""
 
     def __init__(self, monkeypatch, *, compiled: bool) -> None:
-        self.chunks = self.tips = 0
+        self.chunks = self.tips = self.positions = 0
         if not compiled:
             monkeypatch.setattr(plain_walk, "_walk_plain", None)
             monkeypatch.setattr(plain_walk, "_facts_many", None)
+            monkeypatch.setattr(plain_walk, "_graph_walk", None)
+            monkeypatch.setattr(graph_walk, "_graph_commit", None)
+            monkeypatch.setattr(graph_walk, "_bloom_unchanged", None)
             return
+
+        def graph_walk_plain(*args):
+            self.positions += 1
+            return _native.graph_walk_plain(*args)
+
+        monkeypatch.setattr(plain_walk, "_graph_walk", graph_walk_plain)
 
         def walk_plain(*args):
             self.chunks += 1
@@ -268,7 +277,7 @@ def test_the_compiled_loop_reads_a_commit_graph_as_the_python_loop(request, fixt
     assert compiled == python == expected
     assert records[0] == records[1]  # trees, parents (an octopus's all) and times alike
     assert compiled_reads == python_reads and python_reads[0] > 0  # the graph answered, as often on both
-    assert calls.chunks > 0  # one file or a chain of layers: the compiled loop reads it
+    assert calls.positions > 0  # one file or a chain of layers: the compiled loop over positions reads it
 
 
 def chunk_offsets(data: bytes) -> dict[bytes, int]:

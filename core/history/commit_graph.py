@@ -222,6 +222,21 @@ class GraphLayer(MappedFile):
         oidf = self.chunks.require(b"OIDF").offset
         return self.map, oidf, self._oidl, self._cdat, self.num_commits, gda2, gdo2_rows
 
+    def bloom_table(self) -> tuple[mmap.mmap, int, int, int, int]:
+        """The changed-path filters as the compiled Bloom check reads them
+        (core/native_c/graph_plain.c): mapping, commits, BIDX offset (-1:
+        no usable filters), the filters' data offset and size in bytes."""
+        bidx, bdat = self._bidx, self._bdat
+        if self.bloom_settings is None or bidx is None or bdat is None:
+            return self.map, self.num_commits, -1, 0, 0
+        return self.map, self.num_commits, bidx, bdat.offset + BLOOM_HEADER, bdat.size - BLOOM_HEADER
+
+    def edge_table(self) -> tuple[int, int]:
+        """EDGE as the compiled walk over positions reads it
+        (core/native_c/graph_plain.c): its offset (-1: none) and entries."""
+        e = self._edge
+        return (e.offset, e.size // 4) if e is not None else (-1, 0)
+
     def edge_list(self, start: int, i: int) -> list[int]:
         """Parent positions from EDGE starting at ``start`` (for local commit ``i``)."""
         e = self._edge

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from packscope.core.errors import BadCommitGraphError, PackscopeError
 from packscope.core.history.commit_reader import CommitHeaderReader, CommitReader, WalkTables
+from packscope.core.native import native as _native
 
 if TYPE_CHECKING:
     from packscope.core.history.bloom import BloomFilter, BloomSettings
@@ -93,6 +94,8 @@ class WalkSource:
             self._parent_none = PARENT_NONE
         self.graph_commits = 0  # answered by the graph
         self.reasons: list[str] = []  # why the graph is not used, if it is not
+        # (the graph checked for the compiled walk over positions, its layers' EDGE spans or None)
+        self.position_walk: tuple[CommitGraph, tuple[tuple[int, int], ...] | None] | None = None
 
     # --- opening ------------------------------------------------------------------------
 
@@ -244,7 +247,30 @@ class WalkSource:
             # unchanged unless some path (all its keys) may have changed
             return not any(all(f.contains_hashes(h) for h in path_keys) for path_keys in per_path)
 
-        return unchanged
+        if _bloom_unchanged is None:
+            return unchanged
+        # The same answer from the compiled check (the Python above is its
+        # reference, and answers whatever the check doubts).
+        blooms = tuple(
+            (
+                *layer.bloom_table(),
+                tuple(tuple(path_hashes(k, layer.bloom_settings) for k in ks) for ks in keys)
+                if layer.bloom_settings is not None
+                else (),
+            )
+            for layer in g.layers
+        )
+        memo = self._pos
+        check = _bloom_unchanged
+
+        def unchanged_compiled(oid: bytes) -> bool:
+            if self.graph is g and self.bloom:
+                got = check(blooms, memo, oid)
+                if got is not None:
+                    return got
+            return unchanged(oid)
+
+        return unchanged_compiled
 
 
 class GraphCommitInfo:
@@ -254,13 +280,32 @@ class GraphCommitInfo:
     tables and the graph's layers (graph_read.c answers as ``_at`` does,
     and leaves to it what it doubts)."""
 
-    __slots__ = ("source",)
+    __slots__ = ("_graph", "_spec", "source")
 
     def __init__(self, source: WalkSource) -> None:
         self.source = source
+        self._graph: CommitGraph | None = None  # the graph _spec reads
+        self._spec: tuple[object, int] | None = None  # (its walk tables, hexsz) for graph_commit
 
     def __call__(self, oid: bytes) -> CommitFacts | None:
-        return self.source.commit_info(oid)
+        source = self.source
+        graph = source.graph
+        if graph is not None and _graph_commit is not None:
+            if graph is not self._graph:
+                self._graph = graph
+                self._spec = (
+                    (tuple(layer.walk_table() for layer in graph.layers), graph.uses_corrected_dates, source._pos),
+                    source.store.fmt.hexsz,
+                )
+            spec = self._spec
+            if spec is not None:
+                got = _graph_commit(spec[0], oid, spec[1])
+                if type(got) is tuple:
+                    source.graph_commits += 1
+                    return got
+                if got is False:  # not in the graph: the packs
+                    return source.reader(oid)
+        return source.commit_info(oid)  # (doubt: the reference reads, and drops a broken graph)
 
     def walk_packs(self) -> WalkTables | None:
         source = self.source
@@ -273,9 +318,36 @@ class GraphCommitInfo:
         layers = tuple(layer.walk_table() for layer in graph.layers)
         return tables, hexsz, prefix, (layers, graph.uses_corrected_dates, source._pos)
 
+    def walk_graph(self) -> tuple[tuple[int, int], ...] | None:
+        """Each layer's EDGE (offset, entries) for the compiled loop over
+        graph positions (core/native_c/graph_plain.c), when every commit of
+        the graph reads without doubt (checked once); else None, and the
+        loop reads commit by commit (graph_read.c, doubts left to
+        :meth:`WalkSource.commit_info`)."""
+        source = self.source
+        graph = source.graph
+        if graph is None:
+            return None
+        if source.position_walk is None or source.position_walk[0] is not graph:
+            check = getattr(_native, "graph_walk_check", None)
+            packs = self.walk_packs()
+            spans = tuple(layer.edge_table() for layer in graph.layers)
+            ok = check is not None and packs is not None and packs[3] is not None and check(packs[3], spans, packs[1])
+            source.position_walk = (graph, spans if ok else None)
+        return source.position_walk[1]
+
     def count_graph_answers(self, n: int) -> None:
         """The compiled loop's answers from the graph, in ``graph_commits``."""
         self.source.graph_commits += n
+
+
+# One commit from the graph (core/native_c/graph_plain.c), as WalkSource.commit_info answers; getattr: an older build.
+_graph_commit: Callable[..., tuple[bytes, tuple[bytes, ...], int, int] | bool | None] | None = getattr(
+    _native, "graph_commit", None
+)
+
+# The Bloom shortcut for one commit (graph_plain.c); bloom.py's BloomFilter is its reference.
+_bloom_unchanged: Callable[..., bool | None] | None = getattr(_native, "graph_bloom_unchanged", None)
 
 
 def _generations_enabled(graph: CommitGraph) -> bool:

@@ -28,6 +28,10 @@ _walk_plain: Callable[..., tuple[list[WalkedCommit], int, BaseException | None, 
 
 _facts_many: Callable[..., tuple[list[CommitFacts | None], int]] | None = getattr(native, "commit_facts_many", None)
 
+# The loop over a commit-graph's positions (core/native_c/graph_plain.c), once every queued commit is in the graph.
+_graph_enter: Callable[..., bool] | None = getattr(native, "graph_walk_enter", None)
+_graph_walk: Callable[..., tuple[list[WalkedCommit], int, int]] | None = getattr(native, "graph_walk_plain", None)
+
 # A commit waiting in stream_plain's queue: (-date, insertion number, id, tree, parents).
 _Entry = tuple[int, int, bytes, bytes, tuple[bytes, ...]]
 
@@ -159,6 +163,7 @@ class PlainWalk:
         new = tuple_new
         walk_c = _walk_plain
         compiled = getattr(info, "walk_packs", None) if walk_c is not None else None
+        on_graph = getattr(info, "walk_graph", None) if _graph_walk is not None else None
         batch = 16
         python_steps = 0  # commits this loop takes before the reader is asked again
         while queue:
@@ -166,6 +171,13 @@ class PlainWalk:
                 packs = compiled()
                 if packs is not None:
                     tables, hexsz, prefix, graph = packs
+                    edges = on_graph() if on_graph is not None and graph is not None else None
+                    if edges is not None and _graph_enter is not None:
+                        heap, bits = bytearray(), bytearray()
+                        if _graph_enter(queue, seen, graph, heap, bits, hexsz):
+                            yield from self._stream_positions(heap, bits, counter, graph, edges, hexsz, batch)
+                            return
+                        on_graph = None  # not every queued commit is in the graph: at the next call
                     done = walk_c(
                         queue,
                         seen,
@@ -186,6 +198,7 @@ class PlainWalk:
                         if error is not None:
                             raise error
                         batch = min(2 * batch, 1024)
+                        on_graph = getattr(info, "walk_graph", None) if _graph_walk is not None else None
                         continue
                     compiled = None  # a queue it does not take: this loop from here on
                 # (traced, or packs it cannot map): asking costs a pass over the packs
@@ -204,6 +217,30 @@ class PlainWalk:
                 if first_parent:
                     break
             yield new(WalkedCommit, (oid, tree, parents, -date))
+
+    def _stream_positions(
+        self,
+        heap: bytearray,
+        bits: bytearray,
+        counter: int,
+        graph: object,
+        edges: tuple[tuple[int, int], ...],
+        hexsz: int,
+        batch: int,
+    ) -> Iterator[WalkedCommit]:
+        """The rest of :meth:`stream_plain` once every queued commit is in
+        the commit-graph (and so is all that follows): the compiled loop over
+        graph positions (``heap``: the queue's records, ``bits``: the commits
+        met), the same pops, numbers and records as the loop above."""
+        assert _graph_walk is not None
+        first_parent = self.first_parent
+        while heap:
+            walked, counter, graph_answers = _graph_walk(
+                heap, bits, counter, graph, edges, first_parent, WalkedCommit, hexsz, batch
+            )
+            self._count_graph_answers(graph_answers)
+            yield from walked
+            batch = min(2 * batch, 1024)
 
     def read_facts(self, oid: bytes) -> CommitFacts:
         """A commit's facts as the loop of :meth:`stream_plain` reads them:

@@ -16,7 +16,10 @@ continues first) or in a heap on commit date (date order); equal dates come
 out in insertion order, as from git's prio_queue.
 
 The walk's node objects come from packscope.core.history.walk (``flags``, ``parents``,
-``date``, ``generation``); this module only orders them.
+``date``, ``generation``); this module only orders them.  It is also the
+reference of the compiled incremental walk over commit-graph positions
+(core/native_c/graph_plain.c), which the walk runs instead when it has no
+paths and every tip is in a sound graph.
 """
 
 from __future__ import annotations

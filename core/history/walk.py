@@ -58,10 +58,17 @@ from packscope.core.history.walk_flags import (
     UNINTERESTING,
 )
 from packscope.core.history.walked import CommitFacts, CommitInfo, WalkedCommit, tuple_new
+from packscope.core.native import native
 from packscope.core.objects import ObjectReader, commit_header_fast, parse_tag
 
 if TYPE_CHECKING:
     from packscope.core.history.tree_entries import EntryPathLimiter
+
+# git's incremental topological walk over commit-graph positions (core/native_c/graph_plain.c); getattr: an older build.
+_topo_start: Callable[..., tuple[tuple[bytearray, bytearray, bytearray, bytearray, list[int]], int] | None] | None = (
+    getattr(native, "graph_topo_start", None)
+)
+_topo_next: Callable[..., tuple[list[WalkedCommit], int]] | None = getattr(native, "graph_topo_next", None)
 
 # Object flags, named after git's: the semantics follow revision.c.
 SLOP = 5  # git's: commits to look at after everything seems uninteresting
@@ -271,12 +278,49 @@ class _RevWalk(PlainWalk):
                 start.append(node)
         start.sort(key=lambda n: -n.date)  # stable, like git's merge sort
         if not limited and order != "default":
-            return incremental_topo_walk(self, start, by_date=order == "date")
+            return self.topo_stream(start, by_date=order == "date")
         for node in start:
             self.push(node)
         if not limited:
             return self.stream()
         return self.limited(order)
+
+    def topo_stream(self, start: list[_Node], by_date: bool) -> Iterator[WalkedCommit]:
+        """git's incremental topological walk (packscope.core.history.topo_walk,
+        the reference), compiled over the commit-graph's positions when the
+        walk has no paths, the graph is sound and holds every start
+        (core/native_c/graph_plain.c); nothing is read before the first
+        commit is asked for."""
+        info = self.commit_info
+        on_graph = getattr(info, "walk_graph", None) if _topo_start is not None else None
+        packs_of = getattr(info, "walk_packs", None)
+        if on_graph is None or packs_of is None or self.limiter is not None:
+            return incremental_topo_walk(self, start, by_date=by_date)
+
+        def run() -> Iterator[WalkedCommit]:
+            edges = on_graph()
+            packs = packs_of() if edges is not None else None
+            got = None
+            if packs is not None and packs[3] is not None and _topo_start is not None:
+                graph, hexsz = packs[3], packs[1]
+                got = _topo_start(graph, edges, hexsz, [n.oid for n in start], by_date, self.first_parent)
+            if got is None or _topo_next is None:
+                yield from incremental_topo_walk(self, start, by_date=by_date)
+                return
+            state, answers = got
+            self._count_graph_answers(answers)
+            batch = 16
+            while True:
+                walked, answers = _topo_next(
+                    graph, edges, hexsz, state, by_date, self.first_parent, WalkedCommit, batch
+                )
+                self._count_graph_answers(answers)
+                if not walked:
+                    return
+                yield from walked
+                batch = min(2 * batch, 1024)
+
+        return run()
 
     def tip_type(self, node: _Node) -> str:
         if node.parents is not None:
