@@ -13,7 +13,6 @@ processes writing to the object directories.
 
 from __future__ import annotations
 
-import os
 import random
 import time
 from collections.abc import Callable
@@ -36,6 +35,7 @@ from packscope.inspector.screens.overview import OverviewScreen
 from packscope.inspector.watcher import DirWatcher
 
 if TYPE_CHECKING:
+    from packscope.core.repo.repository import Repository
     from packscope.core.trace import LookupFinished
 
 
@@ -128,15 +128,19 @@ class PackscopeApp(App):
 
     def __init__(
         self,
-        path: str | None = None,
+        repository: Repository | str | None = None,
         *,
         poll_seconds: float = POLL_SECONDS,
         present: bool = False,
         start: str | None = None,
+        absent: str | None = None,
     ) -> None:
+        """``repository``: the one the UI opens, as the command line found it
+        (packscope.inspector.launch), or a path to find it at (None: the
+        current directory); ``absent``: why there is none on purpose."""
         super().__init__()
         self.screen_table = SCREEN_TABLE
-        self.core = CoreAccess(path)
+        self.core = CoreAccess(repository, absent=absent)
         self.pump = EventPump(self.core.tracer)  # before opening: the startup scan is logged too
         self.digest = EventDigest()
         self.logbook = LogBook()
@@ -169,6 +173,9 @@ class PackscopeApp(App):
 
     @work(thread=True, exclusive=True, group="open")
     def open_core(self) -> None:
+        if self.core.absent:
+            self.call_from_thread(self.set_status, self.core.absent)
+            return
         self.call_from_thread(self.set_status, "opening the object store…")
         try:
             self.core.open()
@@ -449,17 +456,3 @@ class PackscopeApp(App):
     def on_unmount(self) -> None:
         self.pump.close()
         self.core.close()
-
-
-def run_app(path: str | None, *, present: bool = False, start: str | None = None, on_ready=None) -> int:
-    """``packscope [PATH]``: open the UI; errors finding the repository are
-    reported by the CLI like any command's (exit status 128)."""
-    from packscope.core.repo.repository import Repository
-
-    # Cheap (a few stat calls): fail before taking over the terminal.
-    Repository.discover(path) if path is None else Repository.open(path)
-    app = PackscopeApp(os.path.abspath(path) if path else None, present=present, start=start)
-    if on_ready is not None:
-        app.call_later(on_ready, app)
-    app.run()
-    return app.return_code or 0

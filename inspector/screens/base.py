@@ -153,7 +153,11 @@ class PackscopeScreen(Screen):
         bar = self.query_one("#tabs", TabsLabel)
         bar.spans = spans
         bar.update(tabs)
-        where = app.core.repo.git_dir if app.core.ready else (app.core.path or ".")
+        where = (
+            app.core.repo.git_dir
+            if app.core.ready
+            else (app.core.path or ("(no repository)" if app.core.absent else "."))
+        )
         self.query_one("#where", Label).update(literal(str(where)))
         self.update_status()
 

@@ -238,11 +238,11 @@ class HealthScreen(PackscopeScreen):
             with self._pending_lock:
                 self._pending.append(e)
 
-        path = self.app.core.path
+        repository = self.app.core.repository  # the one the UI opened, however it was started
         try:
-            if path is None:  # start_check waits for the core: not expected
+            if repository is None:  # start_check waits for the core: not expected
                 raise CheckFailed("no repository is open")
-            state.summary = run_check(path, mode, progress, entry, self._cancel.is_set, default_jobs())
+            state.summary = run_check(repository, mode, progress, entry, self._cancel.is_set, default_jobs())
         except CancelledError:
             state.cancelled = True
         except CheckFailed as e:
