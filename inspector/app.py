@@ -122,7 +122,7 @@ class PackscopeApp(App):
         Binding("e", "toggle_log", "Event log", id="app.toggle-log"),
         Binding("s", "toggle_rates", "Rates", id="app.toggle-rates"),
         Binding("colon", "goto", "Go to object", id="app.goto"),
-        Binding("q", "close_view", "Close view", id="app.quit"),
+        Binding("q", "close_view", "Close view (quit at the top)", id="app.quit"),
         Binding("Q", "quit", "Quit now", id="app.quit-now"),
     ]
 
@@ -272,20 +272,14 @@ class PackscopeApp(App):
 
     def action_close_view(self) -> None:
         """tig's q: close the view on top (back to the one below, or to the
-        tab `:` came from); at a tab's first view, ask before quitting."""
+        tab `:` came from); on a tab's first view (a top-level screen), quit."""
         screen = self.screen
         if not isinstance(screen, PackscopeScreen):
             return
         if screen.can_go_back():
             screen.action_back()
             return
-        from packscope.inspector.widgets.confirm import Confirm
-
-        self.push_screen(Confirm("Quit packscope?  y / q: quit   n / Esc: stay", yes_keys="q"), self._quit_answered)
-
-    def _quit_answered(self, yes: bool | None) -> None:
-        if yes:
-            self.exit()
+        self.exit()
 
     def action_help(self) -> None:
         from packscope.inspector.screens.help import HelpScreen, binding_rows
