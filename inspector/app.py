@@ -147,6 +147,7 @@ class PackscopeApp(App):
         self.rates = RateHistory()
         self.show_log = True
         self.show_rates = True
+        self.small_panels: dict[str, bool] = {}  # panels e / s unfolded where they are folded away
         self.status_text = ""
         self.last_object: tuple | None = None
         self.copied: str | None = None
@@ -300,11 +301,24 @@ class PackscopeApp(App):
                 screen.rates_panel.sync()
 
     def action_toggle_log(self) -> None:
-        self.show_log = not self.show_log
-        self._apply_panels()
+        self._toggle_panel("log")
 
     def action_toggle_rates(self) -> None:
-        self.show_rates = not self.show_rates
+        self._toggle_panel("rates")
+
+    def _toggle_panel(self, name: str) -> None:
+        """e / s: show or hide a live panel.  Where the panels are folded
+        away (under 32 rows, presentation mode) the key unfolds that one
+        panel, and folds it again."""
+        from packscope.inspector.screens.base import panels_folded
+
+        attr = f"show_{name}"
+        if panels_folded(self):
+            shown = getattr(self, attr) and self.small_panels.get(name, False)
+            self.small_panels[name] = not shown
+            setattr(self, attr, True)
+        else:
+            setattr(self, attr, not getattr(self, attr))
         self._apply_panels()
 
     def action_toggle_pause(self) -> None:
