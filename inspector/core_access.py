@@ -71,6 +71,7 @@ class Facts:
 
     repo: dict = field(default_factory=dict)
     midx: list[dict] = field(default_factory=list)
+    midx_read: bool = False  # midx is what there is (an empty list: none), not "not read yet"
     commit_graph: dict | None = None
     commit_graph_error: str | None = None
     refs: dict | None = None

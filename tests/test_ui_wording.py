@@ -4,6 +4,8 @@ finding's detail fields are words, not field names."""
 
 from __future__ import annotations
 
+import pytest
+
 from packscope.core import trace
 from packscope.inspector.events import EventDigest, ShortIds
 from packscope.inspector.screens.finding_details import detail_words
@@ -34,3 +36,20 @@ def test_detail_fields_are_words():
     label, value = detail_words("unavailable_objects", 1234)
     assert "_" not in label and "objects" in label and value == "1,234"
     assert detail_words("some_new_field", "x") == ("some new field", "x")
+
+
+@pytest.mark.asyncio
+async def test_an_empty_repository_says_it_has_no_multi_pack_index(tmp_path):
+    from tests.repos import git
+    from tests.ui_support import plain, running, until
+
+    repo = tmp_path / "empty"
+    git("init", "-q", "--bare", repo)
+    async with running(repo, poll_seconds=60) as (app, pilot):
+        store = app.screen.query_one("#ov-store")
+        text = await until(
+            pilot,
+            lambda: "multi-pack-index none" in (t := plain(store, width=200)) and t,
+            "the Overview to say there is no multi-pack-index",
+        )
+        assert "packs 0 (0 objects" in text

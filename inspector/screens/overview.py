@@ -198,6 +198,7 @@ class OverviewScreen(PackscopeScreen):
             facts.midx = core.midx_facts()
         except (PackscopeError, OSError) as e:
             facts.midx = [{"path": "multi-pack-index", "error": str(e)}]
+        facts.midx_read = True
         try:
             facts.commit_graph = core.commit_graph_facts()
         except (PackscopeError, OSError) as e:
@@ -286,7 +287,8 @@ class OverviewScreen(PackscopeScreen):
                         ("multi-pack-index", f"{m['objects']:,} objects over {count(m['packs'], 'pack')} ({kind})")
                     )
         else:
-            out.append(("multi-pack-index", "none" if f.packs_counted else "…"))
+            # (not "none" before it is read; an empty repository has no packs to count first)
+            out.append(("multi-pack-index", "none" if f.midx_read else "…"))
         loose_rows = []
         for _d, c in core.loose_counts():
             loose_rows.append(f"{c.entries:,} cached from {c.subdirs_seen}/256 subdirs ({c.strategy})")
