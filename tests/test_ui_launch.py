@@ -210,6 +210,7 @@ async def test_lab_replay_needs_no_repository(recording, tmp_path, monkeypatch):
         assert screen.run is not None and screen.run.found
         await until(pilot, lambda: "no repository" in app.status_text, "the status to say there is no repository")
         assert app.core.error is None and not app.core.ready
+        assert "no repository" in str(screen.query_one("#lab-settings").render())
         await pilot.press("right_square_bracket")
         await until(pilot, lambda: screen.replay[2] == 1, "the second recorded lookup")
 

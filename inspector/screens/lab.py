@@ -209,7 +209,7 @@ class LabScreen(LabBatches, LabReplay, PackscopeScreen):
         store = self.app.core.store
         t = Text(no_wrap=True, overflow="ellipsis", end="")
         if store is None:
-            t.append("opening…", style="italic")
+            t.append(self.app.core.absent or "opening…", style="italic")
         else:
             s = store.settings
             for label, value, key in (

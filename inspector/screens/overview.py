@@ -158,6 +158,8 @@ class OverviewScreen(PackscopeScreen):
         self.query_one("#ov-health").border_subtitle = "h or click: details in Health"
         if self.app.core.error is not None:
             self.show_error(self.app.core.error)
+        elif self.app.core.absent:  # lab --replay outside a repository
+            self.query_one("#ov-repo", Static).update(Text(self.app.core.absent, style="italic"))
 
     def show_error(self, e: PackscopeError) -> None:
         t = Text("cannot open the repository\n", style="bold red")
