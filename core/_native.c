@@ -19,6 +19,7 @@
 #include "native_c/tree_diff.c"
 #include "native_c/id_set.c"
 #include "native_c/fsck_tree.c"
+#include "native_c/tree_sums.c"
 #include "native_c/idx_lookup.c"
 #include "native_c/pack_info.c"
 #include "native_c/pack_read.c"
@@ -51,6 +52,8 @@ static PyMethodDef native_methods[] = {
      "fsck_tree(data, rawsz) -> (flags, ids, candidates): fsck's verdict on a tree's entries (0: clean)."},
     {"tree_unseen", (PyCFunction)(void (*)(void))native_tree_unseen, METH_FASTCALL,
      "tree_unseen(data, rawsz, seen) -> [(id, is_tree), ...] of entries not in seen, or None if malformed."},
+    {"tree_sums", (PyCFunction)(void (*)(void))native_tree_sums, METH_FASTCALL,
+     "tree_sums(data, rawsz, sizes) -> one tree's own entries summed for advise (see native_c/tree_sums.c)."},
     {"id_set", native_id_set, METH_O, "id_set(rawsz) -> IdSet: a set of raw ids of one width (add, in, len, clear)."},
     {"idx_find", (PyCFunction)(void (*)(void))native_idx_find, METH_FASTCALL,
      "idx_find(idx, fan_at, names_at, stride, oid) -> position or -(insertion point)-1, or None."},

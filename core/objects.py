@@ -23,6 +23,7 @@ import stat
 from binascii import Error as _HexError
 from binascii import unhexlify
 from collections.abc import Callable, Iterator
+from itertools import pairwise
 from stat import S_IFDIR, S_IFLNK, S_IFREG, S_ISDIR
 from typing import NamedTuple, Protocol
 
@@ -458,6 +459,48 @@ def tree_items(data: bytes, fmt: ObjectFormat, oid: bytes | None = None) -> list
         items = _split_tree(data, fmt.rawsz)
         return items if items is not None else _tree_items_careful(data, fmt, oid)
     return tree_items_py(data, fmt, oid)
+
+
+# A tree's bytes handed out per piece by tree_item_pieces: about 25,000
+# entries of a typical tree, a few MB as tuples.
+TREE_PIECE = 1 << 20
+
+
+def tree_item_pieces(
+    data: bytes, fmt: ObjectFormat, oid: bytes | None = None, piece: int | None = None
+) -> Iterator[list[tuple[int, bytes, bytes]]]:
+    """``tree_items`` in consecutive pieces of about ``piece`` bytes of the
+    tree each: the same entries in the same order, never all of a big tree
+    as tuples at once (a tree of a million entries is ~180 MB of them).
+    Damage anywhere raises before the first piece, as ``tree_items`` does.
+    (``piece``: TREE_PIECE by default.)"""
+    if piece is None:
+        piece = TREE_PIECE
+    n = len(data)
+    if n <= piece:
+        yield tree_items(data, fmt, oid)
+        return
+    # First the pieces' bounds: the longest run of whole entries from each
+    # bound within ``piece`` bytes (one regex match, no object per entry;
+    # matching the whole tree at once would keep the regex engine's state
+    # for every entry), an entry longer than a piece alone.
+    patterns = tree_patterns(fmt.rawsz)
+    run, one = patterns.whole.match, patterns.tokens.match
+    bounds = [0]
+    pos = 0
+    while pos < n:
+        m = run(data, pos, min(n, pos + piece))
+        end = m.end() if m is not None else pos
+        if end == pos:
+            m = one(data, pos)
+            if m is None:  # not a clean run of entries: the careful loop says where it breaks
+                yield tree_items(data, fmt, oid)
+                return
+            end = m.end()
+        bounds.append(end)
+        pos = end
+    for a, b in pairwise(bounds):
+        yield tree_items(data[a:b], fmt, oid)
 
 
 def tree_items_py(data: bytes, fmt: ObjectFormat, oid: bytes | None = None) -> list[tuple[int, bytes, bytes]]:

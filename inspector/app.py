@@ -88,6 +88,12 @@ def _history() -> Screen:
     return HistoryScreen()
 
 
+def _advice() -> Screen:
+    from packscope.inspector.screens.advice import AdviceScreen
+
+    return AdviceScreen()
+
+
 def _health() -> Screen:
     from packscope.inspector.screens.health import HealthScreen
 
@@ -103,6 +109,7 @@ SCREEN_TABLE: tuple[ScreenSpec, ...] = (
     ScreenSpec("lab", "6", "Lookup lab", _lab),
     ScreenSpec("history", "7", "History", _history),
     ScreenSpec("health", "8", "Health", _health),
+    ScreenSpec("advice", "9", "Advice", _advice),
 )
 
 DRAIN_HZ = 30

@@ -31,11 +31,13 @@ COMMANDS = {
     "demo": "packscope.inspector.commands.demo",
     "lookup": "packscope.inspector.commands.lookup",
     "lab": "packscope.inspector.commands.lab",
+    "serve": "packscope.inspector.commands.serve",
     "cat-file": "packscope.inspector.commands.cat_file",
     "info": "packscope.inspector.commands.info",
     "log": "packscope.inspector.commands.log",
     "last-modified": "packscope.inspector.commands.last_modified",
     "fsck": "packscope.inspector.commands.fsck",
+    "advise": "packscope.inspector.commands.advise",
     "bench": "packscope.bench.command",
     "screenshots": "packscope.inspector.commands.screenshots",
 }

@@ -6,6 +6,13 @@ counts, read in a worker as they come (core's
 
 A merge is shown against each of its parents in turn (git's combined
 view is not drawn).
+
+Every diff has a budget: a file larger than :data:`FILE_BUDGET_BYTES` (either
+side) is not counted nor diffed unless asked, and a count or a diff that
+runs past its time budget is stopped; the file is then marked *skipped*
+with the reason, and the Diff screen offers to compute it anyway.  The
+diffs run without the store's lock (only the blob reads take it) and stop
+within a few milliseconds of their ``cancelled()`` turning true.
 """
 
 from __future__ import annotations
@@ -14,9 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from packscope.core.errors import PackscopeError
+from packscope.core.history.commit_changes import BlobSource
 
 COUNT_BATCH_SECONDS = 0.1  # how often counted lines reach the screen
 MAX_COUNTED = 5000  # files counted per parent: past this, the list shows no counts
+FILE_BUDGET_BYTES = 512 * 1024  # a side larger than this is not diffed unless asked
+COUNT_BUDGET_SECONDS = 1.0  # one file's line count, before it is skipped
+DIFF_BUDGET_SECONDS = 3.0  # one file's diff on the Diff screen, before it is stopped
 
 
 @dataclass
@@ -29,6 +40,7 @@ class ParentChanges:
     number: int  # 1 for the first parent
     changes: list = field(default_factory=list)
     counts: dict[int, tuple[int, int] | None] = field(default_factory=dict)
+    skipped: dict[int, str] = field(default_factory=dict)  # index -> why it was not counted
     error: str | None = None
     counting_done: bool = False
 
@@ -36,6 +48,61 @@ class ParentChanges:
         added = sum(c[0] for c in self.counts.values() if c is not None)
         deleted = sum(c[1] for c in self.counts.values() if c is not None)
         return added, deleted
+
+
+def size_text(n: int) -> str:
+    """Bytes as the budget notes say them: 942 KB, 20.1 MB."""
+    if n >= 10 * 1024 * 1024:
+        return f"{n / (1024 * 1024):.1f} MB"
+    return f"{max(1, round(n / 1024)):,} KB"
+
+
+BUDGET_TEXT = size_text(FILE_BUDGET_BYTES)
+
+
+class _Running:
+    """How many counts and diffs are computing now, in any thread: a view's
+    worker is cancelled at once when the view goes, but its thread runs
+    until its diff next checks — this says when it has actually stopped."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self._lock = threading.Lock()
+        self.count = 0
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self.count += 1
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self.count -= 1
+
+
+running = _Running()
+
+
+class OverBudget(Exception):
+    """A count or diff ran past its time budget (internal: never leaves this module)."""
+
+
+def budget_check(cancelled: Callable[[], bool], seconds: float | None) -> Callable[[], None]:
+    """The ``check`` a diff calls now and then: CancelledError once
+    ``cancelled()``, OverBudget past ``seconds`` (None: no time limit)."""
+    import time
+
+    from packscope.core.errors import CancelledError
+
+    deadline = None if seconds is None else time.monotonic() + seconds
+
+    def check() -> None:
+        if cancelled():
+            raise CancelledError("the diff was cancelled: its view was left")
+        if deadline is not None and time.monotonic() > deadline:
+            raise OverBudget()
+
+    return check
 
 
 def _message(e: PackscopeError) -> str:
@@ -91,10 +158,17 @@ def count_lines(
     cancelled: Callable[[], bool],
 ) -> None:
     """Fill every ``ParentChanges.counts`` (numstat), first parent first;
-    ``counted()`` now and then as counts arrive."""
+    ``counted()`` now and then as counts arrive.  A file over the size
+    budget, or whose count runs past the time budget, goes to ``skipped``."""
+    with running:
+        _count(core, parents, counted, cancelled)
+
+
+def _count(core, parents: list[ParentChanges], counted: Callable[[], None], cancelled: Callable[[], bool]) -> None:
     import time
 
-    from packscope.core.history.commit_changes import line_counts
+    from packscope.core.errors import CancelledError
+    from packscope.core.history.commit_changes import _content, change_size, text_counts
 
     store = core.bulk.store
     last = time.monotonic()
@@ -104,9 +178,22 @@ def count_lines(
                 return
             try:
                 with core.lock:
-                    pc.counts[i] = line_counts(store, change)
+                    size = change_size(store, change)
+                    if size > FILE_BUDGET_BYTES:
+                        pc.skipped[i] = f"{size_text(size)}, over the {BUDGET_TEXT} budget"
+                        continue
+                    old = _content(store, change.old_oid, change.old_mode)
+                    new = _content(store, change.new_oid, change.new_mode)
+                # the diff itself runs without the lock: the UI thread may read meanwhile
+                pc.counts[i] = text_counts(old, new, budget_check(cancelled, COUNT_BUDGET_SECONDS))
+            except OverBudget:
+                pc.skipped[i] = f"over the {COUNT_BUDGET_SECONDS:g} s budget"
+            except CancelledError:
+                return
             except PackscopeError as e:
                 pc.error = pc.error or f"{change.path.decode('utf-8', 'replace')}: {_message(e)}"
+            finally:
+                old = new = b""  # the contents go with the file, not with the loop
             if time.monotonic() - last > COUNT_BATCH_SECONDS:
                 last = time.monotonic()
                 counted()
@@ -114,8 +201,27 @@ def count_lines(
         counted()
 
 
-def patch_text(core, change, max_lines: int = 5000) -> list[bytes]:
-    """The file's patch as ``git diff -M100%`` prints it (long ones cut with a note)."""
+def over_budget(core, change) -> str | None:
+    """Why the file's diff is not computed unasked ("942 KB, over the
+    512 KB budget"), or None when it is within the budget."""
+    from packscope.core.history.commit_changes import change_size
+
+    with core.lock:
+        size = change_size(core.bulk.store, change)
+    return f"{size_text(size)}, over the {BUDGET_TEXT} budget" if size > FILE_BUDGET_BYTES else None
+
+
+def patch_text(
+    core,
+    change,
+    max_lines: int = 5000,
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
+    seconds: float | None = None,
+) -> list[bytes]:
+    """The file's patch as ``git diff -M100%`` prints it (long ones cut with
+    a note).  Raises CancelledError once ``cancelled()``, OverBudget past
+    ``seconds``."""
     from packscope.core.history.abbrev import StoreAbbreviator, configured_abbrev
     from packscope.core.history.commit_changes import patch_lines
 
@@ -127,4 +233,36 @@ def patch_text(core, change, max_lines: int = 5000) -> list[bytes]:
             min_len = configured_abbrev(session.repo.config, store.fmt.hexsz)
         except ValueError:
             min_len = None
-        return patch_lines(store, change, max_lines=max_lines, abbrev=StoreAbbreviator(store, min_len))
+        abbrev = _LockedAbbrev(core, StoreAbbreviator(store, min_len))
+    with running:
+        return patch_lines(
+            _Locked(core, store), change, max_lines=max_lines, abbrev=abbrev, check=budget_check(cancelled, seconds)
+        )
+
+
+class _Locked(BlobSource):
+    """The store, each read taken under the core lock (the diff between
+    reads runs without it)."""
+
+    def __init__(self, core, store) -> None:
+        self.core, self.store, self.fmt = core, store, store.fmt
+
+    def read(self, oid: bytes) -> tuple[str, bytes]:
+        with self.core.lock:
+            return self.store.read(oid)
+
+    def read_header(self, oid: bytes) -> tuple[str, int]:
+        with self.core.lock:
+            return self.store.read_header(oid)
+
+
+class _LockedAbbrev:
+    """An abbreviator whose store lookups take the core lock."""
+
+    def __init__(self, core, inner) -> None:
+        self.core, self.inner = core, inner
+        self.min_len = inner.min_len
+
+    def __call__(self, oid: bytes) -> str:
+        with self.core.lock:
+            return self.inner(oid)

@@ -15,3 +15,9 @@ def main() -> int:
     with collector_paused(freeze_after=True):
         from packscope.inspector.cli import main as cli_main
     return cli_main()
+
+
+if __name__ == "__main__":  # `python -m packscope.inspector.entry`: each `packscope serve` session
+    import sys
+
+    sys.exit(main())

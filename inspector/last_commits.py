@@ -9,6 +9,7 @@ and then, and stops when ``cancelled()`` is true.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 
@@ -39,7 +40,7 @@ def last_commits(
 
     shed_at = [SHED_EVERY]
     batch: list[tuple[bytes, bytes]] = []  # answers not handed over yet
-    handed = [0.0]  # when answers were last handed over (0: never)
+    handed = [-math.inf]  # when answers were last handed over (-inf: never, so the first go at once)
 
     def hand_over(now: bool) -> None:
         if batch and (now or time.monotonic() - handed[0] >= FOUND_SECONDS):

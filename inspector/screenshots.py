@@ -147,6 +147,11 @@ async def _history_health_screenshots(app, pilot, shoot) -> None:
     await pilot.pause(0.3)
     shoot("8-health")
 
+    await pilot.press("9")
+    await _wait(pilot, lambda: getattr(app.screen, "doc", None) is not None, timeout=120)
+    await pilot.pause(0.3)
+    shoot("9-advice")
+
 
 async def _lab_screenshots(app, pilot, shoot, repo: str) -> None:
     """Fanout (with a lookup's bucket marked), and the Lookup lab: a

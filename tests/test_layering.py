@@ -6,7 +6,7 @@ counting imports inside functions as well (an import moved into a function
 still ties the two modules together; only ``if TYPE_CHECKING:`` blocks,
 which never run, are left out).
 
-    packscope.core (base) ← .store ← .repo ← .history ← .fsck ← inspector ← bench
+    packscope.core (base) ← .store ← .repo ← .history ← .fsck ← .advise ← inspector ← bench
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ LAYERS = [
     "packscope.core.repo",
     "packscope.core.history",
     "packscope.core.fsck",
+    "packscope.core.advise",
     "packscope.inspector",
     "packscope.bench",
 ]

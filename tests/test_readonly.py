@@ -54,6 +54,7 @@ INVOCATIONS = {
     "last-modified": [["last-modified"]],
     "fsck": [["fsck", "--no-progress"], ["fsck", "--json", "--progress"], ["fsck", "--connectivity-only"]],
     "bench": [["bench", "--list"]],
+    "advise": [["advise"], ["advise", "--json", "--top", "5"]],
     "demo": [["demo", "--help"]],  # demo builds a repository of its own, elsewhere
 }
 

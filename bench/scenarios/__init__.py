@@ -19,6 +19,7 @@ SCENARIOS = {
     "last-modified": "last_modified",
     "history-search": "history_search",
     "history-last-commits": "history_last_commits",
+    "commit-open": "commit_open",
     "tracing-overhead": "tracing_overhead",
     "ui-startup": "ui_startup",
 }

@@ -17,6 +17,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import TYPE_CHECKING
 
+from packscope.core.errors import PackscopeError
 from packscope.core.oid import parse_prefix
 
 if TYPE_CHECKING:
@@ -61,7 +62,10 @@ def approximate_object_count(store: ObjectStore) -> int:
     count: int = sum(m.num_objects for m in store.midxs)
     for h in store.packs:
         if not h.in_midx:
-            count += h.index.open().num_objects
+            try:
+                count += h.index.open().num_objects
+            except PackscopeError:  # gone since the scan (a repack), or damaged: git counts the packs it opens
+                continue
     return count
 
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from stat import S_IFMT
 
-from packscope.core.history.line_diff import count_changes, edit_script, unified_hunks
+from packscope.core.history.line_diff import NO_EOL, Check, count_lines, iter_hunks
 from packscope.core.history.tree_diff import TreeChange, TreeReader, diff_trees
 from packscope.core.objects import S_IFGITLINK, canonical_mode
 from packscope.core.oid import ObjectFormat
@@ -36,6 +36,9 @@ class BlobSource:
     fmt: ObjectFormat
 
     def read(self, oid: bytes) -> tuple[str, bytes]:  # pragma: no cover - a protocol
+        raise NotImplementedError
+
+    def read_header(self, oid: bytes) -> tuple[str, int]:  # pragma: no cover - a protocol
         raise NotImplementedError
 
 
@@ -106,23 +109,33 @@ def _content(store: BlobSource, oid: bytes | None, mode: int) -> bytes:
     return store.read(oid)[1]
 
 
-def _lines(data: bytes) -> list[bytes]:
-    return data.split(b"\n")[:-1] if data.endswith(b"\n") else data.split(b"\n") if data else []
+def _no_check() -> None:
+    return None
 
 
-def line_counts(store: BlobSource, change: FileChange) -> tuple[int, int] | None:
-    """``--numstat``'s (added, deleted) lines; None for binary content."""
+def change_size(store: BlobSource, change: FileChange) -> int:
+    """The larger side's size in bytes (from the objects' headers: no
+    content is read), what a diff budget is measured against."""
+    sizes = [0]
+    for oid, mode in ((change.old_oid, change.old_mode), (change.new_oid, change.new_mode)):
+        if oid is not None and S_IFMT(mode) != S_IFGITLINK:
+            sizes.append(store.read_header(oid)[1])
+    return max(sizes)
+
+
+def line_counts(store: BlobSource, change: FileChange, check: Check = _no_check) -> tuple[int, int] | None:
+    """``--numstat``'s (added, deleted) lines; None for binary content.
+    ``check`` is called now and then during the diff and may raise to stop."""
     old = _content(store, change.old_oid, change.old_mode)
     new = _content(store, change.new_oid, change.new_mode)
+    return text_counts(old, new, check)
+
+
+def text_counts(old: bytes, new: bytes, check: Check = _no_check) -> tuple[int, int] | None:
+    """``--numstat``'s counts for two contents (None: binary)."""
     if is_binary(old) or is_binary(new):
         return None
-    a, b = _lines(old), _lines(new)
-    # A missing final newline makes the last line differ, as in git.
-    if old and not old.endswith(b"\n"):
-        a[-1] += b"\0no-eol"
-    if new and not new.endswith(b"\n"):
-        b[-1] += b"\0no-eol"
-    return count_changes(edit_script(a, b))
+    return count_lines(old, new, check)
 
 
 def _seven(oid: bytes) -> str:
@@ -136,6 +149,7 @@ def patch_lines(
     max_lines: int = 5000,
     context: int = 3,
     abbrev: Callable[[bytes], str] | None = None,
+    check: Check = _no_check,
 ) -> list[bytes]:
     """The change as ``git diff -M`` prints it, one line per element.  A
     type change is printed as git prints it: a deletion, then an addition.
@@ -145,9 +159,9 @@ def patch_lines(
     if change.status == "T":
         deletion = FileChange("D", change.path, change.path, change.old_mode, 0, change.old_oid, None)
         addition = FileChange("A", change.path, change.path, 0, change.new_mode, None, change.new_oid)
-        return patch_lines(store, deletion, max_lines=max_lines, context=context, abbrev=abbrev) + patch_lines(
-            store, addition, max_lines=max_lines, context=context, abbrev=abbrev
-        )
+        return patch_lines(
+            store, deletion, max_lines=max_lines, context=context, abbrev=abbrev, check=check
+        ) + patch_lines(store, addition, max_lines=max_lines, context=context, abbrev=abbrev, check=check)
     old_path = change.old_path or change.path
     out = [b"diff --git a/%s b/%s" % (old_path, change.path)]
     old_mode, new_mode = canonical_mode(change.old_mode), canonical_mode(change.new_mode)
@@ -180,21 +194,15 @@ def patch_lines(
         out.append(b"Binary files %s and %s differ" % (a_name, b_name))
         return out
     out += [b"--- " + a_name, b"+++ " + b_name]
-    a, b = _lines(old), _lines(new)
-    a_eol, b_eol = not old or old.endswith(b"\n"), not new or new.endswith(b"\n")
-    if not a_eol:
-        a[-1] += b"\0no-eol"  # differs from the same line with a newline, as in git
-    if not b_eol:
-        b[-1] += b"\0no-eol"
     emitted = 0
-    for hunk in unified_hunks(a, b, context):
+    for hunk in iter_hunks(old, new, context, check):
         out.append(hunk.header)
         for line in hunk.lines:
             if emitted >= max_lines:
                 out.append(b"[... the rest of this diff is not shown: over %d lines]" % max_lines)
                 return out
-            if line.endswith(b"\0no-eol"):
-                out += [line[: -len(b"\0no-eol")], b"\\ No newline at end of file"]
+            if line.endswith(NO_EOL):
+                out += [line[: -len(NO_EOL)], b"\\ No newline at end of file"]
             else:
                 out.append(line)
             emitted += 1

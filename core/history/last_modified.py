@@ -291,8 +291,9 @@ class _LastModified:
         ``arrive``); the entries it answers."""
         c = self.commit(oid)
         here = self.dir_tree(c)
-        if not c.parents:
-            return {e for e in group if self.changed(None, here, e)}  # present with content: added here
+        if not c.parents:  # present with content: added here
+            present = self.trees.entries_named(here, group)
+            return {e for e in group if self.trees.changed(None, present.get(e))}
         undecided = group
         for nth, p in enumerate(c.parents):
             same, undecided = self.split(oid, here, p, undecided, first=nth == 0)
@@ -329,7 +330,11 @@ class _LastModified:
         maybe = group & differ
         if not maybe:
             return _NONE
-        return {e for e in maybe if self.changed(there, here, e)} or _NONE
+        # (both sides' entries in one pass each, whatever the number of
+        # names: one lookup per name would scan the tree per name)
+        trees = self.trees
+        before, after = trees.entries_named(there, maybe), trees.entries_named(here, maybe)
+        return {e for e in maybe if trees.changed(before.get(e), after.get(e))} or _NONE
 
     def changed(self, there: bytes | None, here: bytes | None, e: bytes) -> bool:
         return self.trees.changed(self.trees.entry(there, e), self.trees.entry(here, e))

@@ -1,68 +1,288 @@
-"""Line diffs: Myers' shortest edit script, and unified hunks as git prints them.
+"""Line diffs in linear space: a minimal edit script, and unified hunks as
+git prints them.
 
-:func:`edit_script` finds a *minimal* edit script between two sequences of
-lines (Myers' O(ND) greedy algorithm, forward, keeping each round's
-furthest-reaching paths to trace back).  Minimal matters for the counts:
-every minimal script has the same number of insertions and of deletions,
-so ``git diff --numstat``'s numbers come out equal whatever alignment of
-repeated lines either side picks.
+Lines are interned first (:func:`intern_sides`): each side becomes an
+``array('i')`` of line numbers-by-content, made a chunk of the text at a
+time, so no list of every line of both sides ever exists; the table of
+distinct lines is dropped once both sides are numbered.  :func:`diff_flags`
+then marks which lines are deleted and inserted:
 
-:func:`unified_hunks` groups the edits into hunks with ``context`` lines
-around them (git's default 3), headed ``@@ -a,b +c,d @@`` plus git's
-default function-name line (the nearest line above the hunk that starts
-with a letter, ``_`` or ``$``).
+* the common head and tail are stripped;
+* lines that occur nowhere in the other side's middle are changed in every
+  edit script (no common subsequence can hold them): they are marked and
+  left out, as git's xdiff does before its search;
+* what remains goes to Myers' O(ND) search in its linear-space form: find
+  the *middle snake* of an optimal path by searching from both ends at once,
+  split there, and do each half the same way (an explicit stack, no
+  recursion).  Memory is O(N + M), not the O(D·(N+M)) of keeping every
+  round's furthest-reaching paths to trace back.
+
+The script is *minimal*: every minimal script has the same number of
+insertions and of deletions, so ``--numstat``'s numbers come out equal
+whatever alignment of repeated lines is picked — equal to ``git diff
+--minimal --numstat``'s; git's default search gives up on minimality past a
+cost (and drops some often-repeated lines first), so on large rewrites of
+files with many repeated lines (translation catalogs) its default counts can
+be a few percent higher.
+
+Each group of changes is then slid along runs of equal lines to where git
+puts it (:func:`_compact`), and :func:`iter_hunks` yields ``@@ -a,b +c,d @@``
+hunks with ``context`` lines (git's default 3) and git's default function
+name line, one at a time: a caller that shows the first 5,000 lines never
+builds the rest.
+
+Long work is cut by ``check``: a callable run every few thousand steps,
+which raises (:class:`~packscope.core.errors.CancelledError`, or a budget's
+error) to stop.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 # An edit script as runs: ("=", i, j, n) n equal lines at a[i:], b[j:];
 # ("-", i, j, n) n lines of a deleted at a[i:]; ("+", i, j, n) n lines of b
 # inserted before a[i] (at b[j:]).
 Run = tuple[str, int, int, int]
+Check = Callable[[], None]
+
+NO_EOL = b"\0no-eol"  # a last line without a newline differs from the same text with one, as in git
+CHUNK = 1 << 16  # bytes of text split into lines at a time (a check after each)
+CHECK_EVERY = 4096  # inner steps between two calls of ``check``
 
 
-def edit_script(a: Sequence[bytes], b: Sequence[bytes]) -> list[Run]:
-    """A minimal edit script from ``a`` to ``b``, as runs in order."""
-    # Strip the common head and tail first: most diffs are small edits in
-    # long files, and Myers' cost grows with what lies between.
-    head = 0
+def _no_check() -> None:
+    return None
+
+
+@dataclass(slots=True)
+class Side:
+    """One side's lines: ``ids[i]`` numbers line i by its content (equal
+    lines, equal numbers); ``starts`` (when kept) holds each line's offset in
+    ``data`` and where a line after the last would start, for hunks' text."""
+
+    data: bytes
+    ids: array[int]
+    starts: array[int] | None
+    no_eol: bool  # the last line has no newline
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def line(self, i: int) -> bytes:
+        """Line i's text without its newline (needs ``starts``)."""
+        assert self.starts is not None
+        return self.data[self.starts[i] : self.starts[i + 1] - 1]
+
+
+def _intern(data: bytes, table: dict[bytes, int], keep_starts: bool, check: Check) -> Side:
+    ids = array("i")
+    starts = array("q") if keep_starts else None
+    setdefault = table.setdefault
+    n = len(data)
+    pos = 0
+    while pos < n:
+        end = data.find(b"\n", pos + CHUNK)
+        end = n if end < 0 else end + 1
+        parts = data[pos:end].split(b"\n")
+        last = parts.pop()  # b"" after a newline; else the text's unterminated last line
+        if last:
+            parts.append(last + NO_EOL)
+        ids.extend([setdefault(p, len(table)) for p in parts])
+        if starts is not None:
+            starts.extend(accumulate((len(p) + 1 for p in parts[:-1]), initial=pos))
+        del parts
+        pos = end
+        check()
+    no_eol = bool(data) and not data.endswith(b"\n")
+    if starts is not None:
+        starts.append(n + 1 if no_eol else n)  # where a next line would start
+    return Side(data, ids, starts, no_eol)
+
+
+def intern_sides(old: bytes, new: bytes, *, keep_starts: bool = False, check: Check = _no_check) -> tuple[Side, Side]:
+    """Both sides as line numbers (one table: equal lines of either side get
+    one number).  The table goes when this returns."""
+    table: dict[bytes, int] = {}
+    a = _intern(old, table, keep_starts, check)
+    b = _intern(new, table, keep_starts, check)
+    return a, b
+
+
+def _same_run(a: Sequence[int], i: int, b: Sequence[int], j: int, limit: int) -> int:
+    """How many lines a[i:] and b[j:] have equal at their start (at most
+    ``limit``): compared in blocks first, then line by line."""
+    k = 0
+    step = 4096
+    while k + step <= limit and a[i + k : i + k + step] == b[j + k : j + k + step]:
+        k += step
+    while k < limit and a[i + k] == b[j + k]:
+        k += 1
+    return k
+
+
+def _same_tail(a: Sequence[int], i: int, b: Sequence[int], j: int, limit: int) -> int:
+    """How many lines a[:i] and b[:j] have equal at their end (at most ``limit``)."""
+    k = 0
+    step = 4096
+    while k + step <= limit and a[i - k - step : i - k] == b[j - k - step : j - k]:
+        k += step
+    while k < limit and a[i - 1 - k] == b[j - 1 - k]:
+        k += 1
+    return k
+
+
+def _common_head(a: Sequence[int], b: Sequence[int]) -> int:
+    return _same_run(a, 0, b, 0, min(len(a), len(b)))
+
+
+def _common_tail(a: Sequence[int], b: Sequence[int], head: int) -> int:
+    return _same_tail(a, len(a), b, len(b), min(len(a), len(b)) - head)
+
+
+def diff_flags(a: Sequence[int], b: Sequence[int], check: Check = _no_check) -> tuple[bytearray, bytearray]:
+    """(deleted, inserted): ``deleted[i]`` is 1 when a's line i is not in
+    the longest common subsequence found, ``inserted[j]`` likewise for b;
+    each has one spare 0 at the end.  Groups are placed as git places them."""
     n, m = len(a), len(b)
-    while head < n and head < m and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < n - head and tail < m - head and a[n - 1 - tail] == b[m - 1 - tail]:
-        tail += 1
-    middle = _myers(a[head : n - tail], b[head : m - tail])
-    deleted = [False] * (n + 1)  # one spare slot: group scans stop on it
-    inserted = [False] * (m + 1)
-    for op, i, j, k in middle:
-        if op == "-":
-            deleted[head + i : head + i + k] = [True] * k
-        elif op == "+":
-            inserted[head + j : head + j + k] = [True] * k
-    _compact(a, deleted, inserted)
-    _compact(b, inserted, deleted)
-    return _runs_from_flags(n, m, deleted, inserted)
+    deleted = bytearray(n + 1)
+    inserted = bytearray(m + 1)
+    head = _common_head(a, b)
+    tail = _common_tail(a, b, head)
+    a_end, b_end = n - tail, m - tail
+    # Lines with no partner on the other side are changed whatever the script.
+    ra, ra_at = _partnered(a, head, a_end, b[head:b_end], deleted)
+    check()
+    rb, rb_at = _partnered(b, head, b_end, a[head:a_end], inserted)
+    check()
+    _mark(ra, ra_at, rb, rb_at, deleted, inserted, check)
+    del ra, ra_at, rb, rb_at
+    _compact(a, deleted, inserted, check)
+    _compact(b, inserted, deleted, check)
+    return deleted, inserted
 
 
-def _runs_from_flags(n: int, m: int, deleted: list[bool], inserted: list[bool]) -> list[Run]:
-    runs: list[Run] = []
-    i = j = 0
-    while i < n or j < m:
-        if i < n and deleted[i]:
-            runs.append(("-", i, j, 1))
-            i += 1
-        elif j < m and inserted[j]:
-            runs.append(("+", i, j, 1))
-            j += 1
-        else:
-            runs.append(("=", i, j, 1))
-            i += 1
-            j += 1
-    return _merge_runs(runs)
+_FLIP = bytes([1, 0]) + bytes(254)  # keep-mask -> changed flags
+
+
+def _partnered(
+    a: Sequence[int], start: int, end: int, other: Sequence[int], changed: bytearray
+) -> tuple[array[int], array[int]]:
+    """a[start:end]'s lines that occur in ``other`` and their positions;
+    the others are marked in ``changed``.  (C-speed passes: a set, a
+    comprehension, compress.)"""
+    from itertools import compress
+
+    present = set(other)
+    keep = bytes([x in present for x in a[start:end]])
+    del present
+    changed[start:end] = keep.translate(_FLIP)
+    return array("i", compress(a[start:end], keep)), array("i", compress(range(start, end), keep))
+
+
+def _mark(
+    a: array[int],
+    a_at: array[int],
+    b: array[int],
+    b_at: array[int],
+    deleted: bytearray,
+    inserted: bytearray,
+    check: Check,
+) -> None:
+    """Mark a minimal edit script from ``a`` to ``b`` (positions mapped
+    through ``a_at`` / ``b_at``), splitting at middle snakes."""
+    stack = [(0, len(a), 0, len(b))]
+    while stack:
+        a0, a1, b0, b1 = stack.pop()
+        k = _same_run(a, a0, b, b0, min(a1 - a0, b1 - b0))
+        a0, b0 = a0 + k, b0 + k
+        k = _same_tail(a, a1, b, b1, min(a1 - a0, b1 - b0))
+        a1, b1 = a1 - k, b1 - k
+        if a0 == a1 or b0 == b1:
+            for x in range(a0, a1):
+                deleted[a_at[x]] = 1
+            for y in range(b0, b1):
+                inserted[b_at[y]] = 1
+            continue
+        x, y = _middle(a, a0, a1, b, b0, b1, check)
+        stack.append((x, a1, y, b1))
+        stack.append((a0, x, b0, y))
+
+
+def _middle(a: array[int], a0: int, a1: int, b: array[int], b0: int, b1: int, check: Check) -> tuple[int, int]:
+    """A point (x, y) on a minimal path from (a0, b0) to (a1, b1), strictly
+    inside it (both ends differ: the caller stripped equal heads and tails).
+
+    Diagonal k holds the points with x - y = k (relative to a0, b0).  The
+    forward search keeps, per diagonal, the furthest x that a path of at
+    most d edits reaches from the start (-1: none yet); the backward one the
+    same from the end, on the mirrored sequences (x' = n - x, diagonal
+    delta - k).  Only points inside the grid are kept.  Where the two meet
+    on a diagonal the point is on a minimal path (the edits still needed
+    never grow along a diagonal), and they meet by round (n + m + 1) // 2."""
+    n, m = a1 - a0, b1 - b0
+    delta = n - m
+    odd = delta & 1
+    max_d = (n + m + 1) // 2
+    off = m + 1  # diagonals -m..n, one spare each side
+    vf = [-1] * (n + m + 3)
+    vb = [-1] * (n + m + 3)
+    vf[off] = 0  # both ends differ: no snake at d = 0
+    vb[off] = 0
+    steps = 0
+    for d in range(1, max_d + 1):
+        lo = -d if d <= m else -m + ((m - d) & 1)
+        hi = d if d <= n else n - ((n - d) & 1)
+        steps += d
+        if steps > CHECK_EVERY:
+            steps = 0
+            check()
+        for k in range(hi, lo - 1, -2):  # high diagonals first, as xdiff does: ties go its way
+            at = off + k
+            x = vf[at]
+            u = vf[at + 1]  # down from diagonal k + 1: an insertion
+            if u > x and u - k <= m:
+                x = u
+            u = vf[at - 1]  # right from diagonal k - 1: a deletion
+            if u >= 0 and u >= x and u < n:
+                x = u + 1
+            if x < 0:
+                continue
+            y = x - k
+            while x < n and y < m and a[a0 + x] == b[b0 + y]:
+                x += 1
+                y += 1
+            vf[at] = x
+            if odd:
+                xb = vb[off + delta - k]
+                if xb >= 0 and x >= n - xb:
+                    return a0 + x, b0 + y
+        # backward: the mirrored sequences, on the same diagonals' range
+        for k in range(lo, hi + 1, 2):
+            at = off + k
+            x = vb[at]
+            u = vb[at + 1]
+            if u > x and u - k <= m:
+                x = u
+            u = vb[at - 1]
+            if u >= 0 and u >= x and u < n:
+                x = u + 1
+            if x < 0:
+                continue
+            y = x - k
+            while x < n and y < m and a[a1 - 1 - x] == b[b1 - 1 - y]:
+                x += 1
+                y += 1
+            vb[at] = x
+            if not odd:
+                kf = delta - k
+                xf = vf[off + kf]
+                if xf >= 0 and xf >= n - x:
+                    return a1 - x, b1 - y  # where the backward path's snake starts
+    raise AssertionError("unreachable: the two searches meet by round (n + m + 1) // 2")
 
 
 class _Group:
@@ -70,17 +290,17 @@ class _Group:
     between two unchanged lines; the k-th group of one side faces the k-th
     of the other (the unchanged lines pair up in order)."""
 
-    __slots__ = ("changed", "end", "lines", "start")
+    __slots__ = ("changed", "end", "lines", "n", "start")
 
-    def __init__(self, lines: Sequence[bytes], changed: list[bool]) -> None:
-        self.lines, self.changed = lines, changed
+    def __init__(self, lines: Sequence[int] | None, n: int, changed: bytearray) -> None:
+        self.lines, self.n, self.changed = lines, n, changed
         self.start = 0
         self.end = 0
         while changed[self.end]:
             self.end += 1
 
     def next(self) -> bool:
-        if self.end == len(self.lines):
+        if self.end == self.n:
             return False
         self.start = self.end = self.end + 1
         while self.changed[self.end]:
@@ -97,8 +317,9 @@ class _Group:
 
     def slide_down(self) -> bool:
         lines, changed = self.lines, self.changed
-        if self.end < len(lines) and lines[self.start] == lines[self.end]:
-            changed[self.start], changed[self.end] = False, True
+        assert lines is not None
+        if self.end < self.n and lines[self.start] == lines[self.end]:
+            changed[self.start], changed[self.end] = 0, 1
             self.start += 1
             self.end += 1
             while changed[self.end]:  # joined the next group
@@ -108,25 +329,30 @@ class _Group:
 
     def slide_up(self) -> bool:
         lines, changed = self.lines, self.changed
+        assert lines is not None
         if self.start > 0 and lines[self.start - 1] == lines[self.end - 1]:
             self.start -= 1
             self.end -= 1
-            changed[self.start], changed[self.end] = True, False
+            changed[self.start], changed[self.end] = 1, 0
             while self.start > 0 and changed[self.start - 1]:  # joined the previous group
                 self.start -= 1
             return True
         return False
 
 
-def _compact(lines: Sequence[bytes], changed: list[bool], other_changed: list[bool]) -> None:
+def _compact(lines: Sequence[int], changed: bytearray, other_changed: bytearray, check: Check = _no_check) -> None:
     """Slide each group of changed lines along runs of equal lines to where
     git puts it: facing a change on the other side when it can (a
     replacement reads as one), else as far down as it goes.  (git then may
     pick another place by its indent heuristic; this does not.)"""
-    g = _Group(lines, changed)
-    go = _Group([b""] * (len(other_changed) - 1), other_changed)
+    g = _Group(lines, len(lines), changed)
+    go = _Group(None, len(other_changed) - 1, other_changed)
+    groups = 0
     while True:
         if g.end != g.start:
+            groups += 1
+            if groups % CHECK_EVERY == 0:
+                check()
             while True:
                 size = g.end - g.start
                 end_facing_change = -1
@@ -145,75 +371,50 @@ def _compact(lines: Sequence[bytes], changed: list[bool], other_changed: list[bo
                 while go.end == go.start:
                     g.slide_up()
                     go.previous()
+        # Jump over lines unchanged on both sides: each is an empty group on
+        # each side, and nothing slides there.
+        ea, eb = changed.find(1, g.end + 1), other_changed.find(1, go.end + 1)
+        k = min((g.n if ea < 0 else ea) - g.end - 1, (go.n if eb < 0 else eb) - go.end - 1)
+        if k > 0:
+            g.start = g.end = g.end + k
+            go.start = go.end = go.end + k
         if not g.next():
             break
         go.next()
 
 
-def _myers(a: Sequence[bytes], b: Sequence[bytes]) -> list[Run]:
-    n, m = len(a), len(b)
-    if n == 0 or m == 0:
-        return ([("-", 0, 0, n)] if n else []) + ([("+", n, 0, m)] if m else [])
-    offset = n + m
-    v = [0] * (2 * offset + 2)
-    trace: list[list[int]] = []
-    for d in range(n + m + 1):
-        trace.append(v[:])
-        for k in range(-d, d + 1, 2):
-            if k == -d or (k != d and v[offset + k - 1] < v[offset + k + 1]):
-                x = v[offset + k + 1]  # down: an insertion
-            else:
-                x = v[offset + k - 1] + 1  # right: a deletion
-            y = x - k
-            while x < n and y < m and a[x] == b[y]:
-                x += 1
-                y += 1
-            v[offset + k] = x
-            if x >= n and y >= m:
-                return _backtrack(trace, offset, n, m, d)
-    raise AssertionError("unreachable: d = n + m always reaches the end")
-
-
-def _backtrack(trace: list[list[int]], offset: int, n: int, m: int, d_end: int) -> list[Run]:
-    steps: list[Run] = []
-    x, y = n, m
-    for d in range(d_end, 0, -1):
-        v = trace[d]
-        k = x - y
-        if k == -d or (k != d and v[offset + k - 1] < v[offset + k + 1]):
-            prev_k = k + 1
+def iter_runs(deleted: bytearray, inserted: bytearray) -> Iterator[Run]:
+    """The edit script the flags describe, as runs in order (a block's
+    deletions before its insertions)."""
+    n, m = len(deleted) - 1, len(inserted) - 1
+    i = j = 0
+    while i < n or j < m:
+        if deleted[i]:  # deleted[n] is 0: the scan stops there
+            k = deleted.find(0, i) - i
+            yield ("-", i, j, k)
+            i += k
+        elif inserted[j]:
+            k = inserted.find(0, j) - j
+            yield ("+", i, j, k)
+            j += k
         else:
-            prev_k = k - 1
-        prev_x = v[offset + prev_k]
-        prev_y = prev_x - prev_k
-        while x > prev_x and y > prev_y:  # the diagonal run after the edit
-            x -= 1
-            y -= 1
-            steps.append(("=", x, y, 1))
-        if x == prev_x:
-            steps.append(("+", x, prev_y, 1))
-        else:
-            steps.append(("-", prev_x, y, 1))
-        x, y = prev_x, prev_y
-    while x > 0 and y > 0:
-        x -= 1
-        y -= 1
-        steps.append(("=", x, y, 1))
-    steps.reverse()
-    return steps
+            ei, ej = deleted.find(1, i), inserted.find(1, j)
+            k = min((n if ei < 0 else ei) - i, (m if ej < 0 else ej) - j)
+            if k <= 0:
+                raise AssertionError("unchanged lines left on one side only")
+            yield ("=", i, j, k)
+            i += k
+            j += k
 
 
-def _merge_runs(runs: list[Run]) -> list[Run]:
-    out: list[Run] = []
-    for op, i, j, k in runs:
-        if k == 0:
-            continue
-        if out and out[-1][0] == op:
-            pop, pi, pj, pk = out[-1]
-            out[-1] = (pop, pi, pj, pk + k)
-        else:
-            out.append((op, i, j, k))
-    return out
+def edit_script(a: Sequence[bytes], b: Sequence[bytes]) -> list[Run]:
+    """A minimal edit script from ``a`` to ``b`` (sequences of lines), as
+    runs in order."""
+    table: dict[bytes, int] = {}
+    ia = array("i", [table.setdefault(x, len(table)) for x in a])
+    ib = array("i", [table.setdefault(x, len(table)) for x in b])
+    deleted, inserted = diff_flags(ia, ib)
+    return list(iter_runs(deleted, inserted))
 
 
 def count_changes(runs: list[Run]) -> tuple[int, int]:
@@ -223,66 +424,91 @@ def count_changes(runs: list[Run]) -> tuple[int, int]:
     return added, deleted
 
 
+def count_lines(old: bytes, new: bytes, check: Check = _no_check) -> tuple[int, int]:
+    """``--numstat``'s (added, deleted) between two texts."""
+    a, b = intern_sides(old, new, check=check)
+    deleted, inserted = diff_flags(a.ids, b.ids, check)
+    return inserted.count(1), deleted.count(1)
+
+
 @dataclass(frozen=True, slots=True)
 class Hunk:
     header: bytes  # "@@ -a,b +c,d @@ funcname"
-    lines: tuple[bytes, ...]  # each with its " ", "-" or "+" and no newline
+    lines: tuple[bytes, ...]  # each with its " ", "-" or "+" and no newline (NO_EOL kept on a last line)
+
+
+def iter_hunks(old: bytes, new: bytes, context: int = 3, check: Check = _no_check) -> Iterator[Hunk]:
+    """The hunks ``git diff`` prints for ``old`` → ``new``, one at a time.
+    A line that ends its text without a newline ends with :data:`NO_EOL`
+    (the caller prints git's "\\ No newline at end of file" after it)."""
+    a, b = intern_sides(old, new, keep_starts=True, check=check)
+    deleted, inserted = diff_flags(a.ids, b.ids, check)
+    return _hunks(a, b, deleted, inserted, context)
+
+
+def _text(side: Side, i: int) -> bytes:
+    line = side.line(i)
+    return line + NO_EOL if side.no_eol and i == len(side) - 1 else line
+
+
+def _hunks(a: Side, b: Side, deleted: bytearray, inserted: bytearray, context: int) -> Iterator[Hunk]:
+    n, m = len(a), len(b)
+    # Blocks of changes: (a_start, a_end, b_start, b_end), in order; a hunk
+    # holds the blocks whose gaps of equal lines are at most 2 * context.
+    fn = _FunctionNames(a)
+    hunk: list[tuple[int, int, int, int]] = []
+    for block in _blocks(deleted, inserted, n, m):
+        if hunk and block[0] - hunk[-1][1] > 2 * context:
+            yield _hunk(a, b, hunk, context, fn)
+            hunk = []
+        hunk.append(block)
+    if hunk:
+        yield _hunk(a, b, hunk, context, fn)
+
+
+def _blocks(deleted: bytearray, inserted: bytearray, n: int, m: int) -> Iterator[tuple[int, int, int, int]]:
+    start: tuple[int, int] | None = None
+    for op, ri, rj, _k in iter_runs(deleted, inserted):
+        if op == "=":
+            if start is not None:
+                yield (start[0], ri, start[1], rj)
+                start = None
+        elif start is None:
+            start = (ri, rj)
+    if start is not None:
+        yield (start[0], n, start[1], m)
+
+
+def _hunk(a: Side, b: Side, blocks: list[tuple[int, int, int, int]], context: int, fn: _FunctionNames) -> Hunk:
+    a_start = max(0, blocks[0][0] - context)
+    b_start = blocks[0][2] - (blocks[0][0] - a_start)
+    a_end = min(len(a), blocks[-1][1] + context)
+    b_end = blocks[-1][3] + (a_end - blocks[-1][1])
+    lines: list[bytes] = []
+    i = a_start
+    for a0, a1, b0, b1 in blocks:
+        lines += [b" " + _text(a, x) for x in range(i, a0)]
+        lines += [b"-" + _text(a, x) for x in range(a0, a1)]
+        lines += [b"+" + _text(b, y) for y in range(b0, b1)]
+        i = a1
+    lines += [b" " + _text(a, x) for x in range(i, a_end)]
+    header = b"@@ -%s +%s @@" % (_range(a_start, a_end - a_start), _range(b_start, b_end - b_start))
+    name = fn.before(a_start)
+    if name:
+        header += b" " + name
+    return Hunk(header, tuple(lines))
 
 
 def unified_hunks(a: Sequence[bytes], b: Sequence[bytes], context: int = 3) -> list[Hunk]:
-    """The hunks ``git diff`` prints for ``a`` → ``b`` (lines without their
-    newlines; a missing final newline is the caller's to say)."""
-    runs = edit_script(a, b)
-    changes = [r for r in runs if r[0] != "="]
-    if not changes:
-        return []
-    # Group changes whose gap of equal lines is at most 2 * context.
-    groups: list[list[Run]] = [[changes[0]]]
-    for r in changes[1:]:
-        last = groups[-1][-1]
-        gap = r[1] - (last[1] + (last[3] if last[0] == "-" else 0))
-        if gap <= 2 * context:
-            groups[-1].append(r)
-        else:
-            groups.append([r])
-    hunks = []
-    for g in groups:
-        first, last = g[0], g[-1]
-        a_start = max(0, first[1] - context)
-        a_end = min(len(a), last[1] + (last[3] if last[0] == "-" else 0) + context)
-        b_start = a_start + _shift(runs, a_start)
-        b_end = a_end + _shift(runs, a_end, at_end=True)
-        lines: list[bytes] = []
-        added: list[bytes] = []  # a block's insertions follow its deletions, as in git
-        for op, ri, rj, k in runs:
-            if op == "=":
-                lines += added
-                added = []
-                lo, hi = max(ri, a_start), min(ri + k, a_end)
-                lines += [b" " + a[x] for x in range(lo, hi)]
-            elif op == "-" and a_start <= ri < a_end:
-                lines += [b"-" + a[x] for x in range(ri, ri + k)]
-            elif op == "+" and a_start <= ri <= a_end and b_start <= rj < b_end:
-                added += [b"+" + b[y] for y in range(rj, rj + k)]
-        lines += added
-        header = b"@@ -%s +%s @@" % (_range(a_start, a_end - a_start), _range(b_start, b_end - b_start))
-        name = _function_name(a, a_start)
-        if name:
-            header += b" " + name
-        hunks.append(Hunk(header, tuple(lines)))
-    return hunks
+    """The hunks for two lists of lines (without newlines; a line ending
+    with :data:`NO_EOL` had none)."""
 
+    def text(lines: Sequence[bytes]) -> bytes:
+        if lines and lines[-1].endswith(NO_EOL):
+            return b"\n".join([*lines[:-1], lines[-1][: -len(NO_EOL)]])
+        return b"".join(x + b"\n" for x in lines)
 
-def _shift(runs: list[Run], a_pos: int, at_end: bool = False) -> int:
-    """b's position minus a's at ``a_pos`` (insertions before it count;
-    at a hunk's end, insertions right at ``a_pos`` count too)."""
-    shift = 0
-    for op, i, _, k in runs:
-        if op == "+" and (i < a_pos or (at_end and i == a_pos)):
-            shift += k
-        elif op == "-" and i < a_pos:
-            shift -= min(k, a_pos - i)
-    return shift
+    return list(iter_hunks(text(a), text(b), context))
 
 
 def _range(start: int, length: int) -> bytes:
@@ -295,11 +521,23 @@ def _range(start: int, length: int) -> bytes:
     return b"%d,%d" % (start + 1, length)
 
 
-def _function_name(a: Sequence[bytes], before: int) -> bytes:
-    """git's default funcname: the nearest line above ``before`` starting
-    with a letter, '_' or '$', cut at 80 bytes without trailing blanks."""
-    for x in range(before - 1, -1, -1):
-        line = a[x]
-        if line[:1].isalpha() or line[:1] in (b"_", b"$"):
-            return line[:80].rstrip()
-    return b""
+class _FunctionNames:
+    """git's default funcname: the nearest line above a hunk starting with a
+    letter, '_' or '$', cut at 80 bytes without trailing blanks.  Hunks come
+    in order, so one forward scan serves them all."""
+
+    def __init__(self, a: Side) -> None:
+        self.a = a
+        self.scanned = 0
+        self.found = -1
+
+    def before(self, start: int) -> bytes:
+        a = self.a
+        for x in range(self.scanned, start):
+            c = a.data[a.starts[x] : a.starts[x] + 1] if a.starts is not None else b""
+            if c.isalpha() or c in (b"_", b"$"):
+                self.found = x
+        self.scanned = max(self.scanned, start)
+        if self.found < 0:
+            return b""
+        return a.line(self.found)[:80].rstrip()

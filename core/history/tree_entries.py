@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from enum import Enum
 from functools import lru_cache
 from operator import itemgetter
@@ -60,6 +61,9 @@ class _Far(Enum):
 FAR: Final = _Far.FAR
 _NOTHING: frozenset[bytes] = frozenset()
 RAW_CACHE = 16
+# Names looked up one by one in a tree not indexed (entries_named); more
+# than this and the tree is indexed once instead (each lookup is a pass).
+FEW_NAMES = 8
 
 
 def tree_diff_names_py(a: bytes, b: bytes, rawsz: int) -> set[bytes] | None:
@@ -166,6 +170,35 @@ class TreeEntries:
         hit = self._cache.get(tree)
         if hit is not None:
             return hit
+        by_name = self._index(tree)
+        self._remember(self._cache, tree, by_name)
+        return by_name
+
+    def entries_named(self, tree: bytes | None, names: AbstractSet[bytes]) -> dict[bytes, RawEntry]:
+        """``{name: entry(tree, name)}`` for those of ``names`` the tree has,
+        in time linear in the tree whatever the number of names: a few are
+        looked up one by one (one compiled pass each), more in one indexing
+        of the tree.  Compiled, that index is not kept (a directory of a
+        million entries would keep a million tuples per tree); pure, it is
+        the cached ``entries``."""
+        if tree is None or tree == self.empty_tree or not names:
+            return {}
+        whole = self._cache.get(tree)
+        if whole is None and len(names) <= FEW_NAMES:
+            found = {}
+            for n in names:
+                e = self.entry(tree, n)
+                if e is not None:
+                    found[n] = e
+            return found
+        if whole is None:
+            whole = self._index(tree) if _native_entry is not None else self.entries(tree)
+        if len(names) < len(whole):
+            return {n: whole[n] for n in names if n in whole}
+        return {n: e for n, e in whole.items() if n in names}
+
+    def _index(self, tree: bytes) -> dict[bytes, RawEntry]:
+        """The tree as ``{name: (mode, name, id)}``, not remembered."""
         data = self._data(tree)
         found = self._entry.findall(data)
         # The entries tile the tree exactly iff their lengths add up (findall
@@ -177,9 +210,7 @@ class TreeEntries:
         # {name: (mode, name, id)}, built from the end so that a duplicated
         # name keeps its first entry, as git's lookups do.
         found.reverse()
-        by_name = dict(zip(map(_name, found), found, strict=True))
-        self._remember(self._cache, tree, by_name)
-        return by_name
+        return dict(zip(map(_name, found), found, strict=True))
 
     def lookup(self, tree: bytes | None, name: bytes) -> RawEntry | None:
         return self.entries(tree).get(name)

@@ -2,6 +2,25 @@
  * (which includes Python.h, then this file).  Helpers every part uses: bytes of a buffer-like
  * argument, the (data, size) call, id widths. */
 
+/* After a failed call into Python that the caller would rather answer with
+ * "doubt" (the pure reference then runs): clear the error when it is an
+ * ordinary Exception, and return 1; keep it and return 0 when it must reach
+ * the caller — MemoryError, and anything that is not an Exception at all
+ * (KeyboardInterrupt from Ctrl-C, SystemExit, GeneratorExit): dropping
+ * those would silently redo the work in Python and lose the interrupt. */
+static int
+clear_unless_fatal(void)
+{
+    PyObject *raised = PyErr_Occurred();
+    if (raised == NULL)
+        return 1;
+    if (PyErr_GivenExceptionMatches(raised, PyExc_MemoryError) ||
+        !PyErr_GivenExceptionMatches(raised, PyExc_Exception))
+        return 0;
+    PyErr_Clear();
+    return 1;
+}
+
 /* Bytes of a buffer-like object: bytes directly, anything else through the
  * buffer protocol (released by release_bytes).  0, or -1 with no error set
  * if the object has no suitable buffer. */

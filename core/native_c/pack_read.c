@@ -99,13 +99,13 @@ inflate_window(const uint8_t *m, long long start, long long size, long long end,
 
 /* A Python inflater's answer (new reference, or NULL from a failed call)
  * kept only when it is exactly size bytes: NULL otherwise, with an error
- * set only for MemoryError. */
+ * set only for MemoryError and what is not an Exception (KeyboardInterrupt,
+ * SystemExit: clear_unless_fatal). */
 static PyObject *
 exactly(PyObject *out, long long size)
 {
     if (out == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_MemoryError))
-            PyErr_Clear();
+        clear_unless_fatal();
         return NULL;
     }
     if (!PyBytes_CheckExact(out) || PyBytes_GET_SIZE(out) != size) {
@@ -117,7 +117,7 @@ exactly(PyObject *out, long long size)
 
 /* The same as inflate_exact through a one-shot decompress function of
  * Python's zlib API (decompress(data, wbits, bufsize), which raises unless
- * the stream ends): size bytes, or NULL (an error set only for MemoryError). */
+ * the stream ends): size bytes, or NULL (an error set only as exactly sets one). */
 static PyObject *
 inflate_with(PyObject *decompress, const uint8_t *m, long long start, long long size, long long end,
              long long max_size)

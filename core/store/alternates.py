@@ -20,6 +20,9 @@ def read_alternates_file(objects_dir: str) -> list[str]:
             raw = f.read(1 << 20)
     except OSError:
         return []
+    # git reads the file as one C string: a NUL byte ends it, and whatever
+    # follows is not read at all (a path cut there is looked for as it is).
+    raw = raw.split(b"\0", 1)[0]
     out = []
     for line in raw.decode("utf-8", "surrogateescape").splitlines():
         line = line.strip()
@@ -31,16 +34,35 @@ def read_alternates_file(objects_dir: str) -> list[str]:
     return out
 
 
+def _real_path(path: str) -> str | None:
+    """``path`` with its links resolved, or None when the system cannot take
+    it as a path at all (a NUL byte, a name too long)."""
+    try:
+        return os.path.realpath(path)
+    except (ValueError, OSError):
+        return None
+
+
 def resolve_alternates(objects_dir: str, env_dirs: list[str] | None = None) -> tuple[list[str], list[RepositoryError]]:
     """Every alternate object directory reachable from ``objects_dir``,
     breadth first, without the directory itself; plus the problems met."""
-    seen = {os.path.realpath(objects_dir)}
+    seen = {_real_path(objects_dir) or objects_dir}
     result: list[str] = []
     problems: list[RepositoryError] = []
     frontier = [(d, 1) for d in (env_dirs or [])] + [(d, 1) for d in read_alternates_file(objects_dir)]
     while frontier:
         path, depth = frontier.pop(0)
-        real = os.path.realpath(path)
+        real = _real_path(path)
+        if real is None:
+            problems.append(
+                RepositoryError(
+                    "alternate object directory is not a usable path",
+                    path=path,
+                    kind="alternates-missing",
+                    remedy="Fix or remove the line in objects/info/alternates.",
+                )
+            )
+            continue
         if real in seen:
             problems.append(
                 RepositoryError(

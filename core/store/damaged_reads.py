@@ -20,7 +20,7 @@ import os
 from typing import TYPE_CHECKING
 
 from packscope.core.errors import BadPackError, CorruptObjectError, PackscopeError
-from packscope.core.store.location import VANISHED_KINDS, Location
+from packscope.core.store.location import CHANGED_KINDS, VANISHED_KINDS, Location
 from packscope.core.store.loose import read_loose
 
 if TYPE_CHECKING:  # the store calls in here; a type name only, no import at run time
@@ -58,7 +58,7 @@ def read_around_damage(store: ObjectStore, oid: bytes, loc: Location, damage: Pa
             try:
                 return pack.read_at(at)
             except (CorruptObjectError, BadPackError) as e:
-                if e.kind in VANISHED_KINDS:
+                if e.kind in VANISHED_KINDS or e.kind in CHANGED_KINDS:
                     raise
                 damage = e
         raise damage

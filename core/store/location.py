@@ -22,7 +22,21 @@ if TYPE_CHECKING:
 
 # Error kinds that mean "the file was there when we listed it and is gone
 # now" (a concurrent repack), as opposed to damage inside a file.
-VANISHED_KINDS = ("pack-unreadable", "idx-unreadable")
+VANISHED_KINDS = ("pack-unreadable", "idx-unreadable", "midx-unreadable")
+# Error kinds that mean "the file failed its checks, and is not the file we
+# mapped any more" (packscope.core.store.mapped_file): half-written, or
+# replaced while we read it.  Never damage.
+CHANGED_KINDS = ("pack-changed", "idx-changed", "midx-changed")
+
+
+def changed_under_us(e: PackscopeError) -> bool:
+    """Whether ``e`` says the file changed under us (deleted, replaced or
+    still being written after the store listed it) rather than that it is
+    damaged: the answer is to rescan and look again."""
+    if e.kind in CHANGED_KINDS:
+        return True
+    return e.kind in VANISHED_KINDS and bool(e.path) and not os.path.exists(e.path or "")
+
 
 VANISHED_REMEDY = (
     "Nothing is damaged: the file was deleted after the store listed it — a concurrent git repack, gc or"
@@ -33,9 +47,9 @@ VANISHED_REMEDY = (
 def explain_vanished(e: PackscopeError) -> PackscopeError:
     """An error opening a pack or index that is gone from disk now means a
     concurrent repack removed it, not damage: give it that remedy (in place)."""
-    if e.kind in VANISHED_KINDS and e.path and not os.path.exists(e.path):
+    if changed_under_us(e):
         e.remedy = VANISHED_REMEDY
-        if "removed since" not in e.message:
+        if e.kind in VANISHED_KINDS and "removed since" not in e.message:
             e.message += " (removed since the store listed it: a concurrent repack?)"
     return e
 

@@ -14,7 +14,7 @@ import mmap
 import os
 import struct
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, NamedTuple, Self
 
 if TYPE_CHECKING:
     from packscope.core.store.cache import OpenFiles
@@ -42,6 +42,25 @@ def map_readonly(path: str, open_files: OpenFiles | None = None) -> tuple[mmap.m
                 raise
             if not open_files.relieve():
                 raise
+
+
+class FileIdentity(NamedTuple):
+    """What tells one version of a file from another: a rename puts another
+    inode in place, a writer changes the size or the mtime."""
+
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+
+
+def file_identity(path: str) -> FileIdentity | None:
+    """``path``'s identity now, or None when it cannot be stat'ed (gone)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return FileIdentity(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 FANOUT = struct.Struct(">256I")
@@ -91,21 +110,38 @@ class MappedFile:
         the subclass's error), keep the map and register it with the LRU.
         Unreadable and empty files are ``<kind>-unreadable`` and
         ``<kind>-truncated`` errors naming the file as ``what``."""
+        before = file_identity(self.path)
         try:
             m, size = map_readonly(self.path, self._open_files)
         except OSError as e:
             raise self._error(f"cannot read {what}: {e.strerror}", None, f"{kind}-unreadable") from e
         if m is None:
+            self._raise_if_changed(before, 0, what, kind)
             raise self._error(f"{what} is empty", 0, f"{kind}-truncated")
         try:
             check(m, size)
-        except Exception:
+        except Exception as e:
             m.close()
+            if not isinstance(e, OSError | MemoryError):
+                self._raise_if_changed(before, size, what, kind)
             raise
         self._map = m
         if self._open_files is not None:
             self._open_files.opened(self)
         return m
+
+    def _raise_if_changed(self, before: FileIdentity | None, size: int, what: str, kind: str) -> None:
+        """After a file failed its checks: if it is not the file that was
+        mapped any more (gone, replaced, grown or shrunk: someone is writing
+        it or a repack swapped it), raise ``<kind>-changed`` — the file
+        changed under us, which says nothing about damage."""
+        after = file_identity(self.path)
+        if before is not None and after == before and after.size == size:
+            return
+        now = "is gone" if after is None else "changed"
+        raise self._error(
+            f"{what} {now} while it was being read (a concurrent writer or repack)", None, f"{kind}-changed"
+        )
 
     @property
     def is_open(self) -> bool:

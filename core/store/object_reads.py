@@ -24,7 +24,7 @@ from packscope.core.errors import (
     PromisedObjectError,
 )
 from packscope.core.store.damaged_reads import read_around_damage
-from packscope.core.store.location import VANISHED_KINDS, Location
+from packscope.core.store.location import CHANGED_KINDS, VANISHED_KINDS, Location, changed_under_us
 from packscope.core.store.store_state import MAX_RESCAN_ROUNDS
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ class ObjectReads:
                 if loc.pack is not None or e.oid != oid.hex():
                     raise
             except PackscopeError as e:
-                if not (e.kind in VANISHED_KINDS and e.path and not os.path.exists(e.path)):
+                if not changed_under_us(e):
                     raise
             self.rescan("vanished")
             loc = None
@@ -97,7 +97,7 @@ class ObjectReads:
             try:
                 return handle.pack.read_at(offset)
             except (CorruptObjectError, BadPackError) as e:
-                if e.kind in VANISHED_KINDS:
+                if e.kind in VANISHED_KINDS or e.kind in CHANGED_KINDS:
                     raise
                 return read_around_damage(cast("ObjectStore", self), oid, loc, e)
 

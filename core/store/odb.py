@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 from packscope.core import trace
@@ -39,7 +39,7 @@ from packscope.core.errors import (
 from packscope.core.oid import ObjectFormat, Prefix
 from packscope.core.store.alternates import resolve_alternates
 from packscope.core.store.batch_lookup import BatchLookups
-from packscope.core.store.location import Location, PackHandle, explain_vanished
+from packscope.core.store.location import Location, PackHandle, changed_under_us, explain_vanished
 from packscope.core.store.loose import LooseCache
 from packscope.core.store.object_reads import ObjectReads
 from packscope.core.store.pack_directory import DirectoryScan, PackFiles, dir_mtime_ns, git_pack_order, scan_pack_dir
@@ -104,6 +104,7 @@ class ObjectStore(ObjectReads, BatchLookups):
         # each multi-pack-index with the handles of the packs it covers (None: not on disk)
         self._midxs: list[tuple[MultiPackIndex, list[PackHandle | None]]] = []
         self._negative: dict[bytes, Stamps] = {}
+        self._stale = False  # a file changed under us since the last scan: the next miss rescans
         self._loose_stamps: list[int | None] = []  # objects/xx mtimes seen by the last stat-based loose check
         # (pack, id) being read around damage: damaged_reads' loop guard
         self.repairing: set[tuple[str, bytes]] = set()
@@ -215,13 +216,19 @@ class ObjectStore(ObjectReads, BatchLookups):
             if scan.midx:
                 from packscope.core.store.midx import MultiPackIndex  # only when there is one: ~4 ms to import
 
-                try:  # the single file, else an incremental chain (multi-pack-index.d/)
-                    d.midx = MultiPackIndex.discover(scan.pack_dir, self.fmt)
-                    if d.midx is not None:
-                        d.midx.open()
-                except PackscopeError as e:
-                    self.problems.append(e)
-                    d.midx = None
+                for _ in range(MAX_RESCAN_ROUNDS):
+                    try:  # the single file, else an incremental chain (multi-pack-index.d/)
+                        d.midx = MultiPackIndex.discover(scan.pack_dir, self.fmt)
+                        if d.midx is not None:
+                            d.midx.open()
+                        break
+                    except PackscopeError as e:
+                        d.midx = None
+                        if not changed_under_us(e):  # damage; else rewritten under us: look again
+                            self.problems.append(e)
+                            break
+                else:
+                    self._stale = True  # still changing: the next miss rescans
             found.extend(scan.packs)
             if d.midx is not None:
                 midxs.append((scan.pack_dir, d.midx))
@@ -268,6 +275,7 @@ class ObjectStore(ObjectReads, BatchLookups):
     def rescan(self, reason: str = "request") -> None:
         """Re-read every pack directory (and flush the loose caches, as git does)."""
         self.counters.rescans += 1
+        self._stale = False
         self._scan_all(reason)
         for d in self._dirs:
             d.loose.flush(reason)
@@ -276,9 +284,13 @@ class ObjectStore(ObjectReads, BatchLookups):
     def _pack_dirs_moving(self) -> bool:
         """Whether a pack directory changed again since its last scan (a
         repack in progress): what earns a miss another round of rescans."""
-        return any(d.scan is None or dir_mtime_ns(d.scan.pack_dir) != d.scan.mtime_ns for d in self._dirs)
+        return self._stale or any(
+            d.scan is None or dir_mtime_ns(d.scan.pack_dir) != d.scan.mtime_ns for d in self._dirs
+        )
 
     def _pack_dirs_changed(self) -> str | None:
+        if self._stale:
+            return "changed"
         for d in self._dirs:
             self.counters.stats += 1
             if d.scan is None or dir_mtime_ns(d.scan.pack_dir) != d.scan.mtime_ns:
@@ -393,7 +405,7 @@ class ObjectStore(ObjectReads, BatchLookups):
                     pos = h.index.find(oid, algorithm)
             except PackscopeError as e:
                 # A vanished or damaged index: skip it; a rescan will drop it.
-                self.note_problem(e)
+                self.skip_or_note(e)
                 continue
             if traced:
                 self.tracer.emit(
@@ -457,6 +469,17 @@ class ObjectStore(ObjectReads, BatchLookups):
         if len(self.problems) < 1000 and all(str(p) != str(e) for p in self.problems[-20:]):
             self.problems.append(e)
 
+    def skip_or_note(self, e: PackscopeError) -> None:
+        """An index or pack that failed while answering: a file that changed
+        under us (packscope.core.store.location.changed_under_us) is no
+        problem — it marks the scan stale, so that the next miss rescans and
+        looks again whatever the directory's mtime says; anything else is
+        noted (``note_problem``)."""
+        if changed_under_us(e):
+            self._stale = True
+        else:
+            self.note_problem(e)
+
     def contains(self, oid: bytes, quick: bool | None = None) -> bool:
         return oid == self.empty_tree or self.locate(oid, quick) is not None
 
@@ -464,19 +487,42 @@ class ObjectStore(ObjectReads, BatchLookups):
 
     def resolve_prefix(self, prefix: Prefix, limit: int | None = None) -> list[bytes]:
         """Every id starting with ``prefix``, sorted, each once."""
-        found: set[bytes] = set()
         algorithm = self.settings.algorithm
+        found = self._from_indexes(
+            lambda h: [h.index.name_at(i) for i in h.index.find_prefix(prefix, algorithm)], self._mru
+        )
         for m, _ in self._midxs:
             found.update(m.name_at(i) for i in m.find_prefix(prefix, algorithm))
-        for h in self._mru:
-            try:
-                found.update(h.index.name_at(i) for i in h.index.find_prefix(prefix, algorithm))
-            except PackscopeError as e:
-                self.note_problem(e)
         for d in self._dirs:
             found.update(d.loose.matches(prefix))
         out = sorted(found)
         return out[:limit] if limit else out
+
+    def _from_indexes(
+        self, names: Callable[[PackHandle], Iterable[bytes]], handles: list[PackHandle] | None
+    ) -> set[bytes]:
+        """The union of ``names(h)`` over the packs (``handles``, or every
+        pack).  An index that changed under us (a concurrent repack) means
+        its objects are in a pack the last scan did not see: rescan and ask
+        every index again (bounded); a damaged index is noted and skipped."""
+        found: set[bytes] = set()
+        for _ in range(MAX_RESCAN_ROUNDS):
+            found = set()
+            changed = False
+            for h in list(self.all_packs()) if handles is None else list(handles):
+                try:
+                    found.update(names(h))
+                except PackscopeError as e:
+                    if changed_under_us(e):
+                        changed = True
+                    else:
+                        self.note_problem(e)
+            if not changed:
+                break
+            self.rescan("changed")
+            if handles is not None:
+                handles = self._mru
+        return found
 
     # --- partial clones -------------------------------------------------------
 
@@ -498,12 +544,7 @@ class ObjectStore(ObjectReads, BatchLookups):
     def all_object_ids(self) -> list[bytes]:
         """Every id in every pack, midx and loose directory (alternates too),
         sorted and each once — what git's --batch-all-objects walks."""
-        ids: set[bytes] = set()
-        for h in self.all_packs():
-            try:
-                ids.update(h.index.names())
-            except PackscopeError as e:
-                self.note_problem(e)
+        ids = self._from_indexes(lambda h: h.index.names(), None)
         for m, _ in self._midxs:
             ids.update(m.name_at(i) for i in range(m.num_objects))
         for d in self._dirs:

@@ -72,7 +72,14 @@ ONE_CALL_INFLATE = 64 << 10
 _decompress = zlib_ng.decompress
 
 DEFAULT_MAX_OBJECT_SIZE = 4 << 30
-DEFAULT_MAX_CHAIN_DEPTH = 10_000
+# git reads a delta chain of any depth (its unpack_entry is iterative; only
+# writers bound depth, pack-objects at 4095), and so do these readers: every
+# walk is a loop, an OFS_DELTA's base lies strictly earlier in the pack (no
+# loop possible) and a REF_DELTA loop is caught by the offsets seen.  The
+# depth rule stays for callers that want a bound (tests, fsck's budgets);
+# by default it is one no pack can reach, so the compiled and pure paths
+# answer alike, as git does, however deep a chain is.
+DEFAULT_MAX_CHAIN_DEPTH = 1 << 62
 
 ResolveRef = Callable[[bytes], tuple[str, bytes]]
 ResolveRefInfo = Callable[[bytes], tuple[str, int]]

@@ -6,6 +6,16 @@ git does not require the ``pack-`` prefix), notes ``.keep``,
 ``.idx`` without its ``.pack`` or the reverse) instead of using them.  It
 also records the directory's mtime so the store can tell later whether a
 rescan could possibly find anything new.
+
+git's temporary files are never packs nor orphans: ``pack-objects`` and
+``index-pack`` write ``tmp_pack_XXXXXX``, ``tmp_idx_XXXXXX`` (and
+``tmp_rev_``, ``tmp_bitmap_``, ``tmp_mtimes_``) and rename them into place;
+``git repack`` first has them named ``.tmp-<pid>-pack-<hash>.pack``/``.idx``/…
+and renames those to ``pack-<hash>.*`` moments later.  Such a file is
+half-written, or gone by the time it is opened, so a scan skips every name
+``is_temporary`` matches.  (git itself would open a leftover
+``.tmp-*.idx``; a repack that finishes renames it, one that was killed left
+a copy of objects that are still in the old packs.)
 """
 
 from __future__ import annotations
@@ -54,6 +64,12 @@ class DirectoryScan(NamedTuple):
         return self.mtime_ns is not None and self.started_ns - self.mtime_ns < 2_000_000_000
 
 
+def is_temporary(name: str) -> bool:
+    """Whether ``name`` in ``objects/pack`` is one of git's temporary files
+    (a dot file such as ``.tmp-<pid>-pack-<hash>.idx``, or ``tmp_*``)."""
+    return name.startswith((".", "tmp_"))
+
+
 def dir_mtime_ns(path: str) -> int | None:
     try:
         return os.stat(path).st_mtime_ns
@@ -69,7 +85,7 @@ def scan_pack_dir(objects_dir: str, local: bool = True) -> DirectoryScan:
     names: list[str] = []
     try:
         with os.scandir(pack_dir) as it:
-            names = [e.name for e in it]
+            names = [e.name for e in it if not is_temporary(e.name)]
     except OSError:
         names = []
     present = set(names)

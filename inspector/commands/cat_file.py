@@ -16,7 +16,7 @@ import gc
 import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from packscope.core.errors import (
     AmbiguousObjectError,
@@ -110,23 +110,48 @@ def run_single(session, mode: str, text: str) -> int:
     type_name, data = store.read(oid)
     if type_name == "tree":
         quote = session.repo.config.get_bool("core", "quotepath")
-        out.write(format_tree(data, session.fmt, store, quote_path=quote is not False))
+        for piece in tree_lines(data, session.fmt, quote_path=quote is not False):
+            out.write(piece)
     else:
         out.write(data)
     return 0
 
 
-def format_tree(data: bytes, fmt, store, quote_path: bool = True) -> bytes:
+def format_tree(data: bytes, fmt, quote_path: bool = True) -> bytes:
+    """Tree entries as `git cat-file -p` prints them (see ``tree_lines``)."""
+    return b"".join(tree_lines(data, fmt, quote_path))
+
+
+def tree_lines(data: bytes, fmt, quote_path: bool = True) -> Iterator[bytes]:
     """Tree entries as `git cat-file -p` prints them: mode, type, id, TAB,
     name (C-quoted when it holds control characters, quotes or backslashes,
-    and bytes above 0x7f unless core.quotePath is false)."""
-    from packscope.core.objects import iter_tree, mode_display  # (-t, -s, -e never parse an object)
+    and bytes above 0x7f unless core.quotePath is false) — the lines of a
+    piece of the tree at a time (core's tree_item_pieces), so that a tree of
+    a million entries is never a million tuples and lines at once.  A
+    damaged tree raises before the first piece."""
+    from binascii import hexlify
 
-    lines = []
-    for e in iter_tree(data, fmt):
-        mode = mode_display(e.mode).encode()
-        lines.append(b"%s %s %s\t%s\n" % (mode, e.type.encode(), e.oid.hex().encode(), quote_name(e.name, quote_path)))
-    return b"".join(lines)
+    from packscope.core.objects import mode_display, mode_type, tree_item_pieces  # (-t, -s, -e never parse)
+
+    special = (_QUOTE_HIGH if quote_path else _QUOTE_LOW).search
+    prefixes: dict[int, bytes] = {}
+    for items in tree_item_pieces(data, fmt):
+        lines: list[bytes] = []
+        append = lines.append
+        for mode, name, oid in items:
+            prefix = prefixes.get(mode)
+            if prefix is None:
+                prefix = prefixes[mode] = f"{mode_display(mode)} {mode_type(mode)} ".encode()
+            if special(name) is not None:
+                name = quote_name(name, quote_path)
+            append(b"%s%s\t%s\n" % (prefix, hexlify(oid), name))
+        yield b"".join(lines)
+
+
+# The bytes quote_name escapes: control characters, DEL, '"' and '\\', and
+# (core.quotePath, the default) every byte above 0x7f.
+_QUOTE_LOW = re.compile(rb'[\x00-\x1f"\\\x7f]')
+_QUOTE_HIGH = re.compile(rb'[\x00-\x1f"\\\x7f-\xff]')
 
 
 _C_ESCAPES = {

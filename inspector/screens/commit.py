@@ -34,6 +34,10 @@ turn for a merge; a root commit against the empty tree) with git's status
 letter (A added, D deleted, M modified, T type changed, R100 renamed with
 the same content — exact renames, as `git diff -M100%` finds them) and the
 lines added and removed (`git diff --numstat`; "- -" for a binary file).
+A file larger than 512 KB, or whose count takes more than a second, is not
+counted ("skipped", with the reason): its diff would cost far more memory
+and time than the rest; Enter on it opens its diff, which offers to compute
+it anyway.  Leaving the screen stops the counting.
 Enter on a file opens its diff.  `d` moves the cursor to the changed files
 (again: to the next parent's), `t` to the tree.
 
@@ -374,7 +378,11 @@ class CommitScreen(PackscopeScreen):
         t.append(f", +{added:,}", style="green")
         t.append(f" -{deleted:,}", style="red")
         if not pc.counting_done:
-            t.append(f"  (counting {len(pc.counts):,}/{n:,}…)", style="yellow")
+            done = len(pc.counts) + len(pc.skipped)
+            t.append(f"  (counting {done:,}/{n:,}…)", style="yellow")
+        if pc.skipped:
+            k = len(pc.skipped)
+            t.append(f"  {k:,} skipped (over budget; Enter on one to see why)", style="yellow")
         if pc.error:
             t.append("  ")
             t.append_text(literal(pc.error, "red"))
@@ -393,6 +401,8 @@ class CommitScreen(PackscopeScreen):
             else:
                 t.append(f"{'+' + format(counts[0], ','):>7}", style="green")
                 t.append(f" {'-' + format(counts[1], ','):>7}  ", style="red")
+        elif i in pc.skipped:
+            t.append(f"{'skipped':>15}  ", style="yellow")
         else:
             t.append(f"{'…':>7} {'…':>7}  ", style="dim")
         if c.status == "R":
@@ -401,6 +411,8 @@ class CommitScreen(PackscopeScreen):
         t.append_text(literal(name_text(c.path)))
         if i in pc.counts and pc.counts[i] is None:
             t.append("  binary", style="dim italic")
+        if i in pc.skipped:
+            t.append(f"  not counted: {pc.skipped[i]}", style="dim italic")
         if c.status == "T" or (c.old_mode and c.new_mode and c.old_mode != c.new_mode):
             t.append(f"  mode {c.old_mode:o} → {c.new_mode:o}", style="dim")
         return t

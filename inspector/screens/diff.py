@@ -24,6 +24,11 @@ it ("Binary files … differ"); a diff longer than 5,000 lines is cut, with
 a note where it stops.  Exact renames are paired (R100), as `-M100%` does;
 git's similarity renames are not searched.
 
+Every diff has a budget: a file larger than 512 KB (either side), or whose
+diff takes more than 3 s, is not shown unasked — the screen says what it
+skipped and why; Enter computes it anyway (as long as it takes; leaving the
+screen stops it).
+
 ] and [ open the next and the previous changed file of the same commit;
 Esc goes back to the commit.
 """
@@ -68,6 +73,8 @@ class DiffScreen(PackscopeScreen):
         self.index = index
         self.lines: list[bytes] | None = None
         self.error: str | None = None
+        self.skipped: str | None = None  # why the diff was not computed (over a budget)
+        self.forced = False  # Enter asked for it past the budget
 
     @property
     def change(self):
@@ -85,28 +92,66 @@ class DiffScreen(PackscopeScreen):
 
     @work(thread=True, exclusive=True, group="diff-load")
     def load(self) -> None:
-        from packscope.inspector.commit_changes_model import patch_text
+        from textual.worker import get_current_worker
 
-        index = self.index
+        from packscope.core.errors import CancelledError
+        from packscope.inspector.commit_changes_model import (
+            DIFF_BUDGET_SECONDS,
+            OverBudget,
+            over_budget,
+            patch_text,
+        )
+
+        worker = get_current_worker()
+        index, forced = self.index, self.forced
+        change = self.changes[index]
+        lines: list[bytes] = []
+        error = skipped = None
         try:
-            lines, error = patch_text(self.app.core, self.changes[index], MAX_LINES), None
+            skipped = None if forced else over_budget(self.app.core, change)
+            if skipped is None:
+                lines = patch_text(
+                    self.app.core,
+                    change,
+                    MAX_LINES,
+                    cancelled=lambda: worker.is_cancelled,
+                    seconds=None if forced else DIFF_BUDGET_SECONDS,
+                )
+        except OverBudget:
+            skipped = f"it took more than the {DIFF_BUDGET_SECONDS:g} s budget"
+        except CancelledError:
+            return  # the screen was left, or another file asked for
         except PackscopeError as e:
-            lines, error = [], e.message + (f" [{e.location()}]" if e.location() else "")
-        self.app.call_from_thread(self._loaded, index, lines, error)
+            error = e.message + (f" [{e.location()}]" if e.location() else "")
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._loaded, index, lines, error, skipped)
 
-    def _loaded(self, index: int, lines: list[bytes], error: str | None) -> None:
+    def _loaded(self, index: int, lines: list[bytes], error: str | None, skipped: str | None = None) -> None:
         if index != self.index or not self.is_mounted:
             return
-        self.lines, self.error = lines, error
+        self.lines, self.error, self.skipped = lines, error, skipped
         rows = []
         in_hunks = False
         for raw in lines:
             in_hunks = in_hunks or raw.startswith((b"@@", b"Binary files "))
             rows.append(_line_text(raw, in_hunks))
+        if skipped:
+            name = name_text(self.change.path)
+            rows.append(literal(f"diff of {name} skipped: {skipped} — press Enter to compute it anyway", "yellow"))
         if error:
             rows.append(literal(f"cannot read: {error}", "red"))
         self.query_one(VirtualList).set_source(ListSource(rows))
         self.update_title()
+
+    def on_virtual_list_opened(self, event: VirtualList.Opened) -> None:
+        """Enter on a skipped diff: compute it, past the budget."""
+        if self.skipped and not self.forced:
+            self.forced, self.skipped, self.lines = True, None, None
+            self.query_one(VirtualList).set_source(
+                ListSource([literal("computing the diff past its budget…", "italic")])
+            )
+            self.update_title()
+            self.load()
 
     def update_title(self) -> None:
         c = self.change
@@ -121,7 +166,9 @@ class DiffScreen(PackscopeScreen):
         t.append(" vs ", style="dim")
         t.append(self.parent_commit.hex()[:10] if self.parent_commit else "the empty tree", style="yellow")
         if self.lines is None:
-            t.append("  reading…", style="italic")
+            t.append("  computing…" if self.forced else "  reading…", style="italic")
+        elif self.skipped:
+            t.append("  skipped (over budget)", style="yellow")
         else:
             n = len(self.lines)
             t.append(f"  {n:,} line{'s' if n != 1 else ''}", style="dim")
@@ -132,7 +179,7 @@ class DiffScreen(PackscopeScreen):
         if not 0 <= i < len(self.changes):
             self.notify("no next file" if direction > 0 else "no previous file", timeout=2)
             return
-        self.index, self.lines, self.error = i, None, None
+        self.index, self.lines, self.error, self.skipped, self.forced = i, None, None, None, False
         self.query_one(VirtualList).set_source(ListSource([]))
         self.update_title()
         self.load()

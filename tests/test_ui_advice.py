@@ -1,0 +1,117 @@
+"""The Advice screen (key 9): maintenance rows, git-sizer's metrics and the
+largest blobs as git counts them; Enter on a blob opens it; leaving the
+screen stops the walk."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from packscope.inspector.screens.advice import AdviceScreen
+from packscope.inspector.screens.object import ObjectScreen
+from packscope.inspector.widgets.virtual_list import VirtualList
+from tests.repos import git_text
+from tests.ui_support import list_text, open_screen, plain, running, until
+
+
+def git_blobs(repo) -> dict[str, int]:
+    ids = [ln.split(" ", 1)[0] for ln in git_text("rev-list", "--objects", "--all", cwd=repo).splitlines()]
+    out = git_text(
+        "cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)", cwd=repo, input="\n".join(ids) + "\n"
+    )
+    return {oid: int(size) for oid, kind, size in (ln.split() for ln in out.splitlines()) if kind == "blob"}
+
+
+async def open_advice(app, pilot) -> AdviceScreen:
+    return await open_screen(
+        app, pilot, "9", AdviceScreen, "the advice walk to finish", lambda s: s.doc is not None, timeout=60
+    )
+
+
+@pytest.mark.asyncio
+async def test_advice_shows_maintenance_sizes_and_largest_as_git_counts(ui_repo):
+    async with running(ui_repo, poll_seconds=60) as (app, pilot):
+        screen = await open_advice(app, pilot)
+        blobs = git_blobs(ui_repo)
+        assert screen.doc["sizes"]["uniqueBlobCount"]["value"] == len(blobs)
+        maintenance = plain(screen.query_one("#advice-maintenance"))
+        for task in ("gc-auto", "loose-objects", "incremental-repack", "commit-graph", "pack-refs", "geometric-repack"):
+            assert task in maintenance
+        # 2 packs outside the multi-pack-index, against the default 10
+        assert "maintenance.incremental-repack.auto: 2 vs 10 (default) quiet" in maintenance
+        sizes = plain(screen.query_one("#advice-sizes"))
+        assert "uniqueBlobCount" in sizes and "maxCheckoutSubmoduleCount" in sizes
+        rows = list_text(screen.query_one("#advice-largest", VirtualList))
+        top = sorted(blobs.values(), reverse=True)[: len(rows) - 1]
+        assert [b["size"] for b in screen.largest] == top
+        assert screen.largest[0]["oid"][:12] in rows[1]
+        assert "done" in plain(screen.query_one("#advice-status"))
+        paths = plain(screen.query_one("#advice-paths"))
+        top_path = screen.doc["largest"]["paths"][0]
+        assert f"{top_path['blobs']} blobs {top_path['path']}" in paths
+        whatif = plain(screen.query_one("#advice-whatif"))
+        for layout in ("multi-pack-index", "one-pack", "geometric", "commit-graph"):
+            assert layout in whatif
+        # 10 packs, 8 under a midx: a midx over all of them searches one index
+        midx = next(w for w in screen.doc["whatif"] if w["layout"] == "multi-pack-index")
+        assert midx["proposed"]["packs_searched"] == 1.0 < midx["current"]["packs_searched"]
+
+
+@pytest.mark.asyncio
+async def test_enter_on_a_largest_blob_opens_it(ui_repo):
+    async with running(ui_repo, poll_seconds=60) as (app, pilot):
+        screen = await open_advice(app, pilot)
+        lst = screen.query_one("#advice-largest", VirtualList)
+        lst.focus()
+        lst.move_to(2)
+        await pilot.press("enter")
+        want = bytes.fromhex(screen.largest[1]["oid"])
+        shown = await until(
+            pilot,
+            lambda: isinstance(app.screen, ObjectScreen) and app.screen.oid == want and app.screen,
+            "the second-largest blob in the Object view",
+        )
+        assert shown.oid == want
+
+
+@pytest.mark.asyncio
+async def test_leaving_the_screen_stops_the_walk(ui_repo, monkeypatch):
+    from packscope.core.advise import sizes
+
+    slow = sizes.SizeWalk._commit
+
+    def commit(self, oid):
+        time.sleep(0.05)  # a long walk, so that it is still running when the screen is left
+        return slow(self, oid)
+
+    monkeypatch.setattr(sizes.SizeWalk, "_commit", commit)
+    async with running(ui_repo, poll_seconds=60) as (app, pilot):
+        screen = await open_screen(
+            app, pilot, "9", AdviceScreen, "the walk under way", lambda s: s.running and s.maintenance_rows is not None
+        )
+        await pilot.press("1")
+        await until(pilot, lambda: not screen.running, "the walk to stop once the screen is left")
+        assert screen.doc is None and screen.phase.startswith("stopped")
+
+
+@pytest.mark.asyncio
+async def test_w_replays_the_whatif_workload_in_the_lab(ui_repo):
+    from packscope.core.advise.whatif import _Model
+    from packscope.core.repo.session import open_session
+    from packscope.inspector.screens.lab import LabScreen
+
+    with open_session(str(ui_repo)) as s:
+        want = _Model(s).sample()
+    async with running(ui_repo, poll_seconds=60) as (app, pilot):
+        screen = await open_advice(app, pilot)
+        assert screen.workload == want
+        await pilot.press("w")
+        lab = await until(
+            pilot,
+            lambda: isinstance(app.screen, LabScreen) and app.screen.batch_ids is not None and app.screen,
+            "the workload's batch to finish in the Lab",
+            timeout=60,
+        )
+        assert lab.batch_ids == want
+        assert lab.last_batch.lookups == len(want)
