@@ -178,6 +178,26 @@ async def test_every_screen_works_however_the_ui_is_started(launched, work):
         await _history_commit_diff(app, pilot, work)
         await _lab(app, pilot, work)
         await _packs(app, pilot, work)
+        await _the_other_screens(app, pilot)
+
+
+async def _the_other_screens(app, pilot) -> None:
+    """Every screen of the table not driven above opens on this repository
+    (its notifications, if any, are not errors)."""
+    from packscope.inspector.app import SCREEN_TABLE
+
+    for spec in SCREEN_TABLE:
+        if spec.name in ("overview", "packs", "lab", "history", "health"):
+            continue
+        await pilot.press(spec.key)
+        await until(
+            pilot,
+            lambda spec=spec: app.current_mode == spec.name and app.screen.is_mounted,
+            f"{spec.key} to open {spec.title}",
+        )
+        await pilot.pause(0.2)
+    errors = [n.message for n in app._notifications if n.severity == "error"]
+    assert errors == []
 
 
 @pytest.mark.asyncio
