@@ -13,7 +13,6 @@ processes writing to the object directories.
 
 from __future__ import annotations
 
-import os
 import random
 import time
 from collections.abc import Callable
@@ -36,6 +35,7 @@ from packscope.inspector.screens.overview import OverviewScreen
 from packscope.inspector.watcher import DirWatcher
 
 if TYPE_CHECKING:
+    from packscope.core.repo.repository import Repository
     from packscope.core.trace import LookupFinished
 
 
@@ -129,27 +129,32 @@ class PackscopeApp(App):
         Binding("e", "toggle_log", "Event log", id="app.toggle-log"),
         Binding("s", "toggle_rates", "Rates", id="app.toggle-rates"),
         Binding("colon", "goto", "Go to object", id="app.goto"),
-        Binding("q", "close_view", "Close view", id="app.quit"),
+        Binding("q", "close_view", "Close view (quit at the top)", id="app.quit"),
         Binding("Q", "quit", "Quit now", id="app.quit-now"),
     ]
 
     def __init__(
         self,
-        path: str | None = None,
+        repository: Repository | str | None = None,
         *,
         poll_seconds: float = POLL_SECONDS,
         present: bool = False,
         start: str | None = None,
+        absent: str | None = None,
     ) -> None:
+        """``repository``: the one the UI opens, as the command line found it
+        (packscope.inspector.launch), or a path to find it at (None: the
+        current directory); ``absent``: why there is none on purpose."""
         super().__init__()
         self.screen_table = SCREEN_TABLE
-        self.core = CoreAccess(path)
+        self.core = CoreAccess(repository, absent=absent)
         self.pump = EventPump(self.core.tracer)  # before opening: the startup scan is logged too
         self.digest = EventDigest()
         self.logbook = LogBook()
         self.rates = RateHistory()
         self.show_log = True
         self.show_rates = True
+        self.small_panels: dict[str, bool] = {}  # panels e / s unfolded where they are folded away
         self.status_text = ""
         self.last_object: tuple | None = None
         self.copied: str | None = None
@@ -176,6 +181,9 @@ class PackscopeApp(App):
 
     @work(thread=True, exclusive=True, group="open")
     def open_core(self) -> None:
+        if self.core.absent:
+            self.call_from_thread(self.set_status, self.core.absent)
+            return
         self.call_from_thread(self.set_status, "opening the object store…")
         try:
             self.core.open()
@@ -272,20 +280,14 @@ class PackscopeApp(App):
 
     def action_close_view(self) -> None:
         """tig's q: close the view on top (back to the one below, or to the
-        tab `:` came from); at a tab's first view, ask before quitting."""
+        tab `:` came from); on a tab's first view (a top-level screen), quit."""
         screen = self.screen
         if not isinstance(screen, PackscopeScreen):
             return
         if screen.can_go_back():
             screen.action_back()
             return
-        from packscope.inspector.widgets.confirm import Confirm
-
-        self.push_screen(Confirm("Quit packscope?  y / q: quit   n / Esc: stay", yes_keys="q"), self._quit_answered)
-
-    def _quit_answered(self, yes: bool | None) -> None:
-        if yes:
-            self.exit()
+        self.exit()
 
     def action_help(self) -> None:
         from packscope.inspector.screens.help import HelpScreen, binding_rows
@@ -306,11 +308,24 @@ class PackscopeApp(App):
                 screen.rates_panel.sync()
 
     def action_toggle_log(self) -> None:
-        self.show_log = not self.show_log
-        self._apply_panels()
+        self._toggle_panel("log")
 
     def action_toggle_rates(self) -> None:
-        self.show_rates = not self.show_rates
+        self._toggle_panel("rates")
+
+    def _toggle_panel(self, name: str) -> None:
+        """e / s: show or hide a live panel.  Where the panels are folded
+        away (under 32 rows, presentation mode) the key unfolds that one
+        panel, and folds it again."""
+        from packscope.inspector.screens.base import panels_folded
+
+        attr = f"show_{name}"
+        if panels_folded(self):
+            shown = getattr(self, attr) and self.small_panels.get(name, False)
+            self.small_panels[name] = not shown
+            setattr(self, attr, True)
+        else:
+            setattr(self, attr, not getattr(self, attr))
         self._apply_panels()
 
     def action_toggle_pause(self) -> None:
@@ -456,17 +471,3 @@ class PackscopeApp(App):
     def on_unmount(self) -> None:
         self.pump.close()
         self.core.close()
-
-
-def run_app(path: str | None, *, present: bool = False, start: str | None = None, on_ready=None) -> int:
-    """``packscope [PATH]``: open the UI; errors finding the repository are
-    reported by the CLI like any command's (exit status 128)."""
-    from packscope.core.repo.repository import Repository
-
-    # Cheap (a few stat calls): fail before taking over the terminal.
-    Repository.discover(path) if path is None else Repository.open(path)
-    app = PackscopeApp(os.path.abspath(path) if path else None, present=present, start=start)
-    if on_ready is not None:
-        app.call_later(on_ready, app)
-    app.run()
-    return app.return_code or 0

@@ -15,11 +15,11 @@ import contextlib
 import importlib
 import os
 import sys
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 from packscope.core.errors import PackscopeError
 from packscope.inspector.collector import collector_paused
+from packscope.inspector.launch import import_ui  # noqa: F401 - where bench and older callers find it
 
 if TYPE_CHECKING:
     import argparse
@@ -166,7 +166,8 @@ def report_error(e: PackscopeError) -> None:
     print(f"  remedy: {e.remedy}", file=sys.stderr)
 
 
-def _open_ui(argv: list[str]) -> int:
+def ui_parser():
+    """``packscope [PATH] [--present]``: the UI with no command word."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="packscope", description="Open the packscope UI on a repository.")
@@ -176,21 +177,32 @@ def _open_ui(argv: list[str]) -> int:
     parser.add_argument(
         "--present", action="store_true", help="presentation mode (no live panels; the Lab draws larger)"
     )
-    args = parser.parse_args(argv)
-    run_app = import_ui().run_app
-    return run_guarded(lambda a: run_app(a.path, present=a.present), args)
+    return parser
 
 
-def import_ui() -> ModuleType:
-    """packscope.inspector.app: Textual is imported only to draw.  Its
-    imports make tens of thousands of long-lived objects and no garbage: the
-    collector would only rescan them (~3% of the first paint), so it waits,
-    and then leaves them be.  (bench ui-startup starts the UI this way too.)"""
-    from packscope.inspector.collector import collector_paused
+def _open_ui(argv: list[str]) -> int:
+    from packscope.inspector import launch
 
-    with collector_paused(freeze_after=True):
-        from packscope.inspector import app
-    return app
+    args = ui_parser().parse_args(argv)
+    return run_guarded(lambda a: launch.run(launch.build_app(a.path, present=a.present)), args)
+
+
+def ui_app(argv: list[str]):
+    """The app ``packscope ARGV`` would run, built as the command line
+    builds it (``-C`` changes the current directory, as it does there), not
+    run; for the tests, which so start the UI in every way a user can.
+    ARGV must open the UI: no command, ``lab`` or ``demo``."""
+    from packscope.inspector import launch
+
+    chdirs, rest = split_chdir(argv)
+    for path in chdirs:
+        os.chdir(path)
+    first = next((a for a in rest if not a.startswith("-")), None)
+    if first not in COMMANDS:
+        args = ui_parser().parse_args(rest)
+        return launch.build_app(args.path, present=args.present)
+    args = build_parser([first]).parse_args(rest)
+    return args.build_app(args)
 
 
 if __name__ == "__main__":

@@ -109,13 +109,26 @@ def _message(e: PackscopeError) -> str:
     return e.message + (f" [{e.location()}]" if e.location() else "")
 
 
-def list_changes(core, commit) -> list[ParentChanges]:
-    """The changed files against each parent of ``commit`` (a parsed commit)."""
+def list_changes(core, commit, oid: bytes | None = None) -> list[ParentChanges]:
+    """The changed files against each parent of ``commit`` (a parsed
+    commit, ``oid`` its id) as git sees its parents: a shallow clone's
+    boundary commit (or a grafted one) has the parents the shallow file
+    (or the grafts) give it — none at the boundary, so its changes are
+    against the empty tree, as `git show` lists them, not against parents
+    that were never fetched."""
     from packscope.core.history.commit_changes import file_changes
 
-    store = core.bulk.store
+    session = core.bulk
+    store = session.store
     out = []
-    parents = list(commit.parents) or [None]
+    overrides: dict = {}
+    if oid is not None:
+        try:
+            with core.lock:
+                overrides = session.objects.parent_table
+        except PackscopeError:
+            pass  # an unreadable shallow or grafts file: the stored parents
+    parents = list(overrides.get(oid, commit.parents) if oid is not None else commit.parents) or [None]
     for number, parent in enumerate(parents, 1):
         pc = ParentChanges(parent, number)
         try:

@@ -115,16 +115,20 @@ DECOR_STYLE = {
     "branch": "bold green",
     "remote": "red",
     "tag": "bold yellow",
+    "stash": "magenta",
     "ref": "magenta",
+    "replaced": "bold red",
     "rewrite": "bold red",  # shallow boundary, grafted, replaced: history is not what is stored
 }
 
 
 def decoration_text(decor: list[tuple[str, str]]) -> Text:
-    """``(label) (label) `` for a commit's refs, each literal and coloured by kind."""
-    t = Text()
-    for label, kind in decor:
-        t.append("(")
+    """``(label, label) `` for a commit's refs, as ``git log``'s ``%d``
+    lists them, each literal and coloured by kind."""
+    t = Text("(")
+    for i, (label, kind) in enumerate(decor):
+        if i:
+            t.append(", ")
         t.append_text(literal(name_text(label), DECOR_STYLE.get(kind, "")))
-        t.append(") ")
+    t.append(") ")
     return t

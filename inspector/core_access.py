@@ -22,6 +22,7 @@ from packscope.core.errors import PackscopeError
 from packscope.core.trace import Tracer
 
 if TYPE_CHECKING:
+    from packscope.core.repo.repository import Repository
     from packscope.core.repo.session import Session
     from packscope.core.store.location import PackHandle
 
@@ -70,6 +71,7 @@ class Facts:
 
     repo: dict = field(default_factory=dict)
     midx: list[dict] = field(default_factory=list)
+    midx_read: bool = False  # midx is what there is (an empty list: none), not "not read yet"
     commit_graph: dict | None = None
     commit_graph_error: str | None = None
     refs: dict | None = None
@@ -82,8 +84,23 @@ class Facts:
 
 
 class CoreAccess:
-    def __init__(self, path: str | None) -> None:
-        self.path = path
+    """``repository``: the repository the UI opened, found once however it
+    was started (``packscope``, ``-C``, ``PATH``, ``lab``, ``demo``): every
+    session of the UI — the main one, the bulk one, Health's check in its
+    own process, the Lab's cold runs — opens this one and no other.  Given a
+    path (or None: discover from the current directory) it is found when the
+    store is opened, once.  ``absent`` says why there is none on purpose
+    (``lab --replay`` outside a repository)."""
+
+    def __init__(self, repository: Repository | str | None = None, *, absent: str | None = None) -> None:
+        self.repository: Repository | None = None
+        self.path: str | None = None  # the path asked for (None: discovered), for the top bar until it opens
+        if isinstance(repository, str) or repository is None:
+            self.path = repository
+        else:
+            self.repository = repository
+            self.path = str(repository.git_dir)
+        self.absent = absent
         self.tracer = Tracer()
         self.lock = threading.RLock()
         self.session: Session | None = None
@@ -92,12 +109,26 @@ class CoreAccess:
 
     # --- opening ---------------------------------------------------------
 
-    def open(self) -> None:
-        """Discover the repository and open its store (call from a worker)."""
+    def find(self) -> Repository:
+        """The repository (found on the first call, then always that one)."""
+        with self.lock:
+            if self.repository is None:
+                from packscope.core.repo.session import find_repository
+
+                self.repository = find_repository(self.path)
+            return self.repository
+
+    def open_session(self, **settings) -> Session:
+        """A new session on the UI's repository (``settings``: the store's,
+        as ``open_session`` takes them); the caller closes it."""
         from packscope.core.repo.session import open_session
 
+        return open_session(repo=self.find(), **settings)
+
+    def open(self) -> None:
+        """Find the repository and open its store (call from a worker)."""
         with self.lock:
-            self.session = open_session(self.path, tracer=self.tracer)
+            self.session = self.open_session(tracer=self.tracer)
 
     @property
     def ready(self) -> bool:
@@ -119,9 +150,7 @@ class CoreAccess:
         Opened on first use; guarded by the same lock as the main session."""
         with self.lock:
             if getattr(self, "_bulk", None) is None:
-                from packscope.core.repo.session import open_session
-
-                self._bulk = open_session(self.path)
+                self._bulk = self.open_session()
                 # Walks read trees and commits once each: a small delta base cache
                 # serves them as well as git's 96 MB (measured on git.git) for ~80 MB less.
                 self._bulk.store.delta_cache.budget = BULK_DELTA_BASE_BUDGET

@@ -16,7 +16,7 @@ message per probe would drown the event loop, so:
 from __future__ import annotations
 
 import time
-from collections import Counter, deque
+from collections import Counter, OrderedDict, deque
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -78,12 +78,41 @@ class _Lookup:
         self.negative = False
 
 
+SHORT_ID = 12  # hex digits an id is shown with in the log
+SHORT_IDS_KEPT = 20_000  # ids remembered (the log keeps 2,000 lines)
+
+
+class ShortIds:
+    """Ids shortened for the log, never two ids to the same text: an id
+    whose first 12 digits another id shown before also has is shown whole
+    (and so is that other one from then on)."""
+
+    def __init__(self) -> None:
+        self._seen: OrderedDict[str, str] = OrderedDict()  # short -> the id first shown so
+        self._clashed: set[str] = set()
+
+    def short(self, oid: str) -> str:
+        head = oid[:SHORT_ID]
+        first = self._seen.get(head)
+        if first is None:
+            self._seen[head] = oid
+            if len(self._seen) > SHORT_IDS_KEPT:
+                old, _ = self._seen.popitem(last=False)
+                self._clashed.discard(old)
+        else:
+            self._seen.move_to_end(head)
+            if first != oid:
+                self._clashed.add(head)
+        return oid if head in self._clashed else head
+
+
 class EventDigest:
     """Core events → log entries, with per-kind tallies for the rates panel."""
 
     def __init__(self) -> None:
         self._lookup: _Lookup | None = None
         self.tally: Counter = Counter()  # lifetime events per kind
+        self.ids = ShortIds()
 
     def digest(self, events: list) -> list[LogEntry]:
         now = time.time()
@@ -169,7 +198,7 @@ class EventDigest:
         lk = self._lookup or _Lookup()
         self._lookup = None
         t = Text("lookup ", style=KIND_STYLES["lookup"])
-        t.append(e.oid[:12])
+        t.append(self.ids.short(e.oid))
         if e.source is None:
             t.append(" missing", style="red")
         else:

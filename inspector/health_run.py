@@ -30,9 +30,12 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from packscope.core.errors import CancelledError, PackscopeError
+
+if TYPE_CHECKING:
+    from packscope.core.repo.repository import Repository
 
 STOP_GRACE = 5.0  # seconds a cancelled child has to stop by itself
 SEND_EVERY = 0.1  # seconds between batches of findings / progress reports
@@ -49,23 +52,24 @@ def forks() -> bool:
 
 
 def run_check(
-    path: str,
+    repository: Repository,
     mode: str,
     progress: Progress,
     entry: Callable[[Any], None],
     cancelled: Callable[[], bool],
     jobs: int,
 ) -> dict:
-    """Run the check (``mode``: "full" or "connectivity") on the repository
-    at ``path``; ``progress(done, total, phase)`` and ``entry(Entry)`` are
+    """Run the check (``mode``: "full" or "connectivity") on ``repository``
+    (the UI's, as found once: never found again here, from a path or the
+    current directory); ``progress(done, total, phase)`` and ``entry(Entry)`` are
     called in this thread as results come.  The summary; CancelledError
     after a cancel, CheckFailed after an error."""
     if not forks():
-        return _check(path, mode, progress, entry, cancelled, jobs)
+        return _check(repository, mode, progress, entry, cancelled, jobs)
     ctx = multiprocessing.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
     stop = ctx.Event()
-    proc = ctx.Process(target=_child, args=(path, mode, send, stop, jobs), name="packscope-health-check")
+    proc = ctx.Process(target=_child, args=(repository, mode, send, stop, jobs), name="packscope-health-check")
     gc.freeze()  # the child inherits the UI's objects: its collections leave them (and their pages) alone
     try:
         proc.start()
@@ -108,7 +112,7 @@ def run_check(
         recv.close()
 
 
-def _child(path: str, mode: str, send: Any, stop: Any, jobs: int) -> None:
+def _child(repository: Repository, mode: str, send: Any, stop: Any, jobs: int) -> None:
     """In the forked process: the check, its results down the pipe."""
     # The UI's handlers are not this process's: Ctrl-C is the UI's to act on
     # (it cancels through the event), and Textual's resize / suspend handlers
@@ -135,7 +139,7 @@ def _child(path: str, mode: str, send: Any, stop: Any, jobs: int) -> None:
         flush()
 
     try:
-        summary = _check(path, mode, progress, batch.append, stop.is_set, jobs)
+        summary = _check(repository, mode, progress, batch.append, stop.is_set, jobs)
         flush(force=True)
         send.send(("done", summary))
     except CancelledError:
@@ -150,7 +154,7 @@ def _child(path: str, mode: str, send: Any, stop: Any, jobs: int) -> None:
 
 
 def _check(
-    path: str,
+    repository: Repository,
     mode: str,
     progress: Progress,
     entry: Callable[[Any], None],
@@ -164,7 +168,7 @@ def _check(
     from packscope.core.repo.session import open_session
     from packscope.inspector.health_groups_model import Attributor
 
-    session = open_session(path)
+    session = open_session(repo=repository)
     try:
         store = session.store
         checker = Fsck(
@@ -190,9 +194,9 @@ def _check(
             session.close()
 
 
-def settle_run(path: str | None, repo: Any, findings: list, start: Any) -> Any:
+def settle_run(repository: Any, findings: list, start: Any) -> Any:
     """The run's findings against the state at its start (``start``: a
-    ``RepoState`` of ``repo``) and now (``packscope.core.fsck.changed_during``):
+    ``RepoState`` of ``repository``, the one the UI opened) and now (``packscope.core.fsck.changed_during``):
     when the repository changed meanwhile, what is about files that are gone
     is dropped, and what may come from the change is told apart.  A session
     on the final state is opened only then."""
@@ -200,10 +204,10 @@ def settle_run(path: str | None, repo: Any, findings: list, start: Any) -> Any:
     from packscope.core.repo.repo_state import compare, state_of
     from packscope.core.repo.session import open_session
 
-    end = state_of(repo)
+    end = state_of(repository)
     if compare(start, end) is None:
         return unchanged(findings)
-    session = open_session(path)
+    session = open_session(repo=repository)
     try:
         return settle(findings, start, end, session)
     finally:

@@ -28,7 +28,7 @@ from collections import OrderedDict
 
 from packscope.core.errors import PackscopeError
 from packscope.inspector.collector import collector_paused
-from packscope.inspector.commit_text import Summary, name_text, summarize
+from packscope.inspector.commit_text import Summary, summarize
 from packscope.inspector.history_search import SearchIndex, index_line
 
 CHUNK = 400  # commits per hold of the core lock
@@ -73,52 +73,34 @@ def read_summary(core, oid: bytes) -> Summary:
 
 
 def decorations(core) -> dict[bytes, list[tuple[str, str]]]:
-    """Commit id -> [(label, kind)] with kind "head", "branch", "remote",
-    "tag" or "ref"; tags are peeled to the commit they name."""
+    """Commit id -> [(label, kind)] as ``git log``'s ``%d`` lists them
+    (packscope.core.history.decorate: git's default decoration filter and
+    order, ``HEAD -> main`` where HEAD stands, tags peeled); kind "head",
+    "branch", "remote", "tag", "stash", "replaced" or "ref"."""
+    from packscope.core.history.decorate import ref_decorations
     from packscope.core.objects import parse_tag
 
-    refs = core.bulk.refs
-    store = core.bulk.store
-    out: dict[bytes, list[tuple[str, str]]] = {}
+    session = core.bulk
+    store = session.store
+    fmt = store.fmt
+
+    def read(oid: bytes) -> tuple[str, bytes]:
+        with core.lock:
+            return store.read(oid)
+
     with core.lock:
         try:
-            head = refs.head()
+            replace = bool(session.replace_refs)
         except PackscopeError:
-            head = None
-        try:
-            all_refs = list(refs.iter_refs())
-        except PackscopeError:
-            all_refs = []
-    head_target = head.symref if head is not None else None
-    for r in all_refs:
-        if r.oid is None:
-            continue
-        name = name_text(r.name)
-        oid = r.peeled or r.oid
-        if name.startswith("refs/tags/"):
-            label, kind = "tag: " + name[len("refs/tags/") :], "tag"
-            if r.peeled is None:
-                try:
-                    with core.lock:
-                        for _ in range(16):
-                            typ, data = store.read(oid)
-                            if typ != "tag":
-                                break
-                            oid = parse_tag(data, store.fmt, oid).object
-                except PackscopeError:
-                    pass
-        elif name.startswith("refs/heads/"):
-            label, kind = name[len("refs/heads/") :], "branch"
-            if head_target == r.name:
-                label, kind = "HEAD -> " + label, "head"
-        elif name.startswith("refs/remotes/"):
-            label, kind = name[len("refs/remotes/") :], "remote"
-        else:
-            label, kind = name, "ref"
-        out.setdefault(oid, []).append((label, kind))
-    if head is not None and head.symref is None and head.oid is not None:
-        out.setdefault(head.oid, []).insert(0, ("HEAD", "head"))
-    return out
+            replace = False
+        found = ref_decorations(
+            session.refs,
+            read,
+            lambda data: parse_tag(data, fmt).object,
+            session.repo.config,
+            replace_refs=replace,
+        )
+    return {oid: [(d.label, d.kind) for d in entries] for oid, entries in found.items()}
 
 
 def rewrite_marks(source) -> dict[bytes, list[tuple[str, str]]]:
@@ -394,7 +376,9 @@ class HistoryLog:
                     try:  # after the first rows: refs are read once, then rows redraw
                         decor = decorations(self.core)
                         for oid, marks in rewrite_marks(source).items():
-                            decor.setdefault(oid, []).extend(marks)
+                            # ("replaced by X" says more than git's "replaced")
+                            kept = [d for d in decor.get(oid, ()) if d[1] != "replaced"]
+                            decor[oid] = kept + marks
                         self.decor = decor
                     except PackscopeError as e:
                         self.problems.append(f"decorations: {e.message}")

@@ -140,9 +140,9 @@ def fresh_session(session, lock):
 
     with lock:
         s = session.store.settings
-        git_dir = str(session.repo.git_dir)
+        repo = session.repo  # the repository as found once, not found again from its git directory
     return open_session(
-        git_dir,
+        repo=repo,
         tracer=trace.Tracer(),
         policy=s.policy,
         quick=s.quick,

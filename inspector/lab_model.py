@@ -252,8 +252,11 @@ def resolve(session, text: str) -> tuple[bytes | None, str | None]:
     try:
         return session.resolve(text, verify=False), None
     except AmbiguousObjectError as e:
-        names = [c[0] for c in e.candidates]
-        return None, "ambiguous: " + ", ".join(n[:12] for n in names[:6])
+        names = [c[0] for c in e.candidates]  # (in git's order: by type, then id)
+        width = 12
+        while len({n[:width] for n in names}) < len(names):
+            width += 1  # never two candidates shown alike
+        return None, "ambiguous: " + ", ".join(n[:width] for n in names[:6])
     except PackscopeError as e:
         return None, f"{e.kind}: {e.message}"
 

@@ -78,8 +78,8 @@ class Jobs:
             core.close()
         start = state_of(repo)
         entries: list = []
-        health_run.run_check(self.path, "full", lambda *a: None, entries.append, lambda: False, min(2, default_jobs()))
-        settled = health_run.settle_run(self.path, repo, [e.finding for e in entries], start)
+        health_run.run_check(repo, "full", lambda *a: None, entries.append, lambda: False, min(2, default_jobs()))
+        settled = health_run.settle_run(repo, [e.finding for e in entries], start)
         self.standing += settled.kept
         self.changed["health"] += settled.change is not None
         self.runs["health"] += 1

@@ -203,7 +203,7 @@ async def test_policy_switch_changes_rescans(ui_repo):
         runs = plain(screen.query_one("#lab-batch-runs"))
         assert "gated" in runs and " git " in runs
         # quick: no rescans at all, loose objects through the cache (fills).
-        await pilot.press("Q")
+        await pilot.press("U")
         await pilot.press("r")
         await settle(app, pilot)
         await until(pilot, lambda: len(screen.runs) == 3, "a third batch run under the quick policy")

@@ -1,4 +1,4 @@
-"""Navigation as a tig user expects it: q closes the view (asks at the
+"""Navigation as a tig user expects it: q closes the view (quits at the
 top), Q quits; `:` shows the object in the Object tab with a way back;
 tabs answer a click; ? lists every key (no binding ids) and scrolls with
 list keys; y says how the id was copied and shows it."""
@@ -11,7 +11,6 @@ from packscope.inspector.screens.commit import CommitScreen
 from packscope.inspector.screens.help import HelpScreen
 from packscope.inspector.screens.history import HistoryScreen
 from packscope.inspector.screens.object import ObjectScreen
-from packscope.inspector.widgets.confirm import Confirm
 from tests import ui_history_repos as hr
 from tests.repos import git_text
 from tests.ui_support import answer_prompt, open_history, plain, running, until
@@ -23,7 +22,7 @@ def history_repo(tmp_path_factory):
 
 
 @pytest.mark.asyncio
-async def test_q_closes_the_view_and_asks_before_quitting_at_the_top(history_repo):
+async def test_q_closes_the_view_and_quits_at_the_top(history_repo):
     async with running(history_repo) as (app, pilot):
         history = await open_history(app, pilot)
         await pilot.press("enter")
@@ -32,12 +31,7 @@ async def test_q_closes_the_view_and_asks_before_quitting_at_the_top(history_rep
         await until(pilot, lambda: app.screen is history, "q to close the commit view, back on History")
         assert app.is_running
         await pilot.press("q")
-        await until(pilot, lambda: isinstance(app.screen, Confirm), "q at the top to ask before quitting")
-        await pilot.press("n")
-        await until(pilot, lambda: app.screen is history, "n to stay")
-        assert app.is_running
-        await pilot.press("q", "y")
-        await until(pilot, lambda: not app.is_running, "q then y to quit")
+        await until(pilot, lambda: not app.is_running, "q at the top to quit")
 
 
 @pytest.mark.asyncio

@@ -94,22 +94,29 @@ class Session:
         self.close()
 
 
+def find_repository(path: str | None = None) -> Repository:
+    """The repository a command means: discovered from the current directory
+    and the environment (``GIT_DIR``, …) as git does, or at exactly ``path``."""
+    if path is None:
+        return Repository.discover()
+    # An explicit path is not discovered from the environment, but
+    # GIT_ALTERNATE_OBJECT_DIRECTORIES still applies to it, as it does to git -C.
+    name = "GIT_ALTERNATE_OBJECT_DIRECTORIES"
+    return Repository.open(path, env={name: os.environ[name]} if os.environ.get(name) else None)
+
+
 def open_session(
     path: str | None = None,
     *,
+    repo: Repository | None = None,
     tracer: Tracer | None = None,
     policy: str = "gated",
     quick: bool = False,
     loose_strategy: str = "per-subdir",
     algorithm: str = "binary",
 ) -> Session:
-    if path is None:
-        repo = Repository.discover()
-    else:
-        # An explicit path is not discovered from the environment, but
-        # GIT_ALTERNATE_OBJECT_DIRECTORIES still applies to it, as it does to git -C.
-        name = "GIT_ALTERNATE_OBJECT_DIRECTORIES"
-        repo = Repository.open(path, env={name: os.environ[name]} if os.environ.get(name) else None)
+    if repo is None:  # (the UI finds its repository once, and opens every session on that one)
+        repo = find_repository(path)
     store = ObjectStore(
         str(repo.objects_dir),
         repo.object_format,

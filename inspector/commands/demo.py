@@ -19,19 +19,48 @@ def register(sub) -> None:
     p.add_argument("--no-midx", action="store_true", help="do not write a multi-pack-index")
     p.add_argument("--force", action="store_true", help="rebuild even if the directory exists")
     p.add_argument("--no-ui", action="store_true", help="only build it and print a summary")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, build_app=build_app)
 
 
 def run(args) -> int:
+    if not args.no_ui:
+        from packscope.inspector import launch
+
+        try:
+            app = build_app(args)
+        except DemoFailed as e:
+            return e.status
+        return launch.run(app)
+    try:
+        repo = build(args)
+    except DemoFailed as e:
+        return e.status
+    return _summary(str(repo))
+
+
+class DemoFailed(Exception):
+    def __init__(self, status: int) -> None:
+        self.status = status
+
+
+def build_app(args):
+    """The app this command runs (packscope.inspector.launch: the repository found once)."""
+    from packscope.inspector.launch import build_app as build_ui
+
+    return build_ui(str(build(args)))
+
+
+def build(args):
+    """The demo repository, built (or reused); DemoFailed after saying why."""
     from packscope.inspector.demo_repo import DemoError, build_demo, default_demo_dir
 
     for name in ("packs", "loose_n", "commits"):
         if getattr(args, name) < (1 if name != "loose_n" else 0):
             print(f"packscope demo: --{name.replace('_', '-')} must be positive", file=sys.stderr)
-            return 2
+            raise DemoFailed(2)
     target = args.dir or default_demo_dir()
     try:
-        repo = build_demo(
+        return build_demo(
             target,
             commits=args.commits,
             packs=args.packs,
@@ -42,12 +71,7 @@ def run(args) -> int:
         )
     except DemoError as e:
         print(f"packscope demo: {e}", file=sys.stderr)
-        return 2
-    if not args.no_ui:
-        from packscope.inspector.app import run_app
-
-        return run_app(str(repo))
-    return _summary(str(repo))
+        raise DemoFailed(2) from e
 
 
 def _summary(repo: str) -> int:

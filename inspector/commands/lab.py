@@ -5,8 +5,6 @@ audience elsewhere."""
 
 from __future__ import annotations
 
-import os
-
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -21,20 +19,17 @@ def register(sub) -> None:
         help="lookups recorded with `packscope lookup --json [--algorithm all] OBJECT…`, stepped as live ones",
     )
     p.add_argument("--present", action="store_true", help="presentation mode (no live panels, larger drawing)")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, build_app=build_app)
+
+
+def build_app(args):
+    """The app this command runs (packscope.inspector.launch: the repository found once)."""
+    from packscope.inspector.launch import build_app as build
+
+    return build(args.path, present=args.present, start="lab", replay=args.replay)
 
 
 def run(args) -> int:
-    from packscope.core.repo.repository import Repository
-    from packscope.inspector.replay import read_recordings
+    from packscope.inspector import launch
 
-    if args.replay:
-        read_recordings(args.replay)  # a bad file is a command-line error, before the screen is taken
-    # Cheap (a few stat calls): fail before taking over the terminal.
-    Repository.discover() if args.path is None else Repository.open(args.path)
-    from packscope.inspector.app import PackscopeApp  # Textual is imported only to draw
-
-    app = PackscopeApp(os.path.abspath(args.path) if args.path else None, present=args.present, start="lab")
-    app.lab_replay = os.path.abspath(os.path.expanduser(args.replay)) if args.replay else None
-    app.run()
-    return app.return_code or 0
+    return launch.run(build_app(args))

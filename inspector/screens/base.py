@@ -58,6 +58,12 @@ class TopBar(Horizontal):
 PANELS_BELOW_ROWS = 32
 
 
+def panels_folded(app) -> bool:
+    """The live panels are folded away unless asked for (e, s): a small
+    terminal, or presentation mode."""
+    return app.size.height < PANELS_BELOW_ROWS or bool(getattr(app, "present", False))
+
+
 class PackscopeScreen(Screen):
     """Base of every screen; subclasses set HELP (shown by ``?``)."""
 
@@ -135,9 +141,10 @@ class PackscopeScreen(Screen):
 
     def update_chrome(self) -> None:
         app = self.app
-        room = app.size.height >= PANELS_BELOW_ROWS and not getattr(app, "present", False)
-        self.log_panel.display = app.show_log and room
-        self.rates_panel.display = app.show_rates and room
+        room = not panels_folded(app)
+        # Folded (a small terminal, presentation mode), a panel shows only when e / s asked for it.
+        self.log_panel.display = app.show_log and (room or app.small_panels.get("log", False))
+        self.rates_panel.display = app.show_rates and (room or app.small_panels.get("rates", False))
         tabs = Text()
         spans = []
         narrow = app.size.width < 100  # 80 columns: other screens by number only, this one by name
@@ -153,7 +160,11 @@ class PackscopeScreen(Screen):
         bar = self.query_one("#tabs", TabsLabel)
         bar.spans = spans
         bar.update(tabs)
-        where = app.core.repo.git_dir if app.core.ready else (app.core.path or ".")
+        where = (
+            app.core.repo.git_dir
+            if app.core.ready
+            else (app.core.path or ("(no repository)" if app.core.absent else "."))
+        )
         self.query_one("#where", Label).update(literal(str(where)))
         self.update_status()
 

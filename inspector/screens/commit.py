@@ -63,6 +63,18 @@ class CommitView:
     tree_error: str | None = None
 
 
+def shallow_boundary(core, oid: bytes) -> bool:
+    """Whether ``oid`` is listed in the repository's shallow file (its
+    parents were never fetched)."""
+    from packscope.core.repo.shallow import read_shallow
+
+    try:
+        with core.lock:
+            return oid in read_shallow(core.bulk.repo, core.bulk.store.fmt)
+    except (PackscopeError, OSError):
+        return False
+
+
 def load_commit(core, oid: bytes, path: bytes, tree: bytes | None) -> CommitView:
     from packscope.core.objects import mode_is_tree, parse_commit, tree_items
 
@@ -118,7 +130,10 @@ class _Source:
             t.append(value.hex(), style="cyan")
             sm = self.s.summaries.get(value)
             t.append("  ")
-            t.append_text(literal(sm.error or sm.subject, "red" if sm.error else "dim"))
+            if sm.error and self.s.boundary:
+                t.append("not fetched: the shallow clone's history ends at this commit", style="yellow")
+            else:
+                t.append_text(literal(sm.error or sm.subject, "red" if sm.error else "dim"))
             return t
         if kind == "entry":
             return self.s.entry_text(value)
@@ -148,6 +163,7 @@ class CommitScreen(PackscopeScreen):
     def __init__(self, oid: bytes, path: bytes = b"", tree: bytes | None = None, decor=None) -> None:
         super().__init__()
         self.oid = oid
+        self.boundary = False  # a shallow clone's boundary commit: its parents were never fetched
         self.path = path
         self.tree_oid = tree
         self.decor = decor or {}
@@ -330,7 +346,8 @@ class CommitScreen(PackscopeScreen):
         from packscope.inspector.commit_changes_model import count_lines, list_changes
 
         worker = get_current_worker()
-        parents = list_changes(self.app.core, commit)
+        self.boundary = shallow_boundary(self.app.core, self.oid)
+        parents = list_changes(self.app.core, commit, self.oid)
         self.app.call_from_thread(self._changes_listed, parents)
         count_lines(
             self.app.core,

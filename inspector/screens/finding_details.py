@@ -51,8 +51,31 @@ def finding_table(f) -> Table:
         t.add_row("elsewhere", Text("no other copy known", style="yellow"))
     t.add_row("remedy", literal(f.remedy) if f.remedy else Text("–", style="dim"))
     for k, v in (f.details or {}).items():
-        t.add_row(literal(str(k)).plain, literal(str(v), "dim"))
+        label, value = detail_words(str(k), v)
+        t.add_row(literal(label).plain, literal(value, "dim"))
     return t
+
+
+# A finding's detail fields as people read them (core names them for programs).
+DETAIL_WORDS = {
+    "unavailable_objects": "objects it makes unreadable",
+    "error_kind": "error",
+    "error_offset": "error at offset",
+    "expected": "expected",
+    "named": "named by",
+    "referrer": "referred to by",
+    "root": "root",
+    "object": "object",
+    "bit": "exit-status bit",
+    "suppressed": "similar findings not listed",
+}
+
+
+def detail_words(key: str, value) -> tuple[str, str]:
+    """(label, value) for one detail field: words, not the field's name; counts with separators."""
+    label = DETAIL_WORDS.get(key, key.replace("_", " "))
+    shown = f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+    return label, shown
 
 
 class FindingScreen(ModalScreen[None]):

@@ -269,15 +269,14 @@ class HealthScreen(PackscopeScreen):
             with self._pending_lock:
                 self._pending.append(e)
 
-        path = self.app.core.path
-        repo = self.app.core.repo
+        repository = self.app.core.repository  # the one the UI opened, however it was started
         start = None
         try:
-            if path is None:  # start_check waits for the core: not expected
+            if repository is None:  # start_check waits for the core: not expected
                 raise CheckFailed("no repository is open")
-            start = state.start_state = repository_state(repo)
-            state.summary = run_check(path, mode, progress, entry, self._cancel.is_set, default_jobs())
-            self._settle(state, path, repo, start, collected)
+            start = state.start_state = repository_state(repository)
+            state.summary = run_check(repository, mode, progress, entry, self._cancel.is_set, default_jobs())
+            self._settle(state, repository, start, collected)
         except CancelledError:
             state.cancelled = True
         except CheckFailed as e:
@@ -296,14 +295,14 @@ class HealthScreen(PackscopeScreen):
             with contextlib.suppress(RuntimeError):  # the app is closing
                 self.app.call_from_thread(self._check_ended, state)
 
-    def _settle(self, state: RunState, path: str, repo, start, collected: list[Entry]) -> None:
+    def _settle(self, state: RunState, repository, start, collected: list[Entry]) -> None:
         """When the repository changed during the run: drop the findings
         the final state does not have and mark those that may come from
         the change (core/fsck/changed_during.py); the exit status is then
         that of what stands."""
         from packscope.inspector.health_run import settle_run
 
-        settled = settle_run(path, repo, [e.finding for e in collected], start)
+        settled = settle_run(repository, [e.finding for e in collected], start)
         if settled.change is None and not settled.dropped:
             return
         dropped = {id(f) for f in settled.dropped}

@@ -32,8 +32,33 @@ def binding_rows(screen: Screen) -> list[tuple[str, str]]:
         if shown not in grouped[ident]:
             grouped[ident].append(shown)
     rows = [(" / ".join(grouped[ident]), ident[1]) for ident in order]
+    rows += log_rows(screen, {ident[0] for ident in order})
     rows += list(getattr(screen, "POPUP_KEYS", ()))
     rows.append(PALETTE_ROW)
+    return rows
+
+
+def log_rows(screen: Screen, listed: set) -> list[tuple[str, str]]:
+    """The event log's own keys, when the log is shown but not focused
+    (they work once Tab moves there): only those the screen leaves it."""
+    from textual.css.query import NoMatches
+
+    from packscope.inspector.widgets.event_log import EventLogList
+
+    try:
+        log = screen.query_one(EventLogList)
+    except NoMatches:
+        return []
+    if not log.parent or not getattr(log.parent, "display", False):
+        return []
+    rows = []
+    for b in EventLogList.BINDINGS:
+        if not isinstance(b, Binding) or (b.id or b.action) in listed:
+            continue
+        bound = log._bindings.key_to_bindings
+        keys = [k for k in b.key.split(",") if any(x.id == b.id for x in bound.get(k, ()))]
+        if keys:
+            rows.append((" / ".join(keys), f"{b.description} (in the event log: Tab)"))
     return rows
 
 

@@ -19,7 +19,7 @@ from textual.css.query import NoMatches
 from textual.geometry import Size
 from textual.widgets import Label
 
-from packscope.inspector.commit_text import DECOR_STYLE
+from packscope.inspector.commit_text import decoration_text
 from packscope.inspector.history_graph import graph_text
 from packscope.inspector.history_model import HistoryLog
 from packscope.inspector.safe_text import literal
@@ -136,10 +136,9 @@ class _Source:
         author = s.author if len(s.author) <= 18 else s.author[:17] + "…"
         t.append_text(literal(author.ljust(18), "cyan"))
         t.append(" ")
-        for label, kind in self.history.decor.get(c.oid, ()):
-            t.append("(")
-            t.append_text(literal(label, DECOR_STYLE.get(kind, "")))
-            t.append(") ")
+        decor = self.history.decor.get(c.oid)
+        if decor:
+            t.append_text(decoration_text(decor))
         if len(c.parents) > 1:
             t.append("M ", style="magenta")
         t.append_text(literal(s.subject))

@@ -63,7 +63,7 @@ and hedged also read the names at the window's ends to make a guess),
 pages and µs per lookup — mean, median (p50), p99 and max, since one slow
 outlier can pull a mean above the p99 — and the rescans and loose-cache
 fills.  r runs the same ids again: switch a
-setting first (P miss policy git/gated, Q quick, C loose-cache strategy,
+setting first (P miss policy git/gated, U quick, C loose-cache strategy,
 a the store's algorithm) and compare the runs.  Each run starts from a
 fresh store (empty negative cache, loose cache and MRU order) unless W
 makes runs warm (the live store, its caches as the runs before left them);
@@ -106,7 +106,8 @@ class LabScreen(LabBatches, LabReplay, PackscopeScreen):
         Binding("f", "batch_file", "Ids from file", id="lab.batch-file"),
         Binding("r", "rerun", "Same ids again", id="lab.rerun"),
         Binding("P", "next_setting('policy')", "Policy", id="lab.policy"),
-        Binding("Q", "next_setting('quick')", "Quick", id="lab.quick"),
+        # (not Q: Q quits, on every screen)
+        Binding("U", "next_setting('quick')", "Quick", id="lab.quick"),
         Binding("C", "next_setting('loose_strategy')", "Loose cache", id="lab.loose-strategy"),
         Binding("a", "next_setting('algorithm')", "Store algorithm", id="lab.algorithm"),
         Binding("W", "warm", "Warm/cold runs", id="lab.warm"),
@@ -208,12 +209,12 @@ class LabScreen(LabBatches, LabReplay, PackscopeScreen):
         store = self.app.core.store
         t = Text(no_wrap=True, overflow="ellipsis", end="")
         if store is None:
-            t.append("opening…", style="italic")
+            t.append(self.app.core.absent or "opening…", style="italic")
         else:
             s = store.settings
             for label, value, key in (
                 ("policy", s.policy, "P"),
-                ("quick", "on" if s.quick else "off", "Q"),
+                ("quick", "on" if s.quick else "off", "U"),
                 ("loose cache", s.loose_strategy, "C"),
                 ("store algorithm", s.algorithm, "a"),
             ):

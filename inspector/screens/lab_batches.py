@@ -181,7 +181,7 @@ class LabBatches(_Screen):
             batch_table(res, batch_bins(self.size.width), narrow=self.size.width < 110)
         )
         runs = Group(
-            Text("\nruns (r repeats the same ids: switch a, P, Q, C or W first to compare)", style="bold"),
+            Text("\nruns (r repeats the same ids: switch a, P, U, C or W first to compare)", style="bold"),
             runs_table(self.runs),
         )
         self.query_one("#lab-batch-runs", Static).update(runs)

@@ -82,6 +82,55 @@ def badge(level: str, text: str) -> Text:
     return t
 
 
+# The live counters: (label, the label in a narrow panel).  Δ is the delta-base cache.
+COUNTER_LABELS = (
+    ("lookups", "lookups"),
+    ("hit rate", "hit %"),
+    ("hits midx", "midx hits"),
+    ("hits pack", "pack hits"),
+    ("hits loose", "loose hits"),
+    ("misses", "misses"),
+    ("negative hits", "neg. hits"),
+    ("null lookups", "null ids"),
+    ("rescans", "rescans"),
+    ("rescans skipped", "skipped"),
+    ("dir reads", "dir reads"),
+    ("stat calls", "stats"),
+    ("pack opens", "opens"),
+    ("MRU moves", "MRU moves"),
+    ("delta-base hits", "Δ hits"),
+    ("delta-base hit rate", "Δ hit %"),
+    ("delta-base fills", "Δ fills"),
+    ("delta-base evictions", "Δ evicted"),
+    ("delta-base held", "Δ held"),
+    ("budget", "Δ budget"),
+)
+# The full labels' table: each side's longest label and a 10-cell value, a cell between columns.
+FULL_COUNTERS_WIDTH = sum(max(len(full) for full, _s in COUNTER_LABELS[side::2]) + 10 for side in (0, 1)) + 6
+
+
+def compact_number(n: int) -> str:
+    """At most 5 characters: 9,999, 12.3k, 123k, 1.2M, 12M."""
+    if n < 10_000:
+        return f"{n:,}"
+    for unit, size in (("G", 10**9), ("M", 10**6), ("k", 10**3)):
+        if n >= size:
+            v = n / size
+            return f"{v:.1f}{unit}" if v < 99.95 else f"{v:.0f}{unit}"
+    return str(n)
+
+
+def compact_bytes(n: int) -> str:
+    """At most 5 characters: 512B, 12.3K, 123M, 1.5G."""
+    if n < 1024:
+        return f"{n}B"
+    for unit, size in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n >= size:
+            v = n / size
+            return f"{v:.1f}{unit}" if v < 99.95 else f"{v:.0f}{unit}"
+    return str(n)
+
+
 class OverviewScreen(PackscopeScreen):
     HELP = HELP
     TAB = "overview"
@@ -115,6 +164,8 @@ class OverviewScreen(PackscopeScreen):
         self.query_one("#ov-health").border_subtitle = "h or click: details in Health"
         if self.app.core.error is not None:
             self.show_error(self.app.core.error)
+        elif self.app.core.absent:  # lab --replay outside a repository
+            self.query_one("#ov-repo", Static).update(Text(self.app.core.absent, style="italic"))
 
     def show_error(self, e: PackscopeError) -> None:
         t = Text("cannot open the repository\n", style="bold red")
@@ -155,6 +206,7 @@ class OverviewScreen(PackscopeScreen):
             facts.midx = core.midx_facts()
         except (PackscopeError, OSError) as e:
             facts.midx = [{"path": "multi-pack-index", "error": str(e)}]
+        facts.midx_read = True
         try:
             facts.commit_graph = core.commit_graph_facts()
         except (PackscopeError, OSError) as e:
@@ -243,7 +295,8 @@ class OverviewScreen(PackscopeScreen):
                         ("multi-pack-index", f"{m['objects']:,} objects over {count(m['packs'], 'pack')} ({kind})")
                     )
         else:
-            out.append(("multi-pack-index", "none" if f.packs_counted else "…"))
+            # (not "none" before it is read; an empty repository has no packs to count first)
+            out.append(("multi-pack-index", "none" if f.midx_read else "…"))
         loose_rows = []
         for _d, c in core.loose_counts():
             loose_rows.append(f"{c.entries:,} cached from {c.subdirs_seen}/256 subdirs ({c.strategy})")
@@ -366,43 +419,45 @@ class OverviewScreen(PackscopeScreen):
         c = core.counters()
         if not c:
             return
+        panel = self.query_one("#ov-counters", Static)
+        # Two pairs a row, the full labels where they fit, else the short
+        # labels and compact numbers (80 columns: ~36 cells), so nothing is
+        # ever cut mid-word.
+        narrow = 0 < panel.content_size.width < FULL_COUNTERS_WIDTH
         t = Table(box=None, show_header=False, pad_edge=False, expand=True)
         for _ in range(2):
             t.add_column(style="bold", no_wrap=True)
-            t.add_column(justify="right", no_wrap=True, min_width=10)
+            t.add_column(justify="right", no_wrap=True, min_width=1 if narrow else 10)
+        number = compact_number if narrow else (lambda n: f"{n:,}")
+        size = compact_bytes if narrow else human_bytes
         hits = c["hits_midx"] + c["hits_pack"] + c["hits_loose"]
-        rate = f"{100 * hits / c['lookups']:.1f}%" if c["lookups"] else "–"
+        rate = f"{100 * hits / c['lookups']:.{0 if narrow else 1}f}%" if c["lookups"] else "–"
         ds = core.delta_stats()
-        dh = f"{100 * ds.hits / (ds.hits + ds.misses):.1f}%" if ds and ds.hits + ds.misses else "–"
-        pairs = [
-            ("lookups", c["lookups"]),
-            ("hit rate", rate),
-            ("hits midx", c["hits_midx"]),
-            ("hits pack", c["hits_pack"]),
-            ("hits loose", c["hits_loose"]),
-            ("misses", c["misses"]),
-            ("negative hits", c["negative_hits"]),
-            ("null lookups", c["null_lookups"]),
-            ("rescans", c["rescans"]),
-            ("rescans skipped", c["rescans_skipped"]),
-            ("dir reads", c["dir_reads"]),
-            ("stat calls", c["stats"]),
-            ("pack opens", c["opens"]),
-            ("MRU moves", c["mru_moves"]),
+        dh = f"{100 * ds.hits / (ds.hits + ds.misses):.{0 if narrow else 1}f}%" if ds and ds.hits + ds.misses else "–"
+        values = [
+            number(c["lookups"]),
+            rate,
+            number(c["hits_midx"]),
+            number(c["hits_pack"]),
+            number(c["hits_loose"]),
+            number(c["misses"]),
+            number(c["negative_hits"]),
+            number(c["null_lookups"]),
+            number(c["rescans"]),
+            number(c["rescans_skipped"]),
+            number(c["dir_reads"]),
+            number(c["stats"]),
+            number(c["opens"]),
+            number(c["mru_moves"]),
         ]
         if ds is not None:
-            pairs += [
-                ("delta-base hits", ds.hits),
-                ("delta-base hit rate", dh),
-                ("delta-base fills", ds.fills),
-                ("delta-base evictions", ds.evictions),
-                ("delta-base held", f"{ds.entries}/{human_bytes(ds.bytes)}"),
-                ("budget", human_bytes(ds.budget)),
-            ]
+            held = size(ds.bytes) if narrow else f"{ds.entries}/{size(ds.bytes)}"
+            values += [number(ds.hits), dh, number(ds.fills), number(ds.evictions), held, size(ds.budget)]
+        pairs = [(label[1 if narrow else 0], v) for label, v in zip(COUNTER_LABELS, values, strict=False)]
         for i in range(0, len(pairs), 2):
             (k1, v1), (k2, v2) = pairs[i], pairs[i + 1] if i + 1 < len(pairs) else ("", "")
-            t.add_row(k1, str(v1), k2, str(v2))
-        self.query_one("#ov-counters", Static).update(t)
+            t.add_row(k1, v1, k2, v2)
+        panel.update(t)
 
     def tick(self) -> None:
         if self.app.core.ready:

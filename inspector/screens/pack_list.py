@@ -60,19 +60,46 @@ filter found one).
 
 SORTS = ("search order", "problems", "name", "size", "objects", "age", "midx")
 NAME_WIDTH = 45  # "pack-" and 40 hex digits
-COLUMNS = (  # (title, width, sort): the header and the click targets
-    ("rank", 4, "search order"),
-    ("", 1, None),
-    ("pack", NAME_WIDTH, "name"),
-    ("objects", 9, "objects"),
-    ("size", 9, "size"),
-    ("age", 10, "age"),
-    ("midx", 4, "midx"),
-    ("files", 5, None),
-    ("checks / matches", 40, None),
-)
+SHORT_NAME_WIDTH = 18  # "pack-" and 12 hex digits and "…": still unique among thousands of packs
+CHECKS_ROOM = 14  # cells the checks column keeps before the names are shortened
+
+
+def columns(name_width: int = NAME_WIDTH) -> tuple[tuple[str, int, str | None], ...]:
+    """(title, width, sort) of each column: the header and the click targets."""
+    return (
+        ("rank", 4, "search order"),
+        ("", 1, None),
+        ("pack", name_width, "name"),
+        ("objects", 9, "objects"),
+        ("size", 9, "size"),
+        ("age", 10, "age"),
+        ("midx", 4, "midx"),
+        ("files", 5, None),
+        ("checks / matches", 40, None),
+    )
+
+
+COLUMNS = columns()
 RIGHT = ("rank", "objects", "size", "age")
-HEADER = " ".join(t.rjust(w) if t in RIGHT else t.ljust(w) for t, w, _s in COLUMNS)
+
+
+def header(name_width: int = NAME_WIDTH) -> str:
+    return " ".join(t.rjust(w) if t in RIGHT else t.ljust(w) for t, w, _s in columns(name_width))
+
+
+HEADER = header()
+
+
+def name_width_for(cells: int) -> int:
+    """The pack column's width in a screen ``cells`` wide: the whole name
+    when it fits with the other columns and some room for checks, else the
+    name shortened (80 columns: every column still shows)."""
+    others = sum(w + 1 for t, w, _s in COLUMNS if t not in ("pack", "checks / matches"))
+    return max(SHORT_NAME_WIDTH, min(NAME_WIDTH, cells - others - CHECKS_ROOM - 3))
+
+
+def shown_name(name: str, width: int) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
 
 
 def age_text(mtime: float, now: float) -> str:
@@ -151,7 +178,8 @@ class _Source:
         t = Text(f"{'–' if r.rank is None else r.rank:>4} ", style="dim")
         t.append("✗" if bad else " " if checked else "?", style="bold red" if bad else "dim")
         t.append(" ")
-        t.append_text(literal(r.name.ljust(NAME_WIDTH), "bold red" if r.orphan else "bold"))
+        width = self.s.name_width
+        t.append_text(literal(shown_name(r.name, width).ljust(width), "bold red" if r.orphan else "bold"))
         t.append(f" {'?' if r.objects is None else f'{r.objects:,}':>9}")
         t.append(f" {human_bytes(r.size):>9}")
         t.append(f" {age_text(r.mtime, self.s.now):>10}", style="dim")
@@ -212,14 +240,30 @@ class PacksScreen(PackscopeScreen):
         self.now = time.time()
         self._dirty = False
         self._health_seen = -1  # the health state's version last drawn
+        self.name_width = NAME_WIDTH  # the pack column's width (shorter in a narrow terminal)
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="packs-summary", markup=False)
         yield Label(HEADER, id="packs-header", markup=False)
         yield VirtualList(width=len(HEADER) + 60, id="packs-list")
 
+    def on_resize(self, event: events.Resize) -> None:
+        # (the base class's on_resize runs too: Textual calls each class's handler)
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        """The pack column as wide as the terminal allows (shortened names at 80 columns)."""
+        width = name_width_for(self.app.size.width)
+        if width != self.name_width:
+            self.name_width = width
+            self.query_one("#packs-header", Label).update(header(width))
+            lst = self.query_one(VirtualList)
+            lst.line_width = len(header(width)) + 60
+            lst.reset()
+
     def on_mount(self) -> None:
         super().on_mount()
+        self.fit_columns()
         lst = self.query_one(VirtualList)
         lst.set_source(_Source(self))
         lst.focus()
@@ -370,7 +414,7 @@ class PacksScreen(PackscopeScreen):
             return
         x = event.x - 1 + int(self.query_one(VirtualList).scroll_x)  # the label's left padding
         start = 0
-        for _title, width, sort in COLUMNS:
+        for _title, width, sort in columns(self.name_width):
             if start <= x < start + width + 1:
                 if sort is not None:
                     self.set_sort(sort)

@@ -47,6 +47,11 @@ class _LogSource:
 
 
 class EventLogList(VirtualList):
+    """The log's rows.  Focused (Tab), its keys never take one the screen
+    binds: ``on_mount`` drops those from this list's own bindings, so the
+    key goes on to the screen (in the Lab, p plays after a Tab as before it;
+    the palette pauses and clears the log on any screen)."""
+
     BINDINGS = [
         Binding("p", "app.toggle_pause", "Pause log", id="log.pause"),
         Binding("c", "app.clear_log", "Clear log", id="log.clear"),
@@ -58,6 +63,11 @@ class EventLogList(VirtualList):
 
         @property
         def screen(self) -> PackscopeScreen: ...
+
+    def on_mount(self) -> None:
+        screen_keys = set(self.screen._bindings.key_to_bindings)
+        for key in [k for k in self._bindings.key_to_bindings if k in screen_keys]:
+            del self._bindings.key_to_bindings[key]
 
     def action_filter(self) -> None:
         # The log's own modal: when it closes, focus comes back here (any
