@@ -48,6 +48,7 @@ from packscope.core.repo.ref_syntax import (
     Ref,
     check_refname,
     is_per_worktree,
+    is_skipped_ref_file,
     ref_oid,
     ref_problem,
 )
@@ -422,6 +423,8 @@ class RefStore:
             except OSError:
                 continue
             for entry in entries:
+                if is_skipped_ref_file(entry.name):
+                    continue
                 name = rel + entry.name
                 if entry.is_dir(follow_symlinks=False):
                     sub = name + "/"
