@@ -1,0 +1,70 @@
+"""Rows where packscope's answer differed from git 2.39's: ``cat-file -e``
+of a name whose object is missing, and the loose-object census ``info``
+gives (``git count-objects -v`` is the oracle)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests import repos
+from tests.cli import packscope_in
+from tests.repos import git, git_text, work_tree_with_commits
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory) -> Path:
+    work = work_tree_with_commits(tmp_path_factory.mktemp("census") / "w", 2)
+    git("tag", "-a", "-m", "t", "t1", cwd=work)
+    return work
+
+
+def _status(args, cwd) -> int:
+    import subprocess
+
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, env=repos.git_env()).returncode
+
+
+@pytest.mark.parametrize("name", ["HEAD", "main", "refs/heads/main", "HEAD~1", "HEAD^{tree}", "nosuch"])
+def test_exists_on_a_ref_whose_commit_is_missing_answers_as_git(base, tmp_path, name):
+    repo = repos.copy_repo(base, tmp_path / "r")
+    git("branch", "-M", "main", cwd=repo)
+    head = git_text("rev-parse", "HEAD", cwd=repo).strip()
+    os.remove(repo / ".git" / "objects" / head[:2] / head[2:])
+    want = _status(["cat-file", "-e", name], repo)
+    assert packscope_in(repo, "cat-file", "-e", name).returncode == want
+    if name == "HEAD":
+        assert want == 1  # the name resolves; the object is absent
+
+
+def _oddities(repo: Path) -> None:
+    objects = repo / ".git" / "objects"
+    some = next(p for p in objects.glob("[0-9a-f][0-9a-f]/*") if p.is_file())
+    rest = len(some.name)
+    (some.parent / some.name.upper()).write_bytes(some.read_bytes())  # counted: git reads hex in either case
+    (some.parent / (some.name + "x")).write_bytes(b"")  # garbage: too long
+    (some.parent / "tmp_obj_Ab12").write_bytes(b"")  # garbage: a writer's temp file
+    (objects / "12" / ("1" * rest)).mkdir(parents=True)  # garbage: a directory with an id's name
+    os.makedirs(objects / "34", exist_ok=True)
+    (objects / "34" / ("5" * rest)).symlink_to(some)  # garbage: count-objects does not follow links
+    os.makedirs(objects / "56", exist_ok=True)
+    (objects / "56" / ("7" * rest)).write_bytes(b"")  # counted: a regular file with an id's name
+    (objects / "AB").mkdir()  # not a subdirectory git reads
+    (objects / "AB" / some.name).write_bytes(some.read_bytes())
+
+
+def test_info_counts_loose_objects_and_garbage_as_count_objects_does(base, tmp_path):
+    repo = repos.copy_repo(base, tmp_path / "odd")
+    _oddities(repo)
+    want = dict(line.split(": ", 1) for line in git_text("count-objects", "-v", cwd=repo).splitlines())
+    p = packscope_in(repo, "info", "--json")
+    assert p.returncode == 0, p.stderr
+    loose = json.loads(p.stdout)["loose"]
+    assert (loose["objects"], loose["garbage"], loose["also_packed"]) == (
+        int(want["count"]),
+        int(want["garbage"]),
+        int(want["prune-packable"]),
+    )
