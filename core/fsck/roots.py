@@ -308,11 +308,19 @@ class Roots:
             unreadable_bit = ERROR_FATAL  # git dies on the index it reads
             try:
                 index = IndexFile.open(path, walk.fmt)
-                if index.checksum_ok() is False:
+                checksum_ok = index.checksum_ok()
+                if checksum_ok is not True:
+                    # git 2.39 knows no index.skipHash (2.40 does): a zero
+                    # trailer fails its check as any wrong one, and it dies
+                    why = (
+                        "checksum does not match its contents"
+                        if checksum_ok is False
+                        else "no checksum (written with index.skipHash, which git 2.39 does not read)"
+                    )
                     yield Finding(
                         "index-checksum",
                         ERROR,
-                        f"{label}: checksum does not match its contents",
+                        f"{label}: {why}",
                         "index",
                         unreadable_bit,
                         path=path,
