@@ -68,3 +68,18 @@ def test_info_counts_loose_objects_and_garbage_as_count_objects_does(base, tmp_p
         int(want["garbage"]),
         int(want["prune-packable"]),
     )
+
+
+@pytest.mark.parametrize("target", ["logs/HEAD", "objects/info"])
+def test_symref_escaping_refs_is_located_in_its_file(base, tmp_path, target):
+    repo = repos.copy_repo(base, tmp_path / "esc")
+    evil = repo / ".git" / "refs" / "heads" / "evil"
+    evil.write_text(f"ref: {target}\n")
+    p = packscope_in(repo, "info", "--json")
+    (problem,) = json.loads(p.stdout)["problems"]
+    assert problem["path"] == str(evil) and problem["remedy"]
+    assert target in problem["message"]
+    fsck = packscope_in(repo, "fsck", "--json", "--no-progress", "--no-dangling")
+    (finding,) = [json.loads(line) for line in fsck.stdout.decode().splitlines() if '"kind"' in line]
+    assert finding["path"] == str(evil)
+    assert fsck.returncode == _status(["fsck", "--no-dangling"], repo)

@@ -332,7 +332,18 @@ class RefStore:
         seen: set[str] = set()
         current = name
         for _ in range(MAX_SYMREF_READS):
-            ref = self.read(current)
+            try:
+                ref = self.read(current)
+            except BadRefError as e:
+                if not chain or e.path is not None:
+                    raise
+                # a symref whose target escapes refs/ (ref: logs/HEAD): the file to fix is the symref's
+                raise BadRefError(
+                    f"symbolic ref {chain[-1].name} points to {current!r}, which is not a ref name",
+                    path=str(self.ref_path(chain[-1].name)),
+                    kind=e.kind,
+                    remedy=f"Point {chain[-1].name} at a ref under refs/ (git symbolic-ref), or delete it.",
+                ) from e
             if ref is None:
                 if not chain:
                     raise BadRefError(
