@@ -83,3 +83,30 @@ def test_symref_escaping_refs_is_located_in_its_file(base, tmp_path, target):
     (finding,) = [json.loads(line) for line in fsck.stdout.decode().splitlines() if '"kind"' in line]
     assert finding["path"] == str(evil)
     assert fsck.returncode == _status(["fsck", "--no-dangling"], repo)
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        ("core", "filemode", "tzue"),
+        ("core", "bare", "maybe"),
+        ("core", "logallrefupdates", "always"),
+        ("core", "compression", "10"),
+        ("core", "abbrev", "2"),
+        ("core", "abbrev", "no"),
+        ("core", "createobject", "copy"),
+        ("core", "packedgitwindowsize", "-1"),
+        ("core", "checkstat", "tzue"),
+        ("pack", "compression", "-1"),
+    ],
+)
+def test_a_config_value_git_dies_of_refuses_the_repository(base, tmp_path, setting):
+    repo = repos.copy_repo(base, tmp_path / "cfg")
+    section, key, value = setting
+    with open(repo / ".git" / "config", "a") as f:
+        f.write(f"[{section}]\n\t{key} = {value}\n")
+    for args in (["log"], ["cat-file", "-t", "HEAD"], ["fsck"]):
+        want = _status(args, repo)
+        got = packscope_in(repo, *args, "--no-progress" if args == ["fsck"] else "--")
+        assert got.returncode == want, (args, got.stderr)
+        assert (want == 128) == (f"{key}" in got.stderr.decode().lower()), got.stderr
