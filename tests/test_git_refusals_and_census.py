@@ -110,3 +110,35 @@ def test_a_config_value_git_dies_of_refuses_the_repository(base, tmp_path, setti
         got = packscope_in(repo, *args, "--no-progress" if args == ["fsck"] else "--")
         assert got.returncode == want, (args, got.stderr)
         assert (want == 128) == (f"{key}" in got.stderr.decode().lower()), got.stderr
+
+
+def _packed_damage(repo: Path, how: str) -> None:
+    path = repo / ".git" / "packed-refs"
+    lines = path.read_bytes().split(b"\n")
+    first = next(i for i, line in enumerate(lines) if line[:1] not in (b"#", b"^", b""))
+    if how == "garbage line":
+        lines.insert(first, b"this is not a ref line")
+    elif how == "cut inside an id":
+        lines = lines[: first + 1]
+        lines[first] = lines[first][:17]
+    elif how == "a name with a space":
+        lines[first] += b" more"
+    elif how == "a name outside refs/":
+        lines[first] = lines[first].replace(b" refs/", b" rafs/")
+    elif how == "a duplicate line":
+        lines.insert(first, lines[first])
+    path.write_bytes(b"\n".join(lines))
+
+
+@pytest.mark.parametrize(
+    "how", ["garbage line", "cut inside an id", "a name with a space", "a name outside refs/", "a duplicate line"]
+)
+def test_log_all_and_fsck_on_damaged_packed_refs_exit_as_git(base, tmp_path, how):
+    repo = repos.copy_repo(base, tmp_path / "pr")
+    git("branch", "side", "HEAD~1", cwd=repo)
+    git("pack-refs", "--all", cwd=repo)
+    _packed_damage(repo, how)
+    for args in (["log", "--all"], ["fsck"]):
+        want = _status(args, repo)
+        got = packscope_in(repo, *args, *(["--no-progress"] if args == ["fsck"] else []))
+        assert got.returncode == want, (args, how, got.stdout[-400:], got.stderr)

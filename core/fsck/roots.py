@@ -53,7 +53,7 @@ from packscope.core.fsck.findings import (
     from_error,
 )
 from packscope.core.repo.index_file import IndexFile, index_objects
-from packscope.core.repo.ref_syntax import Ref, check_refname, ref_oid
+from packscope.core.repo.ref_syntax import Ref, ref_oid
 from packscope.core.repo.reflog import read_reflog, reflogs
 
 if TYPE_CHECKING:
@@ -243,16 +243,13 @@ class Roots:
                 return None  # a stale lock, a dotfile: git does not look at them
             return self._null_ref(name, e.kind, e.message, {"path": e.path}, e.remedy)
         place: Place = {"path": e.path, "offset": e.offset, "line": getattr(e, "line", None)}
-        line = self._line_at(e.offset)
-        head, sp, rawname = line.partition(b" ")
-        name = os.fsdecode(rawname)
-        well_formed = (
-            sp and len(head) == self.walk.fmt.hexsz and all(c in b"0123456789abcdefABCDEF" for c in head) and rawname
-        )
-        if well_formed and "duplicate entry" in e.message:
-            # git keeps one of the two and says nothing
+        verdict = self.refs.packed_problem_class(e)
+        if verdict == "duplicate":  # git keeps one of the two and says nothing
             return from_error(e, "refs", 0, severity=WARNING, line=place["line"], remedy=PACKED_REMEDY)
-        if well_formed and not (check_refname(name) and name.startswith("refs/")):
+        if verdict == "outside":  # a name outside refs/: git's listing never sees it
+            return from_error(e, "refs", 0, severity=WARNING, line=place["line"], remedy=PACKED_REMEDY)
+        if verdict == "bad-name":
+            name = os.fsdecode(self._line_at(e.offset).partition(b" ")[2])
             return self._null_ref(name, "ref-bad-name", e.message, place, PACKED_REMEDY)
         # git dies on any other line it cannot parse ("unexpected line in packed-refs")
         return from_error(

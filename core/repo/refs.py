@@ -93,6 +93,45 @@ class RefStore:
         tables = [e for _, stack in self._stacks.values() for e in stack.problems]
         return list(self._packed_problems) + list(self._loose_problems.values()) + tables
 
+    def fatal_packed_problem(self) -> BadRefError | None:
+        """The first ``packed-refs`` problem git dies of ("unexpected line
+        in packed-refs": any command that reads the file), or None."""
+        self._load_packed()
+        for e in self._packed_problems:
+            if self.packed_problem_class(e) == "fatal":
+                return e
+        return None
+
+    def packed_problem_class(self, e: BadRefError) -> str:
+        """What git makes of a ``packed-refs`` line packscope could not take:
+        "duplicate" (git keeps one, silently), "outside" (a good name outside
+        refs/: no listing of refs/ sees it), "bad-name" (an id and a name no
+        ref can have: listed, and broken), else "fatal" (git dies)."""
+        data = self._data or b""
+        line = b""
+        if e.offset is not None and e.offset < len(data):
+            end = data.find(b"\n", e.offset)
+            line = data[e.offset : len(data) if end < 0 else end]
+        head, sp, rawname = line.partition(b" ")
+        if not (sp and len(head) == self.fmt.hexsz and is_hex(head.decode("latin-1")) and rawname):
+            return "fatal"
+        if "duplicate entry" in e.message:
+            return "duplicate"
+        if not check_refname(os.fsdecode(rawname)):
+            return "bad-name"
+        return "fatal" if rawname.startswith(b"refs/") else "outside"
+
+    def packed_bad_names(self) -> list[str]:
+        """Names of the packed lines git lists but cannot read (class "bad-name")."""
+        self._load_packed()
+        out = []
+        data = self._data or b""
+        for e in self._packed_problems:
+            if e.path == str(self.packed_path) and self.packed_problem_class(e) == "bad-name" and e.offset is not None:
+                end = data.find(b"\n", e.offset)
+                out.append(os.fsdecode(data[e.offset : len(data) if end < 0 else end].partition(b" ")[2]))
+        return out
+
     # --- reftable ---------------------------------------------------------------------
 
     def _stack(self, directory: Path) -> ReftableStack:
