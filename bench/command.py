@@ -5,7 +5,9 @@ the same run; each repetition is a fresh process with fresh random ids;
 results are the median and min–max of the repetitions, with ratios
 packscope/peer.  Scenarios: exists-mixed, read-random, walk, fsck, startup, rescan,
 loose-sweep, idx-search, last-modified, history-search, history-last-commits,
-tracing-overhead, ui-startup (all by default).  `--json` prints one JSON document for scripts; `--markdown` the
+tracing-overhead, ui-startup (all by default).  `packscope bench fuzz --count N
+--seed S` is no timing: it damages N copies of a small repository and prints
+every difference from git (packscope.bench.fuzz).  `--json` prints one JSON document for scripts; `--markdown` the
 tables as in bench/RESULTS.md.
 """
 
@@ -52,6 +54,10 @@ def register(sub) -> None:
     p.add_argument("-o", "--output", default=None, help="also write the JSON document to this file")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on standard error")
     p.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    p.add_argument(
+        "--count", type=int, default=1000, help="fuzz: how many damaged copies to check against git (default 1000)"
+    )
+    p.add_argument("--seed", type=int, default=1, help="fuzz: the seed that picks the damage (default 1)")
     p.set_defaults(func=run)
 
 
@@ -64,7 +70,12 @@ def run(args) -> int:
     if args.list:
         for name in SCENARIOS:
             print(f"{name:18} {load(name).TITLE}")
+        print(f"{'fuzz':18} damaged copies of a small repository against git (bench fuzz --count N --seed S)")
         return 0
+    if args.scenarios == ["fuzz"]:  # not a timing: every mismatch with git, printed (packscope.bench.fuzz)
+        from packscope.bench.fuzz import main as fuzz_main
+
+        return fuzz_main(args.count, args.seed, quiet=args.quiet)
     unknown = [s for s in args.scenarios if s not in SCENARIOS]
     if unknown:
         print(
