@@ -474,17 +474,17 @@ def verdicts(r: CaseResult) -> list[Problem]:
                 out.append(
                     Problem("paths-differ", name, m, f"compiled {cs} ({len(cout)} B), pure {ps} ({len(pout)} B)")
                 )
-        status = next(iter(runs.values()))[0] if runs else None
-        if name not in r.git or not isinstance(status, int):
+        ours = next(iter(runs.values()))[0] if runs else None
+        if name not in r.git or not isinstance(ours, int):
             continue
         theirs = r.git[name]
         if name == "fsck":
-            differs = status != theirs
+            differs = ours != theirs
         else:
-            differs = (status == 0) != (theirs == 0)
+            differs = (ours == 0) != (theirs == 0)
         if differs:
-            allowed = known_difference(name, m.kind, theirs, status)
-            out.append(Problem("exit-differs", name, m, f"git {theirs}, packscope {status}", allowed))
+            allowed = known_difference(name, m.kind, theirs, ours)
+            out.append(Problem("exit-differs", name, m, f"git {theirs}, packscope {ours}", allowed))
     return out
 
 

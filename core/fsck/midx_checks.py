@@ -94,7 +94,7 @@ def _check_midx_objects(
                 continue
             pack_name = names[pack_id + layer.pack_base] if pack_id + layer.pack_base < len(names) else None
             slot = slots.get(pack_name) if pack_name is not None else None
-            if slot is None:
+            if slot is None or pack_name is None:
                 continue  # reported above
             if slot.rejected:
                 # git's verify cannot load the pack an entry names (its index
