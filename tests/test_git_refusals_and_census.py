@@ -125,13 +125,23 @@ def _packed_damage(repo: Path, how: str) -> None:
         lines[first] += b" more"
     elif how == "a name outside refs/":
         lines[first] = lines[first].replace(b" refs/", b" rafs/")
+    elif how == "a NUL inside a name":
+        lines[first] = lines[first].replace(b" refs/", b" ref\0s/")
     elif how == "a duplicate line":
         lines.insert(first, lines[first])
     path.write_bytes(b"\n".join(lines))
 
 
 @pytest.mark.parametrize(
-    "how", ["garbage line", "cut inside an id", "a name with a space", "a name outside refs/", "a duplicate line"]
+    "how",
+    [
+        "garbage line",
+        "cut inside an id",
+        "a name with a space",
+        "a name outside refs/",
+        "a NUL inside a name",
+        "a duplicate line",
+    ],
 )
 def test_log_all_and_fsck_on_damaged_packed_refs_exit_as_git(base, tmp_path, how):
     repo = repos.copy_repo(base, tmp_path / "pr")

@@ -117,9 +117,10 @@ class RefStore:
             return "fatal"
         if "duplicate entry" in e.message:
             return "duplicate"
-        if not check_refname(os.fsdecode(rawname)):
-            return "bad-name"
-        return "fatal" if rawname.startswith(b"refs/") else "outside"
+        rawname = rawname.split(b"\0", 1)[0]  # git's C string ends at a NUL
+        if not rawname.startswith(b"refs/"):
+            return "outside"
+        return "fatal" if check_refname(os.fsdecode(rawname)) else "bad-name"
 
     def packed_bad_names(self) -> list[str]:
         """Names of the packed lines git lists but cannot read (class "bad-name")."""
