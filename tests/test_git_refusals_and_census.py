@@ -152,3 +152,15 @@ def test_log_all_and_fsck_on_damaged_packed_refs_exit_as_git(base, tmp_path, how
         want = _status(args, repo)
         got = packscope_in(repo, *args, *(["--no-progress"] if args == ["fsck"] else []))
         assert got.returncode == want, (args, how, got.stdout[-400:], got.stderr)
+
+
+@pytest.mark.parametrize("content", ["ref: refs/heads/main\v", "ref: refs/heads/main\f\n", "ref:\vrefs/heads/main\n"])
+def test_head_with_a_space_git_does_not_trim_is_refused_as_git(base, tmp_path, content):
+    """git trims space, tab, LF and CR around a symref's target, not VT or FF."""
+    repo = repos.copy_repo(base, tmp_path / "hd")
+    git("branch", "-M", "main", cwd=repo)
+    (repo / ".git" / "HEAD").write_text(content)
+    for args in (["fsck"], ["log"]):
+        want = _status(args, repo)
+        got = packscope_in(repo, *args, *(["--no-progress"] if args == ["fsck"] else []))
+        assert got.returncode == want, (args, got.stderr)

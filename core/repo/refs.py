@@ -270,18 +270,22 @@ class RefStore:
         return self._parse_loose(name, path, data)
 
     def _parse_loose(self, name: str, path: Path, data: bytes) -> Ref:
-        text = data.rstrip(b" \t\n\v\f\r")
+        text = data.rstrip(b" \t\n\r")  # git's isspace: space, tab, LF, CR (no VT, no FF)
         if len(data) > MAX_LOOSE_SIZE:
             why = "file too large to be a ref"
         elif text.startswith(b"ref:"):
-            target = os.fsdecode(text[4:].lstrip(b" \t\n\v\f\r"))
+            target = os.fsdecode(text[4:].lstrip(b" \t\n\r"))
             if check_refname(target, allow_onelevel=True):
                 return Ref(name, None, target, None, "loose")
             why = f"symbolic ref to an invalid name {target!r}"
         else:
             hexsz = self.fmt.hexsz
             head = text[:hexsz].decode("ascii", "replace")
-            if len(head) == hexsz and is_hex(head) and (len(text) == hexsz or text[hexsz : hexsz + 1].isspace()):
+            if (
+                len(head) == hexsz
+                and is_hex(head)
+                and (len(text) == hexsz or text[hexsz : hexsz + 1] in (b" ", b"\t", b"\n", b"\r"))
+            ):
                 return Ref(name, bytes.fromhex(head), None, None, "loose")
             why = f"expected a {self.fmt.name} id ({hexsz} hex digits) or 'ref: TARGET'"
         raise ref_problem(

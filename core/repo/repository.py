@@ -291,7 +291,7 @@ def valid_head(path: Path) -> bool:
     except OSError:
         return False
     if data.startswith(b"ref:"):
-        return data[4:].lstrip(b" \t\n\v\f\r").startswith(b"refs/")
+        return data[4:].lstrip(b" \t\n\r").startswith(b"refs/")  # git's isspace: no VT, no FF
     head = data.decode("ascii", "replace")
     return any(len(head) >= n and is_hex(head[:n]) for n in (40, 64))
 
