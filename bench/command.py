@@ -5,9 +5,7 @@ the same run; each repetition is a fresh process with fresh random ids;
 results are the median and min–max of the repetitions, with ratios
 packscope/peer.  Scenarios: exists-mixed, read-random, walk, fsck, startup, rescan,
 loose-sweep, idx-search, last-modified, history-search, history-last-commits,
-tracing-overhead, ui-startup (all by default).  `packscope bench fuzz --count N
---seed S` is no timing: it damages N copies of a small repository and prints
-every difference from git (packscope.bench.fuzz).  `--json` prints one JSON document for scripts; `--markdown` the
+tracing-overhead, ui-startup (all by default).  `--json` prints one JSON document for scripts; `--markdown` the
 tables as in bench/RESULTS.md.
 """
 
