@@ -52,6 +52,10 @@ def register(sub) -> None:
     p.add_argument("-o", "--output", default=None, help="also write the JSON document to this file")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on standard error")
     p.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    p.add_argument(
+        "--count", type=int, default=1000, help="fuzz: how many damaged copies to check against git (default 1000)"
+    )
+    p.add_argument("--seed", type=int, default=1, help="fuzz: the seed that picks the damage (default 1)")
     p.set_defaults(func=run)
 
 
@@ -64,7 +68,12 @@ def run(args) -> int:
     if args.list:
         for name in SCENARIOS:
             print(f"{name:18} {load(name).TITLE}")
+        print(f"{'fuzz':18} damaged copies of a small repository against git (bench fuzz --count N --seed S)")
         return 0
+    if args.scenarios == ["fuzz"]:  # not a timing: every mismatch with git, printed (packscope.bench.fuzz)
+        from packscope.bench.fuzz import main as fuzz_main
+
+        return fuzz_main(args.count, args.seed, quiet=args.quiet)
     unknown = [s for s in args.scenarios if s not in SCENARIOS]
     if unknown:
         print(

@@ -70,6 +70,12 @@ def build_parser(names: list[str] | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    # Paths and ref names are bytes read as surrogate-escaped text: written
+    # back as the bytes they were, as git writes them, whatever the locale
+    # (Python's stdout is strict under en_US.UTF-8: a non-UTF-8 byte in an
+    # alternates path was a UnicodeEncodeError).
+    with contextlib.suppress(AttributeError, ValueError):
+        sys.stdout.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
     chdirs, rest = split_chdir(argv)
     for path in chdirs:
         try:

@@ -108,6 +108,8 @@ def render(info: dict) -> None:
         )
     if lo["also_packed"]:
         t.add_row("also packed", f"{lo['also_packed']} (git prune-packed would remove them)")
+    if lo.get("garbage"):
+        t.add_row("garbage", f"{lo['garbage']} other files in objects/xx (not counted as objects, as git counts)")
     c.print(t)
 
     m = info["multi_pack_index"]

@@ -186,3 +186,68 @@ def test_damaged_packed_objects_in_a_batch_answer_as_git(tmp_path, damage):
         assert (p.returncode, p.stdout) == (g.returncode, g.stdout), mode
     g, _ = compare(work, ["cat-file", "--batch"], stdin)
     assert g.returncode == (128 if damage == "base-content" else 0)  # the two cases differ in git
+
+
+def _broken_after_the_header(inflated: bytes, header_len: int) -> bytes:
+    """A zlib stream whose first block holds the header and breaks in the
+    next one (stored blocks; the second one's length check corrupted)."""
+    c = zlib.compressobj(level=0)
+    data = c.compress(inflated[:header_len]) + c.flush(zlib.Z_FULL_FLUSH)
+    second = c.compress(inflated[header_len:]) + c.flush()
+    second = second[:3] + bytes([second[3] ^ 0xFF]) + second[4:]  # LEN no longer matches NLEN
+    return data + second
+
+
+@pytest.mark.parametrize("type_name", ["commit", "blob"])
+@pytest.mark.parametrize("breaks_at", ["header", 40])
+def test_a_stream_that_breaks_after_its_header_answers_as_git(tmp_path, type_name, breaks_at):
+    """git reads a loose header by inflating into 32 bytes: damage past them
+    shows the header line and then dies (128); damage inside them is a
+    header that does not read (missing)."""
+    work = tmp_path / "w"
+    git("init", "-q", "--initial-branch=main", work)
+    git("commit", "-q", "--allow-empty", "-m", "one", cwd=work)
+    repo = work / ".git"
+    body = COMMIT if type_name == "commit" else b"some blob content\n" * 4
+    inflated = raw(type_name, body)
+    oid = hashlib.sha1(inflated).hexdigest()
+    path = repo / "objects" / oid[:2] / oid[2:]
+    path.parent.mkdir(exist_ok=True)
+    at = inflated.index(b"\0") + 1 if breaks_at == "header" else breaks_at
+    path.write_bytes(_broken_after_the_header(inflated, at))
+    for args, stdin in ((["cat-file", "--batch"], f"{oid}\n"), (["cat-file", "--batch-all-objects", "--batch"], "")):
+        g, p = compare(repo, args, stdin)
+        assert (p.returncode, p.stdout) == (g.returncode, g.stdout), (args, g.stdout, p.stdout)
+    if breaks_at == "header":
+        assert g.returncode == 0 and f"{oid} missing".encode() in g.stdout
+    else:
+        assert g.returncode == 128 and f"{oid} {type_name} {len(body)}".encode() in g.stdout
+
+
+# A loose tree (a byte flipped by the mutation fuzzer) whose zlib stream
+# fails ("invalid distance too far back") just past the 32 bytes git
+# inflates for the header: git prints "ID tree 165", then dies.
+FUZZED_TREE = "36e1e1fefb9c0a52e954dde4311381ff273a96f8"
+FUZZED_TREE_ZLIB = bytes.fromhex(
+    "78012b294a4d55303433653034303033315148d42ba92861f8f0f8dfdba5fb0f75085b91dad1c6bad3fb2e6bd563a88224b0"
+    "8263679da608c5fcf0f9c9ccbae9fbadd30d97ff542e832a48062b881111dd74f2fca7a86bfe4f73b66c5c5438218ae38f89"
+    "011028a4305cb32f3ebce7c199c0aa298ebc8b0d2c673ca87b7d01aab93823b12835056cc29c80a2ebce2c5b3f5e0eaf7c61"
+    "f1ad26b3b13a6c1e00c2304b45"
+)
+
+
+def test_header_is_read_from_exactly_the_32_bytes_git_inflates(tmp_path):
+    work = tmp_path / "w"
+    git("init", "-q", "--initial-branch=main", work)
+    git("commit", "-q", "--allow-empty", "-m", "one", cwd=work)
+    repo = work / ".git"
+    path = repo / "objects" / FUZZED_TREE[:2] / FUZZED_TREE[2:]
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(FUZZED_TREE_ZLIB)
+    for args, stdin in (
+        (["cat-file", "--batch"], f"{FUZZED_TREE}\n"),
+        (["cat-file", "--batch-all-objects", "--batch"], ""),
+    ):
+        g, p = compare(repo, args, stdin)
+        assert (p.returncode, p.stdout) == (g.returncode, g.stdout), args
+    assert g.returncode == 128 and f"{FUZZED_TREE} tree 165".encode() in g.stdout

@@ -209,6 +209,9 @@ def chain_file(repo: Path) -> Path:
         ("middle layer with a bad signature", 0),
         ("layers out of order", 16),
         ("middle layer left out of the chain", 16),
+        ("middle layer's trailer changed", 16),
+        ("middle layer's fanout goes down", 16),
+        ("middle layer counts more base graphs", 16),
     ],
 )
 def test_broken_chain_keeps_its_valid_base_as_git(chained, run_fsck, damage, status):
@@ -223,6 +226,21 @@ def test_broken_chain_keeps_its_valid_base_as_git(chained, run_fsck, damage, sta
     elif damage == "middle layer with a bad signature":
         os.chmod(layer, 0o644)
         layer.write_bytes(b"X" + layer.read_bytes()[1:])
+    elif damage.startswith(("middle layer's", "middle layer counts")):
+        os.chmod(layer, 0o644)
+        data = bytearray(layer.read_bytes())
+        if "trailer" in damage:
+            data[-1] ^= 1
+        elif "fanout" in damage:
+            (oidf,) = [
+                struct.unpack_from(">Q", data, 12 + 12 * i)[0]
+                for i in range(data[6])
+                if data[8 + 12 * i : 12 + 12 * i] == b"OIDF"
+            ]
+            data[oidf + 4 * 200 + 3] ^= 0x7F  # one bucket's count above the next one's
+        else:
+            data[7] += 1  # the header's base-graph count
+        layer.write_bytes(bytes(data))
     elif damage == "layers out of order":
         chain.write_text(f"{lines[1]}\n{lines[0]}\n{lines[2]}\n")
     else:

@@ -189,3 +189,26 @@ def test_unknown_required_extension_is_a_problem_not_a_failure(copy):
     index = IndexFile.open(path, SHA1)
     assert [p.kind for p in index.problems] == ["index-extension"]
     assert len(list(index.entries())) == count
+
+
+@pytest.mark.parametrize("damage", ["skip-hash", "skip-hash-and-damaged", "wrong-hash"])
+def test_fsck_dies_on_an_index_git_2_39_cannot_verify(copy, damage):
+    """git 2.39 predates index.skipHash: an all-zero trailer fails its check
+    like a wrong one, and fsck dies (128); packscope says which it was."""
+    import subprocess
+
+    from tests.cli import packscope_in
+
+    path = copy / ".git" / "index"
+    data = bytearray(path.read_bytes())
+    if damage == "wrong-hash":
+        data[-1] ^= 1
+    else:
+        data[-20:] = bytes(20)
+    if damage == "skip-hash-and-damaged":
+        data[40] ^= 1  # a ctime byte: still parses
+    path.write_bytes(bytes(data))
+    git_status = subprocess.run(["git", "fsck"], cwd=copy, capture_output=True, env=repos.git_env()).returncode
+    p = packscope_in(copy, "fsck", "--no-progress")
+    assert p.returncode == git_status == 128
+    assert ("index.skipHash" in p.stdout.decode()) == damage.startswith("skip-hash")

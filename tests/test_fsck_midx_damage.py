@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests import repos
+from tests.repos import git_fsck
 
 HEADER = 12  # "MIDX", version, id version, chunk count, base count, pack count
 RAWSZ = 20
@@ -101,3 +102,27 @@ def test_a_named_pack_that_is_gone_is_midx_pack_missing(midx_copy, run_fsck):
     assert [f.message for f in found] == [f"multi-pack-index names pack {idx.name}, which is not there"]
     assert found[0].path == str(midx)
     assert status & 32
+
+
+@pytest.mark.parametrize("damage", ["idx-fanout", "pack-cut", "pack-count"])
+def test_a_pack_the_midx_lists_but_git_cannot_load_sets_bit_32_as_git(midx_copy, run_fsck, damage):
+    """git's multi-pack-index verify loads the pack each listed object is
+    in: an unreadable .idx, or a .pack that does not match it (cut short,
+    another object count), fails it too: exit bits as git fsck's."""
+    repo, midx = midx_copy
+    idx = sorted((repo / "objects" / "pack").glob("pack-*.idx"))[0]
+    pack = idx.with_suffix(".pack")
+    target = idx if damage == "idx-fanout" else pack
+    data = bytearray(target.read_bytes())
+    if damage == "idx-fanout":
+        data[8 + 4 * 200 + 2] ^= 0x40  # one fanout entry larger than the next
+    elif damage == "pack-cut":
+        data = data[: len(data) - 7]
+    else:
+        data[11] ^= 1  # the object count
+    target.chmod(0o644)
+    target.write_bytes(bytes(data))
+    status, findings = run_fsck(repo)
+    assert status == git_fsck(repo)[0] and status & 32
+    (found,) = [f for f in findings if f.kind == "midx-pack-unusable"]
+    assert found.pack == str(pack) and found.path == str(midx)

@@ -367,10 +367,12 @@ def test_loose_ref_in_the_wrong_object_format_is_unparseable(small):
 
 
 def test_files_with_invalid_ref_names_are_recorded_not_listed(small):
+    (small / ".git" / "refs" / "heads" / "x..y").write_text(git_text("rev-parse", "HEAD", cwd=small))
     (small / ".git" / "refs" / "heads" / "x.lock").write_text(git_text("rev-parse", "HEAD", cwd=small))
     store = store_for(small)
-    assert "refs/heads/x.lock" not in [r.name for r in store.iter_refs()]
-    assert [p.kind for p in store.problems] == ["ref-bad-name"]
+    names = [r.name for r in store.iter_refs()]
+    assert "refs/heads/x..y" not in names and "refs/heads/x.lock" not in names
+    assert [(p.kind, p.path) for p in store.problems] == [("ref-bad-name", str(small / ".git/refs/heads/x..y"))]
 
 
 def test_loose_ref_with_trailing_text_reads_like_fetch_head(small):

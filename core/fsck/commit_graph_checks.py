@@ -15,7 +15,9 @@ A split chain that breaks partway keeps its valid base layers
 (packscope.core.history.commit_graph); the layers it drops are warnings,
 as git's "unable to find all commit-graph files" is, except a layer git
 itself would have accepted and then failed on (more base graphs than the
-chain has below it): an error, bit 16, as git's verify fails.
+chain has below it; a fanout that goes down; a header counting base graphs
+the BASE chunk does not hold; a trailer that matches neither the layer's
+name nor its bytes): an error, bit 16, as git's verify fails.
 """
 
 from __future__ import annotations
@@ -25,14 +27,14 @@ from collections.abc import Callable, Iterator
 from packscope.core.errors import BadCommitGraphError, CorruptObjectError, MissingObjectError, PackscopeError
 from packscope.core.fsck.findings import ERROR_COMMIT_GRAPH, WARNING, Finding, Ticker, from_error
 from packscope.core.fsck.objects import ObjectTable, Unreadable
-from packscope.core.history.commit_graph import CommitGraph, CommitRecord
+from packscope.core.history.commit_graph import DAMAGED_LAYER, CommitGraph, CommitRecord
 from packscope.core.objects import commit_header_fast
 from packscope.core.oid import ObjectFormat
 
 ReadObject = Callable[[bytes], "tuple[str, bytes]"]
 
 # chain problems git answers with an error (its verify fails) rather than a warning
-FAILING_CHAIN_KINDS = frozenset({"commit-graph-chain-base"})
+FAILING_CHAIN_KINDS = frozenset({"commit-graph-chain-base", DAMAGED_LAYER})
 
 
 def date_message(oid: bytes, graph_date: int, object_date: int) -> str:

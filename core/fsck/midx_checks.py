@@ -77,6 +77,7 @@ def _check_midx_objects(
     ticker: Ticker,
     limiter: Limiter,
 ) -> Iterator[Finding]:
+    unusable: set[str] = set()
     for layer in layers:
         prev = None
         for i in range(layer.num_objects):
@@ -93,8 +94,23 @@ def _check_midx_objects(
                 continue
             pack_name = names[pack_id + layer.pack_base] if pack_id + layer.pack_base < len(names) else None
             slot = slots.get(pack_name) if pack_name is not None else None
-            if slot is None or slot.rejected:
-                continue  # reported above, or the pack itself was refused
+            if slot is None or pack_name is None:
+                continue  # reported above
+            if slot.rejected:
+                # git's verify cannot load the pack an entry names (its index
+                # unreadable, the pack not matching it): a multi-pack-index
+                # error too (bit 32), once per pack here
+                if pack_name not in unusable:
+                    unusable.add(pack_name)
+                    yield _midx_error(
+                        "midx-pack-unusable",
+                        f"multi-pack-index lists objects in {pack_name}, which cannot be used ({slot.rejected})",
+                        layer.path,
+                        oid=name.hex(),
+                        pack=slot.pack_path,
+                        idx=slot.idx_path,
+                    )
+                continue
             try:
                 pos = slot.handle.index.find(name)
                 actual = slot.handle.index.offset_at(pos) if pos >= 0 else None

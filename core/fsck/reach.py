@@ -134,6 +134,7 @@ class Connectivity:
         # counted whether or not the limiter lets their findings through
         self.absent: dict[str, int] = {}
         self._absent_roots: set[bytes] = set()
+        self._base_offsets: dict[int, set[int]] = {}  # per pack: the entries deltas build on
         # git reads shallow commits without parents and grafted ones with theirs
         self.grafted = parent_overrides(repo, self.fmt)[0] if repo is not None else {}
 
@@ -167,6 +168,27 @@ class Connectivity:
         why = f": {errors[0].message}" if errors else ""
         return "unreadable", f"is stored, but no copy can be read{why}", described
 
+    def in_a_usable_pack(self, oid: bytes) -> bool:
+        """Whether a pack fsck did not refuse lists ``oid``: git's walk then
+        lets an unreadable copy be ("it is in pack - forget about it"; the
+        pack check already failed on it, bit 4), where a ref or a reflog
+        naming it is an error all the same."""
+        for slot, pos in self.table.copies(oid):
+            if not isinstance(slot, PackSlot) or pos is None:
+                continue
+            try:
+                offset = slot.handle.index.offset_at(pos)
+                bases = self._base_offsets.get(slot.no)
+                if bases is None:
+                    bases = self._base_offsets[slot.no] = slot.handle.pack.open().base_offsets()
+            except PackscopeError:
+                continue
+            # a delta on it failed too: git then marks it bad, and bad
+            # objects are no longer "in pack" for it (a broken link, bit 2)
+            if offset not in bases:
+                return True
+        return False
+
     def _count_absent(self, oid: bytes, kind: str) -> None:
         if oid in self._absent_roots:
             return  # several roots (or a root and the walk) name it: one object
@@ -198,6 +220,8 @@ class Connectivity:
             self._count_absent(oid, kind)
             if kind == "promised":
                 return None
+            if kind == "unreadable" and role == "index" and self.in_a_usable_pack(oid):
+                return None  # git walks index entries as it walks trees (below)
             fkind, area, bit = ROLES[role]
             if not self.limiter.allow(path or label, fkind):
                 return None
@@ -340,6 +364,8 @@ class Connectivity:
         self._count_absent(oid, kind)
         if kind == "promised":
             return None
+        if kind == "unreadable" and self.in_a_usable_pack(oid):
+            return None  # the pack's own check reported it; git's walk says nothing more
         what = expected or "object"
         return Finding(
             kind,

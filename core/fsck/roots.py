@@ -1,7 +1,10 @@
 """fsck's roots, checked where they are found, as git fsck checks them.
 
-The roots are HEAD of every worktree, every ref, every reflog entry and
-every index (entries, intent-to-add entries, cache tree, resolve-undo).
+The roots are HEAD of every worktree, every ref and every reflog entry
+(every worktree's), and, as git 2.39 reads them, the refs and the index of
+the current worktree only (entries, intent-to-add entries, cache tree,
+resolve-undo): a blob staged in another worktree, or its refs/bisect/, keep
+nothing alive.
 Each is handed to the walk (packscope.core.fsck.reach.Connectivity.root),
 which reports one that names nothing usable.  What git says and which exit
 bit it sets, for each form of ref (git 2.39, compared in tests):
@@ -50,7 +53,7 @@ from packscope.core.fsck.findings import (
     from_error,
 )
 from packscope.core.repo.index_file import IndexFile, index_objects
-from packscope.core.repo.ref_syntax import Ref, check_refname, ref_oid
+from packscope.core.repo.ref_syntax import Ref, ref_oid
 from packscope.core.repo.reflog import read_reflog, reflogs
 
 if TYPE_CHECKING:
@@ -123,8 +126,14 @@ class Roots:
 
     def heads(self) -> Iterator[Finding]:
         refs, walk = self.refs, self.walk
-        names = [("HEAD", "main-worktree/HEAD" if refs.linked else "HEAD")]
-        names += [(f"worktrees/{wt.name}/HEAD", f"worktrees/{wt.name}/HEAD") for wt in self.repo.worktrees()]
+        # git's names: the current worktree's is "HEAD", the others' say whose it is
+        current = os.path.realpath(str(self.repo.git_dir))
+        names = [("main-worktree/HEAD", "main-worktree/HEAD") if refs.linked else ("HEAD", "HEAD")]
+        for wt in self.repo.worktrees():
+            if os.path.realpath(str(wt.git_dir)) == current:
+                names.append(("HEAD", "HEAD"))
+            else:
+                names.append((f"worktrees/{wt.name}/HEAD", f"worktrees/{wt.name}/HEAD"))
         for label, name in names:
             path = str(refs.ref_path(name))
             try:
@@ -234,16 +243,13 @@ class Roots:
                 return None  # a stale lock, a dotfile: git does not look at them
             return self._null_ref(name, e.kind, e.message, {"path": e.path}, e.remedy)
         place: Place = {"path": e.path, "offset": e.offset, "line": getattr(e, "line", None)}
-        line = self._line_at(e.offset)
-        head, sp, rawname = line.partition(b" ")
-        name = os.fsdecode(rawname)
-        well_formed = (
-            sp and len(head) == self.walk.fmt.hexsz and all(c in b"0123456789abcdefABCDEF" for c in head) and rawname
-        )
-        if well_formed and "duplicate entry" in e.message:
-            # git keeps one of the two and says nothing
+        verdict = self.refs.packed_problem_class(e)
+        if verdict == "duplicate":  # git keeps one of the two and says nothing
             return from_error(e, "refs", 0, severity=WARNING, line=place["line"], remedy=PACKED_REMEDY)
-        if well_formed and not (check_refname(name) and name.startswith("refs/")):
+        if verdict == "outside":  # a name outside refs/: git's listing never sees it
+            return from_error(e, "refs", 0, severity=WARNING, line=place["line"], remedy=PACKED_REMEDY)
+        if verdict == "bad-name":
+            name = os.fsdecode(self._line_at(e.offset).partition(b" ")[2])
             return self._null_ref(name, "ref-bad-name", e.message, place, PACKED_REMEDY)
         # git dies on any other line it cannot parse ("unexpected line in packed-refs")
         return from_error(
@@ -290,25 +296,28 @@ class Roots:
 
     def indexes(self) -> Iterator[Finding]:
         walk = self.walk
-        common = str(self.repo.common_dir)
-        current = os.path.join(str(self.repo.git_dir), "index")  # the one git fsck reads
-        paths = [("index", os.path.join(common, "index"), common)]
-        paths += [
-            (f"worktrees/{wt.name}/index", os.path.join(str(wt.git_dir), "index"), str(wt.git_dir))
-            for wt in self.repo.worktrees()
-        ]
-        for label, path, git_dir in paths:
-            if not os.path.isfile(path):
-                continue
-            # git dies on the index it reads; the others it does not read at all
-            unreadable_bit = ERROR_FATAL if os.path.realpath(path) == os.path.realpath(current) else ERROR_REACHABLE
+        # git 2.39 reads one index, the current worktree's: a blob staged only
+        # in another worktree is dangling for it (2.41 reads every worktree's)
+        git_dir = str(self.repo.git_dir)
+        path = os.path.join(git_dir, "index")
+        label = "index"
+        if os.path.isfile(path):
+            unreadable_bit = ERROR_FATAL  # git dies on the index it reads
             try:
                 index = IndexFile.open(path, walk.fmt)
-                if index.checksum_ok() is False:
+                checksum_ok = index.checksum_ok()
+                if checksum_ok is not True:
+                    # git 2.39 knows no index.skipHash (2.40 does): a zero
+                    # trailer fails its check as any wrong one, and it dies
+                    why = (
+                        "checksum does not match its contents"
+                        if checksum_ok is False
+                        else "no checksum (written with index.skipHash, which git 2.39 does not read)"
+                    )
                     yield Finding(
                         "index-checksum",
                         ERROR,
-                        f"{label}: checksum does not match its contents",
+                        f"{label}: {why}",
                         "index",
                         unreadable_bit,
                         path=path,
@@ -326,7 +335,7 @@ class Roots:
                 yield from self._cache_tree(index, label, path)
             except RepositoryError as e:
                 yield from_error(e, "index", unreadable_bit)
-                continue
+                return
             for problem in index.problems:
                 yield from_error(problem, "index", ERROR_REACHABLE)
 

@@ -12,7 +12,6 @@ from packscope.core.errors import CorruptObjectError, MissingObjectError
 from packscope.core.fsck.findings import (
     ERROR,
     ERROR_OBJECT,
-    INFO,
     REMEDIES,
     WARNING,
     Finding,
@@ -46,7 +45,11 @@ def _syntax_finding(msg_id: str, severity: str, message: str, remedy: str, **fie
 
 
 def _severity(msg_severity: str) -> str:
-    return {"fatal": ERROR, "error": ERROR, "warning": WARNING}.get(msg_severity, INFO)
+    """How git reports a message of this level: a fatal one as an error, an
+    info one (badFilemode, missingTaggerEntry, ...) as a warning ("warning
+    in tree ID: badFilemode: ..."), though neither an info nor a warning
+    fails fsck."""
+    return ERROR if msg_severity in ("fatal", "error") else WARNING
 
 
 def syntax_findings(

@@ -49,6 +49,7 @@ EDGE_FLAG = 0x80000000  # parent 2 indexes EDGE / last EDGE entry
 OVERFLOW_FLAG = 0x80000000  # GDA2 value indexes GDO2
 BLOOM_HEADER = 12
 BLOOM_VERSIONS = (1, 2)
+DAMAGED_LAYER = "commit-graph-chain-damaged"  # a chain layer git loads, then fails to verify
 
 _U32 = struct.Struct(">I")
 _U64 = struct.Struct(">Q")
@@ -399,10 +400,27 @@ class CommitGraph:
                 kind="commit-graph-chain",
                 remedy="Rewrite the chain: git commit-graph write --reachable --split (or delete commit-graphs/).",
             )
-        layer = GraphLayer(path, fmt, commit_base=base, index=len(hashes))
         n = len(hashes)
+        try:
+            layer = GraphLayer(path, fmt, commit_base=base, index=n)
+        except BadCommitGraphError as e:
+            # git 2.39 loads a layer whose fanout goes down, or whose header
+            # counts base graphs its BASE chunk does not hold, and then its
+            # verify fails: damage (fsck's bit 16), not a layer left out
+            if e.kind == "commit-graph-fanout" or "base graph" in e.message:
+                e.kind = DAMAGED_LAYER
+            e.message = f"layer {n} of the chain is not used: {e.message}"
+            raise
         if layer.checksum != bytes.fromhex(line.decode()):
-            problem = ("its checksum does not match its name in the chain", layer._trailer_at, "commit-graph-chain")
+            # a layer whose trailer no longer matches its own bytes is damaged
+            # (git verifies it, and fails); one whole but misnamed is left out
+            damaged = layer.computed_checksum() != layer.checksum
+            problem = (
+                "its checksum does not match its name in the chain"
+                + ("; its contents do not match their checksum either" if damaged else ""),
+                layer._trailer_at,
+                DAMAGED_LAYER if damaged else "commit-graph-chain",
+            )
         elif n and not layer.num_base_graphs:
             problem = ("it lists no base graphs", 7, "commit-graph-chain")
         elif layer.base_hashes[:n] != tuple(hashes) or layer.num_base_graphs < n:

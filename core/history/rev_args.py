@@ -113,7 +113,10 @@ def _check_all_refs(refs: RefStore, store: RevisionStore, listed: list[Ref]) -> 
     """git's --all adds every ref, broken ones included, and dies at the
     first it cannot read as an object (``listed``: the refs
     ``refs.iter_refs("refs/")`` just gave, whose broken files it noted)."""
-    broken = refs.broken_refs("refs/", relist=False)
+    fatal = refs.fatal_packed_problem()
+    if fatal is not None:  # git dies reading packed-refs, before any ref is looked at
+        raise fatal
+    broken = refs.broken_refs("refs/", relist=False) + refs.packed_bad_names()
     direct = [r for r in listed if r.symref is None]
     absent = _absent(store, [r.oid for r in direct if r.oid is not None])
     if not broken and not absent and all(r.oid is not None for r in direct):

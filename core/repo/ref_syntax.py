@@ -40,6 +40,14 @@ class Ref(NamedTuple):
     source: str = "loose"  # "loose", "packed" or "reftable"
 
 
+def is_skipped_ref_file(basename: str) -> bool:
+    """Whether a file or directory under ``refs/`` (or ``logs/refs/``) is
+    none of git's business: a dotfile, or a ``*.lock`` left by a writer
+    (git's loose-ref and reflog listings skip both without a word, so a
+    stale lock is not a bad ref name)."""
+    return basename.startswith(".") or basename.endswith(".lock")
+
+
 def check_refname(name: str, *, allow_onelevel: bool = False) -> bool:
     """git check-ref-format's rules (without --refspec-pattern)."""
     if (

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from packscope.core.errors import BadRefError
 from packscope.core.oid import ObjectFormat, is_hex
+from packscope.core.repo.ref_syntax import is_skipped_ref_file
 from packscope.core.repo.repository import Repository
 
 MAX_LINE = 1 << 20  # a longer "line" is not a reflog entry
@@ -83,6 +84,8 @@ def _logs_under(log_dir: Path, prefix: str) -> list[Reflog]:
         except OSError:
             continue
         for e in entries:
+            if is_skipped_ref_file(e.name):
+                continue
             if e.is_dir(follow_symlinks=False):
                 stack.append(Path(e.path))
             elif e.is_file(follow_symlinks=False):

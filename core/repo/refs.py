@@ -48,6 +48,7 @@ from packscope.core.repo.ref_syntax import (
     Ref,
     check_refname,
     is_per_worktree,
+    is_skipped_ref_file,
     ref_oid,
     ref_problem,
 )
@@ -91,6 +92,46 @@ class RefStore:
         self._load_packed()
         tables = [e for _, stack in self._stacks.values() for e in stack.problems]
         return list(self._packed_problems) + list(self._loose_problems.values()) + tables
+
+    def fatal_packed_problem(self) -> BadRefError | None:
+        """The first ``packed-refs`` problem git dies of ("unexpected line
+        in packed-refs": any command that reads the file), or None."""
+        self._load_packed()
+        for e in self._packed_problems:
+            if self.packed_problem_class(e) == "fatal":
+                return e
+        return None
+
+    def packed_problem_class(self, e: BadRefError) -> str:
+        """What git makes of a ``packed-refs`` line packscope could not take:
+        "duplicate" (git keeps one, silently), "outside" (a good name outside
+        refs/: no listing of refs/ sees it), "bad-name" (an id and a name no
+        ref can have: listed, and broken), else "fatal" (git dies)."""
+        data = self._data or b""
+        line = b""
+        if e.offset is not None and e.offset < len(data):
+            end = data.find(b"\n", e.offset)
+            line = data[e.offset : len(data) if end < 0 else end]
+        head, sp, rawname = line.partition(b" ")
+        if not (sp and len(head) == self.fmt.hexsz and is_hex(head.decode("latin-1")) and rawname):
+            return "fatal"
+        if "duplicate entry" in e.message:
+            return "duplicate"
+        rawname = rawname.split(b"\0", 1)[0]  # git's C string ends at a NUL
+        if not rawname.startswith(b"refs/"):
+            return "outside"
+        return "fatal" if check_refname(os.fsdecode(rawname)) else "bad-name"
+
+    def packed_bad_names(self) -> list[str]:
+        """Names of the packed lines git lists but cannot read (class "bad-name")."""
+        self._load_packed()
+        out = []
+        data = self._data or b""
+        for e in self._packed_problems:
+            if e.path == str(self.packed_path) and self.packed_problem_class(e) == "bad-name" and e.offset is not None:
+                end = data.find(b"\n", e.offset)
+                out.append(os.fsdecode(data[e.offset : len(data) if end < 0 else end].partition(b" ")[2]))
+        return out
 
     # --- reftable ---------------------------------------------------------------------
 
@@ -229,18 +270,22 @@ class RefStore:
         return self._parse_loose(name, path, data)
 
     def _parse_loose(self, name: str, path: Path, data: bytes) -> Ref:
-        text = data.rstrip(b" \t\n\v\f\r")
+        text = data.rstrip(b" \t\n\r")  # git's isspace: space, tab, LF, CR (no VT, no FF)
         if len(data) > MAX_LOOSE_SIZE:
             why = "file too large to be a ref"
         elif text.startswith(b"ref:"):
-            target = os.fsdecode(text[4:].lstrip(b" \t\n\v\f\r"))
+            target = os.fsdecode(text[4:].lstrip(b" \t\n\r"))
             if check_refname(target, allow_onelevel=True):
                 return Ref(name, None, target, None, "loose")
             why = f"symbolic ref to an invalid name {target!r}"
         else:
             hexsz = self.fmt.hexsz
             head = text[:hexsz].decode("ascii", "replace")
-            if len(head) == hexsz and is_hex(head) and (len(text) == hexsz or text[hexsz : hexsz + 1].isspace()):
+            if (
+                len(head) == hexsz
+                and is_hex(head)
+                and (len(text) == hexsz or text[hexsz : hexsz + 1] in (b" ", b"\t", b"\n", b"\r"))
+            ):
                 return Ref(name, bytes.fromhex(head), None, None, "loose")
             why = f"expected a {self.fmt.name} id ({hexsz} hex digits) or 'ref: TARGET'"
         raise ref_problem(
@@ -331,7 +376,18 @@ class RefStore:
         seen: set[str] = set()
         current = name
         for _ in range(MAX_SYMREF_READS):
-            ref = self.read(current)
+            try:
+                ref = self.read(current)
+            except BadRefError as e:
+                if not chain or e.path is not None:
+                    raise
+                # a symref whose target escapes refs/ (ref: logs/HEAD): the file to fix is the symref's
+                raise BadRefError(
+                    f"symbolic ref {chain[-1].name} points to {current!r}, which is not a ref name",
+                    path=str(self.ref_path(chain[-1].name)),
+                    kind=e.kind,
+                    remedy=f"Point {chain[-1].name} at a ref under refs/ (git symbolic-ref), or delete it.",
+                ) from e
             if ref is None:
                 if not chain:
                     raise BadRefError(
@@ -422,6 +478,8 @@ class RefStore:
             except OSError:
                 continue
             for entry in entries:
+                if is_skipped_ref_file(entry.name):
+                    continue
                 name = rel + entry.name
                 if entry.is_dir(follow_symlinks=False):
                     sub = name + "/"

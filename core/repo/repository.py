@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 from packscope.core.errors import ConfigError, NotARepositoryError, UnsupportedRepositoryError
 from packscope.core.oid import FORMATS, ObjectFormat, is_hex
-from packscope.core.repo.config import Config, expand_path, parse_bool
+from packscope.core.repo.config import Config, expand_path, parse_bool, parse_int
 
 # Extensions git honours even in a version-0 repository.
 V0_EXTENSIONS = frozenset(("noop", "preciousobjects", "partialclone", "worktreeconfig"))
@@ -291,7 +291,7 @@ def valid_head(path: Path) -> bool:
     except OSError:
         return False
     if data.startswith(b"ref:"):
-        return data[4:].lstrip(b" \t\n\v\f\r").startswith(b"refs/")
+        return data[4:].lstrip(b" \t\n\r").startswith(b"refs/")  # git's isspace: no VT, no FF
     head = data.decode("ascii", "replace")
     return any(len(head) >= n and is_hex(head[:n]) for n in (40, 64))
 
@@ -334,6 +334,7 @@ def _build(git_dir: Path, mode: str, container: Path | None, cwd: Path, env: Map
     if _truthy_extension(config, "worktreeconfig"):
         config = config.merged(Config.from_file(git_dir / "config.worktree", missing_ok=True))
 
+    check_default_config(config, object_format)
     core_bare = config.get_bool("core", "bare")
     core_worktree = config.get("core", "worktree")
     if env.get("GIT_WORK_TREE"):
@@ -371,6 +372,68 @@ def _build(git_dir: Path, mode: str, container: Path | None, cwd: Path, env: Map
         format_version=version,
         extensions=extensions,
     )
+
+
+# What every git command parses on start-up (git_default_config) and dies
+# of (128) when a value does not parse: so git opens no repository whose
+# config holds "filemode = tzue" and packscope opens none either.
+_DEFAULT_BOOLS = (
+    "bare",
+    "filemode",
+    "trustctime",
+    "quotepath",
+    "ignorecase",
+    "symlinks",
+    "ignorestat",
+    "prefersymlinkrefs",
+    "warnambiguousrefs",
+    "precomposeunicode",
+    "protecthfs",
+    "protectntfs",
+    "fsyncobjectfiles",
+    "sparsecheckout",
+    "multipackindex",
+    "commitgraph",
+    "usereplacerefs",
+)
+_DEFAULT_BOOLS_OR = {"logallrefupdates": "always", "autocrlf": "input", "safecrlf": "warn"}
+_DEFAULT_SIZES = ("packedgitwindowsize", "packedgitlimit", "deltabasecachelimit", "bigfilethreshold")
+_NO_ABBREV = ("false", "no", "off")
+
+
+def check_default_config(config: Config, fmt: ObjectFormat) -> None:
+    """ConfigError for a value git's start-up would die of (see above)."""
+    for entry in config:
+        section, key, value = entry.section, entry.key, entry.value
+        if section == "core":
+            if key in _DEFAULT_BOOLS:
+                parse_bool(value, where=entry)
+            elif key in _DEFAULT_BOOLS_OR:
+                if (value or "").lower() != _DEFAULT_BOOLS_OR[key]:
+                    parse_bool(value, where=entry)
+            elif key in _DEFAULT_SIZES:
+                if parse_int(value, where=entry) < 0:
+                    raise ConfigError(
+                        f"bad numeric config value {value!r} for {entry.name!r}: invalid unit",
+                        path=entry.path,
+                        line=entry.line,
+                    )
+            elif key in ("compression", "loosecompression"):
+                if not -1 <= parse_int(value, where=entry) <= 9:
+                    raise ConfigError(
+                        f"bad zlib compression level {value} ({entry.name})", path=entry.path, line=entry.line
+                    )
+            elif key == "abbrev" and value is not None and value.lower() not in (*_NO_ABBREV, "auto"):
+                if not 4 <= parse_int(value, where=entry) <= fmt.hexsz:
+                    raise ConfigError(
+                        f"abbrev length out of range: {value} ({entry.name})", path=entry.path, line=entry.line
+                    )
+            elif key == "createobject" and (value or "").lower() not in ("rename", "link"):
+                raise ConfigError(
+                    f"invalid mode for object creation: {value} ({entry.name})", path=entry.path, line=entry.line
+                )
+        elif section == "pack" and key == "compression" and not -1 <= parse_int(value, where=entry) <= 9:
+            raise ConfigError(f"bad pack compression level {value} ({entry.name})", path=entry.path, line=entry.line)
 
 
 def _truthy_extension(config: Config, name: str) -> bool:

@@ -325,3 +325,48 @@ def _sorted_list(names: list[bytes]) -> SortedList:
     from sortedcontainers import SortedList
 
     return SortedList(names)
+
+
+class LooseFiles(NamedTuple):
+    """What ``git count-objects -v`` counts in one objects directory."""
+
+    counts: list[int]  # loose objects per subdirectory 00..ff
+    ids: list[bytes]  # their ids, one per file (a name in upper case is a file of its own)
+    garbage: list[str]  # paths of the files there that are not loose objects
+
+
+def count_loose_files(objects_dir: str, fmt: ObjectFormat) -> LooseFiles:
+    """git count-objects' census: a loose object is a regular file (not
+    followed if a symbolic link) named by the id's remaining hex digits, in
+    either case, in a lower-case two-digit subdirectory; anything else there
+    (temp files, a directory or a link with an id's name) is garbage.  The
+    lookup cache is wider (it lists every name git's batch listing does)."""
+    rest_len = fmt.hexsz - 2
+    counts = [0] * 256
+    ids: list[bytes] = []
+    garbage: list[str] = []
+    for n in range(256):
+        xx = f"{n:02x}"
+        try:
+            with os.scandir(os.path.join(objects_dir, xx)) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            raw = None
+            if len(name) == rest_len:
+                try:
+                    raw = bytes.fromhex(xx + name)
+                except ValueError:
+                    raw = None
+            try:
+                regular = entry.is_file(follow_symlinks=False)
+            except OSError:
+                regular = False
+            if raw is not None and len(raw) == fmt.rawsz and regular:
+                counts[n] += 1
+                ids.append(raw)
+            else:
+                garbage.append(entry.path)
+    return LooseFiles(counts, ids, garbage)

@@ -77,21 +77,23 @@ def run(args) -> int:
         session.close()
 
 
-def resolve(session, text: str) -> bytes:
+def resolve(session, text: str, verify: bool = True) -> bytes:
     """Full id, or any revision (abbreviations included) in git's order: a
     ref of that name wins over an abbreviation.  BadRevision, Missing,
-    Promised or Ambiguous errors are raised."""
+    Promised or Ambiguous errors are raised (with ``verify=False``, not for
+    the final object being absent)."""
     fmt = session.fmt
     if len(text) == fmt.hexsz and is_hex(text):
         return bytes.fromhex(text)  # existence is checked by the caller's read
-    return session.resolve(text)
+    return session.resolve(text, verify=verify)
 
 
 def run_single(session, mode: str, text: str) -> int:
     store = session.store
     out = sys.stdout.buffer
     try:
-        oid = resolve(session, text)
+        # -e: a name that resolves (a ref to a missing commit) answers 1, as git's does
+        oid = resolve(session, text, verify=mode != "exists")
     except (BadRevisionError, LookupFailedError) as e:
         # git's -e answers 1 only for a full id that is absent; a name that
         # does not resolve is fatal (128) in every mode, in git's words.

@@ -215,15 +215,8 @@ def _packs(store, problems: _Problems) -> dict:
     }
 
 
-def _loose_counts(store, objects_dir: str) -> list[int]:
-    cache = store.loose_cache(objects_dir)
-    return [len(cache.entries(sub)) for sub in range(256)]
-
-
-def _also_packed(store, objects_dir: str) -> int | None:
+def _also_packed(store, ids: list[bytes]) -> int | None:
     """Loose objects that a pack holds too (git count-objects' prune-packable)."""
-    cache = store.loose_cache(objects_dir)
-    ids = [oid for sub in range(256) for oid in cache.entries(sub)]
     packs = store.packs
     if len(ids) * max(1, len(packs)) > PRUNE_PACKABLE_BUDGET:
         return None
@@ -240,7 +233,10 @@ def _also_packed(store, objects_dir: str) -> int | None:
 
 
 def _loose(store, problems: _Problems) -> dict:
-    counts = _loose_counts(store, store.objects_dir)
+    from packscope.core.store.loose import count_loose_files
+
+    files = count_loose_files(store.objects_dir, store.fmt)  # git count-objects' census
+    counts = files.counts
     used = [c for c in counts if c]
     total = sum(counts)
     busiest = max(range(256), key=lambda i: counts[i]) if total else None
@@ -254,7 +250,8 @@ def _loose(store, problems: _Problems) -> dict:
             "min_used": min(used) if used else 0,
         },
         "busiest": f"{busiest:02x}" if busiest is not None else None,
-        "also_packed": _also_packed(store, store.objects_dir),
+        "also_packed": _also_packed(store, files.ids),
+        "garbage": len(files.garbage),
     }
 
 
@@ -364,6 +361,8 @@ def _commit_graph(store, problems: _Problems) -> dict:
 
 
 def _alternates(session, problems: _Problems) -> list[dict]:
+    from packscope.core.store.loose import count_loose_files
+
     store, repo = session.store, session.repo
     from_env = {os.path.realpath(str(p)) for p in repo.env_alternates}
     out = []
@@ -381,7 +380,7 @@ def _alternates(session, problems: _Problems) -> list[dict]:
                 "source": "environment" if os.path.realpath(d) in from_env else "objects/info/alternates",
                 "packs": len(packs),
                 "packed_objects": objects,
-                "loose_objects": sum(_loose_counts(store, d)),
+                "loose_objects": sum(count_loose_files(d, store.fmt).counts),
             }
         )
     return out
