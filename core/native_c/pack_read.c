@@ -12,12 +12,14 @@
  *       must inflate to exactly its size, and is applied to the object
  *       below it, the bottom one to base.  The objects come back in the
  *       same order (the last made from base, the first the top one).  None
- *       on any doubt — the pure loop then raises the error.  The deltas are
- *       inflated by decompress when given and they are small (a one-shot
- *       function of Python's zlib API: zlib-ng's is faster than the system
- *       zlib, but has no output cap), bigger ones by inflate_big(data,
- *       size) when given (exactly size bytes or None, capped), else by one
- *       z_stream that serves every call (inflateReset keeps its state). */
+ *       on any doubt — the pure loop then raises the error.  The walk's
+ *       application is chain.c's chain_apply, with its inflaters: deltas up
+ *       to SMALL_INFLATE by one z_stream that serves every call
+ *       (inflateReset keeps its state), up to ONE_CALL_INFLATE by decompress
+ *       when given (a one-shot function of Python's zlib API: zlib-ng's is
+ *       faster than the system zlib, but has no output cap), bigger ones by
+ *       inflate_big(data, size) when given (exactly size bytes or None,
+ *       capped). */
 static PyObject *
 native_apply_chain(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
