@@ -40,7 +40,7 @@ setup(
             "packscope.core._native",
             sources=["core/_native.c"],
             # core/_native.c includes these (one translation unit): a change to any rebuilds it
-            depends=sorted(str(p) for p in Path("core/native_c").glob("*.c")),
+            depends=sorted(str(p) for p in Path("core/native_c").glob("*.[ch]")),
             libraries=["z"],  # zlib: pack_info inflates a delta's first bytes for its result size
             optional=True,
         )

@@ -4,18 +4,19 @@
  * would answer, and on any doubt hands the input over to it.
  *
  * The functions live in core/native_c/, one concern per file, each with
- * its own notes; this file includes them in dependency order (one
- * translation unit: their helpers stay static) and lists the methods.
+ * its own notes and a header (the .h beside it) saying what it offers;
+ * this file includes them (one translation unit) and lists the methods.
  */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <stdint.h>
-#include <string.h>
-
+/* Each file's header (the .h beside it in core/native_c) declares what it offers and
+ * includes the headers of what it uses; the files are included here in an
+ * order where every definition follows its declaration (one translation
+ * unit: the helpers stay static, and the hot ones inline across files). */
 #include "native_c/common.c"
 #include "native_c/delta.c"
 #include "native_c/objects.c"
+#include "native_c/chain.c"
+#include "native_c/cache.c"
 #include "native_c/tree_diff.c"
 #include "native_c/id_set.c"
 #include "native_c/fsck_tree.c"
@@ -25,7 +26,9 @@
 #include "native_c/pack_read.c"
 #include "native_c/object_read.c"
 #include "native_c/commit_walk.c"
+#include "native_c/graph_read.h"
 #include "native_c/graph_read.c"
+#include "native_c/plain_walk.h"
 #include "native_c/plain_walk.c"
 #include "native_c/graph_plain.c"
 
@@ -66,9 +69,12 @@ static PyMethodDef native_methods[] = {
      "pack_info_many(pack, offsets, data_end, rawsz, max_depth, memo) -> [(type name, size) or None, ...]."},
     {"apply_chain", (PyCFunction)(void (*)(void))native_apply_chain, METH_FASTCALL,
      "apply_chain(pack, base, deltas, end, max_size) -> [object, ...] (top first), or None."},
+    {"cache_put", (PyCFunction)(void (*)(void))native_cache_put, METH_FASTCALL,
+     "cache_put(cache, name, offset, type_name, data) -> bool: DeltaBaseCache.put as the compiled read puts "
+     "(False: not done, a tracer listens); the C half of the cache's reference pair."},
     {"walk_chain", (PyCFunction)(void (*)(void))native_walk_chain, METH_FASTCALL,
-     "walk_chain(pack, offset, end, max_depth, cached, name) -> (hit, base type, offset, data offset, size, "
-     "deltas, misses), or None."},
+     "walk_chain(pack, offset, end, max_depth, cached, name) -> ChainWalk(hit, base_type, base_offset, "
+     "base_data_offset, base_size, deltas, misses), or None."},
     {"read_object", (PyCFunction)(void (*)(void))native_read_object, METH_FASTCALL,
      "read_object(pack, offset, end, max_depth, max_size, cache, name, keep, decompress, inflate_big) -> "
      "(type name, data) through OFS_DELTA chains with the delta-base cache's bookkeeping, or None."},
@@ -123,5 +129,8 @@ PyInit__native(void)
         if (default_max_size == NULL)
             return NULL;
     }
-    return PyModule_Create(&native_module);
+    PyObject *module = PyModule_Create(&native_module);
+    if (module != NULL && pack_read_init(module) < 0)
+        Py_CLEAR(module);
+    return module;
 }

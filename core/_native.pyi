@@ -1,5 +1,32 @@
-# Types of the optional compiled module (core/_native.c).
+# Types of the optional compiled module (core/_native.c; each part's C header in core/native_c/*.h).
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from typing import NamedTuple, Protocol
+
+from packscope.core.trace import Tracer
+
+class DeltaBaseCacheSurface(Protocol):
+    """What the compiled read uses of a delta-base cache (core/store/cache.py
+    DeltaBaseCache, the reference of core/native_c/cache.c): the entries in
+    LRU order, the counts (hits, misses, fills, evictions, bytes) updated in
+    place, the budget, and the tracer (while one listens the compiled read
+    and cache_put decline)."""
+
+    table: OrderedDict[tuple[str, int], tuple[str, bytes]]
+    counts: list[int]
+    budget: int
+    tracer: Tracer | None
+
+class ChainWalk(NamedTuple):
+    """walk_chain's answer (a C structseq: a tuple with these names)."""
+
+    hit: int  # the offset whose cache entry ended the walk, or -1
+    base_type: int  # the whole object's type number at the bottom (-1 on a hit)
+    base_offset: int
+    base_data_offset: int
+    base_size: int
+    deltas: list[tuple[int, int, int]]  # (offset, data offset, size) of the deltas passed, top first
+    misses: int  # the cache probes that found nothing
 
 def apply_delta(base: bytes, delta: bytes, max_size: int = ...) -> bytes: ...
 def try_apply_delta(base: bytes, delta: bytes, max_size: int) -> bytes | None: ...
@@ -38,15 +65,16 @@ def apply_chain(
     /,
 ) -> list[bytes] | None: ...
 def walk_chain(
-    pack: object, offset: int, end: int, max_depth: int, cached: dict[tuple[str, int], object], name: str, /
-) -> tuple[int, int, int, int, int, list[tuple[int, int, int]], int] | None: ...
+    pack: object, offset: int, end: int, max_depth: int, cached: dict[tuple[str, int], tuple[str, bytes]], name: str, /
+) -> ChainWalk | None: ...
+def cache_put(cache: DeltaBaseCacheSurface, name: str, offset: int, type_name: str, data: bytes, /) -> bool: ...
 def read_object(
     pack: object,
     offset: int,
     end: int,
     max_depth: int,
     max_size: int,
-    cache: object,
+    cache: DeltaBaseCacheSurface,
     name: str,
     keep: bool,
     decompress: Callable[[object, int, int], bytes] | None,
@@ -59,7 +87,7 @@ def read_objects(
     end: int,
     max_depth: int,
     max_size: int,
-    cache: object,
+    cache: DeltaBaseCacheSurface,
     name: str,
     decompress: Callable[[object, int, int], bytes] | None,
     inflate_big: Callable[[memoryview, int], bytes | None] | None,

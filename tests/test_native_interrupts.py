@@ -97,8 +97,9 @@ def test_an_ordinary_error_in_the_callback_is_doubt_and_the_reference_reads(big_
 def test_apply_chain_passes_an_interrupt_from_its_inflater_on():
     import zlib
 
-    # a delta from b"hello" to b"hello!!": sizes 5 and 7, copy 5 bytes at 0, insert "!!"
-    delta_body = bytes([5, 7, 0x90, 5, 2]) + b"!!"
+    # a delta from b"hello" to b"hello" + 600 "!": sizes 5 and 605, copy 5 bytes at 0, insert
+    # 120 "!" five times (a delta over chain.h's SMALL_INFLATE: the reused z_stream takes smaller ones)
+    delta_body = bytes([5, 0xDD, 0x04, 0x90, 5]) + (bytes([120]) + b"!" * 120) * 5
     deflated = zlib.compress(delta_body)
     pack = b"\0" * 16 + deflated + b"\0" * 20
     deltas = [(10, 16, len(delta_body))]
@@ -110,7 +111,7 @@ def test_apply_chain_passes_an_interrupt_from_its_inflater_on():
     def broken(*args):
         raise zlib.error("bad stream")
 
-    assert _native.apply_chain(pack, b"hello", deltas, end, 1 << 20) == [b"hello!!"]
+    assert _native.apply_chain(pack, b"hello", deltas, end, 1 << 20) == [b"hello" + b"!" * 600]
     # (a delta under the one-call size goes through decompress)
     with pytest.raises(KeyboardInterrupt):
         _native.apply_chain(pack, b"hello", deltas, end, 1 << 20, interrupted)

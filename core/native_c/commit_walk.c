@@ -1,6 +1,7 @@
 /* core/native_c/commit_walk.c: part of packscope.core._native, compiled as one unit by core/_native.c
- * (which includes Python.h, then this file).  A commit's header from one pack in one call
+ * (commit_walk.h says what it offers).  A commit's header from one pack in one call
  * (commit_lookup); the reference is core/history/commit_reader.py. */
+#include "commit_walk.h"
 
 /* ---- Commit headers at walk speed (core/history/commit_reader.py) ----------
  *

@@ -1,6 +1,7 @@
 /* core/native_c/common.c: part of packscope.core._native, compiled as one unit by core/_native.c
- * (which includes Python.h, then this file).  Helpers every part uses: bytes of a buffer-like
+ * (common.h says what it offers).  Helpers every part uses: bytes of a buffer-like
  * argument, the (data, size) call, id widths. */
+#include "common.h"
 
 /* After a failed call into Python that the caller would rather answer with
  * "doubt" (the pure reference then runs): clear the error when it is an

@@ -1,6 +1,7 @@
 /* core/native_c/delta.c: part of packscope.core._native, compiled as one unit by core/_native.c (which
  * includes Python.h, then this file).  Delta application (apply_delta, try_apply_delta); the reference
  * is core/store/delta.py. */
+#include "delta.h"
 
 /*
  * Delta application (gitformat-pack, "Deltified representation"):
@@ -22,14 +23,12 @@
  */
 
 #define COPY_ZERO_SIZE 0x10000u
-#define DEFAULT_MAX_RESULT (4ull << 30)
 
 /* Argument bytes that follow a copy opcode: the number of bits set in its
  * low seven bits.  Filled at module init. */
 static uint8_t copy_arg_bytes[128];
 
 static PyObject *delta_fallback = NULL; /* the reference, set by delta.py */
-static PyObject *default_max_size = NULL;
 
 /* A size varint at *pos: 0 and the value, or -1 if it runs past the end
  * or needs a byte at bit 63 or beyond (as the reference refuses). */

@@ -1,6 +1,7 @@
 /* core/native_c/fsck_tree.c: part of packscope.core._native, compiled as one unit by core/_native.c
- * (which includes Python.h, then this file).  fsck's verdict on a tree and the walk's unseen entries
+ * (fsck_tree.h says what it offers).  fsck's verdict on a tree and the walk's unseen entries
  * (fsck_tree, tree_unseen); the references are core/fsck/syntax.py and reach.py. */
+#include "fsck_tree.h"
 
 /* ---- fsck's tree checks (core/fsck/syntax.py and reach.py hold the pure references) ----
  *

@@ -1,6 +1,7 @@
 /* core/native_c/id_set.c: part of packscope.core._native, compiled as one unit by core/_native.c
- * (which includes Python.h, then this file).  fsck's set of raw ids (id_set); the reference is a
+ * (id_set.h says what it offers).  fsck's set of raw ids (id_set); the reference is a
  * Python set of bytes (core/fsck/reach.py). */
+#include "id_set.h"
 
 /* ---- fsck's id set (core/fsck/reach.py; the pure reference is a set of bytes) ----
  *
@@ -10,12 +11,6 @@
  *       instead of ~70, and tree_unseen asks it about an entry without
  *       making a bytes object of the entry's id. */
 
-typedef struct {
-    PyObject_HEAD
-    Py_ssize_t rawsz, cap, len; /* cap: a power of two, or 0 before the first add */
-    uint8_t *keys;              /* cap * rawsz bytes; all zero: an empty slot */
-    int has_null;               /* the null id (all zero) is in the set: kept aside */
-} IdSetObject;
 
 static int
 idset_empty_slot(const uint8_t *slot, Py_ssize_t rawsz)

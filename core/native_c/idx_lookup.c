@@ -1,6 +1,7 @@
 /* core/native_c/idx_lookup.c: part of packscope.core._native, compiled as one unit by core/_native.c
- * (which includes Python.h, then this file).  Untraced pack index searches (idx_find, idx_find_many);
+ * (idx_lookup.h says what it offers).  Untraced pack index searches (idx_find, idx_find_many);
  * the references are core/store/search.py and the store's MRU order. */
+#include "idx_lookup.h"
 
 /* ---- Untraced index lookups and object headers (store lookups) ---------
  *
@@ -35,20 +36,6 @@
  *       reference would refuse. */
 #include <zlib.h>
 
-static inline uint32_t
-be32_at(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
-typedef struct {
-    Py_buffer view;
-    const uint8_t *m;
-    Py_ssize_t n, fan_at, names_at, stride;
-    uint32_t nr;
-    Py_ssize_t off_at, off_stride; /* idx_find_many's offsets */
-    int v2;
-} idx_table;
 
 /* 0 with t filled (release with release_bytes(&t->view)), or -1 (no error
  * set) when the arguments do not describe a fanout and name table inside

@@ -1,7 +1,8 @@
 /* core/native_c/objects.c: part of packscope.core._native, compiled as one unit by core/_native.c
- * (which includes Python.h, then this file).  Tree entries, commit headers and pack entry headers
+ * (objects.h says what it offers).  Tree entries, commit headers and pack entry headers
  * (tree_items, commit_header, entry_header); the references are core/objects.py and
  * core/store/pack_entry.py. */
+#include "objects.h"
 
 /* Tree entries (gitformat: "<octal mode> <name>\0<raw id>" repeated):
  *
@@ -190,7 +191,6 @@ done:
  *       or None for anything the reference would refuse or compute in big
  *       integers (then it decides).  Like the reference it reads at most
  *       ENTRY_PEEK bytes from offset, and the header must end by data_end. */
-#define ENTRY_PEEK 64
 
 static PyObject *
 native_entry_header(PyObject *self, PyObject *const *args, Py_ssize_t nargs)

@@ -1,53 +1,7 @@
 /* core/native_c/pack_info.c: part of packscope.core._native, compiled as one unit by core/_native.c
- * (which includes Python.h, then this file).  An entry's type and size through OFS_DELTA chains
+ * (see pack_info.h).  An entry's type and size through OFS_DELTA chains
  * (pack_info, pack_info_many); the reference is core/store/pack_info.py. */
-
-/* An entry's header as the reference parses it (Pack._header_py): 0 with
- * the fields, or -1 for anything it would refuse (or a REF_DELTA: its base
- * is found through an index, which the caller leaves to Python). */
-static int
-entry_head(const uint8_t *m, Py_ssize_t n, long long offset, long long end, int *type, uint64_t *size,
-           long long *data_at, long long *base_at)
-{
-    if (offset < 12 || offset >= end || offset >= n)
-        return -1;
-    const uint8_t *d = m + offset;
-    Py_ssize_t avail = n - (Py_ssize_t)offset < ENTRY_PEEK ? n - (Py_ssize_t)offset : ENTRY_PEEK;
-    Py_ssize_t i = 1;
-    uint8_t c = d[0];
-    *type = (c >> 4) & 7;
-    *size = c & 15;
-    unsigned shift = 4;
-    while (c & 0x80) {
-        if (i >= avail || shift > 57)
-            return -1;
-        c = d[i++];
-        *size |= (uint64_t)(c & 0x7F) << shift;
-        shift += 7;
-    }
-    *base_at = 0;
-    if (*type == 6) {
-        if (i >= avail)
-            return -1;
-        c = d[i++];
-        uint64_t distance = c & 0x7F;
-        while (c & 0x80) {
-            if (i >= avail || distance >= (1ull << 50))
-                return -1;
-            c = d[i++];
-            distance = ((distance + 1) << 7) | (c & 0x7F);
-        }
-        if (distance == 0 || distance > (uint64_t)offset || (uint64_t)offset - distance < 12)
-            return -1;
-        *base_at = offset - (long long)distance;
-    }
-    else if (*type < 1 || *type > 4)
-        return -1;
-    if (offset + i > end)
-        return -1;
-    *data_at = offset + i;
-    return 0;
-}
+#include "pack_info.h"
 
 /* A delta's result size from the start of its zlib stream at data_at
  * (inflating at most 20 bytes, as Pack.delta_result_size): 0, or -1. */
@@ -138,55 +92,71 @@ memo_put(const type_memo *t, long long offset, long long below, int type)
         *memo_slot(t, offset) = (uint64_t)offset << (MEMO_BELOW_BITS + 3) | (uint64_t)below << 3 | (uint64_t)type;
 }
 
+/* The probe of pack_info's walk: the memo's type for a delta, and how
+ * many deltas lie below it. */
+typedef struct {
+    const type_memo *memo;
+    int type;
+    long long below;
+} memo_probe;
+
+static int
+probe_memo(void *ctx, long long offset)
+{
+    memo_probe *p = ctx;
+    p->type = memo_get(p->memo, offset, &p->below);
+    return p->type != 0;
+}
+
 /* pack_info's answer for the entry at offset: 0 with *type and *size, or
- * -1 on any doubt.  memo may have no slots (no memo). */
+ * -1 on any doubt.  memo may have no slots (no memo).  The walk is the
+ * shared one (chain.c); OFS_DELTA bases lie strictly earlier, so it cannot
+ * loop.  The depth rule is the reference's (Pack._check_chain_depth): the
+ * deltas of the whole chain, those under a memo hit included.  The deltas
+ * passed learn the type (the first CHAIN_SMALL of them). */
 static int
 pack_info_one(const uint8_t *m, Py_ssize_t n, long long offset, long long end, long long max_depth,
               const type_memo *memo, int *type_out, uint64_t *size_out)
 {
-    int type;
-    uint64_t size, result_size;
-    long long data_at, base_at;
-    if (end > n || entry_head(m, n, offset, end, &type, &size, &data_at, &base_at) < 0)
-        return -1;
-    if (type <= 4) {
-        *type_out = type;
-        *size_out = size;
-        return 0;
+    memo_probe probe = {memo, 0, 0};
+    chain_walk w;
+    int got = chain_walk_from(&w, m, n, offset, end, max_depth, probe_memo, &probe);
+    int rc = -1;
+    if (got != CHAIN_OK) {
+        PyErr_Clear(); /* (the memo probe sets none; an allocation's failure is a doubt here) */
+        goto done;
     }
-    if (delta_result_size(m, data_at, end, size, &result_size) < 0)
-        return -1;
-    /* OFS_DELTA bases lie strictly earlier, so the walk cannot loop.  The
-     * depth rule is the reference's (Pack._check_chain_depth): the deltas
-     * of the whole chain, those under a memo hit included.  The deltas
-     * passed learn the type (the first 64 of them). */
-    long long passed[64];
-    long long depth = 0, below = 0;
-    long long at = offset;
-    int known = memo_get(memo, offset, &below);
-    while (!known && type == 6) {
-        if (depth < 64)
-            passed[depth] = at;
-        if (++depth > max_depth)
-            return -1;
-        at = base_at;
-        known = memo_get(memo, at, &below);
-        if (known)
-            break;
-        uint64_t ignored;
-        if (entry_head(m, n, at, end, &type, &ignored, &data_at, &base_at) < 0)
-            return -1;
+    if (w.count == 0 && w.hit < 0) { /* a whole object */
+        *type_out = w.type;
+        *size_out = w.size;
+        rc = 0;
+        goto done;
     }
-    if (known) {
-        type = known;
-        if (depth + below > max_depth)
-            return -1;
+    uint64_t result_size;
+    long long top_data_at = w.count ? w.links[0].data_at : -1;
+    uint64_t top_size = w.count ? w.links[0].size : 0;
+    if (w.count == 0) { /* a memo hit at the top itself: its header still gives the result size */
+        int type;
+        long long base_at;
+        if (entry_head(m, n, offset, end, &type, &top_size, &top_data_at, &base_at) < 0)
+            goto done;
     }
-    for (long long k = 0; k < depth && k < 64; k++)
-        memo_put(memo, passed[k], depth - k + below, type);
+    if (delta_result_size(m, top_data_at, end, top_size, &result_size) < 0)
+        goto done;
+    int type = w.type;
+    if (w.hit >= 0) {
+        type = probe.type;
+        if (w.count + probe.below > max_depth)
+            goto done;
+    }
+    for (Py_ssize_t k = 0; k < w.count && k < CHAIN_SMALL; k++)
+        memo_put(memo, w.links[k].at, (long long)(w.count - k) + (w.hit >= 0 ? probe.below : 0), type);
     *type_out = type;
     *size_out = result_size;
-    return 0;
+    rc = 0;
+done:
+    chain_walk_release(&w);
+    return rc;
 }
 
 /* The memo argument: a bytearray of a power of two of aligned 8-byte

@@ -1,6 +1,7 @@
 /* core/native_c/tree_diff.c: part of packscope.core._native, compiled as one unit by core/_native.c
- * (which includes Python.h, then this file).  Which entries differ between two trees, one entry by
+ * (tree_diff.h says what it offers).  Which entries differ between two trees, one entry by
  * name (tree_diff_names, tree_entry); the reference is core/history/tree_entries.py. */
+#include "tree_diff.h"
 
 /* --- tree_diff_names, tree_entry (last_modified's tree comparison) ----------
  *

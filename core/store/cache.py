@@ -24,7 +24,7 @@ from packscope.core import trace  # (the event classes load when a tracer listen
 from packscope.core.trace import Tracer
 
 DEFAULT_DELTA_BASE_BUDGET = 96 * 1024 * 1024
-HITS, MISSES, FILLS, EVICTIONS, BYTES = range(5)  # DeltaBaseCache._counts
+HITS, MISSES, FILLS, EVICTIONS, BYTES = range(5)  # DeltaBaseCache.counts
 Data = bytes  # (inside DeltaBaseCache, `bytes` is its byte total)
 
 
@@ -41,53 +41,56 @@ class DeltaBaseCacheStats(NamedTuple):
 class DeltaBaseCache:
     """LRU of (type name, bytes) keyed by (pack name, offset), by byte budget.
 
-    The counters and the byte total live in one list, ``_counts`` (hits,
-    misses, fills, evictions, bytes), which the compiled read
-    (core/_native.c read_object) updates in place as ``get`` and ``put``
-    would; the attributes of those names read it."""
+    ``get`` and ``put`` are the reference of a pair: the compiled read
+    (core/native_c/cache.c) applies the same rules — a hit moved to the end
+    and counted, an entry over the budget not kept, a key put again
+    replacing its entry, the least recently used evicted until the bytes
+    fit — and tests/test_delta_base_cache_pair.py drives both with the same
+    puts.  A change to one is a change to both.
 
-    __slots__ = ("_counts", "_entries", "budget", "tracer")
+    The compiled read's surface (declared in _native.pyi as
+    ``DeltaBaseCacheSurface``): ``table``, the entries in LRU order (oldest
+    first); ``counts``, one list of hits, misses, fills, evictions and bytes
+    (the attributes of those names read it), updated in place; ``budget``;
+    and ``tracer`` (while one listens, the compiled read leaves the work to
+    this class, which emits the events)."""
+
+    __slots__ = ("budget", "counts", "table", "tracer")
 
     def __init__(self, budget_bytes: int = DEFAULT_DELTA_BASE_BUDGET, tracer: Tracer | None = None) -> None:
         self.budget = budget_bytes
         self.tracer = tracer
-        self._entries: OrderedDict[tuple[str, int], tuple[str, Data]] = OrderedDict()
-        self._counts = [0, 0, 0, 0, 0]
+        self.table: OrderedDict[tuple[str, int], tuple[str, Data]] = OrderedDict()
+        self.counts = [0, 0, 0, 0, 0]
 
-    hits = property(lambda self: self._counts[HITS])
-    misses = property(lambda self: self._counts[MISSES])
-    fills = property(lambda self: self._counts[FILLS])
-    evictions = property(lambda self: self._counts[EVICTIONS])
-    bytes = property(lambda self: self._counts[BYTES])
+    hits = property(lambda self: self.counts[HITS])
+    misses = property(lambda self: self.counts[MISSES])
+    fills = property(lambda self: self.counts[FILLS])
+    evictions = property(lambda self: self.counts[EVICTIONS])
+    bytes = property(lambda self: self.counts[BYTES])
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self.table)
 
     def __contains__(self, key: tuple[str, int]) -> bool:
         """Membership without counting or reordering (for displays)."""
-        return key in self._entries
+        return key in self.table
 
     def peek(self, pack: str, offset: int) -> tuple[str, Data] | None:
         """The entry without counting or reordering (for displays and type walks)."""
-        return self._entries.get((pack, offset))
-
-    @property
-    def table(self) -> dict[tuple[str, int], tuple[str, Data]]:
-        """The entries, for a compiled chain walk (pack.py) that only reads
-        them; it counts the lookups that found nothing with ``count_misses``."""
-        return self._entries
+        return self.table.get((pack, offset))
 
     def count_misses(self, n: int) -> None:
-        self._counts[MISSES] += n
+        self.counts[MISSES] += n
 
     def get(self, pack: str, offset: int) -> tuple[str, Data] | None:
         key = (pack, offset)
-        entry = self._entries.get(key)
+        entry = self.table.get(key)
         if entry is None:
-            self._counts[MISSES] += 1
+            self.counts[MISSES] += 1
             return None
-        self._entries.move_to_end(key)
-        self._counts[HITS] += 1
+        self.table.move_to_end(key)
+        self.counts[HITS] += 1
         tracer = self.tracer
         if tracer is not None and tracer.active:
             tracer.emit(trace.DeltaBaseCacheEvent("hit", pack, offset, len(entry[1])))
@@ -98,8 +101,8 @@ class DeltaBaseCache:
         if size > self.budget:  # would only evict everything else and then itself
             return
         key = (pack, offset)
-        entries = self._entries
-        counts = self._counts
+        entries = self.table
+        counts = self.counts
         old = entries.pop(key, None)
         if old is not None:
             counts[BYTES] -= len(old[1])
@@ -117,12 +120,12 @@ class DeltaBaseCache:
                 tracer.emit(trace.DeltaBaseCacheEvent("evict", epack, eoffset, len(edata)))
 
     def clear(self) -> None:
-        self._entries.clear()
-        self._counts[BYTES] = 0
+        self.table.clear()
+        self.counts[BYTES] = 0
 
     def stats(self) -> DeltaBaseCacheStats:
-        hits, misses, fills, evictions, size = self._counts
-        return DeltaBaseCacheStats(hits, misses, fills, evictions, size, len(self._entries), self.budget)
+        hits, misses, fills, evictions, size = self.counts
+        return DeltaBaseCacheStats(hits, misses, fills, evictions, size, len(self.table), self.budget)
 
 
 def default_open_limit() -> int:

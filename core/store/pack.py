@@ -19,7 +19,7 @@ import os
 import zlib
 from array import array
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from zlib_ng import zlib_ng
 
@@ -51,6 +51,9 @@ from packscope.core.store.pack_inflate import inflate_entry
 from packscope.core.store.pack_info import PackInfo
 from packscope.core.store.pack_order import PackOrderFacts
 from packscope.core.store.zlib_errors import ZlibError
+
+if TYPE_CHECKING:
+    from packscope.core._native import ChainWalk
 
 # The compiled delta-chain application (core/_native.c apply_chain): every
 # delta of a chain inflated and applied in one call, or None (the loop in
@@ -366,15 +369,15 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
     def _build(
         self,
         m: mmap.mmap,
-        walked: tuple[int, int, int, int, int, list[tuple[int, int, int]], int],
+        walked: ChainWalk,
         keep: bool,
         cache: DeltaBaseCache,
     ) -> tuple[str, bytes] | None:
         """read_at's object from a compiled walk (``walk_chain``): the cache
         counts and orders as read_at's own loop makes it, the base is
         inflated and cached as there, then the deltas applied."""
-        hit, type_num, base_offset, start, size, deltas, misses = walked
-        cache.count_misses(misses)
+        hit, deltas, base_offset = walked.hit, walked.deltas, walked.base_offset
+        cache.count_misses(walked.misses)
         name = self.name
         if hit >= 0:
             base = cache.get(name, hit)  # counts the hit, as the loop's probe would
@@ -384,8 +387,16 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
                 return base
         else:
             base = (
-                TYPE_NAMES[type_num],
-                _inflate(m, base_offset, start, size, self._data_end, self.max_object_size, self.path),
+                TYPE_NAMES[walked.base_type],
+                _inflate(
+                    m,
+                    base_offset,
+                    walked.base_data_offset,
+                    walked.base_size,
+                    self._data_end,
+                    self.max_object_size,
+                    self.path,
+                ),
             )
             if not deltas:  # a whole object on top: not a base of anything here
                 if keep:

@@ -1,0 +1,14 @@
+/* core/native_c/plain_walk.h: what plain_walk.c offers the other parts of packscope.core._native.
+ * The plain default-order walk (walk_plain) and commit facts in bulk
+ * (commit_facts_many); needs commit_walk (commit_lookup_in) and graph_read (graph_*). */
+#ifndef PACKSCOPE_NATIVE_PLAIN_WALK_H
+#define PACKSCOPE_NATIVE_PLAIN_WALK_H
+
+#include "common.h"
+#include "commit_walk.h"
+#include "graph_read.h"
+
+static PyObject *native_walk_plain(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+static PyObject *native_commit_facts_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+#endif
