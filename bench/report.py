@@ -89,6 +89,10 @@ def tables(doc: dict) -> list[Table]:
                 if s["note"]:
                     t.notes.append(f"{case['case']} · {s['system']}: {s['note']}")
         out.append(t)
+        if sc["scenario"] == "scale-growth":
+            from packscope.bench.scenarios.history_growth import growth_table
+
+            out.append(growth_table(sc))
     return out
 
 

@@ -1,0 +1,289 @@
+"""scale-growth: the same rows on histories 0.1×, 1×, 3×, 10× git.git's size.
+
+Inputs from bench/synth.py (a seeded fast-import stream: git.git's commit
+count times the scale, 2% merges, a topic branch per merge, a tag every
+100 commits, a few thousand files; about 10 objects per commit), one pack
+each; sizes with ``--scale 0.1,1,3`` (default 0.1 and 1; ``--tiny``: 0.001).
+Per size:
+
+* whole processes: ``packscope log --all --format=%H`` vs ``git rev-list
+  --all``; ``packscope cat-file --batch-check --batch-all-objects`` vs git's;
+* the UI, headless in a fresh worker: first paint, History's first rows
+  after ``7`` (the sample: seconds from spawn), ``G`` to the last row,
+  opening HEAD's commit (every file of every parent counted), peak RSS;
+  beside it tig's main view in a pseudo-terminal (first rows from spawn,
+  ``G`` to the root commit, tig's peak RSS), skipped with a note when tig
+  is not installed.
+
+``growth_table(doc)`` turns a run into RESULTS.md's growth table: each row
+at each size, the cost per 1,000 commits (or objects) between the smallest
+and largest size, and peak RSS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from packscope.bench.results import Case, ScenarioResult, Series
+from packscope.bench.worker import peak_rss_bytes
+
+NAME = "scale-growth"
+TITLE = "Growth with history size: 0.1×–10× git.git (synthetic)"
+UI_ROW = "packscope History (UI)"
+TIG_ROW = "tig main view"
+
+
+def run(ctx) -> ScenarioResult:
+    from packscope.bench import inputs as inp
+    from packscope.bench.peers import git_cmd, packscope_cmd, tig_unavailable
+    from packscope.bench.runner import ProcessRun, repeat
+    from packscope.bench.scenarios.walk import packed_objects
+    from packscope.bench.verify import line_count
+
+    res = ScenarioResult(
+        NAME,
+        TITLE,
+        columns=[
+            ("first_paint_seconds", "first paint"),
+            ("history_seconds", "G to the end"),
+            ("open_commit_seconds", "open HEAD"),
+            ("max_rss_bytes", "peak RSS"),
+        ],
+    )
+    for scale in (0.001,) if ctx.tiny else ctx.scales:
+        source = inp.scaled_input(ctx, scale)
+        repo = str(source.path)
+        inp.warm(ctx, repo)
+        facts = synth_facts(source.path)
+        workload = {**inp.describe(repo), **facts, "objects": packed_objects(source.path), "scale": scale}
+        for what, ps_args, git_args in (
+            ("log --all", ("log", "--all", "--format=%H"), ("rev-list", "--all")),
+            (
+                "all objects",
+                ("cat-file", "--batch-check", "--batch-all-objects"),
+                ("cat-file", "--batch-check", "--batch-all-objects"),
+            ),
+        ):
+            case = Case(f"{scale:g}× · {what}", source.label, workload)
+            runs = [
+                ProcessRun(
+                    Series("packscope " + " ".join(ps_args), "packscope"),
+                    lambda i, a=ps_args, r=repo: packscope_cmd(r, *a),
+                    verify=lambda p, i: line_count(p),
+                ),
+                ProcessRun(
+                    Series("git " + " ".join(git_args)),
+                    lambda i, a=git_args, r=repo: git_cmd(r, *a),
+                    verify=lambda p, i: line_count(p),
+                ),
+            ]
+            repeat(case, runs, lambda rep: {}, ctx)
+            lines = {s.info.get("lines") for s in case.series if s.samples}
+            for s in case.series:
+                if s.samples:
+                    s.info["correct"] = len(lines) == 1
+            res.cases.append(case)
+        res.cases.append(ui_case(ctx, f"{scale:g}× · History vs tig", source.label, repo, workload, tig_unavailable))
+    return res
+
+
+def synth_facts(repo: Path) -> dict:
+    """What the generator wrote (commits, merges, tags, branches)."""
+    out = {}
+    f = repo / "synth.txt"
+    if f.exists():
+        for line in f.read_text().splitlines():
+            k, _, v = line.partition(" ")
+            out[k] = int(v)
+    return out
+
+
+def subjects(repo: str) -> tuple[str, str, str]:
+    """HEAD's id, its subject and the root commit's subject (first 30
+    characters: what a 120-column screen shows of them)."""
+    from packscope.bench.inputs import git
+
+    head = git("rev-parse", "HEAD", cwd=repo).decode().strip()
+    first = git("log", "-1", "--format=%s", "HEAD", cwd=repo).decode().strip()
+    roots = git("rev-list", "--max-parents=0", "HEAD", cwd=repo).decode().split()
+    root = git("log", "-1", "--format=%s", roots[-1], cwd=repo).decode().strip()
+    return head, first[:30], root[:30]
+
+
+def ui_case(ctx, name: str, label: str, repo: str, workload: dict, tig_unavailable, open_commit: bool = True) -> Case:
+    """packscope's History beside tig's main view on ``repo`` (one group:
+    the ratio is of first rows from spawn)."""
+    from packscope.bench.runner import WorkerRun, repeat
+
+    head, first, root = subjects(repo)
+    commits = workload.get("commits")
+    case = Case(name, label, workload)
+    ui = WorkerRun(
+        Series(UI_ROW, "packscope", "ui"),
+        "packscope.bench.scenarios.history_growth:history_ui",
+        lambda i: {"repo": repo, "spawned_at": time.time(), "oid": head if open_commit else None},
+        check=lambda r, i: {
+            "correct": (commits is None or r.get("history_rows") == commits) and r.get("opened") in (None, head)
+        },
+    )
+    tig = WorkerRun(
+        Series(TIG_ROW, "peer", "ui"),
+        "packscope.bench.peers:tig_history",
+        lambda i: {"repo": repo, "first": first, "root": root},
+    )
+    why = tig_unavailable()
+    if why:
+        tig.series.skip(why)
+    repeat(case, [ui, tig], lambda rep: {}, ctx)
+    case.notes.append(
+        "sample: first rows, seconds from spawn; G to the end: from the key until the last row is loaded "
+        "(packscope) or the root commit is drawn (tig, G bound to move-last-line; its own key is End); "
+        "tig's peak RSS is tig's alone, not the git log it reads"
+    )
+    return case
+
+
+# --- in the worker --------------------------------------------------------------------------
+
+
+def history_ui(repo: str, spawned_at: float, oid: str | None = None, size=(120, 36), timeout: float = 1800.0) -> dict:
+    """First paint, History's first rows after ``7``, ``G`` to the last row
+    (and the search lines read after it), then HEAD's Commit screen with
+    every change counted; seconds from spawn for the first two."""
+    from packscope.inspector.cli import import_ui
+
+    PackscopeApp = import_ui().PackscopeApp  # as `packscope REPO` imports it
+    from textual.events import Ready
+
+    out: dict = {}
+
+    async def go() -> None:
+        app = PackscopeApp(repo)
+        painted: list[float] = []
+
+        def hook(message) -> None:
+            if isinstance(message, Ready) and not painted:
+                painted.append(time.time())
+
+        async with app.run_test(size=tuple(size), message_hook=hook) as pilot:
+            loop = asyncio.get_running_loop()
+            end = loop.time() + timeout
+
+            async def wait(cond, what: str, step: float = 0.01) -> None:
+                while not cond():
+                    if loop.time() > end:
+                        raise TimeoutError(f"history: {what} never came")
+                    await pilot.pause(step)
+
+            await wait(lambda: bool(painted), "the first paint", 0.005)
+            out["first_paint_seconds"] = painted[0] - spawned_at
+            await wait(lambda: app.core.ready, "the core")
+            # what `7` runs (pilot.press would first wait for the app to go idle)
+            app.action_switch("history")
+            await wait(
+                lambda: getattr(app.screen, "history", None) is not None and app.screen.history.loaded > 0,
+                "History's first rows",
+            )
+            out["seconds"] = time.time() - spawned_at
+            out["first_rows_seconds"] = out["seconds"]
+            screen = app.screen
+            history = screen.history
+            if oid:  # Enter on the first row (HEAD), as a user opens it; then back
+                from packscope.inspector.screens.commit import CommitScreen
+
+                t1 = time.perf_counter()
+                await pilot.press("enter")
+                await wait(lambda: isinstance(app.screen, CommitScreen), "the Commit screen")
+                commit = app.screen
+                await wait(
+                    lambda: commit.changes is not None and all(pc.counting_done for pc in commit.changes),
+                    "the commit's changes",
+                )
+                out["open_commit_seconds"] = time.perf_counter() - t1
+                out["opened"] = commit.oid.hex() if isinstance(getattr(commit, "oid", None), bytes) else None
+                await pilot.press("escape")
+                await wait(lambda: app.screen is screen, "History again")
+            t0 = time.perf_counter()
+            await pilot.press("G")
+            await wait(lambda: history.done, "the last row", 0.05)
+            out["history_seconds"] = time.perf_counter() - t0
+            out["history_rows"] = history.loaded
+            await wait(lambda: history.indexed >= history.loaded, "the search lines", 0.05)
+            out["index_seconds"] = time.perf_counter() - t0
+            if history.error:
+                raise RuntimeError(history.error)
+
+    asyncio.run(go())
+    out["max_rss_bytes"] = peak_rss_bytes()
+    return out
+
+
+def history_to_root(repo: str) -> dict:
+    """history-250k's measurement: ``history_ui`` without the commit."""
+    return history_ui(repo, time.time())
+
+
+# --- the growth table -------------------------------------------------------------------------
+
+
+def growth_table(sc: dict):
+    """Each row's median at each size (with its peak RSS), and its slope: the
+    extra cost per 1,000 commits (per 1,000 objects for the object rows)
+    from the smallest size to the largest."""
+    from packscope.bench.report import Table, fmt_seconds
+
+    def mib(v) -> str:
+        return "–" if v is None else f"{v / 2**20:.0f} MiB"
+
+    sizes: dict[float, dict] = {}
+    values: dict[tuple[str, str], dict[float, tuple[float | None, float | None]]] = {}
+    order: list[tuple[str, str]] = []
+    for case in sc["cases"]:
+        w = case["workload"]
+        scale = w.get("scale")
+        if scale is None:
+            continue
+        sizes[scale] = w
+        per = "objects" if "all objects" in case["case"] else "commits"
+        for s in case["systems"]:
+            metrics = s["metrics"]
+            rss = (metrics.get("max_rss_bytes") or {}).get("median")
+            measures = [(s["system"], s["median"])]
+            if s["group"] == "ui":
+                measures = [(f"{s['system']}: first rows (from spawn)", s["median"])]
+                for key, what in (
+                    ("first_paint_seconds", "first paint (from spawn)"),
+                    ("history_seconds", "G to the end"),
+                    ("open_commit_seconds", "opening HEAD's commit"),
+                ):
+                    if key in metrics:
+                        measures.append((f"{s['system']}: {what}", metrics[key]["median"]))
+            for row, v in measures:
+                key = (row, per)
+                if key not in values:
+                    values[key] = {}
+                    order.append(key)
+                values[key][scale] = (v, rss)
+    scales = sorted(sizes)
+    headers = ["row"] + [
+        f"{x:g}× ({sizes[x].get('commits', 0):,} commits, {sizes[x].get('objects', 0):,} objects)" for x in scales
+    ]
+    headers.append("slope")
+    t = Table(f"{sc['scenario']} — growth (median · peak RSS)", headers)
+    for row, per in order:
+        cells = [row]
+        for x in scales:
+            v, rss = values[(row, per)].get(x, (None, None))
+            cells.append("–" if v is None else f"{fmt_seconds(v)} · {mib(rss)}")
+        pts = [(sizes[x].get(per), values[(row, per)].get(x, (None, None))[0]) for x in scales]
+        pts = [(n, v) for n, v in pts if n and v is not None]
+        if len(pts) >= 2 and pts[-1][0] != pts[0][0]:
+            slope = (pts[-1][1] - pts[0][1]) / (pts[-1][0] - pts[0][0]) * 1000
+            cells.append(f"{fmt_seconds(slope)} per 1,000 {per}")
+        else:
+            cells.append("–")
+        t.rows.append(cells)
+    t.notes.append("slope: (median at the largest size − at the smallest) / (difference in commits or objects)")
+    return t
