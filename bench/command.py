@@ -106,8 +106,9 @@ def run(args) -> int:
         work_dir=Path(args.work_dir) if args.work_dir else default_work_dir(),
         repo=os.path.abspath(args.repo) if args.repo else None,
         progress=(lambda msg: None) if args.quiet else progress,
-        **({"scales": scales} if scales else {}),
     )
+    if scales:
+        ctx.scales = scales
     doc = run_suite(args.scenarios, ctx, command=shlex.join(["packscope", *sys.argv[1:]]))
     if args.output:
         Path(args.output).write_text(json.dumps(doc, indent=1) + "\n")

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import BinaryIO, cast
 
 from packscope.bench.peers import bench_env
 from packscope.bench.results import ScenarioResult
@@ -322,7 +323,7 @@ def synthetic_scaled(ctx, shape) -> Path:
         )
         assert p.stdin is not None and p.stderr is not None
         try:
-            written = write_stream(shape, p.stdin)
+            written = write_stream(shape, cast(BinaryIO, p.stdin))
             p.stdin.close()
         except BrokenPipeError:
             written = {}

@@ -103,3 +103,33 @@ def test_bench_refuses_a_scale_that_is_not_positive(tmp_path):
         timeout=120,
     )
     assert p.returncode == 129 and "--scale" in p.stderr
+
+
+def test_growth_table_gives_each_row_per_size_and_its_slope():
+    from packscope.bench.scenarios.history_growth import growth_table
+
+    def system(name: str, median: float, rss: int) -> dict:
+        return {
+            "system": name,
+            "group": "process",
+            "median": median,
+            "metrics": {"max_rss_bytes": {"median": rss}},
+        }
+
+    sizes = {0.1: (7_500, 80_000, 0.5), 1.0: (75_000, 800_000, 2.3)}
+    cases = [
+        {
+            "case": f"{x:g}× · log --all",
+            "workload": {"scale": x, "commits": c, "objects": o},
+            "systems": [system("packscope log --all --format=%H", t, 50 << 20)],
+        }
+        for x, (c, o, t) in sizes.items()
+    ]
+    table = growth_table({"scenario": "scale-growth", "cases": cases})
+    (row,) = table.rows
+    assert row[0] == "packscope log --all --format=%H"
+    assert "7,500 commits" in table.headers[1] and "75,000 commits" in table.headers[2]
+    assert row[1].endswith("50 MiB") and row[2].endswith("50 MiB")
+    (c0, _, t0), (c1, _, t1) = sizes.values()
+    per_thousand_ms = (t1 - t0) / (c1 - c0) * 1000 * 1000
+    assert row[3] == f"{per_thousand_ms:.3g} ms per 1,000 commits"

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from functools import partial
 from pathlib import Path
 
 from packscope.bench.results import Case, ScenarioResult, Series
@@ -70,12 +71,12 @@ def run(ctx) -> ScenarioResult:
             runs = [
                 ProcessRun(
                     Series("packscope " + " ".join(ps_args), "packscope"),
-                    lambda i, a=ps_args, r=repo: packscope_cmd(r, *a),
+                    partial(packscope_argv, packscope_cmd, repo, ps_args),
                     verify=lambda p, i: line_count(p),
                 ),
                 ProcessRun(
                     Series("git " + " ".join(git_args)),
-                    lambda i, a=git_args, r=repo: git_cmd(r, *a),
+                    partial(packscope_argv, git_cmd, repo, git_args),
                     verify=lambda p, i: line_count(p),
                 ),
             ]
@@ -87,6 +88,11 @@ def run(ctx) -> ScenarioResult:
             res.cases.append(case)
         res.cases.append(ui_case(ctx, f"{scale:g}× · History vs tig", source.label, repo, workload, tig_unavailable))
     return res
+
+
+def packscope_argv(make, repo: str, args: tuple[str, ...], inputs: dict) -> list[str]:
+    """A command line for ``ProcessRun`` (``make``: packscope_cmd or git_cmd)."""
+    return make(repo, *args)
 
 
 def synth_facts(repo: Path) -> dict:
@@ -261,11 +267,11 @@ def growth_table(sc: dict):
                     if key in metrics:
                         measures.append((f"{s['system']}: {what}", metrics[key]["median"]))
             for row, v in measures:
-                key = (row, per)
-                if key not in values:
-                    values[key] = {}
-                    order.append(key)
-                values[key][scale] = (v, rss)
+                at = (row, per)
+                if at not in values:
+                    values[at] = {}
+                    order.append(at)
+                values[at][scale] = (v, rss)
     scales = sorted(sizes)
     headers = ["row"] + [
         f"{x:g}× ({sizes[x].get('commits', 0):,} commits, {sizes[x].get('objects', 0):,} objects)" for x in scales
@@ -277,8 +283,11 @@ def growth_table(sc: dict):
         for x in scales:
             v, rss = values[(row, per)].get(x, (None, None))
             cells.append("–" if v is None else f"{fmt_seconds(v)} · {mib(rss)}")
-        pts = [(sizes[x].get(per), values[(row, per)].get(x, (None, None))[0]) for x in scales]
-        pts = [(n, v) for n, v in pts if n and v is not None]
+        pts: list[tuple[int, float]] = []
+        for x in scales:
+            n, v = sizes[x].get(per), values[(row, per)].get(x, (None, None))[0]
+            if n and v is not None:
+                pts.append((n, v))
         if len(pts) >= 2 and pts[-1][0] != pts[0][0]:
             slope = (pts[-1][1] - pts[0][1]) / (pts[-1][0] - pts[0][0]) * 1000
             cells.append(f"{fmt_seconds(slope)} per 1,000 {per}")
