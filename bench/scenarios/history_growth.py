@@ -183,6 +183,15 @@ def history_ui(repo: str, spawned_at: float, oid: str | None = None, size=(120, 
                         raise TimeoutError(f"history: {what} never came")
                     await pilot.pause(step)
 
+            async def retry(act, cond, what: str) -> None:
+                while not cond():
+                    await act()
+                    give_up = loop.time() + 10
+                    while not cond() and loop.time() < give_up:
+                        await pilot.pause(0.02)
+                    if loop.time() > end:
+                        raise TimeoutError(f"history: {what} never came")
+
             await wait(lambda: bool(painted), "the first paint", 0.005)
             out["first_paint_seconds"] = painted[0] - spawned_at
             await wait(lambda: app.core.ready, "the core")
@@ -200,19 +209,19 @@ def history_ui(repo: str, spawned_at: float, oid: str | None = None, size=(120, 
                 from packscope.inspector.screens.commit import CommitScreen
 
                 t1 = time.perf_counter()
-                await pilot.press("enter")
-                await wait(lambda: isinstance(app.screen, CommitScreen), "the Commit screen")
+                # (again if the key came before the table took the focus: nothing opened)
+                await retry(lambda: pilot.press("enter"), lambda: isinstance(app.screen, CommitScreen), "Commit")
                 commit = app.screen
+                assert isinstance(commit, CommitScreen)
                 await wait(
                     lambda: commit.changes is not None and all(pc.counting_done for pc in commit.changes),
                     "the commit's changes",
                 )
                 out["open_commit_seconds"] = time.perf_counter() - t1
-                out["opened"] = commit.oid.hex() if isinstance(getattr(commit, "oid", None), bytes) else None
-                await pilot.press("escape")
-                await wait(lambda: app.screen is screen, "History again")
+                out["opened"] = commit.oid.hex()
+                await retry(lambda: pilot.press("escape"), lambda: app.screen is screen, "History again")
             t0 = time.perf_counter()
-            await pilot.press("G")
+            await retry(lambda: pilot.press("G"), lambda: history.done or history.want == float("inf"), "G")
             await wait(lambda: history.done, "the last row", 0.05)
             out["history_seconds"] = time.perf_counter() - t0
             out["history_rows"] = history.loaded
