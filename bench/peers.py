@@ -17,7 +17,6 @@ reported as "not installed" with the install command, never an error.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import sys
@@ -364,17 +363,23 @@ def tig_history(repo: str, first: str, root: str, size=(120, 36), timeout: float
             ["tig", "HEAD"], stdin=slave, stdout=slave, stderr=slave, env=env, preexec_fn=own_terminal, close_fds=True
         )
         os.close(slave)
-        seen = bytearray()
         out: dict = {}
+        tail = b""  # the last bytes read: a subject may be split between two reads
 
-        def pump(wait: float) -> None:
+        def pump(wait: float, text: str) -> bool:
+            """Read what tig drew meanwhile; whether ``text`` is in it (each
+            byte is looked at once or twice: tig's output grows large)."""
+            nonlocal tail
             r, _, _ = select.select([master], [], [], wait)
-            if r:
-                with contextlib.suppress(OSError):
-                    seen.extend(os.read(master, 1 << 16))
-
-        def drawn(text: str, since: int) -> bool:
-            return text in _screen_text(bytes(seen[max(0, since - 256) :]))
+            if not r:
+                return False
+            try:
+                chunk = os.read(master, 1 << 16)
+            except OSError:
+                return False
+            both = tail + chunk
+            tail = both[-512:]
+            return text in _screen_text(both)
 
         hwm = None
 
@@ -390,22 +395,22 @@ def tig_history(repo: str, first: str, root: str, size=(120, 36), timeout: float
 
         try:
             end = time.perf_counter() + timeout
-            while not drawn(first, 0):
+            while not pump(0.01, first):
                 if time.perf_counter() > end or p.poll() is not None:
                     raise RuntimeError(f"tig never drew {first!r}")
-                pump(0.01)
             out["seconds"] = time.perf_counter() - t0
             t1 = time.perf_counter()
-            mark = len(seen)
+            tail = b""
             next_key = 0.0
-            while not drawn(root, mark):
+            while True:
                 now = time.perf_counter()
                 if now > end or p.poll() is not None:
                     raise RuntimeError(f"tig never drew the root commit {root!r}")
                 if now >= next_key:
                     os.write(master, b"G")
                     next_key = now + 0.1
-                pump(0.01)
+                if pump(0.01, root):
+                    break
             out["history_seconds"] = time.perf_counter() - t1
             sample_hwm()
             out["max_rss_bytes"] = hwm
