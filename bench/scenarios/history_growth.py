@@ -154,7 +154,7 @@ def ui_case(ctx, name: str, label: str, repo: str, workload: dict, tig_unavailab
 # --- in the worker --------------------------------------------------------------------------
 
 
-def history_ui(repo: str, spawned_at: float, oid: str | None = None, size=(120, 36), timeout: float = 1800.0) -> dict:
+def history_ui(repo: str, spawned_at: float, oid: str | None = None, size=(120, 36), timeout: float = 600.0) -> dict:
     """First paint, History's first rows after ``7``, ``G`` to the last row
     (and the search lines read after it), then HEAD's Commit screen with
     every change counted; seconds from spawn for the first two."""
@@ -164,6 +164,7 @@ def history_ui(repo: str, spawned_at: float, oid: str | None = None, size=(120, 
     from textual.events import Ready
 
     out: dict = {}
+    phase = ["start"]  # what is awaited: named by a worker that runs out of time
 
     async def go() -> None:
         app = PackscopeApp(repo)
@@ -178,12 +179,14 @@ def history_ui(repo: str, spawned_at: float, oid: str | None = None, size=(120, 
             end = loop.time() + timeout
 
             async def wait(cond, what: str, step: float = 0.01) -> None:
+                phase[0] = what
                 while not cond():
                     if loop.time() > end:
                         raise TimeoutError(f"history: {what} never came")
                     await pilot.pause(step)
 
             async def retry(act, cond, what: str) -> None:
+                phase[0] = what
                 while not cond():
                     await act()
                     give_up = loop.time() + 10
@@ -230,7 +233,15 @@ def history_ui(repo: str, spawned_at: float, oid: str | None = None, size=(120, 
             if history.error:
                 raise RuntimeError(history.error)
 
-    asyncio.run(go())
+    async def bounded() -> None:
+        try:
+            await asyncio.wait_for(go(), timeout + 60)
+        except TimeoutError as e:
+            if e.args:  # a step that ran out of time, named
+                raise
+            raise TimeoutError(f"history: stuck waiting for {phase[0]}") from None
+
+    asyncio.run(bounded())
     out["max_rss_bytes"] = peak_rss_bytes()
     return out
 
