@@ -276,7 +276,10 @@ def growth_table(sc: dict):
         for s in case["systems"]:
             metrics = s["metrics"]
             rss = (metrics.get("max_rss_bytes") or {}).get("median")
+            cpu = (metrics.get("cpu_seconds") or {}).get("median")
             measures = [(s["system"], s["median"])]
+            if cpu is not None:
+                measures.append((f"{s['system']} (CPU time)", cpu))
             if s["group"] == "ui":
                 measures = [(f"{s['system']}: first rows (from spawn)", s["median"])]
                 for key, what in (
