@@ -106,7 +106,7 @@ def test_bench_refuses_a_scale_that_is_not_positive(tmp_path):
 
 
 def test_growth_table_gives_each_row_per_size_and_its_slope():
-    from packscope.bench.scenarios.history_growth import growth_table
+    from packscope.bench.report import growth_table
 
     def system(name: str, median: float, rss: int) -> dict:
         return {
