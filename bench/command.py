@@ -57,6 +57,11 @@ def register(sub) -> None:
         metavar="X[,Y…]",
         help="scale-growth's sizes, times git.git's commit and object counts (default 0.1,1; e.g. --scale 3)",
     )
+    p.add_argument(
+        "--commit-graph",
+        action="store_true",
+        help="scale-growth's inputs with a commit-graph (--reachable --changed-paths), as gc leaves one",
+    )
     p.add_argument("-o", "--output", default=None, help="also write the JSON document to this file")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on standard error")
     p.add_argument("--list", action="store_true", help="list the scenarios and exit")
@@ -109,6 +114,7 @@ def run(args) -> int:
     )
     if scales:
         ctx.scales = scales
+    ctx.scale_graph = args.commit_graph
     doc = run_suite(args.scenarios, ctx, command=shlex.join(["packscope", *sys.argv[1:]]))
     if args.output:
         Path(args.output).write_text(json.dumps(doc, indent=1) + "\n")

@@ -336,14 +336,33 @@ def synthetic_scaled(ctx, shape) -> Path:
     return cached_repo(ctx.work_dir, shape.key, build, SYNTH_KEY)
 
 
-def scaled_input(ctx, scale: float, packs: int = 1) -> Input:
-    """git.git's size times ``scale`` (``--scale``), as ``synth.shape_for_scale``."""
+def with_commit_graph(ctx, base: Path) -> Path:
+    """``base`` with a commit-graph (``--reachable --changed-paths``), as
+    ``git gc`` or ``git maintenance`` leave one: a hard-linked copy of
+    ``base`` (git writes only objects/info), cached beside it."""
+
+    def build(path: Path) -> None:
+        shutil.rmtree(path)
+        subprocess.run(["cp", "-al", str(base), str(path)], check=True)
+        (path / MARKER).unlink()
+        git("commit-graph", "write", "--reachable", "--changed-paths", cwd=path)
+
+    key = base.name.removesuffix(".git").rsplit("-", 1)[0] + "-graph"
+    return cached_repo(ctx.work_dir, key, build, SYNTH_KEY)
+
+
+def scaled_input(ctx, scale: float, packs: int = 1, commit_graph: bool = False) -> Input:
+    """git.git's size times ``scale`` (``--scale``), as ``synth.shape_for_scale``;
+    with ``commit_graph``, the same store with a commit-graph beside it."""
     from packscope.bench.synth import shape_for_scale
 
     shape = shape_for_scale(scale, packs=packs)
     layout = "loose" if packs == 0 else f"{packs} pack" + ("s" if packs > 1 else "")
+    if commit_graph:
+        layout += ", commit-graph"
     label = f"synthetic {scale:g}× git.git ({shape.commits:,} commits, {shape.merges:,} merges, {layout})"
-    return Input(label, synthetic_scaled(ctx, shape), True)
+    path = synthetic_scaled(ctx, shape)
+    return Input(label, with_commit_graph(ctx, path) if commit_graph else path, True)
 
 
 # --- object tables and random ids ------------------------------------------------------------

@@ -133,3 +133,41 @@ def test_growth_table_gives_each_row_per_size_and_its_slope():
     (c0, _, t0), (c1, _, t1) = sizes.values()
     per_thousand_ms = (t1 - t0) / (c1 - c0) * 1000 * 1000
     assert row[3] == f"{per_thousand_ms:.3g} ms per 1,000 commits"
+
+
+def test_scale_growth_measures_a_store_with_a_commit_graph_when_asked(tmp_path):
+    import json
+
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "packscope.inspector.cli",
+            "bench",
+            "scale-growth",
+            "--tiny",
+            "--commit-graph",
+            "--json",
+            "-q",
+            "--work-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=repos.git_env(),
+        timeout=600,
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    (sc,) = json.loads(p.stdout)["scenarios"]
+    assert sc["available"], sc["reason"]
+    for case in sc["cases"]:
+        w = case["workload"]
+        assert w["commit_graph"] is True
+        repo = Path(w["path"])
+        assert (repo / "objects" / "info" / "commit-graph").exists()
+        repos.git("commit-graph", "verify", cwd=repo)
+        assert w["commits"] == len(lines(repo, "rev-list", "--all"))
+        for s in case["systems"]:
+            if s["role"] == "packscope":
+                assert s["samples"] and s["info"].get("correct") is not False, (case["case"], s)

@@ -3,7 +3,8 @@
 Inputs from bench/synth.py (a seeded fast-import stream: git.git's commit
 count times the scale, 2% merges, a topic branch per merge, a tag every
 100 commits, a few thousand files; about 10 objects per commit), one pack
-each; sizes with ``--scale 0.1,1,3`` (default 0.1 and 1; ``--tiny``: 0.001).
+each (with ``--commit-graph``, a commit-graph with changed-path Bloom
+filters beside it, as ``git gc`` leaves); sizes with ``--scale 0.1,1,3`` (default 0.1 and 1; ``--tiny``: 0.001).
 Per size:
 
 * whole processes: ``packscope log --all --format=%H`` vs ``git rev-list
@@ -54,11 +55,17 @@ def run(ctx) -> ScenarioResult:
         ],
     )
     for scale in (0.001,) if ctx.tiny else ctx.scales:
-        source = inp.scaled_input(ctx, scale)
+        source = inp.scaled_input(ctx, scale, commit_graph=ctx.scale_graph)
         repo = str(source.path)
         inp.warm(ctx, repo)
         facts = synth_facts(source.path)
-        workload = {**inp.describe(repo), **facts, "objects": packed_objects(source.path), "scale": scale}
+        workload = {
+            **inp.describe(repo),
+            **facts,
+            "objects": packed_objects(source.path),
+            "scale": scale,
+            "commit_graph": ctx.scale_graph,
+        }
         for what, ps_args, git_args in (
             ("log --all", ("log", "--all", "--format=%H"), ("rev-list", "--all")),
             (
