@@ -310,7 +310,8 @@ def growth_table(sc: dict) -> Table:
                 pts.append((n, v))
         if len(pts) >= 2 and pts[-1][0] != pts[0][0]:
             slope = (pts[-1][1] - pts[0][1]) / (pts[-1][0] - pts[0][0]) * 1000
-            cells.append(f"{fmt_seconds(slope)} per 1,000 {per}")
+            sign = "−" if slope < 0 else ""  # (a smaller number at the larger size: noise or a fixed cost)
+            cells.append(f"{sign}{fmt_seconds(abs(slope))} per 1,000 {per}")
         else:
             cells.append("–")
         t.rows.append(cells)
