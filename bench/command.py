@@ -5,7 +5,8 @@ the same run; each repetition is a fresh process with fresh random ids;
 results are the median and min–max of the repetitions, with ratios
 packscope/peer.  Scenarios: exists-mixed, read-random, walk, fsck, startup, rescan,
 loose-sweep, idx-search, last-modified, history-search, history-last-commits,
-commit-open, tracing-overhead, ui-startup (all by default).  `--json` prints one JSON document for scripts; `--markdown` the
+commit-open, tracing-overhead, ui-startup, scale-growth, history-250k, history-tig
+(all by default).  `--json` prints one JSON document for scripts; `--markdown` the
 tables as in bench/RESULTS.md.
 """
 
@@ -49,6 +50,18 @@ def register(sub) -> None:
         default=None,
         help="where built repositories are cached (default: $PACKSCOPE_BENCH_DIR or ~/.cache/packscope-bench)",
     )
+    p.add_argument(
+        "--scale",
+        action="append",
+        default=None,
+        metavar="X[,Y…]",
+        help="scale-growth's sizes, times git.git's commit and object counts (default 0.1,1; e.g. --scale 3)",
+    )
+    p.add_argument(
+        "--commit-graph",
+        action="store_true",
+        help="scale-growth's inputs with a commit-graph (--reachable --changed-paths), as gc leaves one",
+    )
     p.add_argument("-o", "--output", default=None, help="also write the JSON document to this file")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on standard error")
     p.add_argument("--list", action="store_true", help="list the scenarios and exit")
@@ -89,6 +102,14 @@ def run(args) -> int:
         print(f"packscope bench: --repo {args.repo!r} is not a directory", file=sys.stderr)
         return 129
 
+    try:
+        scales = tuple(float(x) for arg in args.scale or () for x in arg.split(",") if x.strip())
+    except ValueError:
+        scales = (0.0,)
+    if any(x <= 0 for x in scales):
+        print("packscope bench: --scale takes positive numbers (e.g. --scale 0.1,1,3)", file=sys.stderr)
+        return 129
+
     def progress(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
@@ -100,6 +121,9 @@ def run(args) -> int:
         repo=os.path.abspath(args.repo) if args.repo else None,
         progress=(lambda msg: None) if args.quiet else progress,
     )
+    if scales:
+        ctx.scales = scales
+    ctx.scale_graph = args.commit_graph
     doc = run_suite(args.scenarios, ctx, command=shlex.join(["packscope", *sys.argv[1:]]))
     if args.output:
         Path(args.output).write_text(json.dumps(doc, indent=1) + "\n")

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import BinaryIO, cast
 
 from packscope.bench.peers import bench_env
 from packscope.bench.results import ScenarioResult
@@ -58,10 +59,11 @@ def git(*args, cwd=None, input: bytes | None = None) -> bytes:
 # --- cached builds ----------------------------------------------------------------------
 
 
-def cached_repo(work_dir: Path, key: str, build) -> Path:
-    """``work_dir/repos/KEY``, built by ``build(path)`` unless already complete."""
+def cached_repo(work_dir: Path, key: str, build, version: str | None = None) -> Path:
+    """``work_dir/repos/KEY``, built by ``build(path)`` unless already complete
+    (``version``: the build key, by default this module's)."""
     root = work_dir / "repos"
-    dest = root / f"{key}-{BUILD_KEY}.git"
+    dest = root / f"{key}-{version or BUILD_KEY}.git"
     if (dest / MARKER).exists():
         return dest
     root.mkdir(parents=True, exist_ok=True)
@@ -292,6 +294,75 @@ def describe(repo: Path | str) -> dict:
     pack_dir = Path(repo) / "objects" / "pack"
     packs = list(pack_dir.glob("*.pack")) if pack_dir.exists() else []
     return {"path": str(repo), "packs": len(packs), "pack_bytes": sum(p.stat().st_size for p in packs)}
+
+
+# --- histories at a scale of git.git (bench/synth.py) ---------------------------------------
+
+
+SYNTH_KEY = build_key(
+    (Path(__file__).parent / "synth.py").read_bytes(),
+    subprocess.run(["git", "--version"], capture_output=True, check=False).stdout,
+)
+
+
+def synthetic_scaled(ctx, shape) -> Path:
+    """The repository of ``shape`` (a ``synth.Shape``), built by streaming the
+    generator into ``git fast-import`` (one pack, N packs or loose), cached
+    under a key of the generator's source: the same shape is built once."""
+    from packscope.bench.synth import write_stream
+
+    def build(path: Path) -> None:
+        init_bare(path)
+        limit = ["-c", "fastimport.unpackLimit=2147483647"] if shape.packs == 0 else []
+        p = subprocess.Popen(
+            ["git", *limit, "fast-import", "--quiet"],
+            cwd=path,
+            stdin=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=bench_env(),
+        )
+        assert p.stdin is not None and p.stderr is not None
+        try:
+            written = write_stream(shape, cast(BinaryIO, p.stdin))
+            p.stdin.close()
+        except BrokenPipeError:
+            written = {}
+        err = p.stderr.read()
+        if p.wait():
+            raise RuntimeError(f"git fast-import failed: {err.decode(errors='replace')[-500:]}")
+        git("symbolic-ref", "HEAD", "refs/heads/main", cwd=path)
+        (path / "synth.txt").write_text("".join(f"{k} {v}\n" for k, v in written.items()))
+
+    return cached_repo(ctx.work_dir, shape.key, build, SYNTH_KEY)
+
+
+def with_commit_graph(ctx, base: Path) -> Path:
+    """``base`` with a commit-graph (``--reachable --changed-paths``), as
+    ``git gc`` or ``git maintenance`` leave one: a hard-linked copy of
+    ``base`` (git writes only objects/info), cached beside it."""
+
+    def build(path: Path) -> None:
+        shutil.rmtree(path)
+        subprocess.run(["cp", "-al", str(base), str(path)], check=True)
+        (path / MARKER).unlink()
+        git("commit-graph", "write", "--reachable", "--changed-paths", cwd=path)
+
+    key = base.name.removesuffix(".git").rsplit("-", 1)[0] + "-graph"
+    return cached_repo(ctx.work_dir, key, build, SYNTH_KEY)
+
+
+def scaled_input(ctx, scale: float, packs: int = 1, commit_graph: bool = False) -> Input:
+    """git.git's size times ``scale`` (``--scale``), as ``synth.shape_for_scale``;
+    with ``commit_graph``, the same store with a commit-graph beside it."""
+    from packscope.bench.synth import shape_for_scale
+
+    shape = shape_for_scale(scale, packs=packs)
+    layout = "loose" if packs == 0 else f"{packs} pack" + ("s" if packs > 1 else "")
+    if commit_graph:
+        layout += ", commit-graph"
+    label = f"synthetic {scale:g}× git.git ({shape.commits:,} commits, {shape.merges:,} merges, {layout})"
+    path = synthetic_scaled(ctx, shape)
+    return Input(label, with_commit_graph(ctx, path) if commit_graph else path, True)
 
 
 # --- object tables and random ids ------------------------------------------------------------

@@ -307,3 +307,119 @@ ADAPTERS = {"packscope": PackscopeAdapter, "dulwich": DulwichAdapter, "pygit2": 
 
 def adapter(name: str) -> Adapter:
     return ADAPTERS[name]()
+
+
+# --- tig, beside History ------------------------------------------------------------
+
+TIG_HINT = "tig is not installed (Debian: apt-get install tig)"
+_ESCAPES = None
+
+
+def tig_unavailable() -> str | None:
+    return None if shutil.which("tig") else TIG_HINT
+
+
+def _screen_text(raw: bytes) -> str:
+    """What tig drew, without its escape sequences (cursor moves become
+    spaces: a subject is drawn as one run, so it survives)."""
+    import re
+
+    global _ESCAPES
+    if _ESCAPES is None:
+        _ESCAPES = re.compile(rb"\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07]*\x07|[()][0-9A-Za-z]|[@-Z\\-_])")
+    return _ESCAPES.sub(b" ", raw).decode("utf-8", "replace")
+
+
+def tig_history(repo: str, first: str, root: str, size=(120, 36), timeout: float = 900.0) -> dict:
+    """tig's main view of HEAD in a pseudo-terminal: seconds from spawn until
+    ``first`` (HEAD's subject) is drawn, then from pressing ``G`` (bound to
+    ``move-last-line`` for the run; tig's own key is End) until ``root``
+    (the root commit's subject) is drawn, pressing it again while tig still
+    loads; and tig's own peak resident set (VmHWM; the ``git log`` it reads
+    from is a separate process, not counted).  Runs in a bench worker."""
+    import fcntl
+    import select
+    import signal
+    import struct
+    import subprocess
+    import termios
+    import time
+
+    rows, cols = size[1], size[0]
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    with tempfile.NamedTemporaryFile("w", prefix="bench-tigrc-", suffix=".tigrc") as rc:
+        rc.write("bind main G move-last-line\nbind generic G move-last-line\n")
+        rc.flush()
+        env = {**bench_env(), "TERM": "xterm-256color", "GIT_DIR": str(repo), "TIGRC_USER": rc.name}
+        env["LINES"], env["COLUMNS"] = str(rows), str(cols)
+        t0 = time.perf_counter()
+
+        def own_terminal() -> None:  # tig reads keys from /dev/tty: the pty must be its controlling terminal
+            os.setsid()
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+        p = subprocess.Popen(
+            ["tig", "HEAD"], stdin=slave, stdout=slave, stderr=slave, env=env, preexec_fn=own_terminal, close_fds=True
+        )
+        os.close(slave)
+        out: dict = {}
+        tail = b""  # the last bytes read: a subject may be split between two reads
+
+        def pump(wait: float, text: str) -> bool:
+            """Read what tig drew meanwhile; whether ``text`` is in it (each
+            byte is looked at once or twice: tig's output grows large)."""
+            nonlocal tail
+            r, _, _ = select.select([master], [], [], wait)
+            if not r:
+                return False
+            try:
+                chunk = os.read(master, 1 << 16)
+            except OSError:
+                return False
+            both = tail + chunk
+            tail = both[-512:]
+            return text in _screen_text(both)
+
+        hwm = None
+
+        def sample_hwm() -> None:
+            nonlocal hwm
+            try:
+                with open(f"/proc/{p.pid}/status") as f:
+                    for line in f:
+                        if line.startswith("VmHWM:"):
+                            hwm = int(line.split()[1]) * 1024
+            except OSError:
+                pass
+
+        try:
+            end = time.perf_counter() + timeout
+            while not pump(0.01, first):
+                if time.perf_counter() > end or p.poll() is not None:
+                    raise RuntimeError(f"tig never drew {first!r}")
+            out["seconds"] = time.perf_counter() - t0
+            t1 = time.perf_counter()
+            tail = b""
+            next_key = 0.0
+            while True:
+                now = time.perf_counter()
+                if now > end or p.poll() is not None:
+                    raise RuntimeError(f"tig never drew the root commit {root!r}")
+                if now >= next_key:
+                    os.write(master, b"G")
+                    next_key = now + 0.1
+                if pump(0.01, root):
+                    break
+            out["history_seconds"] = time.perf_counter() - t1
+            sample_hwm()
+            out["max_rss_bytes"] = hwm
+        finally:
+            try:
+                os.write(master, b"q")
+                p.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+            os.close(master)
+    return out

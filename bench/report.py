@@ -89,6 +89,8 @@ def tables(doc: dict) -> list[Table]:
                 if s["note"]:
                     t.notes.append(f"{case['case']} · {s['system']}: {s['note']}")
         out.append(t)
+        if sc["scenario"] == "scale-growth":
+            out.append(growth_table(sc))
     return out
 
 
@@ -245,3 +247,73 @@ def render_markdown(doc: dict) -> str:
             lines.append("")
             lines += [f"- {_md_cell(n)}" for n in t.notes]
     return "\n".join(lines) + "\n"
+
+
+# --- scale-growth's growth table -------------------------------------------------------------------------
+
+
+def growth_table(sc: dict) -> Table:
+    """Each row's median at each size (with its peak RSS), and its slope: the
+    extra cost per 1,000 commits (per 1,000 objects for the object rows)
+    from the smallest size to the largest."""
+
+    def mib(v) -> str:
+        return "–" if v is None else f"{v / 2**20:.0f} MiB"
+
+    sizes: dict[float, dict] = {}
+    values: dict[tuple[str, str], dict[float, tuple[float | None, float | None]]] = {}
+    order: list[tuple[str, str]] = []
+    for case in sc["cases"]:
+        w = case["workload"]
+        scale = w.get("scale")
+        if scale is None:
+            continue
+        sizes[scale] = w
+        per = "objects" if "all objects" in case["case"] else "commits"
+        for s in case["systems"]:
+            metrics = s["metrics"]
+            rss = (metrics.get("max_rss_bytes") or {}).get("median")
+            cpu = (metrics.get("cpu_seconds") or {}).get("median")
+            measures = [(s["system"], s["median"])]
+            if cpu is not None:
+                measures.append((f"{s['system']} (CPU time)", cpu))
+            if s["group"] == "ui":
+                measures = [(f"{s['system']}: first rows (from spawn)", s["median"])]
+                for key, what in (
+                    ("first_paint_seconds", "first paint (from spawn)"),
+                    ("history_seconds", "G to the end"),
+                    ("open_commit_seconds", "opening HEAD's commit"),
+                ):
+                    if key in metrics:
+                        measures.append((f"{s['system']}: {what}", metrics[key]["median"]))
+            for row, v in measures:
+                at = (row, per)
+                if at not in values:
+                    values[at] = {}
+                    order.append(at)
+                values[at][scale] = (v, rss)
+    scales = sorted(sizes)
+    headers = ["row"] + [
+        f"{x:g}× ({sizes[x].get('commits', 0):,} commits, {sizes[x].get('objects', 0):,} objects)" for x in scales
+    ]
+    headers.append("slope")
+    t = Table(f"{sc['scenario']} — growth (median · peak RSS)", headers)
+    for row, per in order:
+        cells = [row]
+        for x in scales:
+            v, rss = values[(row, per)].get(x, (None, None))
+            cells.append("–" if v is None else f"{fmt_seconds(v)} · {mib(rss)}")
+        pts: list[tuple[int, float]] = []
+        for x in scales:
+            n, v = sizes[x].get(per), values[(row, per)].get(x, (None, None))[0]
+            if n and v is not None:
+                pts.append((n, v))
+        if len(pts) >= 2 and pts[-1][0] != pts[0][0]:
+            slope = (pts[-1][1] - pts[0][1]) / (pts[-1][0] - pts[0][0]) * 1000
+            sign = "−" if slope < 0 else ""  # (a smaller number at the larger size: noise or a fixed cost)
+            cells.append(f"{sign}{fmt_seconds(abs(slope))} per 1,000 {per}")
+        else:
+            cells.append("–")
+        t.rows.append(cells)
+    t.notes.append("slope: (median at the largest size − at the smallest) / (difference in commits or objects)")
+    return t

@@ -45,6 +45,9 @@ class Context:
     work_dir: Path = Path(".")
     repo: str | None = None  # the real history (--repo / PACKSCOPE_BENCH_REPO)
     seed: int = 20240601
+    # git.git's size times each (``--scale``): the inputs of scale-growth
+    scales: tuple[float, ...] = (0.1, 1.0)
+    scale_graph: bool = False  # --commit-graph: those inputs with a commit-graph
     progress: Callable[[str], None] = lambda msg: None
     timeout: float = 3600.0
     # Seconds one system may spend on one case before its repetitions stop

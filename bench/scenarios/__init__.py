@@ -22,6 +22,9 @@ SCENARIOS = {
     "commit-open": "commit_open",
     "tracing-overhead": "tracing_overhead",
     "ui-startup": "ui_startup",
+    "scale-growth": "history_growth",
+    "history-250k": "history_scale",
+    "history-tig": "history_tig",
 }
 
 
