@@ -8,25 +8,22 @@ node per commit, no flags.  The reads and their order are the full walk's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from heapq import heappop, heappush
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
+from packscope.core import native
 from packscope.core.errors import CorruptObjectError
 from packscope.core.history.walked import CommitFacts, CommitInfo, WalkedCommit, tuple_new
-from packscope.core.native import native
 from packscope.core.objects import ObjectReader, commit_header_fast, parse_tag
 
 if TYPE_CHECKING:
     from packscope.core.oid import ObjectFormat
 
-# The compiled form of stream_plain's loop (core/native_c/plain_walk.c); getattr: an older build lacks it.
-_walk_plain: Callable[..., tuple[list[WalkedCommit], int, BaseException | None, int] | None] | None = getattr(
-    native, "walk_plain", None
-)
-
-_facts_many: Callable[..., tuple[list[CommitFacts | None], int]] | None = getattr(native, "commit_facts_many", None)
+# The compiled forms of stream_plain's loop and of packed_tips' reads are
+# ``walk_plain`` and ``commit_facts_many`` of core/native.py's backend
+# (core/native_c/plain_walk.c).
 
 # A commit waiting in stream_plain's queue: (-date, insertion number, id, tree, parents).
 _Entry = tuple[int, int, bytes, bytes, tuple[bytes, ...]]
@@ -76,13 +73,14 @@ class PlainWalk:
         """Keep in ``facts`` what :meth:`tip_facts` would for the tips that the
         commit reader's compiled lines answer, read in one call (a walk of
         every ref has thousands of tips); the others are left to it."""
-        walk_packs = getattr(self.commit_info, "walk_packs", None) if _facts_many is not None else None
+        compiled = native.backend
+        walk_packs = getattr(self.commit_info, "walk_packs", None) if compiled is not None else None
         packs = walk_packs() if walk_packs is not None else None
-        if packs is None or _facts_many is None:
+        if packs is None or compiled is None:
             return
         tables, hexsz, prefix, graph = packs
         oids = list(dict.fromkeys(oid for oid, _ in tips))
-        found, graph_answers = _facts_many(tables, graph, oids, hexsz, prefix)
+        found, graph_answers = compiled.commit_facts_many(tables, graph, oids, hexsz, prefix)
         for oid, got in zip(oids, found, strict=True):
             if got is not None:
                 self._keep(oid, got, facts)
@@ -157,7 +155,7 @@ class PlainWalk:
         first_parent = self.first_parent
         counter = len(queue)
         new = tuple_new
-        walk_c = _walk_plain
+        walk_c = native.backend
         compiled = getattr(info, "walk_packs", None) if walk_c is not None else None
         batch = 16
         python_steps = 0  # commits this loop takes before the reader is asked again
@@ -166,7 +164,7 @@ class PlainWalk:
                 packs = compiled()
                 if packs is not None:
                     tables, hexsz, prefix, graph = packs
-                    done = walk_c(
+                    done = walk_c.walk_plain(
                         queue,
                         seen,
                         counter,

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
+from packscope.core import native
 from packscope.core.errors import PackscopeError
-from packscope.core.native import native
 from packscope.core.store.location import Location, PackHandle
 from packscope.core.store.pack_directory import dir_mtime_ns
 from packscope.core.store.store_state import MAX_RESCAN_ROUNDS, ObjectDir, Stamps, StoreCounters, StoreSettings
@@ -27,10 +27,9 @@ if TYPE_CHECKING:
     from packscope.core.store.midx import MultiPackIndex
     from packscope.core.trace import Tracer
 
-# The compiled form of the pack searches of a batch (core/_native.c
-# idx_find_many): each id in the packs' most-recently-used order, a hit
-# moving its pack to the front, as ``_find_packed`` does id by id.
-_idx_find_many = getattr(native, "idx_find_many", None)
+# The compiled form of the pack searches of a batch (``idx_find_many`` of
+# core/native.py's backend): each id in the packs' most-recently-used order,
+# a hit moving its pack to the front, as ``_find_packed`` does id by id.
 _source = attrgetter("source")
 
 
@@ -111,7 +110,8 @@ class BatchLookups:
         multi-pack-index, another algorithm, an index that does not open or
         is switched to the pure searches): then ``_find_packed`` answers id
         by id, with the same results."""
-        if _idx_find_many is None or self._midxs or self.settings.algorithm != "binary":
+        b = native.backend
+        if b is None or self._midxs or self.settings.algorithm != "binary":
             return None
         handles = list(self._mru)
         tables = []
@@ -126,7 +126,7 @@ class BatchLookups:
         # Opening one index may have closed another (the open-file LRU).
         if any(h.index._map is not t[0] for h, t in zip(handles, tables, strict=True)):
             return None
-        got = _idx_find_many(tables, oids, self.fmt.null)
+        got = b.idx_find_many(tables, oids, self.fmt.null)
         if got is None:
             return None
         found, order, moves = got

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from packscope.core import native
 from packscope.core.errors import DeltaError
-from packscope.core.native import native
 from packscope.core.store.delta import delta_sizes
 from packscope.core.store.pack_entry import OBJ_OFS_DELTA, TYPE_NAMES, HeaderTuple
 from packscope.core.store.pack_entry import given as _given
@@ -32,10 +32,9 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
-# The compiled type-and-size reader (core/_native.c pack_info): info_at's
-# answer for an object or an OFS_DELTA chain, or None (the reference decides).
-_pack_info = getattr(native, "pack_info", None)
-_pack_info_many = getattr(native, "pack_info_many", None)
+# The compiled type-and-size reader (``pack_info`` of core/native.py's
+# backend): info_at's answer for an object or an OFS_DELTA chain, or None
+# (the reference decides); ``pack_info_many`` for several in one call.
 
 
 def _type_memo(num_objects: int) -> bytearray:
@@ -86,12 +85,13 @@ class PackInfo:
         result size is in its first bytes, its type is its chain's base's."""
         if self._active and offset in self._active:
             raise self._error("delta chain loops back through another pack", offset, "delta-loop", DeltaError)
-        if _pack_info is not None:
+        b = native.backend
+        if b is not None:
             m = self._map if self._map is not None else self._open()
             memo = self._type_memo
             if memo is None:
                 memo = self._type_memo = _type_memo(self.index.num_objects)
-            found = _pack_info(m, offset, self._data_end, self.fmt.rawsz, self.max_chain_depth, memo)
+            found = b.pack_info(m, offset, self._data_end, self.fmt.rawsz, self.max_chain_depth, memo)
             if found is not None:
                 return TYPE_NAMES[found[0]], found[1]
         type_num, size, start, _, _ = self._header(offset)
@@ -103,16 +103,14 @@ class PackInfo:
         """``info_at``'s answers for many entries in one compiled call; None
         where it declines (and always without the compiled module): ask
         ``info_at``, which answers or raises."""
-        if _pack_info_many is None or self._active:  # a chain waiting on another pack: info_at checks loops
+        b = native.backend
+        if b is None or self._active:  # a chain waiting on another pack: info_at checks loops
             return [None] * len(offsets)
         m = self._map if self._map is not None else self._open()
         memo = self._type_memo
         if memo is None:
             memo = self._type_memo = _type_memo(self.index.num_objects)
-        found: list[tuple[str, int] | None] = _pack_info_many(
-            m, offsets, self._data_end, self.fmt.rawsz, self.max_chain_depth, memo
-        )
-        return found
+        return b.pack_info_many(m, offsets, self._data_end, self.fmt.rawsz, self.max_chain_depth, memo)
 
     def delta_result_size(self, offset: int, start: int, size: int) -> int:
         """The result size a delta entry declares, from its first bytes
