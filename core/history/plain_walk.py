@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from heapq import heappop, heappush
 from operator import itemgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from packscope.core import native
 from packscope.core.errors import CorruptObjectError
@@ -29,10 +29,13 @@ if TYPE_CHECKING:
 _Entry = tuple[int, int, bytes, bytes, tuple[bytes, ...]]
 
 
-class PlainWalk:
-    """``run_plain`` and its queue, mixed into the walk."""
+if TYPE_CHECKING:
+    # Type-only: the host is checked against it by mypy, nothing of it runs.
+    class PlainWalkHost(Protocol):
+        """What PlainWalk's methods use of their host, the walk (core/history/walk.py _RevWalk): its methods are
+        typed ``self: PlainWalkHost``, so the host is checked against this (a
+        rename on either side fails mypy) instead of the mixin re-declaring it."""
 
-    if TYPE_CHECKING:  # what the walk provides
         store: ObjectReader
         fmt: ObjectFormat
         commit_info: CommitInfo | None
@@ -42,7 +45,20 @@ class PlainWalk:
 
         def parsed(self, oid: bytes) -> tuple[bytes, tuple[bytes, ...], int]: ...
 
-    def run_plain(self, tips: Sequence[tuple[bytes, bool]]) -> Iterator[WalkedCommit]:
+        # and PlainWalk' own methods that call one another
+        def packed_tips(self, tips: Sequence[tuple[bytes, bool]], facts: dict[bytes, _Entry]) -> None: ...
+        def _count_graph_answers(self, n: int) -> None: ...
+        def _keep(self, oid: bytes, got: CommitFacts, facts: dict[bytes, _Entry]) -> None: ...
+        def tip_facts(self, oid: bytes, facts: dict[bytes, _Entry]) -> str: ...
+        def peel_plain(self, oid: bytes, facts: dict[bytes, _Entry]) -> bytes | None: ...
+        def stream_plain(self, queue: list[_Entry], seen: set[bytes]) -> Iterator[WalkedCommit]: ...
+        def read_facts(self, oid: bytes) -> CommitFacts: ...
+
+
+class PlainWalk:
+    """``run_plain`` and its queue, mixed into the walk."""
+
+    def run_plain(self: PlainWalkHost, tips: Sequence[tuple[bytes, bool]]) -> Iterator[WalkedCommit]:
         """:meth:`run` for the default order without paths or exclusions
         (never limited: it ends in :meth:`stream_plain`), keeping each
         commit's facts in a dict instead of a node: the same reads in the
@@ -69,7 +85,7 @@ class PlainWalk:
         queue = [(e[0], k, e[2], e[3], e[4]) for k, e in enumerate(start)]
         return self.stream_plain(queue, seen)
 
-    def packed_tips(self, tips: Sequence[tuple[bytes, bool]], facts: dict[bytes, _Entry]) -> None:
+    def packed_tips(self: PlainWalkHost, tips: Sequence[tuple[bytes, bool]], facts: dict[bytes, _Entry]) -> None:
         """Keep in ``facts`` what :meth:`tip_facts` would for the tips that the
         commit reader's compiled lines answer, read in one call (a walk of
         every ref has thousands of tips); the others are left to it."""
@@ -86,16 +102,16 @@ class PlainWalk:
                 self._keep(oid, got, facts)
         self._count_graph_answers(graph_answers)
 
-    def _count_graph_answers(self, n: int) -> None:
+    def _count_graph_answers(self: PlainWalkHost, n: int) -> None:
         count = getattr(self.commit_info, "count_graph_answers", None) if n else None
         if count is not None:  # (only a graph's hook passes a graph)
             count(n)
 
-    def _keep(self, oid: bytes, got: CommitFacts, facts: dict[bytes, _Entry]) -> None:
+    def _keep(self: PlainWalkHost, oid: bytes, got: CommitFacts, facts: dict[bytes, _Entry]) -> None:
         parents = got[1]
         facts[oid] = (-got[2], 0, oid, got[0], parents if type(parents) is tuple else tuple(parents))
 
-    def tip_facts(self, oid: bytes, facts: dict[bytes, _Entry]) -> str:
+    def tip_facts(self: PlainWalkHost, oid: bytes, facts: dict[bytes, _Entry]) -> str:
         """:meth:`tip_type` keeping a commit's facts in ``facts``."""
         got = self.commit_info(oid) if self.commit_info is not None else None
         if got is None:
@@ -109,7 +125,7 @@ class PlainWalk:
         self._keep(oid, got, facts)
         return "commit"
 
-    def peel_plain(self, oid: bytes, facts: dict[bytes, _Entry]) -> bytes | None:
+    def peel_plain(self: PlainWalkHost, oid: bytes, facts: dict[bytes, _Entry]) -> bytes | None:
         """:meth:`peel` of a tag that is not excluded: the commit it names
         (its facts in ``facts``), or None when it names a tree or a blob."""
         info = self.commit_info
@@ -138,7 +154,7 @@ class PlainWalk:
             return oid
         raise CorruptObjectError("tag chain too long (a loop?)", oid=oid.hex())
 
-    def stream_plain(self, queue: list[_Entry], seen: set[bytes]) -> Iterator[WalkedCommit]:
+    def stream_plain(self: PlainWalkHost, queue: list[_Entry], seen: set[bytes]) -> Iterator[WalkedCommit]:
         """The unlimited walk without paths: :meth:`stream` with nothing to
         simplify, so each commit is needed only while it waits in the queue.
         The queue holds the commit's facts themselves and a set of ids stands
@@ -203,7 +219,7 @@ class PlainWalk:
                     break
             yield new(WalkedCommit, (oid, tree, parents, -date))
 
-    def read_facts(self, oid: bytes) -> CommitFacts:
+    def read_facts(self: PlainWalkHost, oid: bytes) -> CommitFacts:
         """A commit's facts as the loop of :meth:`stream_plain` reads them:
         the hook's answer, else the walk's own read."""
         info = self.commit_info

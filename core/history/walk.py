@@ -509,3 +509,11 @@ def _unread(node: _Node) -> CorruptObjectError:
         oid=node.oid.hex(),
         remedy="Report this with the command that hit it: git log gives the same history.",
     )
+
+
+if TYPE_CHECKING:
+    from packscope.core.history.plain_walk import PlainWalkHost
+
+    def _mixin_hosted(walk: _RevWalk) -> None:
+        """The walk checked against what PlainWalk's methods use of it (never runs)."""
+        plain: PlainWalkHost = walk  # noqa: F841

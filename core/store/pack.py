@@ -19,7 +19,7 @@ import os
 import zlib
 from array import array
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from zlib_ng import zlib_ng
 
@@ -496,3 +496,13 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
         offset = self.index.offset_at(position)
         size = self.disk_size(offset)
         return zlib.crc32(self.map[offset : offset + size]) & 0xFFFFFFFF == expected
+
+
+if TYPE_CHECKING:
+    from packscope.core.store.pack_info import PackInfoHost
+    from packscope.core.store.pack_order import PackOrderHost
+
+    def _mixins_hosted(pack: Pack) -> None:
+        """Pack checked against what its mixins' methods use of it (never runs)."""
+        info: PackInfoHost = pack  # noqa: F841
+        order: PackOrderHost = pack  # noqa: F841
