@@ -88,22 +88,6 @@ def backend_path(request, door):
     return request.param
 
 
-def pytest_configure(config):
-    config.addinivalue_line(
-        "markers",
-        "compiled_path: needs the process's own path to be the compiled one (skipped when PACKSCOPE_PURE is set)",
-    )
-
-
-def pytest_collection_modifyitems(config, items):
-    if native.backend is not None:
-        return
-    skip = pytest.mark.skip(reason=f"the process runs the pure path ({native.describe()['reason']})")
-    for item in items:
-        if "compiled_path" in item.keywords:
-            item.add_marker(skip)
-
-
 # --- repositories -----------------------------------------------------------------------
 
 
