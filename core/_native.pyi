@@ -1,7 +1,7 @@
 # Types of the optional compiled module (core/_native.c; each part's C header in core/native_c/*.h).
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
-from typing import NamedTuple, Protocol
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Literal, NamedTuple, Protocol, TypeVar
 
 from packscope.core.trace import Tracer
 
@@ -28,25 +28,28 @@ class ChainWalk(NamedTuple):
     deltas: list[tuple[int, int, int]]  # (offset, data offset, size) of the deltas passed, top first
     misses: int  # the cache probes that found nothing
 
+# The walk's record type (WalkedCommit): walk_plain builds its answers as it.
+_Walked = TypeVar("_Walked", bound=tuple[object, ...])
+
 def apply_delta(base: bytes, delta: bytes, max_size: int = ...) -> bytes: ...
 def try_apply_delta(base: bytes, delta: bytes, max_size: int) -> bytes | None: ...
 def set_delta_fallback(func: Callable[[bytes, bytes, int], bytes], /) -> None: ...
 def tree_items(data: bytes, rawsz: int, /) -> list[tuple[int, bytes, bytes]] | None: ...
 def commit_header(data: bytes, hexsz: int, /) -> tuple[bytes, tuple[bytes, ...], int] | None: ...
 def entry_header(
-    pack: bytes, offset: int, data_end: int, rawsz: int, /
+    pack: object, offset: int, data_end: int, rawsz: int, /
 ) -> tuple[int, int, int, int | None, bytes | None] | None: ...
 def tree_diff_names(a: bytes, b: bytes, rawsz: int, /) -> set[bytes] | None: ...
 def fsck_tree(
     data: bytes, rawsz: int, /
 ) -> tuple[int, tuple[bytes, ...] | None, list[tuple[int, bytes, bytes]] | None]: ...
-def tree_unseen(data: bytes, rawsz: int, seen: set[bytes], /) -> list[tuple[bytes, int]] | None: ...
+def tree_unseen(data: bytes, rawsz: int, seen: set[bytes] | IdSet, /) -> list[tuple[bytes, int]] | None: ...
 def tree_sums(
     data: bytes, rawsz: int, sizes: dict[bytes, int], /
 ) -> tuple[int, int, int, int, int, int, list[tuple[int, bytes, bytes]], list[tuple[int, bytes, bytes]]] | None: ...
 def idx_find(idx: object, fan_at: int, names_at: int, stride: int, oid: bytes, /) -> int | None: ...
 def idx_find_many(
-    indexes: list[tuple[object, int, int, int, int, int, bool]], oids: list[bytes], null: bytes, /
+    indexes: Sequence[tuple[object, int, int, int, int, int, bool]], oids: list[bytes], null: bytes, /
 ) -> tuple[list[tuple[int, int, int] | None], list[int], int] | None: ...
 def pack_info(
     pack: object, offset: int, data_end: int, rawsz: int, max_depth: int, memo: bytearray | None, /
@@ -65,7 +68,13 @@ def apply_chain(
     /,
 ) -> list[bytes] | None: ...
 def walk_chain(
-    pack: object, offset: int, end: int, max_depth: int, cached: dict[tuple[str, int], tuple[str, bytes]], name: str, /
+    pack: object,
+    offset: int,
+    end: int,
+    max_depth: int,
+    cached: Mapping[tuple[str, int], tuple[str, bytes]],
+    name: str,
+    /,
 ) -> ChainWalk | None: ...
 def cache_put(cache: DeltaBaseCacheSurface, name: str, offset: int, type_name: str, data: bytes, /) -> bool: ...
 def read_object(
@@ -96,7 +105,7 @@ def read_objects(
 def tree_entry(data: bytes, name: bytes, rawsz: int, /) -> tuple[bytes, bytes, bytes] | tuple[()] | None: ...
 def commit_lookup(
     table: tuple[object, int, int, int, int, int, bool], pack: object, oid: bytes, hexsz: int, prefix: int, /
-) -> tuple[bytes, tuple[bytes, ...], int] | bool | None: ...
+) -> tuple[bytes, tuple[bytes, ...], int] | Literal[False] | None: ...
 def walk_plain(
     queue: list[tuple[int, int, bytes, bytes, tuple[bytes, ...]]],
     seen: set[bytes],
@@ -105,12 +114,12 @@ def walk_plain(
     graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]] | None,
     fallback: Callable[[bytes], tuple[object, ...]],
     first_parent: bool,
-    walked_type: type[tuple[object, ...]],
+    walked_type: type[_Walked],
     hexsz: int,
     prefix: int,
     limit: int,
     /,
-) -> tuple[list[tuple[bytes, bytes, tuple[bytes, ...], int]], int, BaseException | None, int] | None: ...
+) -> tuple[list[_Walked], int, BaseException | None, int] | None: ...
 def commit_facts_many(
     packs: list[tuple[object, object, Callable[[int, bytes], tuple[bytes, tuple[bytes, ...], int] | None]]],
     graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]] | None,
@@ -141,11 +150,11 @@ def graph_walk_plain(
     graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
     edges: tuple[tuple[int, int], ...],
     first_parent: bool,
-    walked_type: type[tuple[object, ...]],
+    walked_type: type[_Walked],
     hexsz: int,
     limit: int,
     /,
-) -> tuple[list[tuple[bytes, bytes, tuple[bytes, ...], int]], int, int]: ...
+) -> tuple[list[_Walked], int, int]: ...
 def graph_commit(
     graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
     oid: bytes,
@@ -174,10 +183,10 @@ def graph_topo_next(
     state: tuple[bytearray, bytearray, bytearray, bytearray, list[int]],
     by_date: bool,
     first_parent: bool,
-    walked_type: type[tuple[object, ...]],
+    walked_type: type[_Walked],
     limit: int,
     /,
-) -> tuple[list[tuple[bytes, bytes, tuple[bytes, ...], int]], int]: ...
+) -> tuple[list[_Walked], int]: ...
 
 class IdSet:
     def add(self, oid: bytes, /) -> None: ...

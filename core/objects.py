@@ -22,13 +22,13 @@ import re
 import stat
 from binascii import Error as _HexError
 from binascii import unhexlify
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from itertools import pairwise
 from stat import S_IFDIR, S_IFLNK, S_IFREG, S_ISDIR
 from typing import NamedTuple, Protocol
 
+from packscope.core import native
 from packscope.core.errors import CorruptObjectError
-from packscope.core.native import native as _native
 from packscope.core.oid import ObjectFormat
 
 
@@ -136,11 +136,8 @@ class TreeEntry(NamedTuple):
 
 # --- the fast path for walks --------------------------------------------------
 
-# The compiled match of commit_header_regex + commit_header_fields when the
-# module is built (core/native.py); the regex stays the reference.
-_commit_header: Callable[[bytes, int], tuple[bytes, tuple[bytes, ...], int] | None] | None = getattr(
-    _native, "commit_header", None
-)
+# The compiled match of commit_header_regex + commit_header_fields is
+# ``commit_header`` of core/native.py's backend; the regex stays the reference.
 
 
 def commit_header_fast(
@@ -155,8 +152,9 @@ def commit_header_fast(
     shape it does not expect gives 0.
     """
     hexsz = fmt.hexsz
-    if _commit_header is not None:
-        found = _commit_header(data, hexsz)  # the regex's answer, or None where it fails
+    compiled = native.backend
+    if compiled is not None:
+        found = compiled.commit_header(data, hexsz)  # the regex's answer, or None where it fails
         if found is not None:
             return found
     else:
@@ -442,11 +440,6 @@ def iter_tree(data: bytes, fmt: ObjectFormat, oid: bytes | None = None) -> Itera
         yield TreeEntry(mode, name, entry_oid)
 
 
-# The compiled splitter when the module is built (getattr: a build made
-# before it existed lacks it).
-_split_tree: Callable[[bytes, int], list[tuple[int, bytes, bytes]] | None] | None = getattr(_native, "tree_items", None)
-
-
 def tree_items(data: bytes, fmt: ObjectFormat, oid: bytes | None = None) -> list[tuple[int, bytes, bytes]]:
     """``[(mode, name, oid), ...]`` as plain tuples — the cheap form that
     tree diffs use.
@@ -455,8 +448,9 @@ def tree_items(data: bytes, fmt: ObjectFormat, oid: bytes | None = None) -> list
     one C pass (3x faster than the regexes below on git.git's trees); it
     answers None for anything else, which then goes through the careful loop
     as in the pure path.  ``tree_items_py`` is the pure reference."""
-    if _split_tree is not None:
-        items = _split_tree(data, fmt.rawsz)
+    compiled = native.backend
+    if compiled is not None:
+        items = compiled.tree_items(data, fmt.rawsz)
         return items if items is not None else _tree_items_careful(data, fmt, oid)
     return tree_items_py(data, fmt, oid)
 

@@ -1,11 +1,94 @@
-"""Session-wide repositories, built once with git in a temp dir."""
+"""Session-wide repositories, built once with git in a temp dir; and the
+one switch between the compiled and the pure path (``door``, ``backend_path``)."""
 
 from __future__ import annotations
 
+import contextlib
+import types
+
 import pytest
 
+from packscope.core import native
+from packscope.core.store import delta as delta_module
 from tests import repos
 from tests.object_source import core_store
+
+# --- the path: compiled or pure ---------------------------------------------------------
+
+
+class Door:
+    """The tests' one switch of core/native.py's ``backend`` (what every call
+    site of core reads when it runs): ``use("compiled")`` or ``use("pure")``
+    for the rest of the test, ``path(...)`` for a ``with`` block, ``stub``
+    to replace one compiled function (counted, or None: "ask the reference").
+
+    The compiled path is a fresh copy of the module's functions per test, so
+    a stub never reaches the module itself nor another test, and a wrapper
+    that calls ``door.compiled.x`` calls the real ``x``.  Asking for the
+    compiled path fails when the module is not built: a test that compares
+    the two paths never silently compares one with itself."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self._mp = monkeypatch
+        monkeypatch.setattr(native, "backend", native.backend)  # restored after the test, whatever it switched
+        monkeypatch.setattr(native, "PATH", native.PATH)
+
+    @property
+    def compiled(self):
+        """The compiled module itself (its functions, unstubbed)."""
+        module = native.compiled_module()
+        if module is None:
+            pytest.fail("the compiled path was asked for, but packscope.core._native is not built")
+        return module
+
+    def use(self, path: str):
+        """Switch every call site to ``path`` ("compiled" or "pure"); the
+        backend now in place (None on the pure path)."""
+        if path == "pure":
+            backend = None
+        elif path == "compiled":
+            module = self.compiled
+            # A PACKSCOPE_PURE process never registered the reference errors come from.
+            module.set_delta_fallback(delta_module._apply_delta_checked)
+            backend = types.SimpleNamespace(**{k: v for k, v in vars(module).items() if not k.startswith("_")})
+        else:
+            raise ValueError(path)
+        # Through monkeypatch each time: restored after the test even if it undid its monkeypatch.
+        self._mp.setattr(native, "backend", backend)
+        self._mp.setattr(native, "PATH", path)
+        return backend
+
+    @contextlib.contextmanager
+    def path(self, path: str):
+        """``use(path)`` for a ``with`` block; the path before it after."""
+        saved = native.backend, native.PATH
+        try:
+            yield self.use(path)
+        finally:
+            native.backend, native.PATH = saved
+
+    def stub(self, name: str, func=None) -> None:
+        """On the compiled path in place: ``name`` answers through ``func``,
+        or declines everything (None: each call site's pure code answers)."""
+        backend = native.backend
+        assert isinstance(backend, types.SimpleNamespace), "stub() needs door.use('compiled') first"
+        setattr(backend, name, func if func is not None else (lambda *args: None))
+
+
+@pytest.fixture
+def door(monkeypatch):
+    """The one switch between the compiled and the pure path (see Door)."""
+    return Door(monkeypatch)
+
+
+@pytest.fixture(params=["compiled", "pure"])
+def backend_path(request, door):
+    """The test runs once on each path: "compiled" or "pure" (its value)."""
+    door.use(request.param)
+    return request.param
+
+
+# --- repositories -----------------------------------------------------------------------
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from packscope.core.oid import SHA1, SHA256
@@ -34,9 +34,12 @@ NOT_BUILT = pytest.mark.skipif(_native is None, reason="the compiled module is n
 def compiled_against_pure(test):
     """A property test of the compiled module against the pure path: skipped
     when the module is not built, 800 examples, and ``fmt`` (SHA-1 or SHA-256)
-    and ``data`` (to draw the rest from) as arguments."""
+    and ``data`` (to draw the rest from) as arguments; it may take the
+    ``door`` fixture too (its ``path`` blocks switch and restore per example)."""
     return NOT_BUILT(
-        settings(max_examples=800, deadline=None)(given(fmt=st.sampled_from([SHA1, SHA256]), data=st.data())(test))
+        settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])(
+            given(fmt=st.sampled_from([SHA1, SHA256]), data=st.data())(test)
+        )
     )
 
 

@@ -351,15 +351,16 @@ def test_copy_is_read_only(rich, tmp_path):
 
 
 @pytest.mark.parametrize("which", ["rich", "rich256"])
-def test_the_compiled_tree_sums_answer_what_the_pure_loop_does(which, request, monkeypatch):
-    from packscope.core.advise import sizes
-    from packscope.core.native import native
+def test_the_compiled_tree_sums_answer_what_the_pure_loop_does(which, request, door):
+    from packscope.core import native as door_module
 
+    native = door_module.compiled_module()
     if native is None:
         pytest.skip("the compiled module is not built")
     repo = request.getfixturevalue(which)
+    door.use("compiled")
     compiled = walk(repo, top=50)
-    monkeypatch.setattr(sizes, "native", None)
+    door.use("pure")
     pure = walk(repo, top=50)
     assert compiled == pure
     # and the tree sums themselves, tree by tree, against the pure entry list
@@ -382,7 +383,9 @@ def test_the_compiled_tree_sums_answer_what_the_pure_loop_does(which, request, m
 
 
 def test_tree_sums_leaves_a_malformed_tree_to_the_pure_loop():
-    from packscope.core.native import native
+    from packscope.core import native as door_module
+
+    native = door_module.compiled_module()
 
     if native is None:
         pytest.skip("the compiled module is not built")

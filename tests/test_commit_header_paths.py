@@ -5,7 +5,6 @@ and whole walks that print what git prints on both paths."""
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -66,11 +65,11 @@ def fast_outcome(body, fmt):
 
 
 @compiled_against_pure
-def test_commit_header_fast_answers_alike_on_both_paths(fmt, data):
+def test_commit_header_fast_answers_alike_on_both_paths(door, fmt, data):
     body = data.draw(headers(fmt.hexsz))
-    compiled = fast_outcome(body, fmt)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(objects, "_commit_header", None)
+    with door.path("compiled"):
+        compiled = fast_outcome(body, fmt)
+    with door.path("pure"):
         assert fast_outcome(body, fmt) == compiled
 
 

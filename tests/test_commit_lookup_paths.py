@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pytest
 
-from packscope.core.history import commit_reader
 from packscope.core.history.commit_reader import CommitHeaderReader
 from tests.cli import packscope
 from tests.delta_paths import NOT_BUILT, _native
@@ -19,7 +18,7 @@ from tests.repos import all_objects, copy_repo, flip_byte, git, git_text, init_b
 pytestmark = NOT_BUILT
 
 
-def answers(repo, *, compiled: bool, monkeypatch, ids_from=None) -> tuple[dict[bytes, object], int, int]:
+def answers(repo, *, compiled: bool, door, ids_from=None) -> tuple[dict[bytes, object], int, int]:
     """Every object's answer (the objects of ``ids_from``, default ``repo``)
     from a fresh reader on one path: (answers, commits the compiled lookup
     answered, commits declined)."""
@@ -31,7 +30,9 @@ def answers(repo, *, compiled: bool, monkeypatch, ids_from=None) -> tuple[dict[b
         answered += type(got) is tuple
         return got
 
-    monkeypatch.setattr(commit_reader, "_commit_lookup", counted if compiled else None)
+    door.use("compiled" if compiled else "pure")
+    if compiled:
+        door.stub("commit_lookup", counted)
     store = core_store(repo)
     try:
         reader = CommitHeaderReader(store)
@@ -43,12 +44,11 @@ def answers(repo, *, compiled: bool, monkeypatch, ids_from=None) -> tuple[dict[b
         return out, answered, reader.declined
     finally:
         store.close()
-        monkeypatch.undo()
 
 
-def both_paths(repo, monkeypatch) -> int:
-    compiled, answered, declined = answers(repo, compiled=True, monkeypatch=monkeypatch)
-    pure, none_compiled, pure_declined = answers(repo, compiled=False, monkeypatch=monkeypatch)
+def both_paths(repo, door) -> int:
+    compiled, answered, declined = answers(repo, compiled=True, door=door)
+    pure, none_compiled, pure_declined = answers(repo, compiled=False, door=door)
     assert none_compiled == 0
     assert compiled == pure
     assert declined == pure_declined
@@ -69,9 +69,9 @@ def both_paths(repo, monkeypatch) -> int:
         "scenario_repo",
     ],
 )
-def test_compiled_lookup_answers_as_the_python_path(request, fixture, monkeypatch):
+def test_compiled_lookup_answers_as_the_python_path(request, fixture, door):
     repo = request.getfixturevalue(fixture)
-    assert both_paths(repo, monkeypatch) > 0
+    assert both_paths(repo, door) > 0
 
 
 @pytest.fixture(scope="module")
@@ -100,22 +100,22 @@ def long_headers_repo(tmp_path_factory):
     return repo
 
 
-def test_headers_longer_than_the_prefix_read_are_left_to_the_python_path(long_headers_repo, monkeypatch):
-    both_paths(long_headers_repo, monkeypatch)
+def test_headers_longer_than_the_prefix_read_are_left_to_the_python_path(long_headers_repo, door):
+    both_paths(long_headers_repo, door)
     expected = git("rev-list", "--all", cwd=long_headers_repo)
     for env in ({}, {"PACKSCOPE_PURE": "1"}):
         assert packscope("-C", long_headers_repo, "log", "--all", "--format=%H", env=env).stdout == expected
 
 
 @pytest.mark.parametrize("where", ["zlib", "header"])
-def test_a_damaged_commit_entry_is_declined_alike(packed_repo, tmp_path, monkeypatch, where):
+def test_a_damaged_commit_entry_is_declined_alike(packed_repo, tmp_path, door, where):
     repo = copy_repo(packed_repo, tmp_path / "damaged.git")
     pack, _ = the_pack(repo)
     row = next(r for r in verify_pack_rows(pack) if r["type"] == "commit" and r["depth"] == 0 and r["packed"] > 20)
     # "zlib": a byte inside the deflate stream; "header": the entry's type bits
     flip_byte(pack, row["offset"] + (12 if where == "zlib" else 0), 0x55 if where == "zlib" else 0x70)
-    compiled, _, declined = answers(repo, compiled=True, monkeypatch=monkeypatch, ids_from=packed_repo)
-    pure, _, _ = answers(repo, compiled=False, monkeypatch=monkeypatch, ids_from=packed_repo)
+    compiled, _, declined = answers(repo, compiled=True, door=door, ids_from=packed_repo)
+    pure, _, _ = answers(repo, compiled=False, door=door, ids_from=packed_repo)
     assert compiled == pure
     assert compiled[bytes.fromhex(row["oid"])] is None
     assert declined > 0

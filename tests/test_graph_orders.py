@@ -16,8 +16,7 @@ import random
 
 import pytest
 
-from packscope.core.history import plain_walk
-from packscope.core.history import walk as walk_module
+from packscope.core import native
 from packscope.core.history.graph_walk import WalkSource
 from packscope.core.history.walk import walk
 from tests import repos
@@ -157,20 +156,25 @@ def starts(repo, revs) -> list[bytes]:
     return out
 
 
-class Counted:
-    """A compiled loop over graph positions, counted (the plain walk's by default)."""
+BUILT = native.compiled_module() is not None
 
-    def __init__(self, monkeypatch, module=plain_walk, name: str = "_graph_walk") -> None:
+
+class Counted:
+    """A compiled loop over graph positions, counted through the door (the
+    plain walk's by default); nothing counted when the module is not built."""
+
+    def __init__(self, door, name: str = "graph_walk_plain") -> None:
         self.calls = 0
-        inner = getattr(module, name)
-        if inner is None:
+        if not BUILT:
             return
+        door.use("compiled")
+        inner = getattr(native.compiled_module(), name)
 
         def counted(*args):
             self.calls += 1
             return inner(*args)
 
-        monkeypatch.setattr(module, name, counted)
+        door.stub(name, counted)
 
 
 def core_log(repo, revs, order, first_parent, paths, max_count=None) -> tuple[list[str], WalkSource]:
@@ -227,13 +231,13 @@ def test_the_log_command_prints_gits_lines_in_every_order(state):
         assert got.stdout.decode() == want
 
 
-def test_a_plain_walk_over_a_sound_graph_runs_on_its_positions(state, monkeypatch):
+def test_a_plain_walk_over_a_sound_graph_runs_on_its_positions(state, door):
     name, repo = state
-    counted = Counted(monkeypatch)
+    counted = Counted(door)
     for fp in (False, True):
         got, _ = core_log(repo, ["--all"], "default", fp, None)
         assert got == git_log(repo, ["--all"], "default", fp, None)
-    if plain_walk._graph_walk is None:
+    if not BUILT:
         pytest.skip("the compiled module is not built")
     # a graph holding every tip takes the loop over positions (a stale one
     # takes it only once no commit outside it waits in the queue)
@@ -243,17 +247,18 @@ def test_a_plain_walk_over_a_sound_graph_runs_on_its_positions(state, monkeypatc
         assert counted.calls > 0
 
 
-def test_the_incremental_walk_in_python_lists_what_the_compiled_one_does(state, monkeypatch):
+def test_the_incremental_walk_in_python_lists_what_the_compiled_one_does(state, door):
     # the reference (core/history/topo_walk.py) with the compiled walk over
     # graph positions turned off, and on: both git's order
     name, repo = state
     cases = list(itertools.product((["--all"], ["side", "main"]), ("topo", "date"), (False, True)))
     want = [git_log(repo, revs, order, fp, None) for revs, order, fp in cases]
-    compiled = Counted(monkeypatch, module=walk_module, name="_topo_next")
+    compiled = Counted(door, "graph_topo_next")
     assert [core_log(repo, revs, order, fp, None)[0] for revs, order, fp in cases] == want
-    if walk_module._topo_next is not None and name not in ("none", "stale-chain"):
+    if BUILT and name not in ("none", "stale-chain"):
         assert compiled.calls > 0  # a sound graph holding every tip: the compiled walk
-    monkeypatch.setattr(walk_module, "_topo_start", None)
+    if BUILT:
+        door.stub("graph_topo_start")  # declines: the Python reference walks
     assert [core_log(repo, revs, order, fp, None)[0] for revs, order, fp in cases] == want
 
 

@@ -134,14 +134,7 @@ def test_a_merge_follows_the_parent_each_entry_is_treesame_to(tmp_path):
     }
 
 
-@pytest.mark.parametrize("compiled", [False, True], ids=["pure", "compiled"])
-def test_both_ways_of_comparing_trees_give_gits_answers(scenario_repo, random_history_repo, monkeypatch, compiled):
-    from packscope.core.history import tree_entries
-    from packscope.core.native import native
-
-    if compiled and native is None:
-        pytest.skip("the compiled module is not built")
-    monkeypatch.setattr(tree_entries, "_native_diff_names", native.tree_diff_names if compiled else None)
+def test_both_ways_of_comparing_trees_give_gits_answers(scenario_repo, random_history_repo, backend_path):
     assert mismatches(scenario_repo, ["main", "x", "skew"]) == []
     assert mismatches(random_history_repo, ["main"], ["", "d1/e1"]) == []
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from packscope.core.history import tree_entries
+from packscope.core import native
 from packscope.core.history.last_modified import last_modified
-from packscope.core.native import native
 from tests import repos
 from tests.cli import packscope
 from tests.object_source import core_store
@@ -56,19 +55,20 @@ def wide_repo(tmp_path_factory):
 
 
 @pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "pure"])
-def test_a_wide_directory_is_answered_as_git_with_one_pass_per_tree(wide_repo, monkeypatch, compiled):
-    if compiled and native is None:
+def test_a_wide_directory_is_answered_as_git_with_one_pass_per_tree(wide_repo, door, compiled):
+    built = native.compiled_module()
+    if compiled and built is None:
         pytest.skip("the compiled module is not built")
     lookups = []
-    one = native.tree_entry if compiled else None
+    door.use("compiled" if compiled else "pure")
+    if compiled:
+        one = built.tree_entry
 
-    def counted(data, name, rawsz):
-        lookups.append(name)
-        return one(data, name, rawsz)
+        def counted(data, name, rawsz):
+            lookups.append(name)
+            return one(data, name, rawsz)
 
-    monkeypatch.setattr(tree_entries, "_native_entry", counted if compiled else None)
-    if not compiled:
-        monkeypatch.setattr(tree_entries, "_native_diff_names", None)
+        door.stub("tree_entry", counted)
     want = {n: c for n, c in git_answers(wide_repo, "main", "d").items()}
     assert len(want) == WIDE and len(set(want.values())) == 5  # root, c2, side, c4, c6
     store = core_store(wide_repo)

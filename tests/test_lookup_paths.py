@@ -12,14 +12,13 @@ import random
 import shutil
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from packscope.core.errors import PackscopeError
 from packscope.core.oid import SHA1, SHA256
 from packscope.core.store import batch_lookup
 from packscope.core.store import pack as pack_module
-from packscope.core.store import pack_info as pack_info_module
 from packscope.core.store.odb import ObjectStore
 from packscope.core.store.pack import Pack
 from packscope.core.store.pack_entry import TYPE_NAMES
@@ -83,7 +82,7 @@ def test_the_compiled_bucket_search_answers_as_the_binary_search(fixture, reques
 
 
 @pytest.mark.parametrize("fixture", INDEX_FIXTURES)
-def test_find_gives_git_show_index_offsets_on_both_paths(fixture, request):
+def test_find_gives_git_show_index_offsets_on_both_paths(fixture, request, backend_path):
     from tests.repos import show_index
 
     repo = request.getfixturevalue(fixture)
@@ -144,7 +143,8 @@ def _where(locs):
 @pytest.mark.parametrize(
     "fixture", ["overlapping_packs", "many_packs_repo", "packed_repo", "sha256_repo", "idx64_repo"]
 )
-def test_a_compiled_batch_finds_what_pure_lookups_one_by_one_find(fixture, request):
+def test_a_compiled_batch_finds_what_pure_lookups_one_by_one_find(fixture, request, door):
+    door.use("compiled")
     repo = request.getfixturevalue(fixture)
     fmt = _fmt(repo)
     ids = _batch_ids(repo, fmt, 9)
@@ -167,7 +167,8 @@ def test_a_compiled_batch_finds_what_pure_lookups_one_by_one_find(fixture, reque
 
 @NOT_BUILT
 @pytest.mark.parametrize("fixture", ["overlapping_packs", "many_packs_repo", "ref_delta_repo", "deep_chain_repo"])
-def test_a_batch_read_in_runs_answers_and_caches_as_reads_one_by_one(fixture, request, monkeypatch):
+def test_a_batch_read_in_runs_answers_and_caches_as_reads_one_by_one(fixture, request, door):
+    door.use("compiled")
     repo = request.getfixturevalue(fixture)
     fmt = _fmt(repo)
     ids = _batch_ids(repo, fmt, 5)
@@ -178,7 +179,7 @@ def test_a_batch_read_in_runs_answers_and_caches_as_reads_one_by_one(fixture, re
         runs.append((len(args[1]), len(got)))
         return got
 
-    monkeypatch.setattr(pack_module, "_read_objects", counting)
+    door.stub("read_objects", counting)
     one_by_one = ObjectStore(str(repo / "objects"), fmt)
     one_by_one.delta_cache.budget = 64 << 10  # small: entries are evicted too
     expected = [one_by_one.packed_read(loc) if loc else None for loc in one_by_one.locate_many(ids)]
@@ -203,11 +204,12 @@ def test_a_batch_read_in_runs_answers_and_caches_as_reads_one_by_one(fixture, re
         assert max(n for n, _ in runs) == batch_lookup.READ_RUN
 
 
-def test_without_the_compiled_batch_the_answers_are_the_same(overlapping_packs, monkeypatch):
+def test_without_the_compiled_batch_the_answers_are_the_same(overlapping_packs, door):
     fmt = SHA1
     ids = _batch_ids(overlapping_packs, fmt, 4)
+    door.use("compiled")
     first = ObjectStore(str(overlapping_packs / "objects"), fmt).locate_many(ids)
-    monkeypatch.setattr(batch_lookup, "_idx_find_many", None)
+    door.stub("idx_find_many")
     second = ObjectStore(str(overlapping_packs / "objects"), fmt).locate_many(ids)
     assert _where(first) == _where(second)
     assert sum(loc is None for loc in first) == 101  # the absent ids and the null id
@@ -216,18 +218,17 @@ def test_without_the_compiled_batch_the_answers_are_the_same(overlapping_packs, 
 # --- types and sizes through delta chains -------------------------------------------------
 
 
-def _reference_info(pack_path, fmt, offsets, monkeypatch):
+def _reference_info(pack_path, fmt, offsets, door):
     """info_at of each offset on the pure path: (type, size) or the error kind."""
-    monkeypatch.setattr(pack_info_module, "_pack_info", None)
-    pack = Pack(str(pack_path), fmt=fmt)
     out = {}
-    for off in offsets:
-        try:
-            out[off] = pack.info_at(off)
-        except PackscopeError as e:
-            out[off] = e.kind
-    pack.close()
-    monkeypatch.undo()
+    with door.path("pure"):
+        pack = Pack(str(pack_path), fmt=fmt)
+        for off in offsets:
+            try:
+                out[off] = pack.info_at(off)
+            except PackscopeError as e:
+                out[off] = e.kind
+        pack.close()
     return out
 
 
@@ -235,14 +236,15 @@ def _reference_info(pack_path, fmt, offsets, monkeypatch):
 @pytest.mark.parametrize(
     "fixture", ["packed_repo", "sha256_repo", "ref_delta_repo", "thin_completed_repo", "deep_chain_repo"]
 )
-def test_compiled_types_and_sizes_are_the_pure_ones(fixture, request, monkeypatch):
+def test_compiled_types_and_sizes_are_the_pure_ones(fixture, request, door):
+    door.use("compiled")
     repo = request.getfixturevalue(fixture)
     fmt = _fmt(repo)
     declined = answered = deltas = 0
     for pack_path in pack_files(repo):
         pack = Pack(str(pack_path), fmt=fmt).open()
         offsets = list(pack.index.open().offsets())
-        expected = _reference_info(pack_path, fmt, offsets, monkeypatch)
+        expected = _reference_info(pack_path, fmt, offsets, door)
         memo = _type_memo(len(offsets))
         declined_here = 0
         for round_ in range(2):  # the second round answers from the memo
@@ -316,9 +318,9 @@ def _bare_pack(data: bytes, max_depth: int) -> Pack:
 
 
 @NOT_BUILT
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_on_damaged_packs_the_compiled_answer_is_the_references_or_none(small_pack, data):
+def test_on_damaged_packs_the_compiled_answer_is_the_references_or_none(small_pack, door, data):
     raw, offsets = small_pack
     damaged = bytearray(raw)
     for _ in range(data.draw(st.integers(1, 4))):
@@ -333,11 +335,8 @@ def test_on_damaged_packs_the_compiled_answer_is_the_references_or_none(small_pa
         if got is None:
             continue  # the reference decides (answers or raises)
         reference._delta_types.clear()
-        saved, pack_info_module._pack_info = pack_info_module._pack_info, None
-        try:
+        with door.path("pure"):
             assert reference.info_at(off) == (TYPE_NAMES[got[0]], got[1])
-        finally:
-            pack_info_module._pack_info = saved
 
 
 # --- cat-file --batch-check of full ids ------------------------------------------------------
@@ -382,7 +381,7 @@ def _read_all(pack_path, fmt, offsets):
 
 @NOT_BUILT
 @pytest.mark.parametrize("fixture", ["packed_repo", "sha256_repo", "deep_chain_repo", "big_copies_repo"])
-def test_chains_applied_in_one_compiled_call_make_the_pure_objects(fixture, request, monkeypatch):
+def test_chains_applied_in_one_compiled_call_make_the_pure_objects(fixture, request, door):
     repo = request.getfixturevalue(fixture)
     fmt = _fmt(repo)
     calls = []
@@ -395,10 +394,11 @@ def test_chains_applied_in_one_compiled_call_make_the_pure_objects(fixture, requ
         index = PackIndex(str(pack_path.with_suffix(".idx")), fmt).open()
         offsets = list(index.offsets())
         index.close()
-        monkeypatch.setattr(pack_module, "_apply_chain", None)
-        pure = _read_all(pack_path, fmt, offsets)
-        monkeypatch.setattr(pack_module, "_apply_chain", counting)
-        compiled = _read_all(pack_path, fmt, offsets)
+        with door.path("pure"):
+            pure = _read_all(pack_path, fmt, offsets)
+        with door.path("compiled"):
+            door.stub("apply_chain", counting)
+            compiled = _read_all(pack_path, fmt, offsets)
         assert compiled == pure
         # And against git's contents.
         git_objects = batch_contents(repo)
@@ -436,22 +436,19 @@ def _outcome(pack: Pack, off: int):
 
 
 @NOT_BUILT
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_on_damaged_packs_a_compiled_chain_reads_as_the_pure_loop(small_pack, data):
+def test_on_damaged_packs_a_compiled_chain_reads_as_the_pure_loop(small_pack, door, data):
     raw, offsets = small_pack
     damaged = bytearray(raw)
     for _ in range(data.draw(st.integers(1, 4))):
         damaged[data.draw(st.integers(12, len(raw) - 21))] = data.draw(st.integers(0, 255))
     damaged_bytes = bytes(damaged)
-    saved = pack_module._apply_chain
     for off in offsets:
-        compiled = _outcome(_bare_read_pack(damaged_bytes), off)
-        pack_module._apply_chain = None
-        try:
+        with door.path("compiled"):
+            compiled = _outcome(_bare_read_pack(damaged_bytes), off)
+        with door.path("pure"):
             pure = _outcome(_bare_read_pack(damaged_bytes), off)
-        finally:
-            pack_module._apply_chain = saved
         assert compiled == pure
 
 
@@ -465,22 +462,19 @@ def _cached_outcomes(data: bytes, offsets, budget: int):
 
 
 @NOT_BUILT
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_on_damaged_packs_a_compiled_read_answers_and_caches_as_the_pure_loop(small_pack, data):
+def test_on_damaged_packs_a_compiled_read_answers_and_caches_as_the_pure_loop(small_pack, door, data):
     raw, offsets = small_pack
     damaged = bytearray(raw)
     for _ in range(data.draw(st.integers(0, 4))):
         damaged[data.draw(st.integers(12, len(raw) - 21))] = data.draw(st.integers(0, 255))
     order = data.draw(st.permutations(offsets))
     budget = data.draw(st.sampled_from([2 << 10, 64 << 10]))
-    saved = pack_module._read_object, pack_module._walk_chain, pack_module._apply_chain
-    compiled = _cached_outcomes(bytes(damaged), order, budget)
-    pack_module._read_object = pack_module._walk_chain = pack_module._apply_chain = None
-    try:
+    with door.path("compiled"):
+        compiled = _cached_outcomes(bytes(damaged), order, budget)
+    with door.path("pure"):
         pure = _cached_outcomes(bytes(damaged), order, budget)
-    finally:
-        pack_module._read_object, pack_module._walk_chain, pack_module._apply_chain = saved
     assert compiled == pure
 
 
@@ -504,22 +498,20 @@ def _run_outcomes(data: bytes, offsets, budget: int, step: int):
 
 
 @NOT_BUILT
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_on_damaged_packs_reads_in_runs_answer_and_cache_as_the_pure_loop(small_pack, data):
+def test_on_damaged_packs_reads_in_runs_answer_and_cache_as_the_pure_loop(small_pack, door, data):
     raw, offsets = small_pack
     damaged = bytearray(raw)
     for _ in range(data.draw(st.integers(0, 4))):
         damaged[data.draw(st.integers(12, len(raw) - 21))] = data.draw(st.integers(0, 255))
     order = data.draw(st.permutations(offsets))
     budget = data.draw(st.sampled_from([2 << 10, 64 << 10]))
-    in_runs = _run_outcomes(bytes(damaged), order, budget, data.draw(st.integers(1, 9)))
-    saved = pack_module._read_object, pack_module._walk_chain, pack_module._apply_chain
-    pack_module._read_object = pack_module._walk_chain = pack_module._apply_chain = None
-    try:
+    step = data.draw(st.integers(1, 9))
+    with door.path("compiled"):
+        in_runs = _run_outcomes(bytes(damaged), order, budget, step)
+    with door.path("pure"):
         pure = _cached_outcomes(bytes(damaged), order, budget)
-    finally:
-        pack_module._read_object, pack_module._walk_chain, pack_module._apply_chain = saved
     assert in_runs == pure
 
 
@@ -616,9 +608,7 @@ def test_batch_output_writes_every_byte_when_writev_writes_only_part(monkeypatch
         ("ref_delta_repo", 8 << 10),
     ],
 )
-def test_a_compiled_walk_or_read_leaves_the_delta_base_cache_as_the_pure_loop_does(
-    fixture, budget, request, monkeypatch
-):
+def test_a_compiled_walk_or_read_leaves_the_delta_base_cache_as_the_pure_loop_does(fixture, budget, request, door):
     from packscope.core.store.cache import DeltaBaseCache
 
     repo = request.getfixturevalue(fixture)
@@ -634,13 +624,17 @@ def test_a_compiled_walk_or_read_leaves_the_delta_base_cache_as_the_pure_loop_do
         return got
 
     def run(walk, chain, read=None):
-        monkeypatch.setattr(pack_module, "_read_object", read)
-        monkeypatch.setattr(pack_module, "_walk_chain", walk)
-        monkeypatch.setattr(pack_module, "_apply_chain", chain)
-        cache = DeltaBaseCache(budget)  # small: entries are evicted too
-        pack = Pack(str(pack_path), fmt=SHA1, cache=cache)
-        objects = [pack.read_at(off, keep=k % 7 == 0) for k, off in enumerate(sequence)]
-        pack.close()
+        # Pure when nothing is given; else the compiled functions given, the
+        # others declining (each call site's pure code answers for them).
+        with door.path("pure" if walk is chain is read is None else "compiled"):
+            if walk is not chain or chain is not read:
+                door.stub("read_object", read)
+                door.stub("walk_chain", walk)
+                door.stub("apply_chain", chain)
+            cache = DeltaBaseCache(budget)  # small: entries are evicted too
+            pack = Pack(str(pack_path), fmt=SHA1, cache=cache)
+            objects = [pack.read_at(off, keep=k % 7 == 0) for k, off in enumerate(sequence)]
+            pack.close()
         return objects, cache.stats(), list(cache.table)
 
     pure = run(None, None)
@@ -692,7 +686,7 @@ def big_deltas_repo(tmp_path_factory):
 
 
 @NOT_BUILT
-def test_big_deltas_go_through_the_capped_inflate_and_make_git_s_objects(big_deltas_repo, monkeypatch):
+def test_big_deltas_go_through_the_capped_inflate_and_make_git_s_objects(big_deltas_repo, door):
     pack_path = pack_files(big_deltas_repo)[0]
     offsets = _offsets(pack_path, SHA1)
     sizes = []
@@ -702,10 +696,11 @@ def test_big_deltas_go_through_the_capped_inflate_and_make_git_s_objects(big_del
         return pack_module._inflate_capped(data, size)
 
     real = _native.apply_chain
-    monkeypatch.setattr(pack_module, "_apply_chain", lambda *a: real(*a[:6], counting))
-    compiled = _read_all(pack_path, SHA1, offsets)
-    monkeypatch.setattr(pack_module, "_apply_chain", None)
-    assert compiled == _read_all(pack_path, SHA1, offsets)
+    with door.path("compiled"):
+        door.stub("apply_chain", lambda *a: real(*a[:6], counting))
+        compiled = _read_all(pack_path, SHA1, offsets)
+    with door.path("pure"):
+        assert compiled == _read_all(pack_path, SHA1, offsets)
     git_objects = batch_contents(big_deltas_repo)
     names = dict(zip(_offsets(pack_path, SHA1), _names(pack_path, SHA1), strict=True))
     assert all(compiled[off] == git_objects[names[off].hex()] for off in offsets)
@@ -713,7 +708,7 @@ def test_big_deltas_go_through_the_capped_inflate_and_make_git_s_objects(big_del
 
 
 @NOT_BUILT
-def test_big_objects_and_deltas_read_in_one_call_are_git_s(big_deltas_repo, monkeypatch):
+def test_big_objects_and_deltas_read_in_one_call_are_git_s(big_deltas_repo, monkeypatch, door):
     from packscope.core.store.cache import DeltaBaseCache
 
     pack_path = pack_files(big_deltas_repo)[0]
@@ -725,7 +720,8 @@ def test_big_objects_and_deltas_read_in_one_call_are_git_s(big_deltas_repo, monk
         return pack_module._inflate_capped(data, size)
 
     monkeypatch.setattr(pack_module, "_inflate_capped", counting)
-    monkeypatch.setattr(pack_module, "_walk_chain", None)  # read_object or the loop, nothing between
+    door.use("compiled")
+    door.stub("walk_chain")  # read_object or the loop, nothing between
     pack = Pack(str(pack_path), fmt=SHA1, cache=DeltaBaseCache(1 << 20))
     objects = {off: pack.read_at(off) for off in offsets}
     pack.close()

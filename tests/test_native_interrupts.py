@@ -16,12 +16,13 @@ from tests import repos
 from tests.delta_paths import NOT_BUILT, _native
 from tests.repos import git
 
-# the compiled read is the store's path only when the module is built and
-# PACKSCOPE_PURE is not set
-pytestmark = [
-    NOT_BUILT,
-    pytest.mark.skipif(pack_module._read_object is None, reason="the store reads on the pure path"),
-]
+pytestmark = NOT_BUILT
+
+
+@pytest.fixture(autouse=True)
+def _compiled(door):
+    """The store reads through the compiled path (whatever PACKSCOPE_PURE says)."""
+    door.use("compiled")
 
 
 @pytest.fixture(scope="module")

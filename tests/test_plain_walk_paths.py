@@ -11,7 +11,6 @@ from __future__ import annotations
 import pytest
 
 from packscope.core.errors import PackscopeError
-from packscope.core.history import graph_walk, plain_walk
 from packscope.core.history.commit_reader import CommitHeaderReader
 from packscope.core.history.graph_walk import WalkSource
 from packscope.core.history.rev_args import ALL, walk_starts
@@ -29,21 +28,18 @@ class Calls:
     """The compiled functions, counted: chunks walked, tips read in one call,
     and deltified commits read by the loop's delta reader."""
 
-    def __init__(self, monkeypatch, *, compiled: bool) -> None:
+    def __init__(self, door, *, compiled: bool) -> None:
         self.chunks = self.tips = self.positions = 0
         if not compiled:
-            monkeypatch.setattr(plain_walk, "_walk_plain", None)
-            monkeypatch.setattr(plain_walk, "_facts_many", None)
-            monkeypatch.setattr(plain_walk, "_graph_walk", None)
-            monkeypatch.setattr(graph_walk, "_graph_commit", None)
-            monkeypatch.setattr(graph_walk, "_bloom_unchanged", None)
+            door.use("pure")
             return
+        door.use("compiled")
 
         def graph_walk_plain(*args):
             self.positions += 1
             return _native.graph_walk_plain(*args)
 
-        monkeypatch.setattr(plain_walk, "_graph_walk", graph_walk_plain)
+        door.stub("graph_walk_plain", graph_walk_plain)
 
         def walk_plain(*args):
             self.chunks += 1
@@ -53,17 +49,15 @@ class Calls:
             self.tips += len(args[2])  # (packs, graph, oids, hexsz, prefix)
             return _native.commit_facts_many(*args)
 
-        monkeypatch.setattr(plain_walk, "_walk_plain", walk_plain)
-        monkeypatch.setattr(plain_walk, "_facts_many", facts_many)
+        door.stub("walk_plain", walk_plain)
+        door.stub("commit_facts_many", facts_many)
 
 
-def walked_ids(
-    repo, monkeypatch, *, compiled: bool, first_parent: bool = False, tracer=None, graph_reads=None, records=None
-):
+def walked_ids(repo, door, *, compiled: bool, first_parent: bool = False, tracer=None, graph_reads=None, records=None):
     """``log --all``'s commits through core (the log command's calls), one
     path; ``graph_reads`` (a list) gets how many the commit-graph answered,
     ``records`` (a list) the walked commits themselves."""
-    calls = Calls(monkeypatch, compiled=compiled)
+    calls = Calls(door, compiled=compiled)
     session = open_session(str(repo), tracer=tracer)
     try:
         starts = walk_starts([ALL], repo=session.repo, refs=session.refs, store=session.objects, cwd_prefix="")
@@ -80,7 +74,6 @@ def walked_ids(
             source.close()
     finally:
         session.close()
-        monkeypatch.undo()
 
 
 def rev_list(repo, *args) -> list[str]:
@@ -102,12 +95,12 @@ def rev_list(repo, *args) -> list[str]:
     ],
 )
 @pytest.mark.parametrize("first_parent", [False, True])
-def test_the_compiled_loop_walks_as_the_python_loop_and_git(request, fixture, first_parent, monkeypatch):
+def test_the_compiled_loop_walks_as_the_python_loop_and_git(request, fixture, first_parent, door):
     repo = request.getfixturevalue(fixture)
     expected = rev_list(repo, *(["--first-parent"] if first_parent else []))
     records: list[list] = []
-    compiled, calls = walked_ids(repo, monkeypatch, compiled=True, first_parent=first_parent, records=records)
-    python, _ = walked_ids(repo, monkeypatch, compiled=False, first_parent=first_parent, records=records)
+    compiled, calls = walked_ids(repo, door, compiled=True, first_parent=first_parent, records=records)
+    python, _ = walked_ids(repo, door, compiled=False, first_parent=first_parent, records=records)
     assert compiled == python == expected
     assert records[0] == records[1]  # trees, parents and times alike
     assert calls.chunks > 0  # the compiled loop ran (the Python loop is the stand-in otherwise)
@@ -132,20 +125,20 @@ def deltified_commits_repo(tmp_path_factory):
     return repo
 
 
-def test_deltified_commits_are_read_inside_the_compiled_loop(deltified_commits_repo, monkeypatch):
+def test_deltified_commits_are_read_inside_the_compiled_loop(deltified_commits_repo, door):
     # A chunk ends after each read the loop hands back to Python; commits
     # stored as deltas are read by the pack's delta reader without ending it.
     repo = deltified_commits_repo
     rows = git_text("verify-pack", "-v", *map(str, repo.glob("objects/pack/*.idx")), cwd=repo)
     deltified = sum(1 for line in rows.splitlines() if " commit " in line and len(line.split()) >= 7)
     assert deltified > 40
-    ids, calls = walked_ids(repo, monkeypatch, compiled=True)
+    ids, calls = walked_ids(repo, door, compiled=True)
     assert ids == rev_list(repo)
     assert calls.chunks <= 4  # 16, 32, 64 commits...: not one chunk per deltified commit
 
 
-def test_the_tips_are_read_in_one_call(random_history_repo, monkeypatch):
-    ids, calls = walked_ids(random_history_repo, monkeypatch, compiled=True)
+def test_the_tips_are_read_in_one_call(random_history_repo, door):
+    ids, calls = walked_ids(random_history_repo, door, compiled=True)
     refs = set(git_text("for-each-ref", "--format=%(objectname)", cwd=random_history_repo).split())
     assert ids == rev_list(random_history_repo)
     assert calls.tips == len(refs | {git_text("rev-parse", "HEAD", cwd=random_history_repo).strip()})
@@ -186,7 +179,7 @@ def test_a_missing_commit_stops_both_loops_after_the_same_commits(missing_parent
     assert chain[10] in compiled.stderr.decode()
 
 
-def test_dates_past_64_bits_sort_alike(tmp_path, monkeypatch):
+def test_dates_past_64_bits_sort_alike(tmp_path, door):
     # the loop compares the queue's (-date, number) keys as C integers, and
     # falls back to Python's comparison when a date does not fit
     repo = init_bare(tmp_path / "far.git")
@@ -200,13 +193,13 @@ def test_dates_past_64_bits_sort_alike(tmp_path, monkeypatch):
     for k, tip in enumerate(tips):
         git("update-ref", f"refs/heads/b{k}", tip, cwd=repo)
     git("repack", "-adq", cwd=repo)
-    compiled, calls = walked_ids(repo, monkeypatch, compiled=True)
-    python, _ = walked_ids(repo, monkeypatch, compiled=False)
+    compiled, calls = walked_ids(repo, door, compiled=True)
+    python, _ = walked_ids(repo, door, compiled=False)
     assert compiled == python == rev_list(repo)
     assert calls.chunks > 0
 
 
-def test_a_traced_walk_never_takes_the_compiled_loop(packed_repo, monkeypatch):
+def test_a_traced_walk_never_takes_the_compiled_loop(packed_repo, monkeypatch, door):
     tracer = Tracer()
     events: list[object] = []
     tracer.subscribe(events.append)
@@ -219,7 +212,7 @@ def test_a_traced_walk_never_takes_the_compiled_loop(packed_repo, monkeypatch):
         return walk_packs(reader)
 
     monkeypatch.setattr(CommitHeaderReader, "walk_packs", counted)
-    ids, calls = walked_ids(packed_repo, monkeypatch, compiled=True, tracer=tracer)
+    ids, calls = walked_ids(packed_repo, door, compiled=True, tracer=tracer)
     assert ids == rev_list(packed_repo)
     assert calls.chunks == 0 and calls.tips == 0
     assert len(events) > len(ids)  # every commit's lookup shows
@@ -227,7 +220,7 @@ def test_a_traced_walk_never_takes_the_compiled_loop(packed_repo, monkeypatch):
     assert 2 <= asks <= 2 + len(ids) // 16
 
 
-def test_a_repository_copy_with_loose_commits_walks_alike(packed_repo, tmp_path, monkeypatch):
+def test_a_repository_copy_with_loose_commits_walks_alike(packed_repo, tmp_path, door):
     # commits the packs do not hold are read by the Python fallback, each ending a chunk
     repo = copy_repo(packed_repo, tmp_path / "loose-too.git")
     tree = git_text("mktree", cwd=repo, input="").strip()
@@ -236,8 +229,8 @@ def test_a_repository_copy_with_loose_commits_walks_alike(packed_repo, tmp_path,
         body = f"tree {tree}\nparent {parent}\nauthor A <a@x> {2_000_000_000 + k} +0000\ncommitter A <a@x> {2_000_000_000 + k} +0000\n\nl{k}\n"
         parent = hash_literally(repo, "commit", body.encode())
     git("update-ref", "refs/heads/loose-top", parent, cwd=repo)
-    compiled, calls = walked_ids(repo, monkeypatch, compiled=True)
-    python, _ = walked_ids(repo, monkeypatch, compiled=False)
+    compiled, calls = walked_ids(repo, door, compiled=True)
+    python, _ = walked_ids(repo, door, compiled=False)
     assert compiled == python == rev_list(repo)
     assert calls.chunks >= 5
 
@@ -262,17 +255,17 @@ def generation_v1_graph_repo(tmp_path_factory):
     ],
 )
 @pytest.mark.parametrize("first_parent", [False, True])
-def test_the_compiled_loop_reads_a_commit_graph_as_the_python_loop(request, fixture, first_parent, monkeypatch):
+def test_the_compiled_loop_reads_a_commit_graph_as_the_python_loop(request, fixture, first_parent, door):
     repo = request.getfixturevalue(fixture)
     expected = rev_list(repo, *(["--first-parent"] if first_parent else []))
     compiled_reads: list[int] = []
     python_reads: list[int] = []
     records: list[list] = []
     compiled, calls = walked_ids(
-        repo, monkeypatch, compiled=True, first_parent=first_parent, graph_reads=compiled_reads, records=records
+        repo, door, compiled=True, first_parent=first_parent, graph_reads=compiled_reads, records=records
     )
     python, _ = walked_ids(
-        repo, monkeypatch, compiled=False, first_parent=first_parent, graph_reads=python_reads, records=records
+        repo, door, compiled=False, first_parent=first_parent, graph_reads=python_reads, records=records
     )
     assert compiled == python == expected
     assert records[0] == records[1]  # trees, parents (an octopus's all) and times alike
@@ -324,7 +317,7 @@ def graph_regions(data: bytes) -> list[tuple[int, int]]:
 
 
 @pytest.mark.parametrize("fixture", ["graph_repo", "split_graph_repo"])
-def test_mutated_commit_graphs_walk_alike_on_both_loops(request, fixture, tmp_path, monkeypatch):
+def test_mutated_commit_graphs_walk_alike_on_both_loops(request, fixture, tmp_path, door):
     # The compiled graph read answers only where the reference would answer
     # the same, whatever the graph's bytes: flipped bytes and boundary values
     # in the ids, the commit data and the generation offsets of each file of
@@ -337,7 +330,7 @@ def test_mutated_commit_graphs_walk_alike_on_both_loops(request, fixture, tmp_pa
     originals = {path: path.read_bytes() for path in files}
     rnd = random.Random(2026)
     unmutated: list[list] = []
-    walked_ids(repo, monkeypatch, compiled=False, records=unmutated)
+    walked_ids(repo, door, compiled=False, records=unmutated)
     changed = 0
     for case in range(60):
         path = files[case % len(files)]
@@ -360,7 +353,7 @@ def test_mutated_commit_graphs_walk_alike_on_both_loops(request, fixture, tmp_pa
         for compiled in (True, False):
             records: list[list] = []
             try:
-                walked_ids(repo, monkeypatch, compiled=compiled, records=records)
+                walked_ids(repo, door, compiled=compiled, records=records)
                 results.append(("ok", records[0]))
             except PackscopeError as e:
                 results.append(("error", type(e).__name__, str(e)))

@@ -17,7 +17,6 @@ import pytest
 from hypothesis import strategies as st
 
 from packscope.core.errors import CorruptObjectError
-from packscope.core.history import tree_entries
 from packscope.core.history.tree_entries import TreeEntries, tree_diff_names_py
 from packscope.core.objects import tree_items_py, tree_patterns
 from packscope.core.oid import SHA1
@@ -25,18 +24,11 @@ from packscope.core.repo.session import open_session
 from tests.delta_paths import NOT_BUILT, _native, compiled_against_pure
 from tests.repos import build_packed, git, git_text
 
-PATHS = [
-    pytest.param(False, id="pure"),
-    pytest.param(True, id="compiled", marks=NOT_BUILT),
-]
 
-
-@pytest.fixture(params=PATHS)
-def compiled(request, monkeypatch):
-    """TreeEntries.diff_names on the compiled path or the pure one."""
-    monkeypatch.setattr(tree_entries, "_native_diff_names", _native.tree_diff_names if request.param else None)
-    monkeypatch.setattr(tree_entries, "_native_entry", _native.tree_entry if request.param else None)
-    return request.param
+@pytest.fixture
+def compiled(backend_path):
+    """TreeEntries.diff_names on the compiled path or the pure one (True: compiled)."""
+    return backend_path == "compiled"
 
 
 def raw_tree(entries) -> bytes:
@@ -142,16 +134,16 @@ def looked_up(t: TreeEntries, tree: bytes, name: bytes):
 
 
 @NOT_BUILT
-def test_both_paths_look_entries_up_alike_in_damaged_trees(monkeypatch):
+def test_both_paths_look_entries_up_alike_in_damaged_trees(door):
     one = b"\1" * 20
     good = raw_tree([(b"100644", b"a", one), (b"40000", b"b", one)])
     damaged = [good + b"10x644 c\0" + one, good + b"100644 c\0" + one[:5], b"100644 \0" + one + good, good + b" "]
     trees = {SHA1.hash_object("tree", d): d for d in damaged}
     answers = {}
     for compiled in (False, True):
-        monkeypatch.setattr(tree_entries, "_native_entry", _native.tree_entry if compiled else None)
-        t = TreeEntries(lambda oid: ("tree", trees[oid]), SHA1)
-        answers[compiled] = [looked_up(t, tid, name) for tid in trees for name in (b"a", b"b", b"c", b"q")]
+        with door.path("compiled" if compiled else "pure"):
+            t = TreeEntries(lambda oid: ("tree", trees[oid]), SHA1)
+            answers[compiled] = [looked_up(t, tid, name) for tid in trees for name in (b"a", b"b", b"c", b"q")]
     assert answers[True] == answers[False]
     assert any(a[0] is CorruptObjectError for a in answers[True])
 

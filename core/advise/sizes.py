@@ -39,8 +39,8 @@ from array import array
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from packscope.core import native
 from packscope.core.errors import CancelledError, LookupFailedError, PackscopeError, PromisedObjectError
-from packscope.core.native import native
 from packscope.core.objects import commit_header_fast, parse_tag, tree_items
 
 if TYPE_CHECKING:
@@ -546,7 +546,8 @@ class SizeWalk:
         entries are summed in one call (``tree_sums``) and only its
         subtrees are left to visit; else every entry is."""
         self._tick("trees")
-        sums = native.tree_sums(data, self.fmt.rawsz, self.blob_size) if native is not None else None
+        b = native.backend
+        sums = b.tree_sums(data, self.fmt.rawsz, self.blob_size) if b is not None else None
         if sums is None:
             items = tree_items(data, self.fmt, oid)
             self.tree_entries += len(items)
@@ -716,7 +717,8 @@ class SizeWalk:
 
 
 def _id_set(rawsz: int) -> set[bytes] | IdSet:
-    return native.id_set(rawsz) if native is not None else set()
+    b = native.backend
+    return b.id_set(rawsz) if b is not None else set()
 
 
 def _disk_of(loc: Location) -> int:

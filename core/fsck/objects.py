@@ -22,9 +22,9 @@ from collections.abc import Callable, Mapping
 from stat import S_IFDIR, S_IFLNK, S_IFREG
 from typing import TYPE_CHECKING
 
+from packscope.core import native
 from packscope.core.errors import CorruptObjectError, PackscopeError
 from packscope.core.fsck.special_blobs import SpecialBlobs
-from packscope.core.native import native
 from packscope.core.objects import commit_header_fast, parse_tag, tree_items
 
 if TYPE_CHECKING:
@@ -69,7 +69,8 @@ def references(
 
 def new_id_set(rawsz: int) -> set[bytes] | IdSet:
     """A set of raw ids: compiled (ids inline, no object per id) or the pure path's set."""
-    return native.id_set(rawsz) if native is not None else set()
+    compiled = native.backend
+    return compiled.id_set(rawsz) if compiled is not None else set()
 
 
 def joined_ids(ids: set[bytes] | IdSet) -> bytes:

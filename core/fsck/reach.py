@@ -38,6 +38,7 @@ from collections.abc import Iterator, Sequence
 from stat import S_IFDIR, S_IFLNK, S_IFMT, S_IFREG
 from typing import TYPE_CHECKING
 
+from packscope.core import native
 from packscope.core.errors import CorruptObjectError, PackscopeError
 from packscope.core.fsck.findings import (
     ERROR,
@@ -53,7 +54,6 @@ from packscope.core.fsck.findings import (
 )
 from packscope.core.fsck.objects import ObjectTable, PackSlot, Unreadable, Where, describe, references
 from packscope.core.fsck.roots import root_finding_message
-from packscope.core.native import native
 from packscope.core.objects import commit_header_fast, parse_tag, tree_items
 from packscope.core.repo.grafts import parent_overrides
 from packscope.core.store.promisor import PromisorSet
@@ -125,7 +125,8 @@ class Connectivity:
         self.fmt = table.fmt
         self.null = table.fmt.null
         # one raw id per reachable object: compiled, the ids inline (no object per id)
-        self.seen: set[bytes] | IdSet = native.id_set(table.fmt.rawsz) if native is not None else set()
+        compiled = native.backend
+        self.seen: set[bytes] | IdSet = compiled.id_set(table.fmt.rawsz) if compiled is not None else set()
         self.rooted: set[bytes] = set()
         self.stack: list[tuple[bytes, str | None, Referrer]] = []
         self.stopped: list[bytes] = []  # reachable promisor objects the walk did not follow
@@ -276,7 +277,8 @@ class Connectivity:
     def walk(self) -> Iterator[Finding]:
         table, fmt, seen, stack, tick = self.table, self.fmt, self.seen, self.stack, self.ticker.tick
         rawsz = fmt.rawsz
-        tree_unseen = native.tree_unseen if native is not None else None
+        compiled = native.backend
+        tree_unseen = compiled.tree_unseen if compiled is not None else None
         limiter = self.limiter
         stop_at_promisor = bool(self.promised)  # a partial clone with promisor packs fsck did not refuse
         while stack:

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from itertools import chain
 from stat import S_IFDIR, S_IFLNK, S_IFREG, S_ISDIR, S_ISLNK
 
+from packscope.core import native
 from packscope.core.history.tree_entries import is_dotgit, is_special_name
-from packscope.core.native import native
 from packscope.core.objects import GIT_MODES, S_IFGITLINK, tree_mode, tree_patterns
 from packscope.core.oid import ObjectFormat
 
@@ -470,8 +470,9 @@ def check_tree(
     severities: dict[str, str] | None = None,
     clean_ids: list[tuple[bytes, ...]] | None = None,
 ) -> list[SyntaxProblem]:
-    if native is not None:
-        flags, ids, _ = native.fsck_tree(data, fmt.rawsz)
+    compiled = native.backend
+    if compiled is not None:
+        flags, ids, _ = compiled.fsck_tree(data, fmt.rawsz)
         if flags:
             return check_tree_closely(data, fmt, severities)
         if clean_ids is not None and ids is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Unpack
 
+from packscope.core import native
 from packscope.core.errors import CorruptObjectError, MissingObjectError
 from packscope.core.fsck.findings import (
     ERROR,
@@ -19,7 +20,6 @@ from packscope.core.fsck.findings import (
 )
 from packscope.core.fsck.objects import ObjectTable, Unreadable
 from packscope.core.fsck.syntax import SyntaxProblem, check_object, check_tree, check_tree_closely
-from packscope.core.native import native
 
 if TYPE_CHECKING:
     from packscope.core.fsck.reach import Promised
@@ -104,10 +104,11 @@ def _tree_problems(
     the tree (a history's trees hold most of a repository's bytes: git.git's
     5.8 GB of them dominated the object pass in Python)."""
     fmt = table.fmt
-    if native is None:
+    compiled = native.backend
+    if compiled is None:
         table.special_blobs.add_tree(data, fmt.rawsz, promisor)
         return check_tree(data, fmt, severities, clean_ids)
-    flags, ids, candidates = native.fsck_tree(data, fmt.rawsz)
+    flags, ids, candidates = compiled.fsck_tree(data, fmt.rawsz)
     if candidates is None:  # not every entry parsed: the pure scan finds what it can
         table.special_blobs.add_tree(data, fmt.rawsz, promisor)
     elif candidates:

@@ -34,12 +34,12 @@ import mmap
 import struct
 from binascii import unhexlify
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from zlib_ng import zlib_ng
 
+from packscope.core import native
 from packscope.core.errors import PackscopeError
-from packscope.core.native import native
 from packscope.core.objects import ObjectReader, commit_header_fast, commit_header_fields, commit_header_regex
 from packscope.core.store.zlib_errors import ZlibError
 
@@ -75,13 +75,10 @@ _OBJ_OFS_DELTA = 6
 _U32 = struct.Struct(">I")
 _LARGE = 0x80000000  # an offset with this bit indexes the 8-byte table (or: ask offset_at)
 
-# The compiled header match when the module is built (getattr: an older
-# build lacks it); commit_header_regex stays the reference.
-_commit_header: Callable[[bytes, int], CommitHeader | None] | None = getattr(native, "commit_header", None)
-# The compiled lookup and read (core/_native.c commit_lookup): a plain
-# commit's header from one pack in one call, False when the pack lacks the
-# id, or None (then the Python path below answers).
-_commit_lookup: Callable[..., CommitHeader | Literal[False] | None] | None = getattr(native, "commit_lookup", None)
+# The compiled path (core/native.py's backend): ``commit_header`` matches
+# what commit_header_regex does (the reference); ``commit_lookup`` reads a
+# plain commit's header from one pack in one call, False when the pack lacks
+# the id, or None (then the Python path below answers).
 
 
 # The most packs walk_packs maps at once for the compiled walk loop.
@@ -127,7 +124,7 @@ class _PackLookup:
         """(index map, pack map), fetched again."""
         self.idx_map = idx_map = self.index.map
         self.pack_map = pack_map = self.handle.pack.map
-        self.table = self.index.search_table() if _commit_lookup is not None else None
+        self.table = self.index.search_table() if native.backend is not None else None
         return idx_map, pack_map
 
 
@@ -172,7 +169,7 @@ class CommitHeaderReader:
         None when those lines would not all run (a tracer listening, a pack
         that cannot be mapped or is not searched compiled)."""
         tracer = self._tracer
-        if _commit_lookup is None or (tracer is not None and tracer.active):
+        if native.backend is None or (tracer is not None and tracer.active):
             return None
         packs = self._packs
         if packs is None or (self._counters is not None and self._counters.rescans != self._rescans):
@@ -217,6 +214,7 @@ class CommitHeaderReader:
         if tracer is not None and tracer.active:
             self.declined += 1
             return None
+        compiled = native.backend
         packs = self._packs
         if packs is None or (self._counters is not None and self._counters.rescans != self._rescans):
             packs = self._reload()
@@ -224,9 +222,9 @@ class CommitHeaderReader:
         try:
             for p in packs:
                 table = p.table
-                if table is not None:
+                if table is not None and compiled is not None:
                     # The compiled form of the lines below (same answers).
-                    found = _commit_lookup(table, p.pack_map, oid, self._hexsz, self._prefix)  # type: ignore[misc]  # (set with table)
+                    found = compiled.commit_lookup(table, p.pack_map, oid, self._hexsz, self._prefix)
                     if found is False:
                         continue
                     if found is not None:
@@ -262,9 +260,9 @@ class CommitHeaderReader:
                     found = None
                 elif n == size:
                     found = commit_header_fast(data, self.fmt, oid)
-                elif _commit_header is not None:
+                elif compiled is not None:
                     # The compiled form of the regex below (same answers).
-                    found = _commit_header(data, self._hexsz)
+                    found = compiled.commit_header(data, self._hexsz)
                 else:
                     # The common shape never looks past the byte after the
                     # committer line: a match in the prefix is the match in

@@ -35,15 +35,16 @@ import os
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TypedDict
 
+from packscope.core import native
 from packscope.core.errors import BadCommitGraphError, PackscopeError
 from packscope.core.history.commit_reader import CommitHeaderReader, CommitReader, WalkTables
-from packscope.core.native import native as _native
 
 if TYPE_CHECKING:
     from packscope.core.history.bloom import BloomFilter, BloomSettings
     from packscope.core.history.commit_graph import CommitGraph
     from packscope.core.history.commit_rewrites import RewrittenReader
     from packscope.core.history.walked import CommitFacts, CommitInfo
+    from packscope.core.native_api import WalkGraph
     from packscope.core.repo.grafts import Grafts
     from packscope.core.repo.refs import RefStore
     from packscope.core.repo.replace_refs import ReplaceRefs
@@ -247,7 +248,8 @@ class WalkSource:
             # unchanged unless some path (all its keys) may have changed
             return not any(all(f.contains_hashes(h) for h in path_keys) for path_keys in per_path)
 
-        if _bloom_unchanged is None:
+        b = native.backend
+        if b is None:
             return unchanged
         # The same answer from the compiled check (the Python above is its
         # reference, and answers whatever the check doubts).
@@ -261,7 +263,7 @@ class WalkSource:
             for layer in g.layers
         )
         memo = self._pos
-        check = _bloom_unchanged
+        check = b.graph_bloom_unchanged
 
         def unchanged_compiled(oid: bytes) -> bool:
             if self.graph is g and self.bloom:
@@ -285,12 +287,13 @@ class GraphCommitInfo:
     def __init__(self, source: WalkSource) -> None:
         self.source = source
         self._graph: CommitGraph | None = None  # the graph _spec reads
-        self._spec: tuple[object, int] | None = None  # (its walk tables, hexsz) for graph_commit
+        self._spec: tuple[WalkGraph, int] | None = None  # (its walk tables, hexsz) for graph_commit
 
     def __call__(self, oid: bytes) -> CommitFacts | None:
         source = self.source
         graph = source.graph
-        if graph is not None and _graph_commit is not None:
+        b = native.backend
+        if graph is not None and b is not None:
             if graph is not self._graph:
                 self._graph = graph
                 self._spec = (
@@ -299,7 +302,7 @@ class GraphCommitInfo:
                 )
             spec = self._spec
             if spec is not None:
-                got = _graph_commit(spec[0], oid, spec[1])
+                got = b.graph_commit(spec[0], oid, spec[1])
                 if type(got) is tuple:
                     source.graph_commits += 1
                     return got
@@ -329,25 +332,21 @@ class GraphCommitInfo:
         if graph is None:
             return None
         if source.position_walk is None or source.position_walk[0] is not graph:
-            check = getattr(_native, "graph_walk_check", None)
+            b = native.backend
             packs = self.walk_packs()
             spans = tuple(layer.edge_table() for layer in graph.layers)
-            ok = check is not None and packs is not None and packs[3] is not None and check(packs[3], spans, packs[1])
+            ok = (
+                b is not None
+                and packs is not None
+                and packs[3] is not None
+                and b.graph_walk_check(packs[3], spans, packs[1])
+            )
             source.position_walk = (graph, spans if ok else None)
         return source.position_walk[1]
 
     def count_graph_answers(self, n: int) -> None:
         """The compiled loop's answers from the graph, in ``graph_commits``."""
         self.source.graph_commits += n
-
-
-# One commit from the graph (core/native_c/graph_plain.c), as WalkSource.commit_info answers; getattr: an older build.
-_graph_commit: Callable[..., tuple[bytes, tuple[bytes, ...], int, int] | bool | None] | None = getattr(
-    _native, "graph_commit", None
-)
-
-# The Bloom shortcut for one commit (graph_plain.c); bloom.py's BloomFilter is its reference.
-_bloom_unchanged: Callable[..., bool | None] | None = getattr(_native, "graph_bloom_unchanged", None)
 
 
 def _generations_enabled(graph: CommitGraph) -> bool:

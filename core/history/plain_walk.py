@@ -8,38 +8,39 @@ node per commit, no flags.  The reads and their order are the full walk's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from heapq import heappop, heappush
 from operator import itemgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from packscope.core import native
 from packscope.core.errors import CorruptObjectError
 from packscope.core.history.walked import CommitFacts, CommitInfo, WalkedCommit, tuple_new
-from packscope.core.native import native
 from packscope.core.objects import ObjectReader, commit_header_fast, parse_tag
 
 if TYPE_CHECKING:
+    from packscope.core.native_api import WalkGraph
     from packscope.core.oid import ObjectFormat
 
-# The compiled form of stream_plain's loop (core/native_c/plain_walk.c); getattr: an older build lacks it.
-_walk_plain: Callable[..., tuple[list[WalkedCommit], int, BaseException | None, int] | None] | None = getattr(
-    native, "walk_plain", None
-)
+# The compiled forms of stream_plain's loop and of packed_tips' reads are
+# ``walk_plain`` and ``commit_facts_many`` of core/native.py's backend
+# (core/native_c/plain_walk.c).
 
-_facts_many: Callable[..., tuple[list[CommitFacts | None], int]] | None = getattr(native, "commit_facts_many", None)
-
-# The loop over a commit-graph's positions (core/native_c/graph_plain.c), once every queued commit is in the graph.
-_graph_enter: Callable[..., bool] | None = getattr(native, "graph_walk_enter", None)
-_graph_walk: Callable[..., tuple[list[WalkedCommit], int, int]] | None = getattr(native, "graph_walk_plain", None)
+# The loop over a commit-graph's positions, once every queued commit is in
+# the graph, is the backend's graph_walk_enter / graph_walk_plain
+# (core/native_c/graph_plain.c).
 
 # A commit waiting in stream_plain's queue: (-date, insertion number, id, tree, parents).
 _Entry = tuple[int, int, bytes, bytes, tuple[bytes, ...]]
 
 
-class PlainWalk:
-    """``run_plain`` and its queue, mixed into the walk."""
+if TYPE_CHECKING:
+    # Type-only: the host is checked against it by mypy, nothing of it runs.
+    class PlainWalkHost(Protocol):
+        """What PlainWalk's methods use of their host, the walk (core/history/walk.py _RevWalk): its methods are
+        typed ``self: PlainWalkHost``, so the host is checked against this (a
+        rename on either side fails mypy) instead of the mixin re-declaring it."""
 
-    if TYPE_CHECKING:  # what the walk provides
         store: ObjectReader
         fmt: ObjectFormat
         commit_info: CommitInfo | None
@@ -49,7 +50,30 @@ class PlainWalk:
 
         def parsed(self, oid: bytes) -> tuple[bytes, tuple[bytes, ...], int]: ...
 
-    def run_plain(self, tips: Sequence[tuple[bytes, bool]]) -> Iterator[WalkedCommit]:
+        # and PlainWalk' own methods that call one another
+        def packed_tips(self, tips: Sequence[tuple[bytes, bool]], facts: dict[bytes, _Entry]) -> None: ...
+        def _count_graph_answers(self, n: int) -> None: ...
+        def _keep(self, oid: bytes, got: CommitFacts, facts: dict[bytes, _Entry]) -> None: ...
+        def tip_facts(self, oid: bytes, facts: dict[bytes, _Entry]) -> str: ...
+        def peel_plain(self, oid: bytes, facts: dict[bytes, _Entry]) -> bytes | None: ...
+        def stream_plain(self, queue: list[_Entry], seen: set[bytes]) -> Iterator[WalkedCommit]: ...
+        def read_facts(self, oid: bytes) -> CommitFacts: ...
+        def _stream_positions(
+            self,
+            heap: bytearray,
+            bits: bytearray,
+            counter: int,
+            graph: WalkGraph,
+            edges: tuple[tuple[int, int], ...],
+            hexsz: int,
+            batch: int,
+        ) -> Iterator[WalkedCommit]: ...
+
+
+class PlainWalk:
+    """``run_plain`` and its queue, mixed into the walk."""
+
+    def run_plain(self: PlainWalkHost, tips: Sequence[tuple[bytes, bool]]) -> Iterator[WalkedCommit]:
         """:meth:`run` for the default order without paths or exclusions
         (never limited: it ends in :meth:`stream_plain`), keeping each
         commit's facts in a dict instead of a node: the same reads in the
@@ -76,32 +100,33 @@ class PlainWalk:
         queue = [(e[0], k, e[2], e[3], e[4]) for k, e in enumerate(start)]
         return self.stream_plain(queue, seen)
 
-    def packed_tips(self, tips: Sequence[tuple[bytes, bool]], facts: dict[bytes, _Entry]) -> None:
+    def packed_tips(self: PlainWalkHost, tips: Sequence[tuple[bytes, bool]], facts: dict[bytes, _Entry]) -> None:
         """Keep in ``facts`` what :meth:`tip_facts` would for the tips that the
         commit reader's compiled lines answer, read in one call (a walk of
         every ref has thousands of tips); the others are left to it."""
-        walk_packs = getattr(self.commit_info, "walk_packs", None) if _facts_many is not None else None
+        compiled = native.backend
+        walk_packs = getattr(self.commit_info, "walk_packs", None) if compiled is not None else None
         packs = walk_packs() if walk_packs is not None else None
-        if packs is None or _facts_many is None:
+        if packs is None or compiled is None:
             return
         tables, hexsz, prefix, graph = packs
         oids = list(dict.fromkeys(oid for oid, _ in tips))
-        found, graph_answers = _facts_many(tables, graph, oids, hexsz, prefix)
+        found, graph_answers = compiled.commit_facts_many(tables, graph, oids, hexsz, prefix)
         for oid, got in zip(oids, found, strict=True):
             if got is not None:
                 self._keep(oid, got, facts)
         self._count_graph_answers(graph_answers)
 
-    def _count_graph_answers(self, n: int) -> None:
+    def _count_graph_answers(self: PlainWalkHost, n: int) -> None:
         count = getattr(self.commit_info, "count_graph_answers", None) if n else None
         if count is not None:  # (only a graph's hook passes a graph)
             count(n)
 
-    def _keep(self, oid: bytes, got: CommitFacts, facts: dict[bytes, _Entry]) -> None:
+    def _keep(self: PlainWalkHost, oid: bytes, got: CommitFacts, facts: dict[bytes, _Entry]) -> None:
         parents = got[1]
         facts[oid] = (-got[2], 0, oid, got[0], parents if type(parents) is tuple else tuple(parents))
 
-    def tip_facts(self, oid: bytes, facts: dict[bytes, _Entry]) -> str:
+    def tip_facts(self: PlainWalkHost, oid: bytes, facts: dict[bytes, _Entry]) -> str:
         """:meth:`tip_type` keeping a commit's facts in ``facts``."""
         got = self.commit_info(oid) if self.commit_info is not None else None
         if got is None:
@@ -115,7 +140,7 @@ class PlainWalk:
         self._keep(oid, got, facts)
         return "commit"
 
-    def peel_plain(self, oid: bytes, facts: dict[bytes, _Entry]) -> bytes | None:
+    def peel_plain(self: PlainWalkHost, oid: bytes, facts: dict[bytes, _Entry]) -> bytes | None:
         """:meth:`peel` of a tag that is not excluded: the commit it names
         (its facts in ``facts``), or None when it names a tree or a blob."""
         info = self.commit_info
@@ -144,7 +169,7 @@ class PlainWalk:
             return oid
         raise CorruptObjectError("tag chain too long (a loop?)", oid=oid.hex())
 
-    def stream_plain(self, queue: list[_Entry], seen: set[bytes]) -> Iterator[WalkedCommit]:
+    def stream_plain(self: PlainWalkHost, queue: list[_Entry], seen: set[bytes]) -> Iterator[WalkedCommit]:
         """The unlimited walk without paths: :meth:`stream` with nothing to
         simplify, so each commit is needed only while it waits in the queue.
         The queue holds the commit's facts themselves and a set of ids stands
@@ -161,9 +186,9 @@ class PlainWalk:
         first_parent = self.first_parent
         counter = len(queue)
         new = tuple_new
-        walk_c = _walk_plain
+        walk_c = native.backend
         compiled = getattr(info, "walk_packs", None) if walk_c is not None else None
-        on_graph = getattr(info, "walk_graph", None) if _graph_walk is not None else None
+        on_graph = getattr(info, "walk_graph", None) if walk_c is not None else None
         batch = 16
         python_steps = 0  # commits this loop takes before the reader is asked again
         while queue:
@@ -172,13 +197,13 @@ class PlainWalk:
                 if packs is not None:
                     tables, hexsz, prefix, graph = packs
                     edges = on_graph() if on_graph is not None and graph is not None else None
-                    if edges is not None and _graph_enter is not None:
+                    if edges is not None and graph is not None:
                         heap, bits = bytearray(), bytearray()
-                        if _graph_enter(queue, seen, graph, heap, bits, hexsz):
+                        if walk_c.graph_walk_enter(queue, seen, graph, heap, bits, hexsz):
                             yield from self._stream_positions(heap, bits, counter, graph, edges, hexsz, batch)
                             return
                         on_graph = None  # not every queued commit is in the graph: at the next call
-                    done = walk_c(
+                    done = walk_c.walk_plain(
                         queue,
                         seen,
                         counter,
@@ -198,7 +223,7 @@ class PlainWalk:
                         if error is not None:
                             raise error
                         batch = min(2 * batch, 1024)
-                        on_graph = getattr(info, "walk_graph", None) if _graph_walk is not None else None
+                        on_graph = getattr(info, "walk_graph", None)
                         continue
                     compiled = None  # a queue it does not take: this loop from here on
                 # (traced, or packs it cannot map): asking costs a pass over the packs
@@ -219,11 +244,11 @@ class PlainWalk:
             yield new(WalkedCommit, (oid, tree, parents, -date))
 
     def _stream_positions(
-        self,
+        self: PlainWalkHost,
         heap: bytearray,
         bits: bytearray,
         counter: int,
-        graph: object,
+        graph: WalkGraph,
         edges: tuple[tuple[int, int], ...],
         hexsz: int,
         batch: int,
@@ -232,17 +257,18 @@ class PlainWalk:
         the commit-graph (and so is all that follows): the compiled loop over
         graph positions (``heap``: the queue's records, ``bits``: the commits
         met), the same pops, numbers and records as the loop above."""
-        assert _graph_walk is not None
+        b = native.backend
+        assert b is not None  # (the caller entered the loop through it)
         first_parent = self.first_parent
         while heap:
-            walked, counter, graph_answers = _graph_walk(
+            walked, counter, graph_answers = b.graph_walk_plain(
                 heap, bits, counter, graph, edges, first_parent, WalkedCommit, hexsz, batch
             )
             self._count_graph_answers(graph_answers)
             yield from walked
             batch = min(2 * batch, 1024)
 
-    def read_facts(self, oid: bytes) -> CommitFacts:
+    def read_facts(self: PlainWalkHost, oid: bytes) -> CommitFacts:
         """A commit's facts as the loop of :meth:`stream_plain` reads them:
         the hook's answer, else the walk's own read."""
         info = self.commit_info

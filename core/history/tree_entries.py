@@ -37,9 +37,9 @@ from operator import itemgetter
 from stat import S_ISDIR
 from typing import Final, Literal, TypeVar
 
+from packscope.core import native
 from packscope.core.errors import CorruptObjectError
 from packscope.core.history.tree_diff import TrieLimiter
-from packscope.core.native import native
 from packscope.core.objects import canonical_mode, tree_items, tree_mode, tree_patterns
 from packscope.core.oid import ObjectFormat
 
@@ -77,10 +77,6 @@ def tree_diff_names_py(a: bytes, b: bytes, rawsz: int) -> set[bytes] | None:
     if sum(map(len, ta)) != len(a) or sum(map(len, tb)) != len(b):
         return None
     return {t[t.index(b" ") + 1 : -rawsz - 1] for t in set(ta).symmetric_difference(tb)}
-
-
-_native_diff_names = native.tree_diff_names if native is not None else None
-_native_entry = native.tree_entry if native is not None else None
 
 
 def token(entry: RawEntry) -> bytes:
@@ -153,8 +149,9 @@ class TreeEntries:
         trees' cached entry sets, which name any damage."""
         if a == b:
             return _NOTHING
-        if _native_diff_names is not None:
-            got: set[bytes] | None = _native_diff_names(
+        compiled = native.backend
+        if compiled is not None:
+            got = compiled.tree_diff_names(
                 b"" if a is None or a == self.empty_tree else self._data(a),
                 b"" if b is None or b == self.empty_tree else self._data(b),
                 self.fmt.rawsz,
@@ -192,7 +189,7 @@ class TreeEntries:
                     found[n] = e
             return found
         if whole is None:
-            whole = self._index(tree) if _native_entry is not None else self.entries(tree)
+            whole = self._index(tree) if native.backend is not None else self.entries(tree)
         if len(names) < len(whole):
             return {n: whole[n] for n in names if n in whole}
         return {n: e for n, e in whole.items() if n in names}
@@ -219,8 +216,9 @@ class TreeEntries:
         """``lookup`` without indexing the tree: compiled, one pass over it;
         else reading only as far into it as needed when the entry lies near
         its start (see :meth:`near`)."""
-        if _native_entry is not None and tree is not None and tree != self.empty_tree and tree not in self._cache:
-            got = _native_entry(self._data(tree), name, self.fmt.rawsz)
+        compiled = native.backend
+        if compiled is not None and tree is not None and tree != self.empty_tree and tree not in self._cache:
+            got = compiled.tree_entry(self._data(tree), name, self.fmt.rawsz)
             if got is not None:  # None: not a clean tree, left to the pure path (which names the damage)
                 return got or None
         found = self.near(tree, name)

@@ -44,6 +44,7 @@ from heapq import heappop, heappush
 from itertools import islice
 from typing import TYPE_CHECKING
 
+from packscope.core import native
 from packscope.core.errors import CorruptObjectError, LookupFailedError
 from packscope.core.history.plain_walk import PlainWalk
 from packscope.core.history.topo_walk import incremental_topo_walk, sort_in_topological_order
@@ -58,17 +59,13 @@ from packscope.core.history.walk_flags import (
     UNINTERESTING,
 )
 from packscope.core.history.walked import CommitFacts, CommitInfo, WalkedCommit, tuple_new
-from packscope.core.native import native
 from packscope.core.objects import ObjectReader, commit_header_fast, parse_tag
 
 if TYPE_CHECKING:
     from packscope.core.history.tree_entries import EntryPathLimiter
 
-# git's incremental topological walk over commit-graph positions (core/native_c/graph_plain.c); getattr: an older build.
-_topo_start: Callable[..., tuple[tuple[bytearray, bytearray, bytearray, bytearray, list[int]], int] | None] | None = (
-    getattr(native, "graph_topo_start", None)
-)
-_topo_next: Callable[..., tuple[list[WalkedCommit], int]] | None = getattr(native, "graph_topo_next", None)
+# git's incremental topological walk over commit-graph positions is the
+# backend's graph_topo_start / graph_topo_next (core/native_c/graph_plain.c).
 
 # Object flags, named after git's: the semantics follow revision.c.
 SLOP = 5  # git's: commits to look at after everything seems uninteresting
@@ -292,7 +289,8 @@ class _RevWalk(PlainWalk):
         (core/native_c/graph_plain.c); nothing is read before the first
         commit is asked for."""
         info = self.commit_info
-        on_graph = getattr(info, "walk_graph", None) if _topo_start is not None else None
+        b = native.backend
+        on_graph = getattr(info, "walk_graph", None) if b is not None else None
         packs_of = getattr(info, "walk_packs", None)
         if on_graph is None or packs_of is None or self.limiter is not None:
             return incremental_topo_walk(self, start, by_date=by_date)
@@ -301,17 +299,17 @@ class _RevWalk(PlainWalk):
             edges = on_graph()
             packs = packs_of() if edges is not None else None
             got = None
-            if packs is not None and packs[3] is not None and _topo_start is not None:
+            if packs is not None and packs[3] is not None and edges is not None and b is not None:
                 graph, hexsz = packs[3], packs[1]
-                got = _topo_start(graph, edges, hexsz, [n.oid for n in start], by_date, self.first_parent)
-            if got is None or _topo_next is None:
+                got = b.graph_topo_start(graph, edges, hexsz, [n.oid for n in start], by_date, self.first_parent)
+            if got is None or b is None:
                 yield from incremental_topo_walk(self, start, by_date=by_date)
                 return
             state, answers = got
             self._count_graph_answers(answers)
             batch = 16
             while True:
-                walked, answers = _topo_next(
+                walked, answers = b.graph_topo_next(
                     graph, edges, hexsz, state, by_date, self.first_parent, WalkedCommit, batch
                 )
                 self._count_graph_answers(answers)
@@ -553,3 +551,11 @@ def _unread(node: _Node) -> CorruptObjectError:
         oid=node.oid.hex(),
         remedy="Report this with the command that hit it: git log gives the same history.",
     )
+
+
+if TYPE_CHECKING:
+    from packscope.core.history.plain_walk import PlainWalkHost
+
+    def _mixin_hosted(walk: _RevWalk) -> None:
+        """The walk checked against what PlainWalk's methods use of it (never runs)."""
+        plain: PlainWalkHost = walk  # noqa: F841

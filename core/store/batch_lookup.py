@@ -10,10 +10,10 @@ import os
 from collections import Counter
 from collections.abc import Iterator
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from packscope.core import native
 from packscope.core.errors import PackscopeError
-from packscope.core.native import native
 from packscope.core.store.location import Location, PackHandle
 from packscope.core.store.pack_directory import dir_mtime_ns
 from packscope.core.store.store_state import MAX_RESCAN_ROUNDS, ObjectDir, Stamps, StoreCounters, StoreSettings
@@ -27,17 +27,19 @@ if TYPE_CHECKING:
     from packscope.core.store.midx import MultiPackIndex
     from packscope.core.trace import Tracer
 
-# The compiled form of the pack searches of a batch (core/_native.c
-# idx_find_many): each id in the packs' most-recently-used order, a hit
-# moving its pack to the front, as ``_find_packed`` does id by id.
-_idx_find_many = getattr(native, "idx_find_many", None)
+# The compiled form of the pack searches of a batch (``idx_find_many`` of
+# core/native.py's backend): each id in the packs' most-recently-used order,
+# a hit moving its pack to the front, as ``_find_packed`` does id by id.
 _source = attrgetter("source")
 
 
-class BatchLookups:
-    """``locate_many`` and its helpers, mixed into ``ObjectStore``."""
+if TYPE_CHECKING:
+    # Type-only: the host is checked against it by mypy, nothing of it runs.
+    class BatchLookupsHost(Protocol):
+        """What BatchLookups' methods use of their host, ObjectStore (core/store/odb.py): its methods are
+        typed ``self: BatchLookupsHost``, so the host is checked against this (a
+        rename on either side fails mypy) instead of the mixin re-declaring it."""
 
-    if TYPE_CHECKING:  # what the store provides
         fmt: ObjectFormat
         tracer: Tracer
         counters: StoreCounters
@@ -53,7 +55,19 @@ class BatchLookups:
         def _pack_dirs_changed(self) -> str | None: ...
         def _pack_dirs_moving(self) -> bool: ...
 
-    def locate_many(self, oids: list[bytes], quick: bool | None = None) -> list[Location | None]:
+        # and BatchLookups' own methods that call one another
+        def _find_packed_compiled(self, oids: list[bytes]) -> list[Location | None] | None: ...
+        def packed_read(self, loc: Location) -> tuple[str, bytes] | None: ...
+        def _locate_loose_many(
+            self, oids: list[bytes], misses: list[int], out: list[Location | None], quick: bool
+        ) -> dict[int, Stamps]: ...
+        def _remember_missing_many(self, oids: list[bytes], stamps: dict[int, Stamps]) -> None: ...
+
+
+class BatchLookups:
+    """``locate_many`` and its helpers, mixed into ``ObjectStore``."""
+
+    def locate_many(self: BatchLookupsHost, oids: list[bytes], quick: bool | None = None) -> list[Location | None]:
         """Where each of ``oids`` is (None: absent), answered as one batch.
 
         The answers are those ``locate`` would give, computed at one moment:
@@ -105,13 +119,14 @@ class BatchLookups:
         counters.hits_loose += sources["loose"]
         return out
 
-    def _find_packed_compiled(self, oids: list[bytes]) -> list[Location | None] | None:
+    def _find_packed_compiled(self: BatchLookupsHost, oids: list[bytes]) -> list[Location | None] | None:
         """The packs' answers for every id (None: not in a pack) from the
         compiled search, or None when it does not apply (not built, a
         multi-pack-index, another algorithm, an index that does not open or
         is switched to the pure searches): then ``_find_packed`` answers id
         by id, with the same results."""
-        if _idx_find_many is None or self._midxs or self.settings.algorithm != "binary":
+        b = native.backend
+        if b is None or self._midxs or self.settings.algorithm != "binary":
             return None
         handles = list(self._mru)
         tables = []
@@ -126,11 +141,12 @@ class BatchLookups:
         # Opening one index may have closed another (the open-file LRU).
         if any(h.index._map is not t[0] for h, t in zip(handles, tables, strict=True)):
             return None
-        got = _idx_find_many(tables, oids, self.fmt.null)
+        got = b.idx_find_many(tables, oids, self.fmt.null)
         if got is None:
             return None
         found, order, moves = got
-        self._mru = [handles[k] for k in order]
+        host = self  # (mypy takes `self.x = ...` as declaring x on the mixin: set it on the host)
+        host._mru = [handles[k] for k in order]
         self.counters.mru_moves += moves
         out: list[Location | None] = []
         append = out.append
@@ -149,7 +165,7 @@ class BatchLookups:
                 index._open_files.touch(index)
         return out
 
-    def packed_headers(self, locs: list[Location | None]) -> list[tuple[str, int] | None]:
+    def packed_headers(self: BatchLookupsHost, locs: list[Location | None]) -> list[tuple[str, int] | None]:
         """(type, size) of each object ``locate_many`` found in a pack, as
         ``object_info`` answers them, with no lookup; None for the others
         (loose, absent) and for any whose entry does not read at once
@@ -179,7 +195,7 @@ class BatchLookups:
                 out[k] = answer
         return out
 
-    def packed_read(self, loc: Location) -> tuple[str, bytes] | None:
+    def packed_read(self: BatchLookupsHost, loc: Location) -> tuple[str, bytes] | None:
         """(type, content) of an object ``locate_many`` found in a pack, as
         ``read`` answers it, with no lookup; None if it is not in a pack or
         does not read at once (damage, a vanished file): ``read`` answers
@@ -192,7 +208,7 @@ class BatchLookups:
         except (PackscopeError, OSError):
             return None
 
-    def packed_reads(self, locs: list[Location | None]) -> Iterator[tuple[str, bytes] | None]:
+    def packed_reads(self: BatchLookupsHost, locs: list[Location | None]) -> Iterator[tuple[str, bytes] | None]:
         """``packed_read`` of each of ``locs`` in turn, lazily; a run of
         objects in one pack (up to READ_RUN of them, so memory stays
         bounded) is read in one compiled call (``Pack.read_run``)."""
@@ -224,7 +240,7 @@ class BatchLookups:
                 i += 1
 
     def _locate_loose_many(
-        self, oids: list[bytes], misses: list[int], out: list[Location | None], quick: bool
+        self: BatchLookupsHost, oids: list[bytes], misses: list[int], out: list[Location | None], quick: bool
     ) -> dict[int, Stamps]:
         """Fill ``out[k]`` for the misses that are loose objects; return the
         mtime of each ``objects/xx`` looked at (by its first byte), per
@@ -263,7 +279,7 @@ class BatchLookups:
                     out[k] = Location("loose", d.path, d.local, path=os.path.join(d.path, subdir, oids[k].hex()[2:]))
         return stamps
 
-    def _remember_missing_many(self, oids: list[bytes], stamps: dict[int, Stamps]) -> None:
+    def _remember_missing_many(self: BatchLookupsHost, oids: list[bytes], stamps: dict[int, Stamps]) -> None:
         negative = self._negative
         if len(negative) + len(oids) > 1_000_000:
             negative.clear()  # bound memory on pathological input

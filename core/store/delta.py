@@ -68,8 +68,8 @@ from collections.abc import Callable
 from io import BytesIO
 from typing import NamedTuple
 
+from packscope.core import native
 from packscope.core.errors import DeltaError, LimitExceededError
-from packscope.core.native import native
 
 # A result larger than this is refused unless the caller raises the cap.
 Bytes = bytes | bytearray | memoryview  # a delta or base as a pack reader holds it
@@ -331,14 +331,20 @@ def _apply_delta_checked(base: Bytes, delta: Bytes, max_size: int) -> bytes:
     return b"".join(parts)
 
 
-# The path that runs.  The compiled version calls back into the checked
-# reference for every error, so it is given that function once, here.
-apply_delta: Callable[..., bytes]
-if native is not None:
-    native.set_delta_fallback(_apply_delta_checked)
-    apply_delta = native.apply_delta
-else:
-    apply_delta = apply_delta_py
+# The compiled version calls back into the checked reference for every
+# error, so it is given that function once, here (and by the tests' switch
+# when it forces the compiled path in a PACKSCOPE_PURE process).
+if native.backend is not None:
+    native.backend.set_delta_fallback(_apply_delta_checked)
+
+
+def apply_delta(base: bytes, delta: bytes, max_size: int = DEFAULT_MAX_RESULT) -> bytes:
+    """``delta`` applied to ``base`` on the path that runs (core/native.py):
+    the compiled loop, or ``apply_delta_py``."""
+    compiled = native.backend
+    if compiled is not None:
+        return compiled.apply_delta(base, delta, max_size)
+    return apply_delta_py(base, delta, max_size)
 
 
 def delta_ops(delta: Bytes) -> list[DeltaOp]:

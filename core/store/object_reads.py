@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from packscope.core.errors import (
     BadPackError,
@@ -34,10 +34,13 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class ObjectReads:
-    """The store's reads, mixed into ``ObjectStore``."""
+if TYPE_CHECKING:
+    # Type-only: the host is checked against it by mypy, nothing of it runs.
+    class ObjectReadsHost(Protocol):
+        """What ObjectReads' methods use of their host, ObjectStore (core/store/odb.py): its methods are
+        typed ``self: ObjectReadsHost``, so the host is checked against this (a
+        rename on either side fails mypy) instead of the mixin re-declaring it."""
 
-    if TYPE_CHECKING:  # what the store provides
         fmt: ObjectFormat
         objects_dir: str
         empty_tree: bytes
@@ -46,7 +49,17 @@ class ObjectReads:
         def rescan(self, reason: str = "request") -> None: ...
         def is_promised(self, oid: bytes) -> bool: ...
 
-    def _missing(self, oid: bytes) -> MissingObjectError | PromisedObjectError:
+        # and ObjectReads' own methods that call one another
+        def _missing(self, oid: bytes) -> MissingObjectError | PromisedObjectError: ...
+        def _at_location(self, oid: bytes, use: Callable[[Location], T], loc: Location | None = None) -> T: ...
+        def read(self, oid: bytes, loc: Location | None = None) -> tuple[str, bytes]: ...
+        def read_header(self, oid: bytes) -> tuple[str, int]: ...
+
+
+class ObjectReads:
+    """The store's reads, mixed into ``ObjectStore``."""
+
+    def _missing(self: ObjectReadsHost, oid: bytes) -> MissingObjectError | PromisedObjectError:
         if self.is_promised(oid):
             return PromisedObjectError(
                 f"object {oid.hex()} is not in the object store; a promisor remote promises it (partial clone)",
@@ -57,7 +70,7 @@ class ObjectReads:
             f"object {oid.hex()} is not in the object store", oid=oid.hex(), path=self.objects_dir
         )
 
-    def _at_location(self, oid: bytes, use: Callable[[Location], T], loc: Location | None = None) -> T:
+    def _at_location(self: ObjectReadsHost, oid: bytes, use: Callable[[Location], T], loc: Location | None = None) -> T:
         """Locate ``oid`` (unless ``loc`` says where it was found) and apply
         ``use`` to its Location.  A file that vanished in between (a
         concurrent repack deleted the pack, or packed and pruned the loose
@@ -81,7 +94,7 @@ class ObjectReads:
             loc = None
         raise self._missing(oid)
 
-    def read(self, oid: bytes, loc: Location | None = None) -> tuple[str, bytes]:
+    def read(self: ObjectReadsHost, oid: bytes, loc: Location | None = None) -> tuple[str, bytes]:
         """(type name, content) of ``oid`` (found at ``loc`` when given, as
         ``locate_many`` answered)."""
         from packscope.core.store.loose import read_loose
@@ -103,7 +116,7 @@ class ObjectReads:
 
         return self._at_location(oid, use, loc)
 
-    def read_header(self, oid: bytes) -> tuple[str, int]:
+    def read_header(self: ObjectReadsHost, oid: bytes) -> tuple[str, int]:
         from packscope.core.store.loose import read_loose_header
 
         if oid == self.empty_tree:
@@ -119,7 +132,7 @@ class ObjectReads:
         return self._at_location(oid, use)
 
     def object_info(
-        self, oid: bytes, storage: bool = False, loc: Location | None = None
+        self: ObjectReadsHost, oid: bytes, storage: bool = False, loc: Location | None = None
     ) -> tuple[str, int, int | None, bytes | None]:
         """(type, size, bytes on disk, delta base id) with one lookup (none
         when ``loc`` says where ``locate_many`` found it); the last two only
@@ -144,9 +157,9 @@ class ObjectReads:
 
         return self._at_location(oid, use, loc)
 
-    def _read_for_delta(self, oid: bytes) -> tuple[str, bytes]:
+    def _read_for_delta(self: ObjectReadsHost, oid: bytes) -> tuple[str, bytes]:
         """REF_DELTA bases outside their own pack are found through the store."""
         return self.read(oid)
 
-    def _header_for_delta(self, oid: bytes) -> tuple[str, int]:
+    def _header_for_delta(self: ObjectReadsHost, oid: bytes) -> tuple[str, int]:
         return self.read_header(oid)

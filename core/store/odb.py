@@ -557,3 +557,13 @@ class ObjectStore(ObjectReads, BatchLookups):
             h.close()
         for m, _ in self._midxs:
             m.close()
+
+
+if TYPE_CHECKING:
+    from packscope.core.store.batch_lookup import BatchLookupsHost
+    from packscope.core.store.object_reads import ObjectReadsHost
+
+    def _mixins_hosted(store: ObjectStore) -> None:
+        """ObjectStore checked against what its mixins' methods use of it (never runs)."""
+        reads: ObjectReadsHost = store  # noqa: F841
+        batches: BatchLookupsHost = store  # noqa: F841

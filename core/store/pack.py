@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from zlib_ng import zlib_ng
 
+from packscope.core import native
 from packscope.core.errors import (
     BadPackError,
     DeltaError,
@@ -30,10 +31,9 @@ from packscope.core.errors import (
     LookupFailedError,
     PackscopeError,
 )
-from packscope.core.native import native
 from packscope.core.oid import ObjectFormat
 from packscope.core.store.cache import DeltaBaseCache, OpenFiles
-from packscope.core.store.delta import apply_delta
+from packscope.core.store.delta import apply_delta_py
 from packscope.core.store.mapped_file import MappedFile
 from packscope.core.store.pack_chain import ChainLink, delta_chain
 from packscope.core.store.pack_entry import (
@@ -45,7 +45,6 @@ from packscope.core.store.pack_entry import (
     parse_entry_header,
 )
 from packscope.core.store.pack_entry import given as _given
-from packscope.core.store.pack_entry import native_entry_header as _entry_header
 from packscope.core.store.pack_index import PackIndex
 from packscope.core.store.pack_inflate import inflate_entry
 from packscope.core.store.pack_info import PackInfo
@@ -55,19 +54,13 @@ from packscope.core.store.zlib_errors import ZlibError
 if TYPE_CHECKING:
     from packscope.core._native import ChainWalk
 
-# The compiled delta-chain application (core/_native.c apply_chain): every
-# delta of a chain inflated and applied in one call, or None (the loop in
-# read_at then raises the error).
-_apply_chain = getattr(native, "apply_chain", None)
-# The compiled chain walk (core/_native.c walk_chain): headers and cache
-# probes down to a cached object or a whole one, or None (read_at's loop).
-_walk_chain = getattr(native, "walk_chain", None)
-# The compiled read (core/_native.c read_object): walk, inflate, deltas and
+# The compiled path (core/native.py ``backend``, read at each call so the
+# tests' one switch reaches it): ``read_object`` reads an object whole with
 # the delta-base cache's counts and order as read_at's loop makes them, or
-# None (no tracer listening only; then walk_chain and _build, or the loop).
-_read_object = getattr(native, "read_object", None)
-# Several objects of one pack in one call, each as read_object (Pack.read_run).
-_read_objects = getattr(native, "read_objects", None)
+# None; then ``walk_chain`` (headers and cache probes down to a cached or
+# whole object) and ``apply_chain`` (every delta of a chain inflated and
+# applied in one call), or read_at's loop; ``read_objects`` several objects
+# of one pack in one call (Pack.read_run).
 # Entries up to this size are inflated in one call (see _inflate): one
 # output allocation, no growth.  Its window's worst case (a hostile stream)
 # is 1032 x 72 KiB, about 76 MB, for a moment.
@@ -232,10 +225,11 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
     def _header(self, offset: int) -> HeaderTuple:
         """(type number, size, data offset, base offset, base id)."""
         m = self._map if self._map is not None else self._open()
-        if _entry_header is not None:
+        b = native.backend
+        if b is not None:
             # The compiled parser answers what the reference would, or None
             # (anything it would refuse): then the reference says why.
-            found = _entry_header(m, offset, self._data_end, self.fmt.rawsz)
+            found = b.entry_header(m, offset, self._data_end, self.fmt.rawsz)
             if found is not None:
                 return found
         # The reference directly, not through _header_py: no extra call per entry.
@@ -270,29 +264,29 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
         if files is not None and files.newest is not self:  # (already the most recent: nothing to move)
             files.touch(self)
         cache = self.cache
-        if cache is not None and not self.good_copies and (_read_object or _walk_chain) is not None:
+        b = native.backend
+        if cache is not None and not self.good_copies and b is not None:
             m = self._map if self._map is not None else self._open()
-            if _read_object is not None:  # the whole read and the cache's bookkeeping in one call
-                got: tuple[str, bytes] | None = _read_object(
-                    m,
-                    offset,
-                    self._data_end,
-                    self.max_chain_depth,
-                    self.max_object_size,
-                    cache,
-                    self.name,
-                    keep,
-                    _decompress,
-                    _inflate_capped,
-                )
-                if got is not None:
-                    return got
-            if _walk_chain is not None:
-                walked = _walk_chain(m, offset, self._data_end, self.max_chain_depth, cache.table, self.name)
-                if walked is not None:
-                    built = self._build(m, walked, keep, cache)
-                    if built is not None:
-                        return built
+            # The whole read and the cache's bookkeeping in one call; else the walk.
+            got = b.read_object(
+                m,
+                offset,
+                self._data_end,
+                self.max_chain_depth,
+                self.max_object_size,
+                cache,
+                self.name,
+                keep,
+                _decompress,
+                _inflate_capped,
+            )
+            if got is not None:
+                return got
+            walked = b.walk_chain(m, offset, self._data_end, self.max_chain_depth, cache.table, self.name)
+            if walked is not None:
+                built = self._build(m, walked, keep, cache)
+                if built is not None:
+                    return built
         type_num, size, start, base_offset, base_oid = self._header(offset)
         m = self._map if self._map is not None else self._open()  # _header mapped it
         end, max_size, path = self._data_end, self.max_object_size, self.path
@@ -347,13 +341,14 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
         the caller reads the next one with ``read_at`` (which answers or
         raises) and goes on after it."""
         cache = self.cache
-        if _read_objects is None or cache is None or self.good_copies or self._active:
+        b = native.backend
+        if b is None or cache is None or self.good_copies or self._active:
             return []
         files = self._open_files
         if files is not None and files.newest is not self:
             files.touch(self)
         m = self._map if self._map is not None else self._open()
-        got = _read_objects(
+        got = b.read_objects(
             m,
             offsets,
             self._data_end,
@@ -417,13 +412,15 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
         made but the top one (and it too with ``keep``) is cached."""
         name, end, max_size, path = self.name, self._data_end, self.max_object_size, self.path
         type_name, data = base
-        if _apply_chain is not None:
-            made = _apply_chain(m, data, deltas, end, max_size, _decompress, _inflate_capped)
+        b = native.backend
+        if b is not None:
+            made = b.apply_chain(m, data, deltas, end, max_size, _decompress, _inflate_capped)
             if made is not None:
                 if cache is not None:  # as the loop below: bottom first, the top one only if kept
                     for k in range(len(deltas) - 1, -1 if keep else 0, -1):
                         cache.put(name, deltas[k][0], type_name, made[k])
                 return type_name, made[0]
+        apply_delta = apply_delta_py if b is None else b.apply_delta
         for k in range(len(deltas) - 1, -1, -1):
             here, start, size = deltas[k]
             try:
@@ -517,3 +514,13 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
         offset = self.index.offset_at(position)
         size = self.disk_size(offset)
         return zlib.crc32(self.map[offset : offset + size]) & 0xFFFFFFFF == expected
+
+
+if TYPE_CHECKING:
+    from packscope.core.store.pack_info import PackInfoHost
+    from packscope.core.store.pack_order import PackOrderHost
+
+    def _mixins_hosted(pack: Pack) -> None:
+        """Pack checked against what its mixins' methods use of it (never runs)."""
+        info: PackInfoHost = pack  # noqa: F841
+        order: PackOrderHost = pack  # noqa: F841

@@ -7,19 +7,18 @@ continuation" so each length has its own range) and for REF_DELTA the
 base's id; a zlib stream follows.
 
 ``parse_entry_header`` is the pure reference and the source of every
-header error; the compiled parser (``native_entry_header``, from
-core/_native.c) answers the same tuple or None for anything the reference
-would refuse.  ``Pack._header`` tries the compiled one first.
+header error; the compiled parser (``entry_header`` of core/native.py's
+``backend``) answers the same tuple or None for anything the reference
+would refuse, reading the same HEADER_PEEK window (core/_native.c
+ENTRY_PEEK).  ``Pack._header`` tries the compiled one first.
 """
 
 from __future__ import annotations
 
 import mmap
-from collections.abc import Callable
 from typing import NamedTuple, TypeVar
 
 from packscope.core.errors import BadPackError, DeltaError
-from packscope.core.native import native
 
 OBJ_COMMIT, OBJ_TREE, OBJ_BLOB, OBJ_TAG = 1, 2, 3, 4
 OBJ_OFS_DELTA, OBJ_REF_DELTA = 6, 7
@@ -31,12 +30,6 @@ T = TypeVar("T")
 
 # (type number, size, data offset, base offset, base id)
 HeaderTuple = tuple[int, int, int, int | None, bytes | None]
-
-# The compiled entry-header parser when the module is built (core/native.py);
-# must read the same HEADER_PEEK window (core/_native.c ENTRY_PEEK).
-native_entry_header: Callable[[object, int, int, int], HeaderTuple | None] | None = getattr(
-    native, "entry_header", None
-)
 
 
 class EntryHeader(NamedTuple):

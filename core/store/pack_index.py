@@ -28,8 +28,8 @@ from array import array
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from packscope.core import native
 from packscope.core.errors import BadPackIndexError
-from packscope.core.native import native
 from packscope.core.oid import ObjectFormat, Prefix
 from packscope.core.store.cache import OpenFiles
 from packscope.core.store.mapped_file import FanoutFile, read_fanout
@@ -41,9 +41,9 @@ if TYPE_CHECKING:
     from packscope.core.trace import SearchPath
 
 IDX_MAGIC = b"\377tOc"
-# The compiled bucket search (core/_native.c idx_find): what binary_search
-# answers over the same bucket, or None when it doubts the table.
-_idx_find = getattr(native, "idx_find", None)
+# The compiled bucket search (``idx_find`` of core/native.py's backend):
+# what binary_search answers over the same bucket, or None when it doubts
+# the table.
 PAGE_SIZE = 4096
 _U32 = struct.Struct(">I")
 _U64 = struct.Struct(">Q")
@@ -67,7 +67,7 @@ class PackIndex(FanoutFile):
         self._prefix_column: array[int] | None = None
         # Untraced binary lookups run compiled when the module is built
         # (False: the pure searches, for tests and benchmarks of them).
-        self.compiled_search = _idx_find is not None
+        self.compiled_search = native.backend is not None
         self._fan_at = 0
         self.version = 0
         self.fanout: tuple[int, ...] = ()
@@ -249,9 +249,15 @@ class PackIndex(FanoutFile):
 
     def find(self, oid: bytes, algorithm: str = "binary") -> int:
         """Position of ``oid`` or -1; the untraced path."""
-        if algorithm == "binary" and self.compiled_search and self.prefix_column_after is not None:
+        compiled = native.backend
+        if (
+            compiled is not None
+            and algorithm == "binary"
+            and self.compiled_search
+            and self.prefix_column_after is not None
+        ):
             m = self._map if self._map is not None else self.map
-            pos = _idx_find(m, self._fan_at, self._names_at, self._stride, oid)  # type: ignore[misc]
+            pos = compiled.idx_find(m, self._fan_at, self._names_at, self._stride, oid)
             if pos is not None:
                 if pos < 0:
                     return -1

@@ -11,10 +11,10 @@ changes, and git.git's chains are about 12 headers deep.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from packscope.core import native
 from packscope.core.errors import DeltaError
-from packscope.core.native import native
 from packscope.core.store.delta import delta_sizes
 from packscope.core.store.pack_entry import OBJ_OFS_DELTA, TYPE_NAMES, HeaderTuple
 from packscope.core.store.pack_entry import given as _given
@@ -32,10 +32,9 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
-# The compiled type-and-size reader (core/_native.c pack_info): info_at's
-# answer for an object or an OFS_DELTA chain, or None (the reference decides).
-_pack_info = getattr(native, "pack_info", None)
-_pack_info_many = getattr(native, "pack_info_many", None)
+# The compiled type-and-size reader (``pack_info`` of core/native.py's
+# backend): info_at's answer for an object or an OFS_DELTA chain, or None
+# (the reference decides); ``pack_info_many`` for several in one call.
 
 
 def _type_memo(num_objects: int) -> bytearray:
@@ -47,10 +46,13 @@ def _type_memo(num_objects: int) -> bytearray:
     return bytearray(8 * slots)
 
 
-class PackInfo:
-    """``info_at`` / ``info_many`` and the chain-type walk, mixed into ``Pack``."""
+if TYPE_CHECKING:
+    # Type-only: the host is checked against it by mypy, nothing of it runs.
+    class PackInfoHost(Protocol):
+        """What PackInfo's methods use of their host, Pack (core/store/pack.py): its methods are
+        typed ``self: PackInfoHost``, so the host is checked against this (a
+        rename on either side fails mypy) instead of the mixin re-declaring it."""
 
-    if TYPE_CHECKING:  # what the pack provides
         path: str
         name: str
         fmt: ObjectFormat
@@ -81,17 +83,28 @@ class PackInfo:
             oid: bytes | None = None,
         ) -> PackscopeError: ...
 
-    def info_at(self, offset: int) -> tuple[str, int]:
+        # and PackInfo' own methods that call one another
+        def delta_result_size(self, offset: int, start: int, size: int) -> int: ...
+        def _chain_type(self, offset: int) -> str: ...
+        def _walk_chain_type(self, offset: int) -> str: ...
+
+
+class PackInfo:
+    """``info_at`` / ``info_many`` and the chain-type walk, mixed into ``Pack``."""
+
+    def info_at(self: PackInfoHost, offset: int) -> tuple[str, int]:
         """(type name, size) without inflating whole objects: a delta's
         result size is in its first bytes, its type is its chain's base's."""
         if self._active and offset in self._active:
             raise self._error("delta chain loops back through another pack", offset, "delta-loop", DeltaError)
-        if _pack_info is not None:
+        b = native.backend
+        if b is not None:
             m = self._map if self._map is not None else self._open()
             memo = self._type_memo
             if memo is None:
-                memo = self._type_memo = _type_memo(self.index.num_objects)
-            found = _pack_info(m, offset, self._data_end, self.fmt.rawsz, self.max_chain_depth, memo)
+                host = self  # (mypy takes `self.x = ...` as declaring x on the mixin: set it on the host)
+                memo = host._type_memo = _type_memo(self.index.num_objects)
+            found = b.pack_info(m, offset, self._data_end, self.fmt.rawsz, self.max_chain_depth, memo)
             if found is not None:
                 return TYPE_NAMES[found[0]], found[1]
         type_num, size, start, _, _ = self._header(offset)
@@ -99,22 +112,21 @@ class PackInfo:
             return TYPE_NAMES[type_num], size
         return self._chain_type(offset), self.delta_result_size(offset, start, size)
 
-    def info_many(self, offsets: list[int]) -> list[tuple[str, int] | None]:
+    def info_many(self: PackInfoHost, offsets: list[int]) -> list[tuple[str, int] | None]:
         """``info_at``'s answers for many entries in one compiled call; None
         where it declines (and always without the compiled module): ask
         ``info_at``, which answers or raises."""
-        if _pack_info_many is None or self._active:  # a chain waiting on another pack: info_at checks loops
+        b = native.backend
+        if b is None or self._active:  # a chain waiting on another pack: info_at checks loops
             return [None] * len(offsets)
         m = self._map if self._map is not None else self._open()
         memo = self._type_memo
         if memo is None:
-            memo = self._type_memo = _type_memo(self.index.num_objects)
-        found: list[tuple[str, int] | None] = _pack_info_many(
-            m, offsets, self._data_end, self.fmt.rawsz, self.max_chain_depth, memo
-        )
-        return found
+            host = self  # (as in info_at)
+            memo = host._type_memo = _type_memo(self.index.num_objects)
+        return b.pack_info_many(m, offsets, self._data_end, self.fmt.rawsz, self.max_chain_depth, memo)
 
-    def delta_result_size(self, offset: int, start: int, size: int) -> int:
+    def delta_result_size(self: PackInfoHost, offset: int, start: int, size: int) -> int:
         """The result size a delta entry declares, from its first bytes
         (``start``: its zlib stream, ``size``: the delta's own size)."""
         m = self._map if self._map is not None else self._open()
@@ -127,14 +139,14 @@ class PackInfo:
             e.path, e.offset = self.path, offset
             raise
 
-    def _chain_type(self, offset: int) -> str:
+    def _chain_type(self: PackInfoHost, offset: int) -> str:
         """A delta's type: its base's, found by headers alone (or the cache)."""
         known = self._delta_types.get(offset)
         if known is None:
             known = self._delta_types[offset] = self._walk_chain_type(offset)
         return known
 
-    def _walk_chain_type(self, offset: int) -> str:
+    def _walk_chain_type(self: PackInfoHost, offset: int) -> str:
         # Raw header tuples, not EntryHeader records: this runs for every
         # delta a batch-check meets.  Every delta passed on the way learns
         # the type too.

@@ -12,7 +12,7 @@ import sys
 from array import array
 from bisect import bisect_left
 from itertools import pairwise
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from packscope.core.errors import DeltaError, PackscopeError
 from packscope.core.store.pack_entry import OBJ_OFS_DELTA, OBJ_REF_DELTA, HeaderTuple
@@ -61,10 +61,13 @@ def read_rev(path: str, index: PackIndex) -> array[int] | None:
     return positions
 
 
-class PackOrderFacts:
-    """What pack order tells about entries, mixed into ``Pack``."""
+if TYPE_CHECKING:
+    # Type-only: the host is checked against it by mypy, nothing of it runs.
+    class PackOrderHost(Protocol):
+        """What PackOrderFacts' methods use of their host, Pack (core/store/pack.py): its methods are
+        typed ``self: PackOrderHost``, so the host is checked against this (a
+        rename on either side fails mypy) instead of the mixin re-declaring it."""
 
-    if TYPE_CHECKING:  # what the pack provides
         path: str
         index: PackIndex
         _order: tuple[array[int], array[int]] | None
@@ -83,18 +86,28 @@ class PackOrderFacts:
             oid: bytes | None = None,
         ) -> PackscopeError: ...
 
-    def _pack_order(self) -> tuple[array[int], array[int]]:
-        """(offsets ascending, the index position of each), built once."""
-        if self._order is None:
-            self._order = pack_order(self.index.open(), self.path[: -len(".pack")] + ".rev")
-        return self._order
+        # and PackOrderFacts' own methods that call one another
+        def _pack_order(self) -> tuple[array[int], array[int]]: ...
+        def _rank_of(self, offset: int) -> int | None: ...
 
-    def _rank_of(self, offset: int) -> int | None:
+
+class PackOrderFacts:
+    """What pack order tells about entries, mixed into ``Pack``."""
+
+    def _pack_order(self: PackOrderHost) -> tuple[array[int], array[int]]:
+        """(offsets ascending, the index position of each), built once."""
+        order = self._order
+        if order is None:
+            host = self  # (mypy takes `self.x = ...` as declaring x on the mixin: set it on the host)
+            order = host._order = pack_order(self.index.open(), self.path[: -len(".pack")] + ".rev")
+        return order
+
+    def _rank_of(self: PackOrderHost, offset: int) -> int | None:
         offsets = self._pack_order()[0]
         k = bisect_left(offsets, offset)
         return k if k < len(offsets) and offsets[k] == offset else None
 
-    def disk_size(self, offset: int) -> int:
+    def disk_size(self: PackOrderHost, offset: int) -> int:
         """Bytes the entry occupies: up to the next entry, or the trailer."""
         offsets = self._pack_order()[0]
         k = self._rank_of(offset)
@@ -103,7 +116,7 @@ class PackOrderFacts:
         self.open()
         return (offsets[k + 1] if k + 1 < len(offsets) else self._data_end) - offset
 
-    def delta_base(self, offset: int) -> bytes | None:
+    def delta_base(self: PackOrderHost, offset: int) -> bytes | None:
         """The id of the entry's delta base (``%(deltabase)``), None if not a delta."""
         type_num, _, _, base_offset, base_oid = self._header(offset)
         if type_num != OBJ_OFS_DELTA:
@@ -118,7 +131,7 @@ class PackOrderFacts:
             )
         return self.index.name_at(self._pack_order()[1][k])
 
-    def base_offsets(self) -> set[int]:
+    def base_offsets(self: PackOrderHost) -> set[int]:
         """Offsets of the entries some delta in this pack uses as its base
         (OFS_DELTA, and REF_DELTA bases found in this pack), from the headers
         alone; a damaged header is skipped here (the caller reports it)."""
@@ -145,11 +158,11 @@ class PackOrderFacts:
                 behind = offset & page_mask
         return out
 
-    def oid_at(self, offset: int) -> bytes | None:
+    def oid_at(self: PackOrderHost, offset: int) -> bytes | None:
         """The id of the entry starting at ``offset`` (None: no entry starts there)."""
         k = self._rank_of(offset)
         return None if k is None else self.index.name_at(self._pack_order()[1][k])
 
-    def pack_order(self) -> list[int]:
+    def pack_order(self: PackOrderHost) -> list[int]:
         """Index positions sorted by pack offset (the fastest order to read)."""
         return list(self._pack_order()[1])

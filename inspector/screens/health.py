@@ -287,7 +287,7 @@ class HealthScreen(PackscopeScreen):
             if start is not None and state.summary is None:
                 # failed or cancelled: still say whether the repository changed under it
                 with contextlib.suppress(Exception):
-                    state.changed = changed_since(repo, start)
+                    state.changed = changed_since(repository, start)
             release_memory()  # without fork the check ran in this process
             state.running = False
             state.finished = True
