@@ -26,9 +26,7 @@
 #include "native_c/pack_read.c"
 #include "native_c/object_read.c"
 #include "native_c/commit_walk.c"
-#include "native_c/graph_read.h"
 #include "native_c/graph_read.c"
-#include "native_c/plain_walk.h"
 #include "native_c/plain_walk.c"
 #include "native_c/graph_plain.c"
 

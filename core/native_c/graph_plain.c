@@ -1,5 +1,5 @@
 /* core/native_c/graph_plain.c: part of packscope.core._native, compiled as one unit by core/_native.c
- * (which includes Python.h, graph_read.c and plain_walk.c before this file).  The plain default-order
+ * (see graph_plain.h for what it offers).  The plain default-order
  * walk over a commit-graph's positions: once every commit waiting in the queue is in the graph, all
  * that follows is too (a graph holds the parents of its commits), so the loop needs no ids, no sets
  * and no tuples per queued commit -- a heap of (-date, number, position) records and a bitmap of the
@@ -23,6 +23,7 @@
  *       Up to limit commits popped from heap as the reference pops them, each unmet parent marked,
  *       read from the graph and pushed with the next number; walked: (id, tree, parents, date) as
  *       walked_type. */
+#include "graph_plain.h"
 
 typedef struct {
     long long key; /* -date */

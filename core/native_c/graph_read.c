@@ -1,5 +1,5 @@
 /* core/native_c/graph_read.c: part of packscope.core._native, compiled as one unit by core/_native.c
- * (which includes Python.h, common.c and idx_lookup.c before this file).  A commit's facts from a
+ * (see graph_read.h for what it offers).  A commit's facts from a
  * commit-graph, one file or a chain of layers (gitformat-commit-graph), for the plain walk's loop
  * (plain_walk.c); the reference is WalkSource.commit_info and _at (core/history/graph_walk.py)
  * over core/history/commit_graph.py.
@@ -14,25 +14,7 @@
  *   lacks the id, or None (doubt) where the reference would read more than this does — an octopus
  *   merge's EDGE list, a parent position past the commits its layer sees, a generation offset past
  *   GDO2 — so that it answers (or drops the graph) itself. */
-
-#define GRAPH_PARENT_NONE 0x70000000u
-#define GRAPH_EDGE_FLAG 0x80000000u
-#define GRAPH_MAX_LAYERS 64 /* a longer chain is left to the Python loop */
-
-typedef struct {
-    Py_buffer view;
-    const uint8_t *m;
-    long long fan_at, oidl_at, cdat_at, count, gda2_at, gdo2_rows, base;
-} graph_layer;
-
-typedef struct {
-    graph_layer layers[GRAPH_MAX_LAYERS];
-    int n_layers;
-    long long total;
-    int corrected;
-    Py_ssize_t rawsz;
-    PyObject *memo; /* borrowed: the spec holds it */
-} graph_table;
+#include "graph_read.h"
 
 static void
 graph_close(graph_table *g)

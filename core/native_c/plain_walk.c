@@ -1,5 +1,5 @@
 /* core/native_c/plain_walk.c: part of packscope.core._native, compiled as one unit by core/_native.c
- * (which includes Python.h, commit_walk.c, then this file).  The plain default-order walk's loop
+ * (see plain_walk.h for what it offers).  The plain default-order walk's loop
  * (walk_plain); the reference is PlainWalk.stream_plain's Python loop (core/history/plain_walk.py).
  *
  *   walk_plain(queue, seen, counter, packs, graph, fallback, first_parent, walked_type, hexsz, prefix, limit)
@@ -23,6 +23,7 @@
  *   commit_facts_many(packs, graph, oids, hexsz, prefix) -> ([facts or None, ...], graph answers)
  *       Each id as walk_plain reads a parent before its fallback: the facts the packs give, or None
  *       (the caller's own read answers it).  For the tips of a walk, read in one call. */
+#include "plain_walk.h"
 
 /* 1 if entry a sorts before entry b (heapq's `<` on the tuples, which the
  * unique (date, number) pair decides), 0 if not, -1 with an exception. */

@@ -1,6 +1,6 @@
 /* core/native_c/tree_sums.c: part of packscope.core._native, compiled as one unit by core/_native.c
- * (after fsck_tree.c, whose entry parser it uses).  The pure reference is the entry loop of
- * core/advise/sizes.py (SizeWalk._tree).
+ * (see tree_sums.h for what it offers; it uses fsck_tree.c's entry parser).  The pure reference
+ * is the entry loop of core/advise/sizes.py (SizeWalk._tree).
  *
  *   tree_sums(data, rawsz, sizes) -> (entries, length, blobs, blob_bytes, links, gitlinks,
  *                                     subtrees, unseen) | None
@@ -14,6 +14,7 @@
  *       unseen: [(mode, name, id)] of blobs and links whose id is not in
  *       sizes (their sizes are the caller's to find and add).  None unless
  *       every entry parses (the caller's pure loop then decides). */
+#include "tree_sums.h"
 
 static PyObject *
 native_tree_sums(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
