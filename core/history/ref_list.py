@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from packscope.core.errors import PackscopeError
 from packscope.core.history.log_format import format_date
@@ -171,7 +171,11 @@ def list_refs(refs: RefStore, store: ObjectSource, patterns: Sequence[str] = ())
     return out
 
 
-def _sort_value(row: RefRow, key: str) -> object:
+def _sorter(key: str) -> Callable[[RefRow], Any]:
+    return lambda row: _sort_value(row, key)
+
+
+def _sort_value(row: RefRow, key: str) -> Any:
     if key == "refname":
         return row.name.encode("utf-8", "surrogateescape")
     if key == "committerdate":
@@ -200,7 +204,7 @@ def sort_rows(rows: list[RefRow], keys: Sequence[str]) -> list[RefRow]:
     # the refname tie-break before everything gives git's comparison.
     for text in keys:
         key, reverse = check_sort_key(text)
-        out.sort(key=lambda r, k=key: _sort_value(r, k), reverse=reverse)  # type: ignore[misc]
+        out.sort(key=_sorter(key), reverse=reverse)
     return out
 
 
