@@ -160,9 +160,9 @@ async def refs_screenshot(app, pilot, shoot) -> None:
     await pilot.press("0")
     await _wait(
         pilot,
-        lambda: getattr(app.screen, "snapshot", None) is not None
-        and not app.screen.counting
-        and not app.screen.loading,
+        lambda: (
+            getattr(app.screen, "snapshot", None) is not None and not app.screen.counting and not app.screen.loading
+        ),
         timeout=60,
     )
     await pilot.pause(0.3)
