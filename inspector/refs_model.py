@@ -26,7 +26,8 @@ class RefEntry:
     subject: str = ""
     ahead: int | None = None  # commits HEAD has that this ref lacks
     behind: int | None = None  # commits this ref has that HEAD lacks
-    exact: bool = True
+    ahead_exact: bool = True
+    behind_exact: bool = True
     error: str = ""
     reflog: str | None = None  # the reflog this row opens with `l` (full ref name), if any
     extra: dict = field(default_factory=dict)
@@ -110,12 +111,14 @@ def count_all(
     lock,
     head: bytes,
     entries: list[RefEntry],
-    found: Callable[[int, int, int, bool], None],
+    found: Callable[[int, int, int, bool, bool], None],
     cancelled: Callable[[], bool],
     limit: int,
+    next_row: Callable[[], int | None] | None = None,
 ) -> None:
-    """``found(row, ahead, behind, exact)`` for each row with a commit, in
-    row order; stops when ``cancelled()``.  Each commit is read under ``lock``."""
+    """``found(row, ahead, behind, ahead_exact, behind_exact)`` for each row with a commit, in
+    the order ``next_row()`` picks (default: row order); stops when
+    ``cancelled()``.  Each commit is read under ``lock``."""
     from packscope.core.errors import CancelledError
     from packscope.core.history.ahead_behind import ahead_behind, with_store_fallback
     from packscope.core.history.graph_walk import WalkSource
@@ -130,7 +133,10 @@ def count_all(
             return facts(oid)
 
     try:
-        for row, e in enumerate(entries):
+        order = iter(range(len(entries)))
+        pick = next_row or (lambda: next(order, None))
+        while (row := pick()) is not None:
+            e = entries[row]
             if cancelled():
                 return
             if e.commit is None:
@@ -141,7 +147,7 @@ def count_all(
                 return
             except PackscopeError:
                 continue
-            found(row, counts.left, counts.right, counts.exact)
+            found(row, counts.left, counts.right, counts.left_exact, counts.right_exact)
     finally:
         with lock:
             source.close()

@@ -10,8 +10,10 @@ after it was walked passes it on to its walked ancestors at once (git
 marks parsed ancestors uninteresting the same way).
 
 Bounded: once ``limit`` commits are counted on a side and the walk has
-gone ``4 × limit`` steps, it stops and says so (``exact`` False): a side
-past the limit is then only known to be past it.  ``cancelled()`` is asked
+gone ``2 × limit`` steps with one tip reached from the other (that tip's
+side is then exactly 0: a tag behind HEAD), or ``4 × limit`` steps, it
+stops and says so per side (``left_exact``, ``right_exact``): a side past
+the limit is then only known to be past it.  ``cancelled()`` is asked
 every 256 steps.
 """
 
@@ -34,7 +36,12 @@ LIMIT = 10_000
 class AheadBehind(NamedTuple):
     left: int  # commits reachable from the left tip only (HEAD: "ahead" of the ref)
     right: int  # from the right tip only
-    exact: bool  # False: the walk stopped at its bound; a side >= limit is "more than"
+    left_exact: bool = True  # False: the walk stopped at its bound; `left` past the limit means "more than"
+    right_exact: bool = True
+
+    @property
+    def exact(self) -> bool:
+        return self.left_exact and self.right_exact
 
 
 def with_store_fallback(info: CommitInfo, store: ObjectReader) -> CommitInfo:
@@ -125,8 +132,16 @@ def ahead_behind(
         for parent in read(oid)[0]:
             paint(parent, c)
         steps += 1
-        if steps > 4 * limit and (counts[LEFT] >= limit or counts[RIGHT] >= limit):
-            return AheadBehind(counts[LEFT], counts[RIGHT], False)
+        if steps > 2 * limit and (counts[LEFT] >= limit or counts[RIGHT] >= limit):
+            # A tip the other side reached is an ancestor of it: its own side is 0.
+            right_in_left, left_in_right = colour[right] == BOTH, colour[left] == BOTH
+            if right_in_left or left_in_right or steps > 4 * limit:
+                return AheadBehind(
+                    0 if left_in_right else counts[LEFT],
+                    0 if right_in_left else counts[RIGHT],
+                    left_in_right,
+                    right_in_left,
+                )
         if steps & 255 == 0 and cancelled is not None and cancelled():
             raise CancelledError("ahead/behind count cancelled")
     return AheadBehind(counts[LEFT], counts[RIGHT], True)

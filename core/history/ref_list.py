@@ -152,9 +152,13 @@ def object_facts(store: ObjectSource, oid: bytes) -> tuple[str, int | None, str,
     return kind, None, "+0000", b""
 
 
-def list_refs(refs: RefStore, store: ObjectSource, patterns: Sequence[str] = ()) -> list[RefRow]:
+def list_refs(
+    refs: RefStore, store: ObjectSource, patterns: Sequence[str] = (), *, details: bool = True
+) -> list[RefRow]:
     """The refs ``git for-each-ref PATTERN…`` lists, sorted by name, each
-    with its object's facts.  A ref whose object cannot be read is left out."""
+    with its object's facts (``details=False``: its type only, from the
+    object's header — no date, no subject).  A ref whose object cannot be
+    read is left out."""
     matches = ref_matcher(patterns)
     out = []
     for ref in refs.iter_refs("refs/"):
@@ -164,7 +168,10 @@ def list_refs(refs: RefStore, store: ObjectSource, patterns: Sequence[str] = ())
             oid = ref.oid if ref.symref is None else refs.resolve(ref.name)
             if oid is None:
                 continue
-            kind, when, tz, subject = object_facts(store, oid)
+            if details:
+                kind, when, tz, subject = object_facts(store, oid)
+            else:
+                kind, when, tz, subject = store.read_header(oid)[0], None, "+0000", b""
         except PackscopeError:
             continue  # git: "ignoring broken ref" / a missing object
         out.append(RefRow(ref.name, oid, kind, when, tz, subject))
@@ -185,6 +192,12 @@ def _sort_value(row: RefRow, key: str) -> Any:
     if key == "objecttype":
         return row.type
     return row.subject
+
+
+def needs_details(pieces: Sequence[str | tuple[str]], sort_keys: Sequence[str]) -> bool:
+    """Whether a format or the sort keys need more than each object's type."""
+    wanted = {p[0] for p in pieces if isinstance(p, tuple)} | {k.lstrip("-") for k in sort_keys}
+    return bool(wanted & {"committerdate", "subject"})
 
 
 def check_sort_key(text: str) -> tuple[str, bool]:

@@ -31,7 +31,14 @@ def register(sub) -> None:
 def run(args) -> int:
     from packscope.core.errors import PackscopeError
     from packscope.core.history.abbrev import StoreAbbreviator, configured_abbrev
-    from packscope.core.history.ref_list import DEFAULT_FORMAT, compile_format, format_row, list_refs, sort_rows
+    from packscope.core.history.ref_list import (
+        DEFAULT_FORMAT,
+        compile_format,
+        format_row,
+        list_refs,
+        needs_details,
+        sort_rows,
+    )
     from packscope.core.repo.session import open_session
 
     try:
@@ -43,7 +50,8 @@ def run(args) -> int:
     session = open_session()
     try:
         refs = session.refs
-        rows = sort_rows(list_refs(refs, session.objects, args.patterns), args.sort)
+        details = needs_details(pieces, args.sort)
+        rows = sort_rows(list_refs(refs, session.objects, args.patterns, details=details), args.sort)
         if args.count is not None:
             rows = rows[: max(args.count, 0)]
         abbrev = None

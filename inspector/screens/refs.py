@@ -16,10 +16,12 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import Label
 
 from packscope.core.errors import PackscopeError
+from packscope.inspector.plural import count
 from packscope.inspector.refs_model import RefEntry, RefsSnapshot
 from packscope.inspector.safe_text import literal
 from packscope.inspector.screens.base import PackscopeScreen
@@ -56,11 +58,14 @@ def count_text(e: RefEntry) -> Text:
     if e.ahead is None or e.behind is None:
         return Text("…".rjust(13), style="dim")
 
-    def one(n: int) -> str:
-        return ">10k" if not e.exact and n >= COUNT_LIMIT else str(n)
+    def one(n: int, exact: bool) -> str:
+        if exact:
+            return str(n)
+        # the walk stopped at its bound: this side is past it, or not known
+        return ">10k" if n >= COUNT_LIMIT else "?"
 
     t = Text()
-    body = f"↑{one(e.ahead)} ↓{one(e.behind)}"
+    body = f"↑{one(e.ahead, e.ahead_exact)} ↓{one(e.behind, e.behind_exact)}"
     style = "dim" if e.ahead == 0 and e.behind == 0 else ""
     t.append(body.rjust(13), style=style)
     return t
@@ -129,7 +134,7 @@ class RefsScreen(PackscopeScreen):
     class Counted(Message):
         """Ahead/behind of one row (``row`` of ``snapshot``)."""
 
-        def __init__(self, snapshot: RefsSnapshot, row: int, ahead: int, behind: int, exact: bool) -> None:
+        def __init__(self, snapshot: RefsSnapshot, row: int, ahead: int, behind: int, exact: tuple[bool, bool]) -> None:
             super().__init__()
             self.snapshot, self.row, self.ahead, self.behind, self.exact = snapshot, row, ahead, behind, exact
 
@@ -206,11 +211,34 @@ class RefsScreen(PackscopeScreen):
         core = self.app.core
         assert snapshot.head is not None
 
-        def found(row: int, ahead: int, behind: int, exact: bool) -> None:
-            self.post_message(self.Counted(snapshot, row, ahead, behind, exact))
+        def found(row: int, ahead: int, behind: int, ahead_exact: bool, behind_exact: bool) -> None:
+            self.post_message(self.Counted(snapshot, row, ahead, behind, (ahead_exact, behind_exact)))
+
+        pending = set(range(len(snapshot.entries)))
+        n = len(snapshot.entries)
+
+        def next_row() -> int | None:
+            # the rows on screen first (from the top one shown), then the rest in order
+            try:
+                start = int(self.vlist.scroll_y)
+            except NoMatches:  # the screen is closing: any row will do
+                start = 0
+            for i in range(n):
+                row = (start + i) % n
+                if row in pending:
+                    pending.discard(row)
+                    return row
+            return None
 
         count_all(
-            core.bulk, core.lock, snapshot.head, snapshot.entries, found, lambda: worker.is_cancelled, COUNT_LIMIT
+            core.bulk,
+            core.lock,
+            snapshot.head,
+            snapshot.entries,
+            found,
+            lambda: worker.is_cancelled,
+            COUNT_LIMIT,
+            next_row,
         )
         if not worker.is_cancelled:
             self.post_message(self.CountsDone(snapshot))
@@ -219,7 +247,8 @@ class RefsScreen(PackscopeScreen):
         if message.snapshot is not self.snapshot:
             return
         e = message.snapshot.entries[message.row]
-        e.ahead, e.behind, e.exact = message.ahead, message.behind, message.exact
+        e.ahead, e.behind = message.ahead, message.behind
+        e.ahead_exact, e.behind_exact = message.exact
         self.vlist.refresh_rows()
 
     def on_refs_screen_counts_done(self, message: CountsDone) -> None:
@@ -250,7 +279,11 @@ class RefsScreen(PackscopeScreen):
                 kinds[e.kind] = kinds.get(e.kind, 0) + 1
             t.append("HEAD: ", style="dim")
             t.append_text(literal(s.head_name, "bold green"))
-            t.append("  " + ", ".join(f"{n} {k}" for k, n in kinds.items()), style="dim")
+            names = {"branch": "branch", "remote": "remote branch", "tag": "tag", "stash": "stash entry"}
+            parts = [
+                count(n, names.get(k, "other ref"), "branches" if k == "branch" else None) for k, n in kinds.items()
+            ]
+            t.append("  " + ", ".join(parts), style="dim")
             t.append("  ahead/behind HEAD: ", style="dim")
             t.append("counting…" if self.counting else "done", style="italic" if self.counting else "green")
         self.query_one("#refs-title", Label).update(t)
