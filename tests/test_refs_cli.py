@@ -40,6 +40,18 @@ def _build(root: Path) -> Path:
     git("tag", "side", "HEAD", cwd=work)  # a tag named like a branch: refname:short says heads/side
     git("pack-refs", "--all", cwd=work)  # these now packed, those after loose
     git("branch", "late", "HEAD~2", cwd=work)
+    # a subject over two lines with spaces at their ends, kept as written (no cleanup)
+    tree = git_text("rev-parse", "HEAD^{tree}", cwd=work).strip()
+    verbatim = git_text(
+        "commit-tree",
+        tree,
+        "-p",
+        "HEAD",
+        input="two-line  \nsubject \n\nbody\n",
+        cwd=work,
+        env={"GIT_AUTHOR_DATE": f"{stamp + 3000} +0100", "GIT_COMMITTER_DATE": f"{stamp + 3000} +0100"},
+    ).strip()
+    git("update-ref", "refs/heads/verbatim", verbatim, cwd=work)
     (work / "f").write_text("dirty\n")
     git("stash", "-q", cwd=work)
     git("checkout", "-q", "topic2", cwd=work)
