@@ -161,7 +161,7 @@ async def refs_screenshot(app, pilot, shoot) -> None:
     await _wait(
         pilot,
         lambda: (
-            getattr(app.screen, "snapshot", None) is not None and not app.screen.counting and not app.screen.loading
+            getattr(app.screen, "snapshot", None) is not None and not app.screen.counting and not app.screen.reading
         ),
         timeout=60,
     )

@@ -6,6 +6,7 @@ opens History at the ref, `l` shows git reflog's entries."""
 from __future__ import annotations
 
 import pytest
+from textual.widgets import LoadingIndicator
 
 from packscope.inspector.screens.help import HelpScreen
 from packscope.inspector.screens.history import HistoryScreen
@@ -44,8 +45,9 @@ async def test_refs_rows_are_for_each_ref_then_the_stash_with_git_counts(refs_re
         assert refs == git_text("for-each-ref", "--format=%(refname)", cwd=refs_repo).split()
         stash = git_text("stash", "list", "--format=%gd %H", cwd=refs_repo).splitlines()
         assert [f"{e.name} {e.oid.hex()}" for e in entries if e.kind == "stash"] == stash
-        await until(pilot, lambda: not screen.counting and not screen.loading, "the ahead/behind counts")
+        await until(pilot, lambda: not screen.counting and not screen.reading, "the ahead/behind counts")
         entries = screen.snapshot.entries
+        assert not app.screen.query(LoadingIndicator), "nothing covers the rows once they are read"
         for e in entries:
             target = e.name if e.kind != "stash" else e.oid.hex()
             assert (e.ahead, e.behind) == git_counts(refs_repo, target), e.name

@@ -147,7 +147,7 @@ class RefsScreen(PackscopeScreen):
         super().__init__()
         self.snapshot: RefsSnapshot | None = None
         self.counting = False
-        self.loading = False
+        self.reading = False
         self.error = ""
 
     def compose_body(self) -> ComposeResult:
@@ -168,8 +168,8 @@ class RefsScreen(PackscopeScreen):
     def refresh_data(self) -> None:
         # R, coming back to the screen, an outside change: read the refs again
         # (once at a time: a resume and the core opening may both ask).
-        if self.app.core.ready and not self.loading:
-            self.loading = True
+        if self.app.core.ready and not self.reading:
+            self.reading = True
             self.load()
 
     @work(thread=True, exclusive=True, group="refs-load")
@@ -185,7 +185,7 @@ class RefsScreen(PackscopeScreen):
         self.post_message(self.Loaded(snapshot))
 
     def on_refs_screen_loaded(self, message: Loaded) -> None:
-        self.loading = False
+        self.reading = False
         self.error = message.error
         if message.snapshot is not None:
             old = self.snapshot
@@ -279,10 +279,13 @@ class RefsScreen(PackscopeScreen):
                 kinds[e.kind] = kinds.get(e.kind, 0) + 1
             t.append("HEAD: ", style="dim")
             t.append_text(literal(s.head_name, "bold green"))
-            names = {"branch": "branch", "remote": "remote branch", "tag": "tag", "stash": "stash entry"}
-            parts = [
-                count(n, names.get(k, "other ref"), "branches" if k == "branch" else None) for k, n in kinds.items()
-            ]
+            names = {
+                "branch": ("branch", "branches"),
+                "remote": ("remote branch", "remote branches"),
+                "tag": ("tag", "tags"),
+                "stash": ("stash entry", "stash entries"),
+            }
+            parts = [count(n, *names.get(k, ("other ref", "other refs"))) for k, n in kinds.items()]
             t.append("  " + ", ".join(parts), style="dim")
             t.append("  ahead/behind HEAD: ", style="dim")
             t.append("counting…" if self.counting else "done", style="italic" if self.counting else "green")
@@ -412,7 +415,7 @@ class ReflogScreen(PackscopeScreen):
         elif self.rows is None:
             t.append("  reading…", style="italic")
         else:
-            t.append(f"  {len(self.rows)} entries", style="dim")
+            t.append("  " + count(len(self.rows), "entry", "entries"), style="dim")
         self.query_one("#reflog-title", Label).update(t)
 
     def current_id(self) -> str | None:
