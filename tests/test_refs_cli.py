@@ -52,6 +52,15 @@ def _build(root: Path) -> Path:
         env={"GIT_AUTHOR_DATE": f"{stamp + 3000} +0100", "GIT_COMMITTER_DATE": f"{stamp + 3000} +0100"},
     ).strip()
     git("update-ref", "refs/heads/verbatim", verbatim, cwd=work)
+    # upstreams: through a fetch refspec, from the repository itself (remote "."), and one no refspec maps
+    git("config", "remote.origin.url", "https://example.invalid/x.git", cwd=work)
+    git("config", "remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*", cwd=work)
+    git("config", "branch.topic2.remote", "origin", cwd=work)
+    git("config", "branch.topic2.merge", "refs/heads/main", cwd=work)
+    git("config", "branch.side.remote", ".", cwd=work)
+    git("config", "branch.side.merge", "refs/heads/main", cwd=work)
+    git("config", "branch.late.remote", "origin", cwd=work)
+    git("config", "branch.late.merge", "refs/tags/v1.0", cwd=work)
     (work / "f").write_text("dirty\n")
     git("stash", "-q", cwd=work)
     git("checkout", "-q", "topic2", cwd=work)
@@ -88,6 +97,7 @@ FOR_EACH_REF_ARGS = [
     ["--format=%(objectname:short) %(objecttype) %(refname)"],
     ["--format=%(committerdate)|%(subject)|%(HEAD)%(refname)"],
     ["--format=%%%(refname)%09%(objectname)%0a"],
+    ["--format=%(refname) [%(upstream)] [%(upstream:short)]"],
 ]
 
 

@@ -15,7 +15,9 @@
   shortest unambiguous name), ``objectname``, ``objectname:short``,
   ``objecttype``, ``committerdate`` (git's default date format; empty
   unless the object is a commit), ``subject``, ``HEAD`` (``*`` for the
-  checked-out branch), ``%%`` and ``%xx`` hex escapes; any other atom is
+  checked-out branch), ``upstream`` and ``upstream:short`` (a branch's
+  remote-tracking ref, from ``branch.<name>.remote``/``merge`` and the
+  remote's fetch refspecs), ``%%`` and ``%xx`` hex escapes; any other atom is
   refused with git's message.
 """
 
@@ -31,6 +33,7 @@ from packscope.core.objects import parse_commit, parse_tag
 from packscope.core.repo.ref_syntax import DWIM_RULES
 
 if TYPE_CHECKING:
+    from packscope.core.repo.config import Config
     from packscope.core.repo.refs import RefStore
     from packscope.core.repo.revision import ObjectSource
 
@@ -45,6 +48,8 @@ ATOMS = (
     "committerdate",
     "subject",
     "HEAD",
+    "upstream",
+    "upstream:short",
 )
 
 
@@ -249,6 +254,45 @@ def _exists(refs: RefStore, name: str) -> bool:
     return True
 
 
+# --- upstreams ------------------------------------------------------------------------------------
+
+
+def upstream_of(config: Config, name: str) -> str | None:
+    """The remote-tracking ref a branch's ``branch.<name>.remote`` and
+    ``branch.<name>.merge`` name (``%(upstream)``): the merge ref through
+    the remote's fetch refspecs, or the merge ref itself for remote ``.``;
+    None for a ref that is not a branch or has none."""
+    if not name.startswith("refs/heads/"):
+        return None
+    branch = name[len("refs/heads/") :]
+    remote = config.get("branch", "remote", branch)
+    merge = config.get("branch", "merge", branch)
+    if not remote or not merge:
+        return None
+    if remote == ".":
+        return merge
+    for spec in config.get_all("remote", "fetch", remote):
+        mapped = _map_refspec(spec, merge)
+        if mapped is not None:
+            return mapped
+    return None
+
+
+def _map_refspec(spec: str, ref: str) -> str | None:
+    """``ref`` through one fetch refspec (``[+]src:dst``, ``*`` at most once each), or None."""
+    spec = spec.removeprefix("+")
+    if spec.startswith("^") or ":" not in spec:
+        return None
+    src, _, dst = spec.partition(":")
+    if "*" not in src:
+        return dst if src == ref and dst else None
+    head, _, tail = src.partition("*")
+    if not (ref.startswith(head) and ref.endswith(tail) and len(ref) >= len(head) + len(tail)):
+        return None
+    middle = ref[len(head) : len(ref) - len(tail)]
+    return dst.replace("*", middle, 1)
+
+
 # --- formats ----------------------------------------------------------------------------------------
 
 _ATOM = re.compile(r"%\(([^)]*)\)|%%|%([0-9a-fA-F]{2})")
@@ -282,6 +326,7 @@ def format_row(
     refs: RefStore,
     abbrev: Callable[[bytes], str],
     head: str | None = None,
+    config: Config | None = None,
 ) -> bytes:
     """One row in a compiled format (bytes: subjects are the repository's)."""
     out = []
@@ -304,6 +349,9 @@ def format_row(
             value = "" if row.committer_time is None else format_date(row.committer_time, row.committer_tz)
         elif atom == "subject":
             value = row.subject
+        elif atom.startswith("upstream"):
+            up = upstream_of(config, row.name) if config is not None else None
+            value = "" if up is None else shorten_refname(refs, up) if atom.endswith(":short") else up
         else:  # HEAD
             value = "*" if head == row.name else " "
         out.append(value if isinstance(value, bytes) else value.encode("utf-8", "surrogateescape"))

@@ -9,7 +9,8 @@ for-each-ref` prints.  PATTERNs match as git's do: a prefix up to a `/`
 takes refname, committerdate, objectname, objecttype or subject, `-` in
 front to reverse; the last --sort is the primary key.  --format takes
 %(refname), %(refname:short), %(objectname), %(objectname:short),
-%(objecttype), %(committerdate), %(subject) and %(HEAD), %% and %xx.
+%(objecttype), %(committerdate), %(subject), %(HEAD), %(upstream) and
+%(upstream:short), %% and %xx.
 """
 
 from __future__ import annotations
@@ -69,7 +70,12 @@ def run(args) -> int:
             pass
         out = sys.stdout.buffer
         for row in rows:
-            out.write(format_row(pieces, row, refs=refs, abbrev=abbrev or (lambda o: o.hex()), head=head) + b"\n")
+            out.write(
+                format_row(
+                    pieces, row, refs=refs, abbrev=abbrev or (lambda o: o.hex()), head=head, config=session.repo.config
+                )
+                + b"\n"
+            )
         out.flush()
     finally:
         session.close()
