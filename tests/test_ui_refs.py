@@ -82,12 +82,15 @@ async def test_enter_opens_history_at_the_ref(refs_repo):
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize(("ref", "shown"), [("refs/heads/topic2", "refs/heads/topic2"), ("stash@{0}", "stash")])
-async def test_l_shows_the_reflog_as_git_reflog_shows_it(refs_repo, ref, shown):
+@pytest.mark.parametrize(
+    ("ref", "key", "shown"),
+    [("refs/heads/topic2", "l", "refs/heads/topic2"), ("stash@{0}", "l", "stash"), ("refs/heads/side", "L", "HEAD")],
+)
+async def test_l_shows_the_reflog_as_git_reflog_shows_it(refs_repo, ref, key, shown):
     async with running(refs_repo) as (app, pilot):
         screen = await open_refs(app, pilot)
         screen.vlist.move_to([e.name for e in screen.snapshot.entries].index(ref))
-        await pilot.press("l")
+        await pilot.press(key)
         view = await until(
             pilot,
             lambda: isinstance(app.screen, ReflogScreen) and app.screen.rows is not None and app.screen,

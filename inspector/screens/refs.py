@@ -46,9 +46,9 @@ behind) — what `git rev-list --count --left-right HEAD...REF` prints — and
 the subject.  The counts fill in from a background walk; a side past
 10,000 commits shows ">10k" (the walk stops there).
 
-Enter opens the ref's history (History, starting at the ref).  `l` opens
-the ref's reflog as `git reflog show REF` lists it; Enter there opens the
-entry's commit.
+Enter (or h) opens the ref's history (History, starting at the ref).  `l`
+opens the ref's reflog as `git reflog show REF` lists it, `L` HEAD's (as
+`git reflog`); Enter there opens the entry's commit.
 """
 
 
@@ -121,6 +121,7 @@ class RefsScreen(PackscopeScreen):
     BINDINGS = [
         Binding("l", "reflog", "Reflog", id="refs.reflog"),
         Binding("h", "history", "History", id="refs.history"),
+        Binding("L", "head_reflog", "HEAD's reflog", id="refs.head-reflog"),
     ]
 
     class Loaded(Message):
@@ -317,6 +318,9 @@ class RefsScreen(PackscopeScreen):
 
         start = e.name if e.kind != "stash" else e.commit.hex()
         self.app.push_screen(HistoryScreen(revs=[start]))
+
+    def action_head_reflog(self) -> None:
+        self.app.push_screen(ReflogScreen("HEAD", "HEAD"))
 
     def action_reflog(self) -> None:
         e = self.current()
