@@ -94,6 +94,12 @@ def _advice() -> Screen:
     return AdviceScreen()
 
 
+def _refs() -> Screen:
+    from packscope.inspector.screens.refs import RefsScreen
+
+    return RefsScreen()
+
+
 def _health() -> Screen:
     from packscope.inspector.screens.health import HealthScreen
 
@@ -110,6 +116,7 @@ SCREEN_TABLE: tuple[ScreenSpec, ...] = (
     ScreenSpec("history", "7", "History", _history),
     ScreenSpec("health", "8", "Health", _health),
     ScreenSpec("advice", "9", "Advice", _advice),
+    ScreenSpec("refs", "0", "Refs", _refs),
 )
 
 DRAIN_HZ = 30

@@ -152,6 +152,22 @@ async def _history_health_screenshots(app, pilot, shoot) -> None:
     await pilot.pause(0.3)
     shoot("9-advice")
 
+    await refs_screenshot(app, pilot, shoot)
+
+
+async def refs_screenshot(app, pilot, shoot) -> None:
+    """Refs (0) once every ahead/behind count is in."""
+    await pilot.press("0")
+    await _wait(
+        pilot,
+        lambda: (
+            getattr(app.screen, "snapshot", None) is not None and not app.screen.counting and not app.screen.reading
+        ),
+        timeout=60,
+    )
+    await pilot.pause(0.3)
+    shoot("10-refs")
+
 
 async def _lab_screenshots(app, pilot, shoot, repo: str) -> None:
     """Fanout (with a lookup's bucket marked), and the Lookup lab: a

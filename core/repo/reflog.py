@@ -20,11 +20,15 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from packscope.core.errors import BadRefError
 from packscope.core.oid import ObjectFormat, is_hex
 from packscope.core.repo.ref_syntax import is_skipped_ref_file
 from packscope.core.repo.repository import Repository
+
+if TYPE_CHECKING:
+    from packscope.core.repo.refs import RefStore
 
 MAX_LINE = 1 << 20  # a longer "line" is not a reflog entry
 
@@ -139,3 +143,103 @@ def read_reflog(log: Reflog, fmt: ObjectFormat, problems: list[BadRefError] | No
                 )
                 err.line = line_no
                 problems.append(err)
+
+
+# --- one ref's reflog with its messages (git reflog show) -------------------------------
+
+
+class ReflogLine(NamedTuple):
+    """One entry of a ref's reflog as ``git reflog`` shows it."""
+
+    old: bytes
+    new: bytes
+    ident: bytes  # "name <email> time tz"
+    message: bytes  # without the newline
+
+
+def reflog_path(repo: Repository, ref: str) -> Path:
+    """The file that holds ``ref``'s reflog in the files backend: a
+    per-worktree ref's in the worktree's git dir, the others in the common dir."""
+    from packscope.core.repo.ref_syntax import is_per_worktree
+
+    base = Path(repo.git_dir) if is_per_worktree(ref) else Path(repo.common_dir)
+    return base.joinpath("logs", *ref.split("/"))
+
+
+def has_reflog(repo: Repository, ref: str) -> bool:
+    """Whether ``ref`` has a reflog (git's ``reflog_exists``)."""
+    if getattr(repo, "ref_storage", "files") == "reftable":
+        return bool(_reftable_lines(repo, ref))
+    return reflog_path(repo, ref).is_file()
+
+
+def _reftable_lines(repo: Repository, ref: str) -> list[ReflogLine]:
+    from packscope.core.repo.ref_syntax import is_per_worktree
+    from packscope.core.repo.reftable import ReftableStack
+
+    fmt = repo.object_format
+    linked = Path(repo.git_dir) != Path(repo.common_dir)
+    directory = Path(repo.git_dir if linked and is_per_worktree(ref) else repo.common_dir) / "reftable"
+    stack = ReftableStack(directory, fmt.name, fmt.rawsz)
+    return [ReflogLine(r.old or fmt.null, r.new or fmt.null, r.ident, r.message) for r in stack.logs.get(ref, ())]
+
+
+def reflog_lines(repo: Repository, ref: str) -> list[ReflogLine]:
+    """``ref``'s reflog, oldest entry first (``git reflog`` prints it newest
+    first); lines that do not parse are skipped, as git skips them.  An
+    absent reflog is an empty list."""
+    if getattr(repo, "ref_storage", "files") == "reftable":
+        return _reftable_lines(repo, ref)
+    hexsz = repo.object_format.hexsz
+    out = []
+    try:
+        data = reflog_path(repo, ref).read_bytes()
+    except OSError:
+        return []
+    for line in data.split(b"\n"):
+        if len(line) < 2 * hexsz + 2 or line[hexsz : hexsz + 1] != b" " or line[2 * hexsz + 1 : 2 * hexsz + 2] != b" ":
+            continue
+        old_hex, new_hex = (
+            line[:hexsz].decode("ascii", "replace"),
+            line[hexsz + 1 : 2 * hexsz + 1].decode("ascii", "replace"),
+        )
+        if not (is_hex(old_hex) and is_hex(new_hex)):
+            continue
+        ident, _, message = line[2 * hexsz + 2 :].partition(b"\t")
+        out.append(ReflogLine(bytes.fromhex(old_hex), bytes.fromhex(new_hex), ident, message))
+    return out
+
+
+def find_reflog(repo: Repository, refs: RefStore, name: str) -> tuple[str | None, str]:
+    """The reflog ``git reflog show NAME`` reads and the name it shows
+    before ``@{n}``: NAME's own reflog, then that of the ref NAME resolves
+    to, then ``refs/NAME``'s and ``refs/heads/NAME``'s — all shown as NAME —
+    then git's name rules (the first ref that has a reflog), shown by its
+    full name.  (None, NAME) when NAME names no reflog."""
+    from packscope.core.errors import PackscopeError
+    from packscope.core.repo.ref_syntax import DWIM_RULES, check_refname
+
+    def has(ref: str) -> bool:
+        return check_refname(ref, allow_onelevel=True) and has_reflog(repo, ref)
+
+    if has(name):
+        return name, name
+    try:
+        chain = refs.follow(name)
+        if len(chain) > 1 and has(chain[-1].name):
+            return chain[-1].name, name
+    except PackscopeError:
+        pass
+    for prefix in ("refs/", "refs/heads/"):
+        if has(prefix + name):
+            return prefix + name, name
+    for rule in DWIM_RULES:
+        full = rule.format(name)
+        if has(full):
+            return full, full
+    return None, name
+
+
+def reflog_rows(repo: Repository, ref: str) -> list[ReflogLine]:
+    """``ref``'s reflog newest first: entry n is ``ref@{n}``."""
+    return reflog_lines(repo, ref)[::-1]

@@ -54,6 +54,8 @@ class LogRecord:
     log_type: int  # 0: deletion of this entry, 1: an entry
     old: bytes | None = None
     new: bytes | None = None
+    ident: bytes = b""  # "name <email> time tz", as a files reflog line writes it
+    message: bytes = b""  # without its newline
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,16 +241,23 @@ class ReftableFile:
                     raise _error(f"log record of {name} is malformed", self.path, pos)
                 old, new = buf[at : at + rawsz], buf[at + rawsz : at + 2 * rawsz]
                 at += 2 * rawsz
+                who = []
                 for _ in range(2):  # committer name and email
                     length, at = self._varint(at, limit, buf)
+                    who.append(bytes(buf[at : at + length]))
                     at += length
-                _, at = self._varint(at, limit, buf)  # time
-                at += 2  # time zone
+                when, at = self._varint(at, limit, buf)  # time
+                tz = int.from_bytes(buf[at : at + 2], "big", signed=True)  # minutes east of UTC
+                at += 2
                 length, at = self._varint(at, limit, buf)
-                at += length  # message
+                message = bytes(buf[at : at + length])
+                at += length
                 if at > limit:
                     raise _error(f"log record of {name} runs past its block", self.path, pos)
-                yield LogRecord(name, update_index, 1, old, new)
+                sign = b"-" if tz < 0 else b"+"
+                zone = b"%s%02d%02d" % (sign, abs(tz) // 60, abs(tz) % 60)
+                ident = who[0] + b" <" + who[1] + b"> " + str(when).encode() + b" " + zone
+                yield LogRecord(name, update_index, 1, old, new, ident, message.rstrip(b"\n"))
             pos = next_pos
 
 

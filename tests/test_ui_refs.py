@@ -1,0 +1,111 @@
+"""The Refs screen (0) and its reflog view, on the repository
+tests/test_refs_cli.py builds: rows are git for-each-ref's refs then the
+stash list, ahead/behind equal git rev-list --count --left-right, Enter
+opens History at the ref, `l` shows git reflog's entries."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import LoadingIndicator
+
+from packscope.inspector.screens.help import HelpScreen
+from packscope.inspector.screens.history import HistoryScreen
+from packscope.inspector.screens.refs import ReflogScreen, RefsScreen
+from tests.repos import git_text
+from tests.test_refs_cli import _build
+from tests.ui_support import list_text, plain, running, until
+
+
+@pytest.fixture(scope="module")
+def refs_repo(tmp_path_factory):
+    return _build(tmp_path_factory.mktemp("ui-refs"))
+
+
+async def open_refs(app, pilot) -> RefsScreen:
+    await pilot.press("0")
+    screen = await until(
+        pilot,
+        lambda: isinstance(app.screen, RefsScreen) and app.screen.snapshot is not None and app.screen,
+        "the Refs screen with its rows",
+    )
+    return screen
+
+
+def git_counts(repo, ref: str) -> tuple[int, int]:
+    left, right = git_text("rev-list", "--count", "--left-right", f"HEAD...{ref}", cwd=repo).split()
+    return int(left), int(right)
+
+
+@pytest.mark.asyncio
+async def test_refs_rows_are_for_each_ref_then_the_stash_with_git_counts(refs_repo):
+    async with running(refs_repo) as (app, pilot):
+        screen = await open_refs(app, pilot)
+        entries = screen.snapshot.entries
+        refs = [e.name for e in entries if e.kind != "stash"]
+        assert refs == git_text("for-each-ref", "--format=%(refname)", cwd=refs_repo).split()
+        stash = git_text("stash", "list", "--format=%gd %H", cwd=refs_repo).splitlines()
+        assert [f"{e.name} {e.oid.hex()}" for e in entries if e.kind == "stash"] == stash
+        await until(pilot, lambda: not screen.counting and not screen.reading, "the ahead/behind counts")
+        entries = screen.snapshot.entries
+        assert not app.screen.query(LoadingIndicator), "nothing covers the rows once they are read"
+        for e in entries:
+            target = e.name if e.kind != "stash" else e.oid.hex()
+            assert (e.ahead, e.behind) == git_counts(refs_repo, target), e.name
+        rows = list_text(screen.vlist)
+        topic = rows[refs.index("refs/heads/topic2")]
+        assert "topic2" in topic and "topic work" in topic
+        want_ahead, want_behind = git_counts(refs_repo, "refs/heads/topic2")
+        assert f"↑{want_ahead} ↓{want_behind}" in topic
+        assert rows[refs.index("refs/heads/main")].startswith("* ")
+
+
+@pytest.mark.asyncio
+async def test_enter_opens_history_at_the_ref(refs_repo):
+    async with running(refs_repo) as (app, pilot):
+        screen = await open_refs(app, pilot)
+        row = [e.name for e in screen.snapshot.entries].index("refs/heads/topic2")
+        screen.vlist.move_to(row)
+        await pilot.press("enter")
+        history = await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, HistoryScreen)
+                and app.screen.history is not None
+                and app.screen.history.loaded > 0
+                and app.screen
+            ),
+            "History opened at topic2",
+        )
+        assert history.history.rows[0].oid.hex() == git_text("rev-parse", "topic2", cwd=refs_repo).strip()
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, "back on Refs")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("ref", "key", "shown"),
+    [("refs/heads/topic2", "l", "refs/heads/topic2"), ("stash@{0}", "l", "stash"), ("refs/heads/side", "L", "HEAD")],
+)
+async def test_l_shows_the_reflog_as_git_reflog_shows_it(refs_repo, ref, key, shown):
+    async with running(refs_repo) as (app, pilot):
+        screen = await open_refs(app, pilot)
+        screen.vlist.move_to([e.name for e in screen.snapshot.entries].index(ref))
+        await pilot.press(key)
+        view = await until(
+            pilot,
+            lambda: isinstance(app.screen, ReflogScreen) and app.screen.rows is not None and app.screen,
+            "the reflog view with its entries",
+        )
+        want = git_text("reflog", "show", shown, cwd=refs_repo).splitlines()
+        assert list_text(view.query_one("#reflog-list")) == want
+        assert want
+
+
+@pytest.mark.asyncio
+async def test_refs_keys_are_listed_in_help(refs_repo):
+    async with running(refs_repo) as (app, pilot):
+        await open_refs(app, pilot)
+        await pilot.press("question_mark")
+        help_screen = await until(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen, "the help screen")
+        keys = plain(help_screen.query_one("#help-keys"), width=200)
+        assert "Reflog" in keys and "History" in keys
