@@ -271,7 +271,8 @@ def test_keys_typed_in_the_browser_drive_the_lab(browser, served_repo, tmp_path)
     [pack] = repos.pack_files(served_repo)
     with serving(served_repo) as served, opened(browser, served.wait_for_url()) as page:
         # The app started in the page, on this repository (its path at the top right).
-        first = page.wait_for("1 Overview", "6 Lookup lab", str(served_repo), seconds=START_SECONDS)
+        # the app opened the repository served (its name: a long path gives up its start)
+        first = page.wait_for("1 Overview", "6 Lookup lab", served_repo.name, seconds=START_SECONDS)
         assert "Press l (or Enter)" not in first
         overview = page.page.screenshot()
         assert len(served.children()) == 1  # this session's own app
@@ -334,6 +335,10 @@ def test_a_wider_host_is_served_with_a_warning(served_repo):
         served.wait_for_url()
         assert served.url == f"http://{socket.gethostname()}:{served.port}"
         assert listening_addresses(served.port) == {"0.0.0.0"}
+        # printed before the URL, on stderr: read by its own thread, so waited for
+        deadline = time.monotonic() + STEP_SECONDS
+        while "anyone who can reach port" not in served.output() and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert "anyone who can reach port" in served.output()
 
 

@@ -165,7 +165,7 @@ class PackscopeScreen(Screen):
             if app.core.ready
             else (app.core.path or ("(no repository)" if app.core.absent else "."))
         )
-        self.query_one("#where", Label).update(literal(str(where)))
+        self.query_one("#where", Label).update(literal(elide_left(str(where), app.size.width - tabs.cell_len - 14)))
         self.update_status()
 
     def update_status(self) -> None:
@@ -233,3 +233,10 @@ class PackscopeScreen(Screen):
         if self.app.core.ready:
             self.refresh_data()
             self.notify("refreshed", timeout=1)
+
+
+def elide_left(path: str, room: int) -> str:
+    """``path`` in ``room`` cells, its start given up first: the repository's
+    own name is what tells one window from another."""
+    room = max(room, 12)
+    return path if len(path) <= room else "…" + path[-(room - 1) :]
