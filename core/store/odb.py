@@ -439,7 +439,9 @@ class ObjectStore(ObjectReads, BatchLookups):
                     found = False
                 else:
                     self.counters.stats += 1
-                    found = os.path.isfile(os.path.join(d.subdirs[b], oid.hex()[2:]))
+                    # Any file system entry of that name, as git's access(F_OK):
+                    # a directory named like an object exists (its read fails).
+                    found = os.path.exists(os.path.join(d.subdirs[b], oid.hex()[2:]))
                 method = "stat"
             if traced:
                 self.tracer.emit(trace.LooseChecked(d.path, f"{b:02x}", method, found))
