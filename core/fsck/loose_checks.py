@@ -7,7 +7,15 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from packscope.core.errors import MissingObjectError, PackscopeError
-from packscope.core.fsck.findings import ERROR_FATAL, ERROR_OBJECT, Finding, Limiter, Ticker, from_error, remedy_for_copies
+from packscope.core.fsck.findings import (
+    ERROR_FATAL,
+    ERROR_OBJECT,
+    Finding,
+    Limiter,
+    Ticker,
+    from_error,
+    remedy_for_copies,
+)
 from packscope.core.fsck.objects import CORRUPT, TYPE_CODES, ObjectTable
 from packscope.core.fsck.syntax_findings import syntax_findings
 
