@@ -77,3 +77,18 @@ def test_git_does_refuse_the_whole_pack(two_packs, tmp_path):
     out = subprocess.run(["git", *COMMANDS["batch-check"]], cwd=repo, capture_output=True, env=git_env())
     assert out.returncode == 0 and out.stdout.count(b" missing\n") >= 9
     assert subprocess.run(["git", "log", "--all"], cwd=repo, capture_output=True, env=git_env()).returncode == 128
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("midx", [True, False], ids=["midx", "no-midx"])
+def test_exists_says_no_for_objects_only_in_the_refused_pack(two_packs, tmp_path, midx, path):
+    repo = damaged_copy(two_packs, tmp_path / "r", 0, -1, midx)
+    ids = git("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=two_packs).decode().split()
+    theirs, ours = [], []
+    for oid in ids:
+        theirs.append(
+            subprocess.run(["git", "cat-file", "-e", oid], cwd=repo, env=git_env(), capture_output=True).returncode
+        )
+        ours.append(packscope("cat-file", "-e", oid, cwd=repo, check=False, env=PATHS[path]).returncode)
+    assert ours == theirs
+    assert 0 in theirs and 1 in theirs  # both kinds of object are there
