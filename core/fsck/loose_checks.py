@@ -7,7 +7,15 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from packscope.core.errors import MissingObjectError, PackscopeError
-from packscope.core.fsck.findings import ERROR_OBJECT, Finding, Limiter, Ticker, from_error, remedy_for_copies
+from packscope.core.fsck.findings import (
+    ERROR_FATAL,
+    ERROR_OBJECT,
+    Finding,
+    Limiter,
+    Ticker,
+    from_error,
+    remedy_for_copies,
+)
 from packscope.core.fsck.objects import CORRUPT, TYPE_CODES, ObjectTable
 from packscope.core.fsck.syntax_findings import syntax_findings
 
@@ -39,8 +47,10 @@ def check_loose(
                     if limiter.allow(d.path, e.kind):
                         elsewhere = table.elsewhere(oid, (d, None), promised)
                         remedy = remedy_for_copies(elsewhere) if elsewhere else e.remedy
+                        # git dies mapping a directory named like an object
+                        bit = ERROR_FATAL if e.kind == "loose-directory" else ERROR_OBJECT
                         yield from_error(
-                            e, "objects", ERROR_OBJECT, elsewhere=elsewhere, path=path, oid=oid.hex(), remedy=remedy
+                            e, "objects", bit, elsewhere=elsewhere, path=path, oid=oid.hex(), remedy=remedy
                         )
                     continue
                 table.loose_types[oid] = TYPE_CODES[type_name]

@@ -273,7 +273,7 @@ class BatchLookups:
                     hits = [
                         k
                         for k in ks
-                        if out[k] is None and os.path.isfile(os.path.join(d.path, subdir, oids[k].hex()[2:]))
+                        if out[k] is None and os.path.exists(os.path.join(d.path, subdir, oids[k].hex()[2:]))
                     ]
                 for k in hits:
                     out[k] = Location("loose", d.path, d.local, path=os.path.join(d.path, subdir, oids[k].hex()[2:]))

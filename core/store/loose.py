@@ -79,6 +79,16 @@ def _read_file(path: str, oid: bytes | None, limit: int = -1) -> bytes:
         raise MissingObjectError(
             "loose object file is missing", path=path, oid=None if oid is None else oid.hex()
         ) from None
+    except IsADirectoryError:
+        # git opens it, then dies mapping it ("mmap failed: No such device")
+        raise CorruptObjectError(
+            "loose object is a directory, not a file (git dies here: mmap failed)",
+            path=path,
+            oid=None if oid is None else oid.hex(),
+            kind="loose-directory",
+            remedy="Move the directory out of the object store; if the object is needed, "
+            "copy it from another clone (git cat-file -p ID there, git hash-object -w here).",
+        ) from None
     except OSError as e:
         raise _corrupt(f"cannot read loose object: {e.strerror}", "loose-unreadable", path, oid) from e
 

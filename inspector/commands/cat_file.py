@@ -231,6 +231,8 @@ def _salvage(store, oid: bytes, loc, error: PackscopeError, header_only: bool):
             raise error
         type_name, size, _, _ = store.object_info(oid, False, loc)  # raises (missing) when the header is damaged too
         return SalvagedLoose(type_name, size, b"", error)
+    if error.kind == "loose-directory":
+        raise _Fatal(error)  # git dies mapping it, whatever is asked
     try:
         return salvage_loose(loc.path, oid, header_only=header_only)
     except CorruptObjectError as e:
