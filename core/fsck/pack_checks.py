@@ -95,12 +95,6 @@ def check_pack(
         why = "it cannot be opened"
         pack = slot.handle.pack.open()
     except PackscopeError as e:
-        if e.kind == "pack-index-mismatch":
-            # mapped again without the trailer check, to say how (cut or another pack's)
-            from packscope.core.store.pack import Pack
-
-            yield _refuse(slot, Pack(slot.pack_path, idx, check_trailer=False).open(), idx, pair)
-            return
         slot.rejected = why
         yield from_error(e, "packs", ERROR_PACK, message=f"{e.message}; the pack cannot be used", **pair)
         return

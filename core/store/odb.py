@@ -61,20 +61,6 @@ if TYPE_CHECKING:  # imported when first needed (start-up time), named here for 
 T = TypeVar("T")
 
 
-# A pack git refuses to open: none of its objects exists for git.
-REFUSED_PACK_KINDS = frozenset(
-    {"pack-index-mismatch", "pack-count", "pack-truncated", "pack-signature", "pack-version"}
-)
-
-
-def _pack_usable(handle: PackHandle) -> bool:
-    try:
-        handle.pack.open()
-    except PackscopeError as e:
-        return e.kind not in REFUSED_PACK_KINDS
-    return True
-
-
 class ObjectStore(ObjectReads, BatchLookups):
     def __init__(
         self,
@@ -497,23 +483,7 @@ class ObjectStore(ObjectReads, BatchLookups):
             self.note_problem(e)
 
     def contains(self, oid: bytes, quick: bool | None = None) -> bool:
-        if oid == self.empty_tree:
-            return True
-        loc = self.locate(oid, quick)
-        if loc is None:
-            return False
-        if loc.pack is None or _pack_usable(loc.pack):
-            return True
-        # git skips a pack it refuses to open (a cut pack, one that does not
-        # match its .idx): only another copy makes the object exist.
-        for h in self.all_packs():
-            if h is not loc.pack and h.files.pack_path != loc.pack.files.pack_path:
-                try:
-                    if h.index.find(oid) >= 0 and _pack_usable(h):
-                        return True
-                except PackscopeError:
-                    continue
-        return any(os.path.exists(path) for path in self.loose_paths(oid))
+        return oid == self.empty_tree or self.locate(oid, quick) is not None
 
     # --- abbreviations -----------------------------------------------------
 

@@ -83,7 +83,6 @@ STEPS = {
     "delta-loop": "finding the delta base (the chain loops)",
     "delta-too-deep": "walking the delta chain (too deep)",
     "pack-unreadable": "opening the pack file",
-    "pack-index-mismatch": "opening the pack (its trailer is not the one its .idx records)",
     "idx-unreadable": "opening the pack index",
 }
 
