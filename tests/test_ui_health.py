@@ -260,7 +260,7 @@ async def _tour_every_screen(repo, damaged: bool) -> None:
             "some history",
         )
         await pilot.press("G", "enter")
-        await until(pilot, lambda: getattr(app.screen, "last_done", False), "the last commit's screen", timeout=10)
+        await until(pilot, lambda: getattr(app.screen, "last_done", False), "the last commit's screen", timeout=30)
         await pilot.press("escape", "8")
         await until(pilot, lambda: app.screen.state.finished, "the health check to finish", timeout=20)
         assert (app.screen.state.summary["exit"] != 0) is damaged
