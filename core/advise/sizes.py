@@ -34,12 +34,12 @@ from __future__ import annotations
 import contextlib
 import heapq
 import os
-import re
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from packscope.core import native
+from packscope.core.advise import stored_files
 from packscope.core.errors import CancelledError, LookupFailedError, PackscopeError, PromisedObjectError
 from packscope.core.objects import commit_header_fast, parse_tag, tree_items
 
@@ -315,7 +315,7 @@ class SizeWalk:
         if entry is None:
             path = loc.loose_path()
             kind, size = read_loose_header(path, target)
-            return kind, size, _size(path)
+            return kind, size, stored_files.file_size(path)
         handle, offset = entry
         kind, size = handle.pack.info_at(offset)
         return kind, size, handle.pack.disk_size(offset)
@@ -656,7 +656,7 @@ class SizeWalk:
         counted = _id_set(self.fmt.rawsz)
         pack_bytes = 0
         handles = [h for h in store.all_packs() if h.files.local]
-        loose_files = list(_loose_files(objects_dir, self.fmt.hexsz))
+        loose_files = list(stored_files.loose_files(objects_dir, self.fmt.hexsz))
         # an id is looked for among those counted only when it may be stored twice
         dedupe = len(handles) + bool(loose_files) > 1
         for h in handles:
@@ -696,9 +696,9 @@ class SizeWalk:
             else:
                 un_n += 1
                 un_disk += size
-        cruft_n, cruft_b = _cruft(objects_dir)
-        tmp_n, tmp_b = _temporary(objects_dir)
-        garbage_n, garbage_b = count_garbage(objects_dir, hexsz)
+        cruft_n, cruft_b = stored_files.cruft_packs(objects_dir)
+        tmp_n, tmp_b = stored_files.temporary_files(objects_dir)
+        garbage_n, garbage_b = stored_files.count_garbage(objects_dir, hexsz)
         return Stored(
             reach_n,
             reach_disk,
@@ -725,7 +725,7 @@ def _disk_of(loc: Location) -> int:
     """Bytes the copy at ``loc`` takes: its pack entry, or its loose file."""
     entry = loc.pack_entry()
     if entry is None:
-        return _size(loc.loose_path())
+        return stored_files.file_size(loc.loose_path())
     handle, offset = entry
     try:
         return handle.pack.disk_size(offset)
@@ -765,107 +765,6 @@ def _is_shallow(session: Session) -> bool:
     from packscope.core.repo.shallow import is_shallow
 
     return is_shallow(session.repo)
-
-
-_HEX = re.compile(r"[0-9a-fA-F]+")
-
-
-def _loose_files(objects_dir: str, hexsz: int) -> Iterator[tuple[bytes, str]]:
-    """(id, path) of every loose object file, as git's loose iteration names them."""
-    for i in range(256):
-        sub = os.path.join(objects_dir, f"{i:02x}")
-        try:
-            names = os.listdir(sub)
-        except OSError:
-            continue
-        for n in names:
-            if len(n) == hexsz - 2 and _HEX.fullmatch(n):
-                yield bytes([i]) + bytes.fromhex(n), os.path.join(sub, n)
-
-
-def _cruft(objects_dir: str) -> tuple[int, int]:
-    pack_dir = os.path.join(objects_dir, "pack")
-    n = b = 0
-    try:
-        names = os.listdir(pack_dir)
-    except OSError:
-        return 0, 0
-    present = set(names)
-    for name in names:
-        if name.endswith(".mtimes"):
-            n += 1
-            base = name[: -len(".mtimes")]
-            for ext in (".pack", ".idx", ".mtimes", ".rev"):
-                if base + ext in present:
-                    b += _size(os.path.join(pack_dir, base + ext))
-    return n, b
-
-
-def _temporary(objects_dir: str) -> tuple[int, int]:
-    """Files a writer left half-done: tmp_pack_*, tmp_idx_*, tmp_rev_*,
-    .tmp-* in objects/pack, tmp_obj_* in the loose subdirectories."""
-    n = b = 0
-    pack_dir = os.path.join(objects_dir, "pack")
-    for name in _listdir(pack_dir):
-        if name.startswith(("tmp_", ".tmp-")):
-            n += 1
-            b += _size(os.path.join(pack_dir, name))
-    for d in [objects_dir, *(os.path.join(objects_dir, f"{i:02x}") for i in range(256))]:
-        for name in _listdir(d):
-            if name.startswith("tmp_obj_"):
-                n += 1
-                b += _size(os.path.join(d, name))
-    return n, b
-
-
-PACK_EXTS = (".idx", ".rev", ".pack", ".bitmap", ".keep", ".promisor", ".mtimes")
-
-
-def count_garbage(objects_dir: str, hexsz: int) -> tuple[int, int]:
-    """(files, bytes) that ``git count-objects -v`` reports as garbage: in
-    objects/pack, a file of no pack extension or a pack's companion without
-    both its .pack and .idx; in the loose subdirectories, any file not named
-    by an object id, and an id-named entry that is not a regular file."""
-    n = b = 0
-    pack_dir = os.path.join(objects_dir, "pack")
-    groups: dict[str, list[str]] = {}
-    for name in _listdir(pack_dir):
-        if name == "multi-pack-index" or (name.startswith("multi-pack-index") and name.endswith((".bitmap", ".rev"))):
-            continue
-        if name.endswith(PACK_EXTS):
-            groups.setdefault(name[: name.rindex(".")], []).append(name)
-        else:
-            n += 1
-            b += _size(os.path.join(pack_dir, name))
-    for base, names in groups.items():
-        if base + ".pack" in names and base + ".idx" in names:
-            continue
-        for name in names:
-            n += 1
-            b += _size(os.path.join(pack_dir, name))
-    for i in range(256):
-        sub = os.path.join(objects_dir, f"{i:02x}")
-        for name in _listdir(sub):
-            path = os.path.join(sub, name)
-            if len(name) == hexsz - 2 and _HEX.fullmatch(name) and os.path.isfile(path) and not os.path.islink(path):
-                continue
-            n += 1
-            b += _size(path)
-    return n, b
-
-
-def _listdir(path: str) -> list[str]:
-    try:
-        return os.listdir(path)
-    except OSError:
-        return []
-
-
-def _size(path: str) -> int:
-    try:
-        return os.lstat(path).st_size
-    except OSError:
-        return 0
 
 
 def sizes(session: Session, **kw: object) -> Sizes:
