@@ -680,7 +680,6 @@ class SizeWalk:
             except PackscopeError:
                 continue
         loose_n = loose_b = 0
-        hexsz = self.fmt.hexsz
         for oid, path in loose_files:
             loose_n += 1
             try:
@@ -698,7 +697,7 @@ class SizeWalk:
                 un_disk += size
         cruft_n, cruft_b = stored_files.cruft_packs(objects_dir)
         tmp_n, tmp_b = stored_files.temporary_files(objects_dir)
-        garbage_n, garbage_b = stored_files.count_garbage(objects_dir, hexsz)
+        garbage_n, garbage_b = stored_files.count_garbage(objects_dir, self.fmt)
         return Stored(
             reach_n,
             reach_disk,

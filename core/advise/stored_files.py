@@ -10,6 +10,9 @@ import os
 import re
 from collections.abc import Iterator
 
+from packscope.core.oid import ObjectFormat
+from packscope.core.store.loose import count_loose_files
+
 _HEX = re.compile(r"[0-9a-fA-F]+")
 
 
@@ -64,7 +67,7 @@ def temporary_files(objects_dir: str) -> tuple[int, int]:
 PACK_EXTS = (".idx", ".rev", ".pack", ".bitmap", ".keep", ".promisor", ".mtimes")
 
 
-def count_garbage(objects_dir: str, hexsz: int) -> tuple[int, int]:
+def count_garbage(objects_dir: str, fmt: ObjectFormat) -> tuple[int, int]:
     """(files, bytes) that ``git count-objects -v`` reports as garbage: in
     objects/pack, a file of no pack extension or a pack's companion without
     both its .pack and .idx; in the loose subdirectories, any file not named
@@ -86,14 +89,10 @@ def count_garbage(objects_dir: str, hexsz: int) -> tuple[int, int]:
         for name in names:
             n += 1
             b += file_size(os.path.join(pack_dir, name))
-    for i in range(256):
-        sub = os.path.join(objects_dir, f"{i:02x}")
-        for name in _listdir(sub):
-            path = os.path.join(sub, name)
-            if len(name) == hexsz - 2 and _HEX.fullmatch(name) and os.path.isfile(path) and not os.path.islink(path):
-                continue
-            n += 1
-            b += file_size(path)
+    # the loose subdirectories: git count-objects' own census (core/store/loose.py), one rule
+    for path in count_loose_files(objects_dir, fmt).garbage:
+        n += 1
+        b += file_size(path)
     return n, b
 
 
