@@ -88,6 +88,15 @@ def backend_path(request, door):
     return request.param
 
 
+def pytest_collection_modifyitems(config, items):
+    """A test that takes the door picks its paths itself: marked ``both_paths``,
+    so CI's second pass (the pure path, ``-m "not both_paths"``) does not run
+    again what the first already ran on both paths."""
+    for item in items:
+        if {"door", "backend_path"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.both_paths)
+
+
 # --- repositories -----------------------------------------------------------------------
 
 

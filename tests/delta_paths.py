@@ -36,16 +36,18 @@ def compiled_against_pure(test):
     when the module is not built, 800 examples, and ``fmt`` (SHA-1 or SHA-256)
     and ``data`` (to draw the rest from) as arguments; it may take the
     ``door`` fixture too (its ``path`` blocks switch and restore per example)."""
-    return NOT_BUILT(
-        settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])(
-            given(fmt=st.sampled_from([SHA1, SHA256]), data=st.data())(test)
+    return pytest.mark.both_paths(
+        NOT_BUILT(
+            settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])(
+                given(fmt=st.sampled_from([SHA1, SHA256]), data=st.data())(test)
+            )
         )
     )
 
 
 PATHS = [
-    pytest.param(delta_module.apply_delta_py, id="pure"),
-    pytest.param(_native.apply_delta if _native else None, id="compiled", marks=NOT_BUILT),
+    pytest.param(delta_module.apply_delta_py, id="pure", marks=pytest.mark.both_paths),
+    pytest.param(_native.apply_delta if _native else None, id="compiled", marks=[NOT_BUILT, pytest.mark.both_paths]),
 ]
 
 

@@ -104,6 +104,7 @@ def deep_repo(tmp_path_factory) -> tuple[Path, list[bytes]]:
     return repo, contents
 
 
+@pytest.mark.both_paths
 @pytest.mark.parametrize("pure", [False, True], ids=["compiled", "pure"])
 def test_objects_deep_in_a_long_chain_read_as_git_reads_them(deep_repo, pure):
     repo, contents = deep_repo

@@ -185,6 +185,7 @@ def fsck_json(repo, pure: bool, jobs: int):
     return run.returncode, [json.loads(line) for line in run.stdout.splitlines()]
 
 
+@pytest.mark.both_paths
 @NOT_BUILT
 def test_both_paths_find_the_same_in_a_repository_of_bad_trees(tmp_path):
     """Every crafted tree reachable from a commit, packed: the same findings,

@@ -83,6 +83,7 @@ def test_a_wide_directory_is_answered_as_git_with_one_pass_per_tree(wide_repo, d
     assert len(lookups) < WIDE // 2, len(lookups)
 
 
+@pytest.mark.both_paths
 def test_the_command_agrees_on_both_paths(wide_repo):
     outs = [
         packscope("-C", wide_repo, "last-modified", "main", "d", env={"PACKSCOPE_PURE": pure}).stdout

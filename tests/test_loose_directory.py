@@ -59,6 +59,7 @@ SINGLE = [["cat-file", "-e"], ["cat-file", "-t"], ["cat-file", "-s"], ["cat-file
 BATCH = [["cat-file", "--batch"], ["cat-file", "--batch-check"]]
 
 
+@pytest.mark.both_paths
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("what", ["blob", "commit"])
 @pytest.mark.parametrize("args", SINGLE, ids=lambda a: a[-1])
@@ -68,6 +69,7 @@ def test_one_object_that_is_a_directory_answers_as_git(repos, what, args, path):
     assert (p.returncode, p.stdout) == (g.returncode, g.stdout)
 
 
+@pytest.mark.both_paths
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("what", ["blob", "commit"])
 @pytest.mark.parametrize("args", BATCH, ids=lambda a: a[-1])
@@ -79,6 +81,7 @@ def test_a_batch_dies_at_the_directory_as_git(repos, what, args, path):
         assert p.stderr.startswith(b"packscope: ")
 
 
+@pytest.mark.both_paths
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("what", ["blob", "commit"])
 @pytest.mark.parametrize("args", BATCH, ids=lambda a: a[-1])
@@ -88,6 +91,7 @@ def test_all_objects_batch_stops_at_the_directory_as_git(repos, what, args, path
     assert (p.returncode, p.stdout) == (g.returncode, g.stdout)
 
 
+@pytest.mark.both_paths
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("what", ["blob", "commit"])
 def test_log_all_answers_as_git(repos, what, path):
@@ -96,6 +100,7 @@ def test_log_all_answers_as_git(repos, what, path):
     assert (p.returncode, p.stdout) == (g.returncode, g.stdout)
 
 
+@pytest.mark.both_paths
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("what", ["blob", "commit"])
 def test_fsck_exits_128_as_git_and_names_the_directory(repos, what, path):

@@ -20,6 +20,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from packscope.bench import fuzz
 from tests.repos import git_env
 
@@ -27,6 +29,7 @@ COUNT = int(os.environ.get("PACKSCOPE_FUZZ_COUNT", "60"))
 SEED = 2026
 
 
+@pytest.mark.both_paths
 def test_mutated_copies_never_crash_agree_across_paths_and_exit_as_git(tmp_path):
     problems: list[fuzz.Problem] = []
     cases = 0

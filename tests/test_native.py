@@ -75,6 +75,7 @@ def delta_repos(tmp_path_factory):
     return [build_packed(root, commits=80), build_deep_chain(root, revisions=300), build_big_copies(root)]
 
 
+@pytest.mark.both_paths
 @pytest.mark.parametrize("pure", [True, False], ids=["pure", "compiled"])
 def test_cat_file_batch_matches_git_on_both_paths(delta_repos, pure):
     for repo in delta_repos:
@@ -83,6 +84,7 @@ def test_cat_file_batch_matches_git_on_both_paths(delta_repos, pure):
         assert run("-C", repo, "cat-file", "--batch", pure=pure, input=ids).stdout == expected
 
 
+@pytest.mark.both_paths
 @pytest.mark.parametrize("pure", [True, False], ids=["pure", "compiled"])
 def test_info_says_which_path_runs(delta_repos, pure):
     doc = json.loads(run("-C", delta_repos[0], "info", "--json", pure=pure).stdout)
@@ -93,6 +95,7 @@ def test_info_says_which_path_runs(delta_repos, pure):
     assert re.search(rf"packscope path +{path} \(", text)
 
 
+@pytest.mark.both_paths
 @pytest.mark.parametrize("pure", [True, False], ids=["pure", "compiled"])
 def test_walks_print_what_git_prints_on_both_paths(delta_repos, pure):
     # the commit headers are read by the compiled match or by the regex

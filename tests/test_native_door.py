@@ -140,3 +140,13 @@ def test_without_the_whole_read_the_chain_walk_and_application_run_compiled(pack
         for line in git_text("cat-file", "--batch-all-objects", "--batch-check", cwd=packed_repo).splitlines():
             session.store.read(bytes.fromhex(line.split()[0]))
     assert {"walk_chain", "apply_chain"} <= recorder.called
+
+
+def test_a_test_that_takes_the_door_is_left_to_the_first_ci_pass(request, door):
+    """CI's pure pass runs ``-m "not both_paths"``: a test choosing its paths
+    through the door must carry the mark, or the pass would run it twice."""
+    assert request.node.get_closest_marker("both_paths") is not None
+
+
+def test_a_test_without_the_door_runs_in_both_ci_passes(request):
+    assert request.node.get_closest_marker("both_paths") is None

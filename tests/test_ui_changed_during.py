@@ -113,7 +113,7 @@ async def test_the_title_says_the_repository_is_changing_while_the_check_runs(tm
                 git("add", "new", cwd=work)
                 git("commit", "-q", "-m", "during the check", cwd=work)
                 git("repack", "-a", "-d", "-q", cwd=work)
-                release.wait(30)  # until the test has seen the title
+                release.wait(60)  # until the test has seen the title
                 release.set()
             progress(done, total, phase)
 
@@ -130,6 +130,8 @@ async def test_the_title_says_the_repository_is_changing_while_the_check_runs(tm
                     "the repository is changing (a repack" in (t := plain(screen.query_one("#health-title"), 300)) and t
                 ),
                 "the title to say the repository is changing",
+                # a commit and a repack run first, inside the check: slow on a loaded machine
+                30,
             )
             assert screen.state.running and "checking" in title
         finally:
