@@ -27,15 +27,7 @@ def register(sub) -> None:
 
 @without_cycle_collector
 def run(args) -> int:
-    from packscope.core.history.abbrev import StoreAbbreviator, configured_abbrev
-    from packscope.core.history.blame import Blame
-    from packscope.core.history.blame_format import commit_facts, default_lines, porcelain_lines
-    from packscope.core.history.graph_walk import WalkSource
-    from packscope.core.repo.mailmap import load_mailmap
-    from packscope.core.repo.revision import resolve_revision
     from packscope.core.repo.session import open_session
-    from packscope.inspector.commands.cat_file import quote_name
-    from packscope.inspector.pathspecs import cwd_prefix, repo_paths
 
     words = [w for w in args.args if w != "--"]
     if len(words) not in (1, 2):
@@ -43,42 +35,55 @@ def run(args) -> int:
         return 129
     rev_text, file_text = ("HEAD", words[0]) if len(words) == 1 else words
     session = open_session()
-    source = None
     try:
-        repo = session.repo
-        rev = resolve_revision(rev_text, repo=repo, refs=session.refs, store=session.objects, cwd_prefix=cwd_prefix(repo))
-        path = repo_paths(repo, [file_text], literal=True)[0].encode("utf-8", "surrogateescape")
-        source = WalkSource.open(repo, session.store, refs=session.refs)
-        show_root = bool(args.root) or repo.config.get_bool("blame", "showroot", default=False) is True
-        b = Blame(session.objects, source=source, show_root=show_root)
-        result = b.result(list(b.run(rev, path)))
-        mailmap = load_mailmap(repo, session.objects, session.refs)
-        remember: dict = {}
-
-        def facts(oid: bytes):
-            got = remember.get(oid)
-            if got is None:
-                _, data = session.objects.read(oid)
-                got = remember[oid] = commit_facts(data, oid, mailmap.map if mailmap else None)
-            return got
-
-        quote_high = repo.config.get_bool("core", "quotepath", default=True) is not False
-
-        def quote(p: bytes) -> bytes:
-            return quote_name(p, quote_high)
-
         out = sys.stdout.buffer
-        if args.porcelain:
-            lines = porcelain_lines(result, facts, quote)
-        else:
-            abbrev = StoreAbbreviator(session.store, configured_abbrev(repo.config, session.store.fmt.hexsz))
-            lines = default_lines(result, facts, abbrev, quote)
-        out.write(b"".join(lines))
+        out.write(blame_output(session, rev_text, file_text, porcelain=args.porcelain, root=args.root))
         out.flush()
     finally:
-        if source is not None:
-            for problem in source.problems:
-                print(f"packscope: warning: commit-graph not used: {problem.message}", file=sys.stderr)
-            source.close()
         session.close()
     return 0
+
+
+def blame_output(session, rev_text: str, file_text: str, *, porcelain: bool = False, root: bool = False) -> bytes:
+    """What the command prints for REV and FILE (FILE relative to the
+    current directory inside a work tree)."""
+    from packscope.core.history.abbrev import StoreAbbreviator, configured_abbrev
+    from packscope.core.history.blame import Blame
+    from packscope.core.history.blame_format import commit_facts, default_lines, porcelain_lines
+    from packscope.core.history.graph_walk import WalkSource
+    from packscope.core.repo.mailmap import load_mailmap
+    from packscope.core.repo.revision import resolve_revision
+    from packscope.inspector.commands.cat_file import quote_name
+    from packscope.inspector.pathspecs import cwd_prefix, repo_paths
+
+    repo = session.repo
+    rev = resolve_revision(rev_text, repo=repo, refs=session.refs, store=session.objects, cwd_prefix=cwd_prefix(repo))
+    path = repo_paths(repo, [file_text], literal=True)[0].encode("utf-8", "surrogateescape")
+    source = WalkSource.open(repo, session.store, refs=session.refs)
+    try:
+        show_root = root or repo.config.get_bool("blame", "showroot", default=False) is True
+        b = Blame(session.objects, source=source, show_root=show_root)
+        result = b.result(list(b.run(rev, path)))
+    finally:
+        for problem in source.problems:
+            print(f"packscope: warning: commit-graph not used: {problem.message}", file=sys.stderr)
+        source.close()
+    mailmap = load_mailmap(repo, session.objects, session.refs)
+    remember: dict = {}
+
+    def facts(oid: bytes):
+        got = remember.get(oid)
+        if got is None:
+            _, data = session.objects.read(oid)
+            got = remember[oid] = commit_facts(data, oid, mailmap.map if mailmap else None)
+        return got
+
+    quote_high = repo.config.get_bool("core", "quotepath", default=True) is not False
+
+    def quote(p: bytes) -> bytes:
+        return quote_name(p, quote_high)
+
+    if porcelain:
+        return b"".join(porcelain_lines(result, facts, quote))
+    abbrev = StoreAbbreviator(session.store, configured_abbrev(repo.config, session.store.fmt.hexsz))
+    return b"".join(default_lines(result, facts, abbrev, quote))
