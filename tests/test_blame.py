@@ -156,7 +156,7 @@ def variant(request, history, tmp_path):
 def _cases(repo) -> list[tuple[str, str]]:
     revs = git("rev-list", "--all", cwd=repo).decode().split()
     out = []
-    for rev in revs[:: max(1, len(revs) // 5)] + ["HEAD"]:
+    for rev in [*revs[:: max(1, len(revs) // 5)], "HEAD"]:
         for f in git("ls-tree", "-r", "--name-only", rev, cwd=repo).decode().split():
             if f != ".mailmap":
                 out.append((rev, f))

@@ -73,12 +73,12 @@ def _no_check() -> None:
 
 
 class BlameGroup(NamedTuple):
-    """``count`` lines of the final file from ``final_start`` (0-based) came
+    """``length`` lines of the final file from ``final_start`` (0-based) came
     from ``commit``'s ``path``, where they are lines ``orig_start`` on."""
 
     final_start: int
     orig_start: int
-    count: int
+    length: int
     commit: bytes
     path: bytes
 
@@ -316,8 +316,15 @@ class Blame:
         return final
 
     def run(self, rev: bytes, path: bytes) -> Iterator[BlameGroup]:
-        """Groups as they are found (not in file order, not joined)."""
-        final = self.start(rev, path)
+        """Groups as they are found (not in file order, not joined); the
+        file is read (and a missing one refused) before this returns."""
+        self.start(rev, path)
+        return self.run_started()
+
+    def run_started(self) -> Iterator[BlameGroup]:
+        """:meth:`run` after :meth:`start`."""
+        final = self.final
+        assert final is not None
         heap: list[tuple[int, int, int, bytes]] = []
         queued: set[bytes] = set()
         counter = 0
@@ -431,6 +438,15 @@ class Blame:
 
     # --- the answer ----------------------------------------------------------------------
 
+    def previous_of(self, commit: bytes, path: bytes) -> tuple[bytes, bytes] | None:
+        """(commit, path) the lines of ``commit``'s ``path`` were compared
+        with (porcelain's ``previous``; where "blame the parent" goes)."""
+        c = self.commits.get(commit)
+        o = c.origins.get(path) if c is not None else None
+        if o is None or o.previous is None:
+            return None
+        return o.previous.commit, o.previous.path
+
     def result(self, groups: list[BlameGroup]) -> BlameResult:
         assert self.final is not None
         previous = {}
@@ -515,10 +531,10 @@ def coalesce(groups: list[BlameGroup]) -> list[BlameGroup]:
             if (
                 last.commit == g.commit
                 and last.path == g.path
-                and last.final_start + last.count == g.final_start
-                and last.orig_start + last.count == g.orig_start
+                and last.final_start + last.length == g.final_start
+                and last.orig_start + last.length == g.orig_start
             ):
-                out[-1] = last._replace(count=last.count + g.count)
+                out[-1] = last._replace(length=last.length + g.length)
                 continue
         out.append(g)
     return out

@@ -39,7 +39,9 @@ class CommitFacts(NamedTuple):
     summary: bytes
 
 
-def _who(ident: Ident | None, mailmap: Callable[[bytes, bytes], tuple[bytes, bytes]] | None) -> tuple:
+def _who(
+    ident: Ident | None, mailmap: Callable[[bytes, bytes], tuple[bytes, bytes]] | None
+) -> tuple[bytes, bytes, int, bytes]:
     if ident is None:
         return b"(unknown)", b"(unknown)", 0, b"(unknown)"
     name, mail = ident.name, ident.email
@@ -66,7 +68,9 @@ def commit_facts(
             break
     if not summary:
         summary = b"(" + oid.hex().encode() + b")"
-    return CommitFacts(*_who(author, mailmap), *_who(committer, mailmap), summary)
+    a_name, a_mail, a_time, a_tz = _who(author, mailmap)
+    c_name, c_mail, c_time, c_tz = _who(committer, mailmap)
+    return CommitFacts(a_name, a_mail, a_time, a_tz, c_name, c_mail, c_time, c_tz, summary)
 
 
 def _lines(data: bytes) -> list[bytes]:
@@ -107,7 +111,7 @@ def default_lines(
         if show_path:
             head += b" " + g.path.ljust(longest_path)
         head += b" (" + f.author + pad + b" " + date
-        for k in range(g.count):
+        for k in range(g.length):
             n = g.final_start + k
             yield head + b" %*d) " % (digits, n + 1) + lines[n]
 
@@ -118,7 +122,7 @@ def porcelain_lines(result: BlameResult, facts: Callable[[bytes], CommitFacts], 
     shown: set[bytes] = set()
     for g in result.groups:
         hx = g.commit.hex().encode()
-        out = [b"%s %d %d %d\n" % (hx, g.orig_start + 1, g.final_start + 1, g.count)]
+        out = [b"%s %d %d %d\n" % (hx, g.orig_start + 1, g.final_start + 1, g.length)]
         first = g.commit not in shown
         if first:
             shown.add(g.commit)
@@ -142,7 +146,7 @@ def porcelain_lines(result: BlameResult, facts: Callable[[bytes], CommitFacts], 
                 out.append(b"previous " + prev[0].hex().encode() + b" " + quote(prev[1]) + b"\n")
             out.append(b"filename " + quote(g.path) + b"\n")
         out.append(b"\t" + lines[g.final_start])
-        for k in range(1, g.count):
+        for k in range(1, g.length):
             out.append(b"%s %d %d\n" % (hx, g.orig_start + k + 1, g.final_start + k + 1))
             out.append(b"\t" + lines[g.final_start + k])
         yield b"".join(out)
