@@ -42,12 +42,12 @@ from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from heapq import heappop, heappush
+from itertools import count as counting
 from itertools import islice
 from stat import S_IFMT, S_ISDIR
 from typing import TYPE_CHECKING, NamedTuple
 
 from packscope.core.errors import BadRevisionError, CorruptObjectError
-from packscope.core.history.bloom import path_hashes, with_leading_dirs
 from packscope.core.history.commit_reader import CommitHeaderReader, CommitReader, StoreView
 from packscope.core.history.line_diff import NO_EOL, git_diff_flags, line_indent
 from packscope.core.history.tree_diff import TreeReader, diff_trees
@@ -142,15 +142,15 @@ class Blame:
         self.similar = similar
         self.commits: dict[bytes, _Commit] = {}
         self.lines: dict[bytes, int] = {}  # line text -> number, shared by every blob
-        self.indents: list[int] = []  # line number -> its indentation (git's indent heuristic)
+        self.indents: dict[int, int] = {}  # line number -> its indentation (git's indent heuristic)
+        self.next_id = 0  # above every line number given so far
         self.ids: dict[bytes, tuple[array[int], bytes]] = {}  # blob -> (its lines as numbers, bytes), while wanted
         self.boundaries: set[bytes] = set()
         self.guilty: list[Origin] = []
         self.examined = 0
         self.final: Origin | None = None
         self.data = b""
-        self._bloom_keys: dict[bytes, list[bytes]] = {}
-        self._bloom_hashes: dict[tuple[object, bytes], tuple[int, ...]] = {}
+        self._bloom: dict[bytes, Callable[[bytes], bool] | None] = {}  # path -> "unchanged?" (None: no filters)
 
     # --- commits, trees, blobs ------------------------------------------------------
 
@@ -206,30 +206,42 @@ class Blame:
         got = self.ids.get(blob)
         if got is None:
             data = self.blob(blob)
-            got = self.ids[blob] = (split_ids(data, self.lines, self.indents), data)
+            got = self.ids[blob] = (split_ids(data, self.lines, self.indents, self.next_id), data)
+            self.next_id += len(got[0])
+        return got
+
+    def parent_ids(self, blob: bytes, child: array[int], child_data: bytes) -> tuple[array[int], bytes]:
+        """``line_ids`` of a parent's blob, made from the child's where the
+        two texts agree at their start and end (whole lines): only the
+        lines between are split and numbered."""
+        got = self.ids.get(blob)
+        if got is not None:
+            return got
+        data = self.blob(blob)
+        head, tail, start, end = same_lines(data, child_data)
+        if head + tail < 64:
+            ids = split_ids(data, self.lines, self.indents, self.next_id)
+        else:
+            middle = split_ids(data[start:end], self.lines, self.indents, self.next_id)
+            ids = child[:head]
+            ids.extend(middle)
+            ids.extend(child[len(child) - tail :])
+        self.next_id += len(ids)
+        got = self.ids[blob] = (ids, data)
         return got
 
     # --- Bloom filters --------------------------------------------------------------------
 
     def bloom_unchanged(self, oid: bytes, path: bytes) -> bool:
         """True when the commit's changed-path filter (against its first
-        parent) says ``path`` certainly did not change."""
+        parent) says ``path`` certainly did not change (the walk source's
+        predicate: compiled when built)."""
         if self.source is None:
             return False
-        f = self.source.changed_path_filter(oid)
-        if f is None:
-            return False
-        keys = self._bloom_keys.get(path)
-        if keys is None:
-            keys = self._bloom_keys[path] = with_leading_dirs([path])
-        table = self._bloom_hashes
-        for key in keys:
-            h = table.get((f.settings, key))
-            if h is None:
-                h = table[(f.settings, key)] = path_hashes(key, f.settings)
-            if not f.contains_hashes(h):
-                return True
-        return False
+        if path not in self._bloom:
+            self._bloom[path] = self.source.first_parent_unchanged([path])
+        check = self._bloom[path]
+        return check is not None and check(oid)
 
     # --- origins ---------------------------------------------------------------------------
 
@@ -309,7 +321,8 @@ class Blame:
         final = self.origin(commit, path, *got)
         self.data = self.blob(final.blob)
         self.final = final
-        ids = split_ids(self.data, self.lines, self.indents)
+        ids = split_ids(self.data, self.lines, self.indents, self.next_id)
+        self.next_id += len(ids)
         self.ids[final.blob] = (ids, self.data)
         if len(ids):
             final.entries.append([0, 0, len(ids)])
@@ -366,8 +379,7 @@ class Blame:
                 if po.blob == o.blob:
                     po.entries.extend(entries)
                     queue(po)
-                    self._done_with(o)
-                    return
+                    return  # (the blob's lines go on with the parent's origin)
                 if any(k.blob == po.blob for k in kept):
                     continue
                 kept.append(po)
@@ -396,8 +408,8 @@ class Blame:
     def split(self, parent: Origin, o: Origin, entries: list[list[int]]) -> tuple[list[list[int]], list[list[int]]]:
         """(entries moved to ``parent``, in its line numbers; entries that
         stay): lines the diff parent → o leaves unchanged move."""
-        a, a_data = self.line_ids(parent.blob)
         b, b_data = self.line_ids(o.blob)
+        a, a_data = self.parent_ids(parent.blob, b, b_data)
         # git's blame diffs without context, and so cuts the common tail
         # first (whole lines, found in blocks of bytes): its pre-pass then
         # counts lines in what is left.
@@ -458,22 +470,79 @@ class Blame:
         return BlameResult(self.final, self.data, coalesce(groups), set(self.boundaries), previous, paths_of)
 
 
-def split_ids(data: bytes, table: dict[bytes, int], indents: list[int]) -> array[int]:
+def split_ids(data: bytes, table: dict[bytes, int], indents: dict[int, int], base: int = 0) -> array[int]:
     """The blob's lines as numbers (equal lines, equal numbers, in one
-    table shared by the blobs of one blame; ``indents`` grows with it); a
-    last line without a newline differs from the same text with one."""
+    table shared by the blobs of one blame; ``indents`` gets each new
+    line's indentation); a last line without a newline differs from the
+    same text with one.  Numbers of new lines come from the table's size
+    ``base`` plus their place (unique, not consecutive: the look-ups run at
+    C speed); the caller moves ``base`` past ``len(ids)`` for the next blob."""
     parts = data.split(b"\n")
     last = parts.pop()
     if last:
         parts.append(last + NO_EOL)
-    setdefault = table.setdefault
     known = len(table)
-    ids = array("i", [setdefault(p, len(table)) for p in parts])
-    if len(table) > known:
-        new = list(islice(reversed(table), len(table) - known))
-        new.reverse()
-        indents.extend(line_indent(p.removesuffix(NO_EOL)) for p in new)
+    ids = array("i", map(table.setdefault, parts, counting(base)))
+    grown = len(table) - known
+    if grown:
+        for p in islice(reversed(table), grown):
+            indents[table[p]] = line_indent(p.removesuffix(NO_EOL))
     return ids
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """How many bytes ``a`` and ``b`` share at their start (C-speed compares
+    of halving blocks)."""
+    n = min(len(a), len(b))
+    lo = 0
+    step = 1 << 16
+    while lo < n:
+        step = min(step, n - lo)
+        if a[lo : lo + step] == b[lo : lo + step]:
+            lo += step
+        elif step == 1:
+            break
+        else:
+            step >>= 1
+    return lo
+
+
+def _common_suffix(a: bytes, b: bytes) -> int:
+    n = min(len(a), len(b))
+    la, lb = len(a), len(b)
+    k = 0
+    step = 1 << 16
+    while k < n:
+        step = min(step, n - k)
+        if a[la - k - step : la - k] == b[lb - k - step : lb - k]:
+            k += step
+        elif step == 1:
+            break
+        else:
+            step >>= 1
+    return k
+
+
+def same_lines(a: bytes, b: bytes) -> tuple[int, int, int, int]:
+    """(whole lines equal at the start, at the end, and where the lines
+    between start and end in ``a``) of texts ``a`` and ``b``; the two runs
+    never overlap."""
+    p = _common_prefix(a, b)
+    head = a.count(b"\n", 0, p)
+    head_off = a.rfind(b"\n", 0, p) + 1  # (0 when head is 0)
+    s = min(_common_suffix(a, b), len(a) - head_off, len(b) - head_off)
+    if s == 0:
+        return head, 0, head_off, len(a)
+    start = len(b) - s
+    a_start = len(a) - s
+    if not ((start == 0 or b[start - 1] == 10) and (a_start == 0 or a[a_start - 1] == 10)):
+        nl = b.find(b"\n", start)  # a newline inside the common part: the same in both
+        if nl < 0:
+            return head, 0, head_off, len(a)
+        a_start += nl + 1 - start
+        start = nl + 1
+    tail = b.count(b"\n", start) + (1 if start < len(b) and not b.endswith(b"\n") else 0)
+    return head, tail, head_off, a_start
 
 
 TAIL_BLOCK = 1024

@@ -38,9 +38,10 @@ error) to stop.
 
 from __future__ import annotations
 
+import re
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -120,8 +121,15 @@ def _same_run(a: Sequence[int], i: int, b: Sequence[int], j: int, limit: int) ->
     step = 4096
     while k + step <= limit and a[i + k : i + k + step] == b[j + k : j + k + step]:
         k += step
-    while k < limit and a[i + k] == b[j + k]:
-        k += 1
+    step = 64  # then halving blocks: slices compare at C speed
+    while k < limit:
+        step = min(step, limit - k)
+        if a[i + k : i + k + step] == b[j + k : j + k + step]:
+            k += step
+        elif step == 1:
+            break
+        else:
+            step >>= 1
     return k
 
 
@@ -131,8 +139,15 @@ def _same_tail(a: Sequence[int], i: int, b: Sequence[int], j: int, limit: int) -
     step = 4096
     while k + step <= limit and a[i - k - step : i - k] == b[j - k - step : j - k]:
         k += step
-    while k < limit and a[i - 1 - k] == b[j - 1 - k]:
-        k += 1
+    step = 64
+    while k < limit:
+        step = min(step, limit - k)
+        if a[i - k - step : i - k] == b[j - k - step : j - k]:
+            k += step
+        elif step == 1:
+            break
+        else:
+            step >>= 1
     return k
 
 
@@ -346,7 +361,7 @@ def _compact(
     changed: bytearray,
     other_changed: bytearray,
     check: Check = _no_check,
-    indents: Sequence[int] | None = None,
+    indents: Mapping[int, int] | Sequence[int] | None = None,
 ) -> None:
     """Slide each group of changed lines along runs of equal lines to where
     git puts it: facing a change on the other side when it can (a
@@ -430,7 +445,7 @@ def line_indent(line: bytes) -> int:
     return -1
 
 
-def _split_score(lines: Sequence[int], indents: Sequence[int], split: int) -> tuple[int, int]:
+def _split_score(lines: Sequence[int], indents: Mapping[int, int] | Sequence[int], split: int) -> tuple[int, int]:
     """(effective indent, penalty) of a split just above line ``split``."""
     n = len(lines)
     at_end = split >= n
@@ -473,7 +488,9 @@ def _split_score(lines: Sequence[int], indents: Sequence[int], split: int) -> tu
     return effective, penalty
 
 
-def _best_end(lines: Sequence[int], indents: Sequence[int], end: int, size: int, earliest_end: int) -> int:
+def _best_end(
+    lines: Sequence[int], indents: Mapping[int, int] | Sequence[int], end: int, size: int, earliest_end: int
+) -> int:
     """Where the group of ``size`` lines, now ending at ``end`` (its lowest
     place; ``earliest_end`` its highest), should end by the heuristic."""
     best = -1
@@ -513,21 +530,28 @@ def _xdiff_kept(
     sqrt(len(a))) that sit among such lines, are changed whatever the
     script; they are marked and left out of the search.  The lines kept and
     their positions."""
+    from itertools import compress, repeat
+    from operator import add
+
     limit = min(_bogosqrt(len(a)), 1024)
-    kind = bytearray(end - start)  # 0: no copy, 1: keep, 2: many copies
-    for i in range(start, end):
-        nm = other.get(a[i], 0)
-        kind[i - start] = 0 if nm == 0 else (2 if nm >= limit else 1)
-    kept = array("i")
-    kept_at = array("i")
-    last = end - start - 1
-    for k, v in enumerate(kind):
-        if v == 1 or (v == 2 and not _among_dropped(kind, k, 0, last)):
-            kept.append(a[start + k])
-            kept_at.append(start + k)
-        else:
-            changed[start + k] = 1
-    return kept, kept_at
+    middle = a[start:end]
+    copies = list(map(other.get, middle, repeat(0)))  # C-speed passes from here on
+    # 0: no copy, 1: keep, 2: many copies
+    kind = bytearray(map(add, map(bool, copies), map(limit.__le__, copies)))
+    keep = bytearray(kind.translate(_KEEP))
+    last = len(kind) - 1
+    # A much-copied line right beside a kept one stays: only those between
+    # two lines that are dropped or much-copied need the closer look.
+    for m in _MANY_AMONG_DROPPED.finditer(kind):
+        k = m.start()
+        if _among_dropped(kind, k, 0, last):
+            keep[k] = 0
+    changed[start:end] = keep.translate(_FLIP)
+    return array("i", compress(middle, keep)), array("i", compress(range(start, end), keep))
+
+
+_KEEP = bytes([0, 1, 1]) + bytes(253)
+_MANY_AMONG_DROPPED = re.compile(rb"(?<=[\x00\x02])\x02(?=[\x00\x02])")
 
 
 def _among_dropped(kind: bytearray, i: int, s: int, e: int) -> bool:
@@ -565,7 +589,10 @@ def _among_dropped(kind: bytearray, i: int, s: int, e: int) -> bool:
 
 
 def git_diff_flags(
-    a: Sequence[int], b: Sequence[int], check: Check = _no_check, indents: Sequence[int] | None = None
+    a: Sequence[int],
+    b: Sequence[int],
+    check: Check = _no_check,
+    indents: Mapping[int, int] | Sequence[int] | None = None,
 ) -> tuple[bytearray, bytearray]:
     """:func:`diff_flags` as git's default diff chooses: xdiff's pre-pass
     (:func:`_xdiff_kept`) instead of leaving out only unmatched lines, and
