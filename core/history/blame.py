@@ -135,7 +135,8 @@ class Blame:
         self.source = source
         quick: CommitReader = source.reader if source is not None else CommitHeaderReader(store)
         self.read = quick.read
-        self.info: CommitInfo = source.commit_info if source is not None else quick
+        # the walk's own hook: one compiled call per commit while the graph answers
+        self.info: CommitInfo = source.walk_options()["commit_info"] if source is not None else quick
         self.trees = TreeEntries(quick.read, store.fmt, cache_size=TREE_CACHE)
         self.check = check
         self.show_root = show_root
@@ -424,7 +425,7 @@ class Blame:
         same = unchanged_runs(deleted, inserted)
         moved: list[list[int]] = []
         stay: list[list[int]] = []
-        entries.sort(key=lambda e: e[1])
+        entries = _joined(entries)
         k = 0
         nruns = len(same)
         for final, orig, count in entries:
@@ -441,7 +442,7 @@ class Blame:
                 if rs > pos:
                     stay.append([final + pos - orig, pos, rs - pos])
                     pos = rs
-                stop = min(end, rs + rn)
+                stop = rs + rn if rs + rn < end else end
                 moved.append([final + pos - orig, ps + pos - rs, stop - pos])
                 pos = stop
                 if stop == rs + rn:
@@ -488,6 +489,24 @@ def split_ids(data: bytes, table: dict[bytes, int], indents: dict[int, int], bas
         for p in islice(reversed(table), grown):
             indents[table[p]] = line_indent(p.removesuffix(NO_EOL))
     return ids
+
+
+def _joined(entries: list[list[int]]) -> list[list[int]]:
+    """Entries in order of their lines in the origin, neighbours whose
+    final lines follow on joined (a diff upstream cut them apart)."""
+    entries.sort(key=_orig)
+    out = [entries[0]] if entries else []
+    for e in entries[1:]:
+        last = out[-1]
+        if last[1] + last[2] == e[1] and last[0] + last[2] == e[0]:
+            out[-1] = [last[0], last[1], last[2] + e[2]]
+        else:
+            out.append(e)
+    return out
+
+
+def _orig(e: list[int]) -> int:
+    return e[1]
 
 
 def _common_prefix(a: bytes, b: bytes) -> int:

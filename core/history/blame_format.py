@@ -96,8 +96,8 @@ def default_lines(
     width = 1 + max(len(abbrev(g.commit)) for g in groups)
     show_path = any(g.path != final_path for g in groups)
     longest_path = max(len(g.path) for g in groups)
-    names = {c: facts(c).author for c in {g.commit for g in groups}}
-    longest_name = max(_display_width(n) for n in names.values())
+    widths = {c: _display_width(facts(c).author) for c in {g.commit for g in groups}}
+    longest_name = max(widths.values())
     lines = _lines(result.data)
     digits = len(str(len(lines)))
     for g in groups:
@@ -105,7 +105,7 @@ def default_lines(
         hx = g.commit.hex()
         boundary = g.commit in result.boundaries
         shown = ("^" + hx[: width - 1] if boundary else hx[:width]).encode()
-        pad = b" " * (longest_name - _display_width(f.author))
+        pad = b" " * (longest_name - widths[g.commit])
         date = format_date_iso(f.author_time, f.author_tz.decode("ascii", "replace")).encode()
         head = shown
         if show_path:

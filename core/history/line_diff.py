@@ -268,9 +268,10 @@ def _middle(a: array[int], a0: int, a1: int, b: array[int], b0: int, b1: int, ch
             if x < 0:
                 continue
             y = x - k
-            while x < n and y < m and a[a0 + x] == b[b0 + y]:
-                x += 1
-                y += 1
+            if x < n and y < m and a[a0 + x] == b[b0 + y]:  # a snake: its length by slices
+                run = _same_run(a, a0 + x, b, b0 + y, min(n - x, m - y))
+                x += run
+                y += run
             vf[at] = x
             if odd:
                 xb = vb[off + delta - k]
@@ -289,9 +290,10 @@ def _middle(a: array[int], a0: int, a1: int, b: array[int], b0: int, b1: int, ch
             if x < 0:
                 continue
             y = x - k
-            while x < n and y < m and a[a1 - 1 - x] == b[b1 - 1 - y]:
-                x += 1
-                y += 1
+            if x < n and y < m and a[a1 - 1 - x] == b[b1 - 1 - y]:
+                run = _same_tail(a, a1 - x, b, b1 - y, min(n - x, m - y))
+                x += run
+                y += run
             vb[at] = x
             if not odd:
                 kf = delta - k
