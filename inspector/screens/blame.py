@@ -29,6 +29,10 @@ from packscope.inspector.screens.base import PackscopeScreen
 from packscope.inspector.widgets.virtual_list import VirtualList
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from textual.screen import Screen
+
     from packscope.core.history.blame import BlameGroup
 
 HOLD_SECONDS = 0.03  # longest hold of the core lock: the UI draws rows meanwhile
@@ -129,8 +133,12 @@ class BlameScreen(PackscopeScreen):
             self.error = error
             self.boundaries = boundaries
 
-    def __init__(self, commit: bytes, path: bytes, line: int = 0) -> None:
+    def __init__(self, commit: bytes, path: bytes, line: int = 0, *, commit_screen: Callable[[bytes], Screen]) -> None:
+        """``commit_screen(oid)``: the screen Enter opens for a line's commit
+        (the Commit screen, handed in by the screen that opens this one:
+        screens/commit.py imports this module, not the reverse)."""
         super().__init__()
+        self.commit_screen = commit_screen
         self.commit = commit
         self.path = path
         self.start_line = line
@@ -337,9 +345,7 @@ class BlameScreen(PackscopeScreen):
         if a is None:
             self.notify("this line's commit is not found yet", timeout=2)
             return
-        from packscope.inspector.screens.commit import CommitScreen
-
-        self.app.push_screen(CommitScreen(a.commit))
+        self.app.push_screen(self.commit_screen(a.commit))
 
     def action_blame_parent(self) -> None:
         a = self.current()
@@ -350,4 +356,4 @@ class BlameScreen(PackscopeScreen):
         if before is None:
             self.notify("the file has no earlier version: this commit added it", timeout=3)
             return
-        self.app.push_screen(BlameScreen(before[0], before[1], line=a.orig))
+        self.app.push_screen(BlameScreen(before[0], before[1], line=a.orig, commit_screen=self.commit_screen))

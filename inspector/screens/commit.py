@@ -563,7 +563,7 @@ class CommitScreen(PackscopeScreen):
             return
         from packscope.inspector.screens.blame import BlameScreen
 
-        self.app.push_screen(BlameScreen(self.oid, path))
+        self.app.push_screen(BlameScreen(self.oid, path, commit_screen=CommitScreen))
 
     def action_open_object(self) -> None:
         row = self.query_one(VirtualList).cursor
