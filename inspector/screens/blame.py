@@ -189,11 +189,18 @@ class BlameScreen(PackscopeScreen):
         lock = core.lock
         session = core.bulk
         walked = [0]
+        told = [time.monotonic()]
 
         def check() -> None:
             # every few dozen commits, inside the walk (this thread holds the lock once)
             if worker.is_cancelled:
                 raise CancelledError("blame cancelled")
+            now = time.monotonic()
+            if now - told[0] >= FOUND_SECONDS and b.examined != walked[0]:
+                # a long stretch of history with no line answered: the title still moves
+                told[0] = now
+                walked[0] = b.examined
+                self.post_message(self.Walked(b.examined))
             lock.release()
             time.sleep(0)
             lock.acquire()
@@ -324,7 +331,7 @@ class BlameScreen(PackscopeScreen):
         elif not self.lines and not self.done:
             t.append("  reading…", style="italic")
         else:
-            t.append(f"  {self.answered}/{count(len(self.lines), 'line', 'lines')}", style="dim")
+            t.append(f"  {self.answered:,}/{count(len(self.lines), 'line', 'lines')}", style="dim")
             t.append(f", {count(self.walked, 'commit', 'commits')} looked at", style="dim")
             t.append("  done" if self.done else "  walking…", style="green" if self.done else "italic")
         self.query_one("#blame-title", Label).update(t, layout=False)
