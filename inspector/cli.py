@@ -36,6 +36,7 @@ COMMANDS = {
     "info": "packscope.inspector.commands.info",
     "log": "packscope.inspector.commands.log",
     "last-modified": "packscope.inspector.commands.last_modified",
+    "blame": "packscope.inspector.commands.blame",
     "for-each-ref": "packscope.inspector.commands.for_each_ref",
     "reflog": "packscope.inspector.commands.reflog",
     "fsck": "packscope.inspector.commands.fsck",

@@ -140,6 +140,7 @@ async def _history_health_screenshots(app, pilot, shoot) -> None:
     await pilot.pause(0.5)
     shoot("7c-diff")
     await pilot.press("escape")
+    await blame_screenshot(app, pilot, shoot)
 
     await pilot.press("escape", "8")
     await _wait(pilot, lambda: app.screen.state.finished, timeout=120)
@@ -153,6 +154,17 @@ async def _history_health_screenshots(app, pilot, shoot) -> None:
     shoot("9-advice")
 
     await refs_screenshot(app, pilot, shoot)
+
+
+async def blame_screenshot(app, pilot, shoot) -> None:
+    """From a commit's changed files, `b`: the Blame view of the first one
+    once every line has its commit (then back to the commit)."""
+    commit = app.screen
+    await pilot.press("d", "b")
+    await _wait(pilot, lambda: app.screen is not commit and getattr(app.screen, "done", False), timeout=60)
+    await pilot.pause(0.3)
+    shoot("7d-blame")
+    await pilot.press("escape")
 
 
 async def refs_screenshot(app, pilot, shoot) -> None:

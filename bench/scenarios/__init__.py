@@ -17,6 +17,7 @@ SCENARIOS = {
     "loose-sweep": "loose_sweep",
     "idx-search": "idx_search",
     "last-modified": "last_modified",
+    "blame": "blame",
     "history-search": "history_search",
     "history-last-commits": "history_last_commits",
     "commit-open": "commit_open",

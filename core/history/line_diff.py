@@ -38,8 +38,10 @@ error) to stop.
 
 from __future__ import annotations
 
+import re
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -119,8 +121,15 @@ def _same_run(a: Sequence[int], i: int, b: Sequence[int], j: int, limit: int) ->
     step = 4096
     while k + step <= limit and a[i + k : i + k + step] == b[j + k : j + k + step]:
         k += step
-    while k < limit and a[i + k] == b[j + k]:
-        k += 1
+    step = 64  # then halving blocks: slices compare at C speed
+    while k < limit:
+        step = min(step, limit - k)
+        if a[i + k : i + k + step] == b[j + k : j + k + step]:
+            k += step
+        elif step == 1:
+            break
+        else:
+            step >>= 1
     return k
 
 
@@ -130,8 +139,15 @@ def _same_tail(a: Sequence[int], i: int, b: Sequence[int], j: int, limit: int) -
     step = 4096
     while k + step <= limit and a[i - k - step : i - k] == b[j - k - step : j - k]:
         k += step
-    while k < limit and a[i - 1 - k] == b[j - 1 - k]:
-        k += 1
+    step = 64
+    while k < limit:
+        step = min(step, limit - k)
+        if a[i - k - step : i - k] == b[j - k - step : j - k]:
+            k += step
+        elif step == 1:
+            break
+        else:
+            step >>= 1
     return k
 
 
@@ -252,9 +268,10 @@ def _middle(a: array[int], a0: int, a1: int, b: array[int], b0: int, b1: int, ch
             if x < 0:
                 continue
             y = x - k
-            while x < n and y < m and a[a0 + x] == b[b0 + y]:
-                x += 1
-                y += 1
+            if x < n and y < m and a[a0 + x] == b[b0 + y]:  # a snake: its length by slices
+                run = _same_run(a, a0 + x, b, b0 + y, min(n - x, m - y))
+                x += run
+                y += run
             vf[at] = x
             if odd:
                 xb = vb[off + delta - k]
@@ -273,9 +290,10 @@ def _middle(a: array[int], a0: int, a1: int, b: array[int], b0: int, b1: int, ch
             if x < 0:
                 continue
             y = x - k
-            while x < n and y < m and a[a1 - 1 - x] == b[b1 - 1 - y]:
-                x += 1
-                y += 1
+            if x < n and y < m and a[a1 - 1 - x] == b[b1 - 1 - y]:
+                run = _same_tail(a, a1 - x, b, b1 - y, min(n - x, m - y))
+                x += run
+                y += run
             vb[at] = x
             if not odd:
                 kf = delta - k
@@ -340,11 +358,18 @@ class _Group:
         return False
 
 
-def _compact(lines: Sequence[int], changed: bytearray, other_changed: bytearray, check: Check = _no_check) -> None:
+def _compact(
+    lines: Sequence[int],
+    changed: bytearray,
+    other_changed: bytearray,
+    check: Check = _no_check,
+    indents: Mapping[int, int] | Sequence[int] | None = None,
+) -> None:
     """Slide each group of changed lines along runs of equal lines to where
     git puts it: facing a change on the other side when it can (a
-    replacement reads as one), else as far down as it goes.  (git then may
-    pick another place by its indent heuristic; this does not.)"""
+    replacement reads as one), else as far down as it goes — or, given
+    ``indents`` (each line number's indentation, -1 for a blank line), where
+    git's indent heuristic scores best (:func:`_best_end`)."""
     g = _Group(lines, len(lines), changed)
     go = _Group(None, len(other_changed) - 1, other_changed)
     groups = 0
@@ -371,6 +396,11 @@ def _compact(lines: Sequence[int], changed: bytearray, other_changed: bytearray,
                 while go.end == go.start:
                     g.slide_up()
                     go.previous()
+            elif g.end != earliest_end and indents is not None:
+                best = _best_end(lines, indents, g.end, g.end - g.start, earliest_end)
+                while g.end > best:
+                    g.slide_up()
+                    go.previous()
         # Jump over lines unchanged on both sides: each is an empty group on
         # each side, and nothing slides there.
         ea, eb = changed.find(1, g.end + 1), other_changed.find(1, go.end + 1)
@@ -381,6 +411,214 @@ def _compact(lines: Sequence[int], changed: bytearray, other_changed: bytearray,
         if not g.next():
             break
         go.next()
+
+
+# git's indent heuristic: where a group of added (or deleted) lines that can
+# slide is placed.  Each place makes two splits (above the group and below
+# it); each split is measured (the indentation of the line after it, of the
+# nearest non-blank lines around it, the blank lines between) and scored,
+# and the place with the lowest total wins, the lower place on a tie.
+_MAX_SLIDE = 100  # places looked at, at most, upwards from the lowest
+_MAX_BLANKS = 20  # blank lines counted around a split
+_BLANK_WEIGHT = -30  # per blank line around the split
+_POST_BLANK_WEIGHT = 6  # per blank line after it
+_START_PENALTY = 1
+_END_PENALTY = 21
+_INDENT_PENALTY, _INDENT_BLANK_PENALTY = -4, 10  # the line after is indented deeper
+_OUTDENT_PENALTY, _OUTDENT_BLANK_PENALTY = 24, 17  # shallower, and a block seems to open
+_DEDENT_PENALTY, _DEDENT_BLANK_PENALTY = 23, 17  # shallower, a block seems to close
+_INDENT_WEIGHT = 60
+MAX_INDENT = 200
+
+
+def line_indent(line: bytes) -> int:
+    """A line's indentation as the heuristic counts it (a tab to the next
+    multiple of 8, capped at 200); -1 for a line of white space only."""
+    n = 0
+    for c in line:
+        if c == 32:
+            n += 1
+        elif c == 9:
+            n += 8 - n % 8
+        elif c not in (10, 11, 12, 13):
+            return n
+        if n >= MAX_INDENT:
+            return MAX_INDENT
+    return -1
+
+
+def _split_score(lines: Sequence[int], indents: Mapping[int, int] | Sequence[int], split: int) -> tuple[int, int]:
+    """(effective indent, penalty) of a split just above line ``split``."""
+    n = len(lines)
+    at_end = split >= n
+    indent = -1 if at_end else indents[lines[split]]
+    pre_blank, pre_indent = 0, -1
+    for i in range(split - 1, -1, -1):
+        pre_indent = indents[lines[i]]
+        if pre_indent != -1:
+            break
+        pre_blank += 1
+        if pre_blank == _MAX_BLANKS:
+            pre_indent = 0
+            break
+    post_blank, post_indent = 0, -1
+    for i in range(split + 1, n):
+        post_indent = indents[lines[i]]
+        if post_indent != -1:
+            break
+        post_blank += 1
+        if post_blank == _MAX_BLANKS:
+            post_indent = 0
+            break
+    penalty = 0
+    if pre_indent == -1 and pre_blank == 0:
+        penalty += _START_PENALTY
+    if at_end:
+        penalty += _END_PENALTY
+    blank_after = post_blank + 1 if indent == -1 else 0
+    blanks = pre_blank + blank_after
+    penalty += _BLANK_WEIGHT * blanks + _POST_BLANK_WEIGHT * blank_after
+    effective = indent if indent != -1 else post_indent
+    if effective != -1 and pre_indent != -1:
+        if effective > pre_indent:
+            penalty += _INDENT_BLANK_PENALTY if blanks else _INDENT_PENALTY
+        elif effective < pre_indent:
+            if post_indent != -1 and post_indent > effective:
+                penalty += _OUTDENT_BLANK_PENALTY if blanks else _OUTDENT_PENALTY
+            else:
+                penalty += _DEDENT_BLANK_PENALTY if blanks else _DEDENT_PENALTY
+    return effective, penalty
+
+
+def _best_end(
+    lines: Sequence[int], indents: Mapping[int, int] | Sequence[int], end: int, size: int, earliest_end: int
+) -> int:
+    """Where the group of ``size`` lines, now ending at ``end`` (its lowest
+    place; ``earliest_end`` its highest), should end by the heuristic."""
+    best = -1
+    best_score = (0, 0)
+    for shift in range(max(earliest_end, end - size - 1, end - _MAX_SLIDE), end + 1):
+        e1, p1 = _split_score(lines, indents, shift)
+        e2, p2 = _split_score(lines, indents, shift - size)
+        score = (e1 + e2, p1 + p2)
+        if best == -1:
+            better = True
+        else:
+            cmp = (score[0] > best_score[0]) - (score[0] < best_score[0])
+            better = _INDENT_WEIGHT * cmp + (score[1] - best_score[1]) <= 0
+        if better:
+            best, best_score = shift, score
+    return best
+
+
+def _bogosqrt(n: int) -> int:
+    # xdiff's rough square root (a power of two), used for its limits
+    r = 1
+    while n > 0:
+        r <<= 1
+        n >>= 2
+    return r
+
+
+_SCAN_WINDOW = 100  # lines looked at each way around a much-repeated line
+_KEEP_RUN = 4
+
+
+def _xdiff_kept(
+    a: Sequence[int], start: int, end: int, other: Counter[int], changed: bytearray
+) -> tuple[array[int], array[int]]:
+    """xdiff's pre-pass over a[start:end]: lines with no copy anywhere in the
+    other side, and lines with very many copies there (at least about
+    sqrt(len(a))) that sit among such lines, are changed whatever the
+    script; they are marked and left out of the search.  The lines kept and
+    their positions."""
+    from itertools import compress, repeat
+    from operator import add
+
+    limit = min(_bogosqrt(len(a)), 1024)
+    middle = a[start:end]
+    copies = list(map(other.get, middle, repeat(0)))  # C-speed passes from here on
+    # 0: no copy, 1: keep, 2: many copies
+    kind = bytearray(map(add, map(bool, copies), map(limit.__le__, copies)))
+    keep = bytearray(kind.translate(_KEEP))
+    last = len(kind) - 1
+    # A much-copied line right beside a kept one stays: only those between
+    # two lines that are dropped or much-copied need the closer look.
+    for m in _MANY_AMONG_DROPPED.finditer(kind):
+        k = m.start()
+        if _among_dropped(kind, k, 0, last):
+            keep[k] = 0
+    changed[start:end] = keep.translate(_FLIP)
+    return array("i", compress(middle, keep)), array("i", compress(range(start, end), keep))
+
+
+_KEEP = bytes([0, 1, 1]) + bytes(253)
+_MANY_AMONG_DROPPED = re.compile(rb"(?<=[\x00\x02])\x02(?=[\x00\x02])")
+
+
+def _among_dropped(kind: bytearray, i: int, s: int, e: int) -> bool:
+    """Whether a much-repeated line at ``i`` lies in a run made mostly of
+    lines with no copy (then xdiff leaves it out)."""
+    s = max(s, i - _SCAN_WINDOW)
+    e = min(e, i + _SCAN_WINDOW)
+    none_before, many_before = 0, 1
+    r = i - 1
+    while r >= s:
+        if kind[r] == 0:
+            none_before += 1
+        elif kind[r] == 2:
+            many_before += 1
+        else:
+            break
+        r -= 1
+    if none_before == 0:
+        return False
+    none_after, many_after = 0, 1
+    r = i + 1
+    while r <= e:
+        if kind[r] == 0:
+            none_after += 1
+        elif kind[r] == 2:
+            many_after += 1
+        else:
+            break
+        r += 1
+    if none_after == 0:
+        return False
+    none = none_before + none_after
+    many = many_before + many_after
+    return many * _KEEP_RUN < many + none
+
+
+def git_diff_flags(
+    a: Sequence[int],
+    b: Sequence[int],
+    check: Check = _no_check,
+    indents: Mapping[int, int] | Sequence[int] | None = None,
+) -> tuple[bytearray, bytearray]:
+    """:func:`diff_flags` as git's default diff chooses: xdiff's pre-pass
+    (:func:`_xdiff_kept`) instead of leaving out only unmatched lines, and
+    with ``indents`` (per line number) its indent heuristic.  Not always
+    minimal, as git's is not."""
+    n, m = len(a), len(b)
+    deleted = bytearray(n + 1)
+    inserted = bytearray(m + 1)
+    head = _common_head(a, b)
+    tail = _common_tail(a, b, head)
+    a_end, b_end = n - tail, m - tail
+    if head < a_end and head < b_end:
+        ra, ra_at = _xdiff_kept(a, head, a_end, Counter(b), deleted)
+        check()
+        rb, rb_at = _xdiff_kept(b, head, b_end, Counter(a), inserted)
+        check()
+        _mark(ra, ra_at, rb, rb_at, deleted, inserted, check)
+        del ra, ra_at, rb, rb_at
+    else:
+        deleted[head:a_end] = b"\1" * (a_end - head)
+        inserted[head:b_end] = b"\1" * (b_end - head)
+    _compact(a, deleted, inserted, check, indents)
+    _compact(b, inserted, deleted, check, indents)
+    return deleted, inserted
 
 
 def iter_runs(deleted: bytearray, inserted: bytearray) -> Iterator[Run]:

@@ -39,7 +39,9 @@ counted ("skipped", with the reason): its diff would cost far more memory
 and time than the rest; Enter on it opens its diff, which offers to compute
 it anyway.  Leaving the screen stops the counting.
 Enter on a file opens its diff.  `d` moves the cursor to the changed files
-(again: to the next parent's), `t` to the tree.
+(again: to the next parent's), `t` to the tree.  `b` on a changed file or
+a file of the tree opens its Blame: each line with the commit that last
+brought it.
 
 Tree rows: mode, type, name, and the last commit that changed the entry —
 found by one history walk from this commit, filled in as the answers arrive
@@ -158,6 +160,7 @@ class CommitScreen(PackscopeScreen):
         Binding("o", "open_object", "Object screen", id="commit.object"),
         Binding("d", "jump('change')", "Changed files", id="commit.changes"),
         Binding("t", "jump('entry')", "Tree", id="commit.tree"),
+        Binding("b", "blame", "Blame file", id="commit.blame"),
     ]
 
     def __init__(self, oid: bytes, path: bytes = b"", tree: bytes | None = None, decor=None) -> None:
@@ -535,6 +538,32 @@ class CommitScreen(PackscopeScreen):
                 self.notify("a submodule commit: it lives in another repository", timeout=3)
             else:
                 self.app.open_object(oid)
+
+    def action_blame(self) -> None:
+        """b: the Blame view of the file under the cursor (a changed file, or a
+        file of the tree), at this commit."""
+        from packscope.core.objects import mode_type
+
+        row = self.query_one(VirtualList).cursor
+        link = self.links.get(row)
+        path = None
+        if link is not None and link[0] == "change" and self.changes is not None:
+            k, i = link[1]
+            c = self.changes[k].changes[i]
+            if c.status != "D" and c.new_oid is not None and mode_type(c.new_mode) == "blob":
+                path = c.path
+        elif link is not None and link[0] == "entry":
+            mode, name, _ = self.entries[link[1]]
+            if mode_type(mode) == "blob":
+                path = self.path + name
+        if path is None:
+            self.notify(
+                "b blames a file: put the cursor on a changed file (not deleted) or a file of the tree", timeout=3
+            )
+            return
+        from packscope.inspector.screens.blame import BlameScreen
+
+        self.app.push_screen(BlameScreen(self.oid, path, commit_screen=CommitScreen))
 
     def action_open_object(self) -> None:
         row = self.query_one(VirtualList).cursor
