@@ -288,7 +288,7 @@ class SizeWalk:
         try:
             loc = self.store.locate(target)
             if loc is None:
-                raise self.store._missing(target)
+                raise self.store.missing_error(target)
             got, data = self.store.read(target, loc)
         except LookupFailedError as e:
             self._absent(oid, kind, e)
@@ -310,7 +310,7 @@ class SizeWalk:
         target = self.view.target(oid)
         loc = self.store.locate(target)
         if loc is None:
-            raise self.store._missing(target)
+            raise self.store.missing_error(target)
         entry = loc.pack_entry()
         if entry is None:
             path = loc.loose_path()
