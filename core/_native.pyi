@@ -28,6 +28,20 @@ class ChainWalk(NamedTuple):
     deltas: list[tuple[int, int, int]]  # (offset, data offset, size) of the deltas passed, top first
     misses: int  # the cache probes that found nothing
 
+# What read_object and read_objects take of a pack, in one record:
+# core/store/pack.py's PackReading (a NamedTuple: pack, end, max_depth,
+# max_size, cache, name, decompress, inflate_big), unpacked by object_read.c.
+PackReadingFields = tuple[
+    object,
+    int,
+    int,
+    int,
+    DeltaBaseCacheSurface,
+    str,
+    Callable[[object, int, int], bytes] | None,
+    Callable[[memoryview, int], bytes | None] | None,
+]
+
 # The walk's record type (WalkedCommit): walk_plain builds its answers as it.
 _Walked = TypeVar("_Walked", bound=tuple[object, ...])
 
@@ -77,31 +91,8 @@ def walk_chain(
     /,
 ) -> ChainWalk | None: ...
 def cache_put(cache: DeltaBaseCacheSurface, name: str, offset: int, type_name: str, data: bytes, /) -> bool: ...
-def read_object(
-    pack: object,
-    offset: int,
-    end: int,
-    max_depth: int,
-    max_size: int,
-    cache: DeltaBaseCacheSurface,
-    name: str,
-    keep: bool,
-    decompress: Callable[[object, int, int], bytes] | None,
-    inflate_big: Callable[[memoryview, int], bytes | None] | None,
-    /,
-) -> tuple[str, bytes] | None: ...
-def read_objects(
-    pack: object,
-    offsets: list[int],
-    end: int,
-    max_depth: int,
-    max_size: int,
-    cache: DeltaBaseCacheSurface,
-    name: str,
-    decompress: Callable[[object, int, int], bytes] | None,
-    inflate_big: Callable[[memoryview, int], bytes | None] | None,
-    /,
-) -> list[tuple[str, bytes]] | None: ...
+def read_object(reading: PackReadingFields, offset: int, keep: bool, /) -> tuple[str, bytes] | None: ...
+def read_objects(reading: PackReadingFields, offsets: list[int], /) -> list[tuple[str, bytes]] | None: ...
 def tree_entry(data: bytes, name: bytes, rawsz: int, /) -> tuple[bytes, bytes, bytes] | tuple[()] | None: ...
 def commit_lookup(
     table: tuple[object, int, int, int, int, int, bool], pack: object, oid: bytes, hexsz: int, prefix: int, /

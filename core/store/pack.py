@@ -19,7 +19,7 @@ import os
 import zlib
 from array import array
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from zlib_ng import zlib_ng
 
@@ -119,6 +119,21 @@ def _inflate_capped(data: memoryview, size: int) -> bytes | None:
     return out if d.eof and len(out) == size else None
 
 
+class PackReading(NamedTuple):
+    """What the compiled whole reads (``read_object``, ``read_objects``)
+    take of one pack besides the offsets: one record per pack, kept while
+    the map, the cache and the limits stay (``Pack._reading``)."""
+
+    pack: mmap.mmap  # the mapped .pack
+    end: int  # start of its trailing checksum
+    max_depth: int  # Pack.max_chain_depth
+    max_size: int  # Pack.max_object_size
+    cache: DeltaBaseCache
+    name: str  # the pack's name: the cache's key with an offset
+    decompress: Callable[[object, int, int], bytes] | None  # a small entry inflated in one call
+    inflate_big: Callable[[memoryview, int], bytes | None] | None  # a big delta inflated, capped
+
+
 class Pack(PackInfo, PackOrderFacts, MappedFile):
     """A read-only view of one .pack file and its index."""
 
@@ -163,6 +178,7 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
         # pack's entry is damaged (the store fills it): chains through a
         # damaged base use the good copy, as git does.
         self.good_copies: dict[int, tuple[str, bytes]] = {}
+        self._read_args: PackReading | None = None  # see _reading
 
     # --- opening ---------------------------------------------------------
 
@@ -186,6 +202,9 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
 
     def _load(self) -> None:
         self._open()
+
+    def _forget_mapping(self) -> None:
+        self._read_args = None  # it holds the old map
 
     def _check_header(self, m: mmap.mmap, size: int) -> None:
         if size < 12 + self.fmt.rawsz:
@@ -268,18 +287,7 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
         if cache is not None and not self.good_copies and b is not None:
             m = self._map if self._map is not None else self._open()
             # The whole read and the cache's bookkeeping in one call; else the walk.
-            got = b.read_object(
-                m,
-                offset,
-                self._data_end,
-                self.max_chain_depth,
-                self.max_object_size,
-                cache,
-                self.name,
-                keep,
-                _decompress,
-                _inflate_capped,
-            )
+            got = b.read_object(self._reading(m, cache), offset, keep)
             if got is not None:
                 return got
             walked = b.walk_chain(m, offset, self._data_end, self.max_chain_depth, cache.table, self.name)
@@ -348,18 +356,31 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
         if files is not None and files.newest is not self:
             files.touch(self)
         m = self._map if self._map is not None else self._open()
-        got = b.read_objects(
-            m,
-            offsets,
-            self._data_end,
-            self.max_chain_depth,
-            self.max_object_size,
-            cache,
-            self.name,
-            _decompress,
-            _inflate_capped,
-        )
+        got = b.read_objects(self._reading(m, cache), offsets)
         return [] if got is None else got
+
+    def _reading(self, m: mmap.mmap, cache: DeltaBaseCache) -> PackReading:
+        """The compiled reads' record for this pack: the one kept, unless the
+        map, the cache or a limit changed since it was made."""
+        r = self._read_args
+        if (
+            r is None
+            or r.pack is not m
+            or r.cache is not cache
+            or r.max_depth != self.max_chain_depth
+            or r.max_size != self.max_object_size
+        ):
+            r = self._read_args = PackReading(
+                m,
+                self._data_end,
+                self.max_chain_depth,
+                self.max_object_size,
+                cache,
+                self.name,
+                _decompress,
+                _inflate_capped,
+            )
+        return r
 
     def _build(
         self,
