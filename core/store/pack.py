@@ -19,7 +19,7 @@ import os
 import zlib
 from array import array
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
 
 from zlib_ng import zlib_ng
 
@@ -132,6 +132,18 @@ class PackReading(NamedTuple):
     name: str  # the pack's name: the cache's key with an offset
     decompress: Callable[[object, int, int], bytes] | None  # a small entry inflated in one call
     inflate_big: Callable[[memoryview, int], bytes | None] | None  # a big delta inflated, capped
+
+
+class ChainEnd(NamedTuple, Generic[T]):
+    """Where ``Pack._walk_chain`` stopped, below the deltas it passed.
+
+    Exactly one of ``found``, ``whole`` and ``external`` is set."""
+
+    deltas: list[tuple[int, int, int]]  # (offset, data offset, size) of each delta passed, top first
+    at: int  # the offset the walk stopped at (probed, whole; external: the last delta's)
+    found: T | None  # the probe's answer for ``at``
+    whole: HeaderTuple | None  # the header of the whole object at ``at``
+    external: bytes | None  # a REF_DELTA base's id that this pack does not hold
 
 
 class Pack(PackInfo, PackOrderFacts, MappedFile):
@@ -310,37 +322,26 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
             if hit is not None:
                 return hit
         good = self.good_copies
-        deltas = [(offset, start, size)]  # top first
-        self._check_chain_depth(1, offset)
-        seen = {offset}
-        base = None
-        while base is None:
-            if type_num == OBJ_REF_DELTA:
-                ref = _given(base_oid)
-                base_offset = self._find_offset(ref)
-                if base_offset is None:  # outside this pack: ask the store
-                    base = self._external_base(deltas[-1][0], ref, seen, self.resolve_ref)
-                    break
-            base_offset = _given(base_offset)
-            if base_offset in seen:
-                raise self._error(f"delta chain loops back to offset {base_offset}", offset, "delta-loop", DeltaError)
-            seen.add(base_offset)
+
+        def probe(at: int) -> tuple[str, bytes] | None:
+            # a base already made: in the cache (counted), or a good copy of a damaged one
+            hit = cache.get(name, at) if cache is not None else None
+            if hit is None and good:
+                hit = good.get(at)
+            return hit
+
+        ended = self._walk_chain(offset, (type_num, size, start, base_offset, base_oid), probe)
+        deltas = ended.deltas
+        if ended.found is not None:
+            base = ended.found
+        elif ended.whole is not None:
+            type_num, size, start, _, _ = ended.whole
+            base = (TYPE_NAMES[type_num], _inflate(m, ended.at, start, size, end, max_size, path))
             if cache is not None:
-                base = cache.get(name, base_offset)
-                if base is not None:
-                    break
-            if good and base_offset in good:
-                base = good[base_offset]
-                break
-            here = base_offset
-            type_num, size, start, base_offset, base_oid = self._header(here)
-            if type_num >= OBJ_OFS_DELTA:
-                deltas.append((here, start, size))
-                self._check_chain_depth(len(deltas), offset)
-            else:
-                base = (TYPE_NAMES[type_num], _inflate(m, here, start, size, end, max_size, path))
-                if cache is not None:
-                    cache.put(name, here, base[0], base[1])
+                cache.put(name, ended.at, base[0], base[1])
+        else:  # outside this pack: ask the store
+            ref = _given(ended.external)
+            base = self._external_base(ended.at, ref, {d[0] for d in deltas}, self.resolve_ref)
         return self._apply_deltas(m, base, deltas, keep, cache)
 
     def read_run(self, offsets: list[int]) -> list[tuple[str, bytes]]:
@@ -452,6 +453,42 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
             if (k or keep) and cache is not None:  # every object but the top served as a base
                 cache.put(name, here, type_name, data)
         return type_name, data
+
+    def _walk_chain(self, offset: int, head: HeaderTuple, probe: Callable[[int], T | None]) -> ChainEnd[T]:
+        """The one delta-chain walk of the pure path (read_at's for the
+        object, info_at's for its type; the compiled path's twin is
+        ``chain_walk_from`` in native_c/chain.c): from the delta at
+        ``offset`` (its header ``head``) down, base by base, by headers
+        alone.  ``probe(base offset)`` is asked before each base is visited
+        and may answer for it (an object cached, a good copy, a type known):
+        the walk stops there; else it stops at a whole object, or at a
+        REF_DELTA base this pack does not hold.  Every walk keeps the same
+        rules: the depth rule (``_check_chain_depth``) per delta passed, and
+        an offset met twice is a loop."""
+        type_num, size, start, base_offset, base_oid = head
+        deltas = [(offset, start, size)]  # top first
+        self._check_chain_depth(1, offset)
+        seen = {offset}
+        while True:
+            if type_num == OBJ_REF_DELTA:
+                ref = _given(base_oid)
+                base_offset = self._find_offset(ref)
+                if base_offset is None:
+                    return ChainEnd(deltas, deltas[-1][0], None, None, ref)
+            base_offset = _given(base_offset)
+            if base_offset in seen:
+                raise self._error(f"delta chain loops back to offset {base_offset}", offset, "delta-loop", DeltaError)
+            seen.add(base_offset)
+            found = probe(base_offset)
+            if found is not None:
+                return ChainEnd(deltas, base_offset, found, None, None)
+            here = base_offset
+            header = self._header(here)
+            type_num, size, start, base_offset, base_oid = header
+            if type_num < OBJ_OFS_DELTA:
+                return ChainEnd(deltas, here, None, header, None)
+            deltas.append((here, start, size))
+            self._check_chain_depth(len(deltas), offset)
 
     def _check_chain_depth(self, deltas: int, offset: int) -> None:
         """The one depth rule of every chain walk: a chain of up to
