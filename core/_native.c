@@ -129,7 +129,7 @@ PyInit__native(void)
             return NULL;
     }
     PyObject *module = PyModule_Create(&native_module);
-    if (module != NULL && pack_read_init(module) < 0)
+    if (module != NULL && (pack_read_init(module) < 0 || tree_sums_init(module) < 0))
         Py_CLEAR(module);
     return module;
 }
