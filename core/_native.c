@@ -74,11 +74,12 @@ static PyMethodDef native_methods[] = {
      "walk_chain(pack, offset, end, max_depth, cached, name) -> ChainWalk(hit, base_type, base_offset, "
      "base_data_offset, base_size, deltas, misses), or None."},
     {"read_object", (PyCFunction)(void (*)(void))native_read_object, METH_FASTCALL,
-     "read_object(pack, offset, end, max_depth, max_size, cache, name, keep, decompress, inflate_big) -> "
-     "(type name, data) through OFS_DELTA chains with the delta-base cache's bookkeeping, or None."},
+     "read_object(reading, offset, keep) -> (type name, data) through OFS_DELTA chains with the delta-base "
+     "cache's bookkeeping, or None; reading: the pack's PackReading (pack, end, max_depth, max_size, cache, "
+     "name, decompress, inflate_big)."},
     {"read_objects", (PyCFunction)(void (*)(void))native_read_objects, METH_FASTCALL,
-     "read_objects(pack, offsets, end, max_depth, max_size, cache, name, decompress, inflate_big) -> "
-     "[(type name, data), ...] up to the first offset read_object would answer None for, or None."},
+     "read_objects(reading, offsets) -> [(type name, data), ...] up to the first offset read_object would "
+     "answer None for, or None."},
     {"commit_lookup", (PyCFunction)(void (*)(void))native_commit_lookup, METH_FASTCALL,
      "commit_lookup(table, pack, oid, hexsz, prefix) -> (tree, parents, time) of a plain commit entry, False if absent, or None."},
     {"walk_plain", (PyCFunction)(void (*)(void))native_walk_plain, METH_FASTCALL,
@@ -128,7 +129,7 @@ PyInit__native(void)
             return NULL;
     }
     PyObject *module = PyModule_Create(&native_module);
-    if (module != NULL && pack_read_init(module) < 0)
+    if (module != NULL && (pack_read_init(module) < 0 || tree_sums_init(module) < 0))
         Py_CLEAR(module);
     return module;
 }

@@ -28,6 +28,32 @@ class ChainWalk(NamedTuple):
     deltas: list[tuple[int, int, int]]  # (offset, data offset, size) of the deltas passed, top first
     misses: int  # the cache probes that found nothing
 
+class TreeSums(NamedTuple):
+    """tree_sums' answer (a C structseq): one tree's own entries summed."""
+
+    entries: int  # how many entries the tree has
+    length: int  # the longest name among entries that are not directories
+    blobs: int  # entries that are neither directories, symbolic links nor gitlinks
+    blob_bytes: int  # the sizes of those blobs that ``sizes`` knew
+    links: int
+    gitlinks: int
+    subtrees: list[tuple[int, bytes, bytes]]  # (40000, name, id) of the directories, in tree order
+    unseen: list[tuple[int, bytes, bytes]]  # (mode, name, id) of blobs and links ``sizes`` did not know
+
+# What read_object and read_objects take of a pack, in one record:
+# core/store/pack.py's PackReading (a NamedTuple: pack, end, max_depth,
+# max_size, cache, name, decompress, inflate_big), unpacked by object_read.c.
+PackReadingFields = tuple[
+    object,
+    int,
+    int,
+    int,
+    DeltaBaseCacheSurface,
+    str,
+    Callable[[object, int, int], bytes] | None,
+    Callable[[memoryview, int], bytes | None] | None,
+]
+
 # The walk's record type (WalkedCommit): walk_plain builds its answers as it.
 _Walked = TypeVar("_Walked", bound=tuple[object, ...])
 
@@ -44,9 +70,7 @@ def fsck_tree(
     data: bytes, rawsz: int, /
 ) -> tuple[int, tuple[bytes, ...] | None, list[tuple[int, bytes, bytes]] | None]: ...
 def tree_unseen(data: bytes, rawsz: int, seen: set[bytes] | IdSet, /) -> list[tuple[bytes, int]] | None: ...
-def tree_sums(
-    data: bytes, rawsz: int, sizes: dict[bytes, int], /
-) -> tuple[int, int, int, int, int, int, list[tuple[int, bytes, bytes]], list[tuple[int, bytes, bytes]]] | None: ...
+def tree_sums(data: bytes, rawsz: int, sizes: dict[bytes, int], /) -> TreeSums | None: ...
 def idx_find(idx: object, fan_at: int, names_at: int, stride: int, oid: bytes, /) -> int | None: ...
 def idx_find_many(
     indexes: Sequence[tuple[object, int, int, int, int, int, bool]], oids: list[bytes], null: bytes, /
@@ -77,31 +101,8 @@ def walk_chain(
     /,
 ) -> ChainWalk | None: ...
 def cache_put(cache: DeltaBaseCacheSurface, name: str, offset: int, type_name: str, data: bytes, /) -> bool: ...
-def read_object(
-    pack: object,
-    offset: int,
-    end: int,
-    max_depth: int,
-    max_size: int,
-    cache: DeltaBaseCacheSurface,
-    name: str,
-    keep: bool,
-    decompress: Callable[[object, int, int], bytes] | None,
-    inflate_big: Callable[[memoryview, int], bytes | None] | None,
-    /,
-) -> tuple[str, bytes] | None: ...
-def read_objects(
-    pack: object,
-    offsets: list[int],
-    end: int,
-    max_depth: int,
-    max_size: int,
-    cache: DeltaBaseCacheSurface,
-    name: str,
-    decompress: Callable[[object, int, int], bytes] | None,
-    inflate_big: Callable[[memoryview, int], bytes | None] | None,
-    /,
-) -> list[tuple[str, bytes]] | None: ...
+def read_object(reading: PackReadingFields, offset: int, keep: bool, /) -> tuple[str, bytes] | None: ...
+def read_objects(reading: PackReadingFields, offsets: list[int], /) -> list[tuple[str, bytes]] | None: ...
 def tree_entry(data: bytes, name: bytes, rawsz: int, /) -> tuple[bytes, bytes, bytes] | tuple[()] | None: ...
 def commit_lookup(
     table: tuple[object, int, int, int, int, int, bool], pack: object, oid: bytes, hexsz: int, prefix: int, /

@@ -15,6 +15,7 @@ the CLI catch the base class in exactly one place each.
     │   └── ConfigError ............... unparseable config / include loop
     ├── BadObjectIdError .............. input is not a (possibly abbreviated) id
     ├── BadRevisionError .............. revision syntax that cannot be resolved
+    ├── UsageError .................... a command's words that it does not take
     ├── LookupFailedError ............. the object cannot be produced
     │   ├── MissingObjectError ........ nowhere in the store
     │   ├── PromisedObjectError ....... missing, but a promisor remote has it
@@ -119,6 +120,11 @@ class BadObjectIdError(PackscopeError):
 class BadRevisionError(PackscopeError):
     kind = "bad-revision"
     default_remedy = "Check the revision name (git rev-parse REV shows what git makes of it)."
+
+
+class UsageError(PackscopeError):
+    kind = "usage"
+    default_remedy = "See the command's --help for the words it takes."
 
 
 class LookupFailedError(PackscopeError):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 if TYPE_CHECKING:
     # The compiled set's class, the chain walk's record and the cache's
     # surface, from the stub: the one type on both sides.
-    from packscope.core._native import ChainWalk, DeltaBaseCacheSurface, IdSet
+    from packscope.core._native import ChainWalk, DeltaBaseCacheSurface, IdSet, PackReadingFields, TreeSums
 
 # What the compiled lookups read a pack's .idx as (PackIndex.search_table):
 # (map, fanout at, names at, stride, offsets at, large offsets at, v2).
@@ -57,9 +57,7 @@ class NativeApi(Protocol):
         self, data: bytes, rawsz: int, /
     ) -> tuple[int, tuple[bytes, ...] | None, list[tuple[int, bytes, bytes]] | None]: ...
     def tree_unseen(self, data: bytes, rawsz: int, seen: set[bytes] | IdSet, /) -> list[tuple[bytes, int]] | None: ...
-    def tree_sums(
-        self, data: bytes, rawsz: int, sizes: dict[bytes, int], /
-    ) -> tuple[int, int, int, int, int, int, list[tuple[int, bytes, bytes]], list[tuple[int, bytes, bytes]]] | None: ...
+    def tree_sums(self, data: bytes, rawsz: int, sizes: dict[bytes, int], /) -> TreeSums | None: ...
     def idx_find(self, idx: object, fan_at: int, names_at: int, stride: int, oid: bytes, /) -> int | None: ...
     def idx_find_many(
         self, indexes: Sequence[IdxTable], oids: list[bytes], null: bytes, /
@@ -94,33 +92,8 @@ class NativeApi(Protocol):
     def cache_put(
         self, cache: DeltaBaseCacheSurface, name: str, offset: int, type_name: str, data: bytes, /
     ) -> bool: ...
-    def read_object(
-        self,
-        pack: object,
-        offset: int,
-        end: int,
-        max_depth: int,
-        max_size: int,
-        cache: DeltaBaseCacheSurface,
-        name: str,
-        keep: bool,
-        decompress: Decompress | None,
-        inflate_big: InflateBig | None,
-        /,
-    ) -> tuple[str, bytes] | None: ...
-    def read_objects(
-        self,
-        pack: object,
-        offsets: list[int],
-        end: int,
-        max_depth: int,
-        max_size: int,
-        cache: DeltaBaseCacheSurface,
-        name: str,
-        decompress: Decompress | None,
-        inflate_big: InflateBig | None,
-        /,
-    ) -> list[tuple[str, bytes]] | None: ...
+    def read_object(self, reading: PackReadingFields, offset: int, keep: bool, /) -> tuple[str, bytes] | None: ...
+    def read_objects(self, reading: PackReadingFields, offsets: list[int], /) -> list[tuple[str, bytes]] | None: ...
     def tree_entry(self, data: bytes, name: bytes, rawsz: int, /) -> tuple[bytes, bytes, bytes] | tuple[()] | None: ...
     def commit_lookup(
         self, table: IdxTable, pack: object, oid: bytes, hexsz: int, prefix: int, /

@@ -121,17 +121,17 @@ def event_to_dict(event: Event) -> dict[str, object]:
         raise TypeError(f"not a trace event: {event!r}")
     d: dict[str, object] = {"event": type(event).__name__}
     for f in dataclasses.fields(event):
-        d[f.name] = _jsonable(getattr(event, f.name))
+        d[f.name] = jsonable(getattr(event, f.name))
     return d
 
 
-def _jsonable(v: object) -> object:
+def jsonable(v: object) -> object:
     import dataclasses
 
     if dataclasses.is_dataclass(v) and not isinstance(v, type):
-        return {f.name: _jsonable(getattr(v, f.name)) for f in dataclasses.fields(v)}
+        return {f.name: jsonable(getattr(v, f.name)) for f in dataclasses.fields(v)}
     if isinstance(v, (tuple, list)):
-        return [_jsonable(x) for x in v]
+        return [jsonable(x) for x in v]
     if isinstance(v, bytes):
         return v.hex()
     return v

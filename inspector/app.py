@@ -24,8 +24,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-from packscope.core import trace
-from packscope.core.errors import PackscopeError
+from packscope.core.face import PackscopeError, trace
 from packscope.inspector.core_access import CoreAccess
 from packscope.inspector.events import EventDigest, EventPump, LogBook, RateHistory
 from packscope.inspector.palette import PackscopeCommands
@@ -35,8 +34,7 @@ from packscope.inspector.screens.overview import OverviewScreen
 from packscope.inspector.watcher import DirWatcher
 
 if TYPE_CHECKING:
-    from packscope.core.repo.repository import Repository
-    from packscope.core.trace import LookupFinished
+    from packscope.core.face import LookupFinished, Repository
 
 
 @dataclass(frozen=True)
@@ -389,7 +387,7 @@ class PackscopeApp(App):
 
     @work(thread=True, group="goto")
     def _resolve_and_open(self, text: str) -> None:
-        from packscope.core.errors import PackscopeError as Err
+        from packscope.core.face import PackscopeError as Err
 
         try:
             oid = self.resolve(text)
@@ -417,7 +415,7 @@ class PackscopeApp(App):
     def resolve(self, text: str) -> bytes:
         """The object id ``text`` names, by core's one revision resolver
         (git's order: full id, refs in dwim order, then abbreviations)."""
-        from packscope.core.errors import BadRevisionError
+        from packscope.core.face import BadRevisionError
 
         core = self.core
         session = core.session

@@ -168,7 +168,7 @@ def _count(core, parents: list[ParentChanges], counted: Callable[[], None], canc
     import time
 
     from packscope.core.errors import CancelledError
-    from packscope.core.history.commit_changes import _content, change_size, text_counts
+    from packscope.core.history.commit_changes import change_size, side_content, text_counts
 
     store = core.bulk.store
     last = time.monotonic()
@@ -182,8 +182,8 @@ def _count(core, parents: list[ParentChanges], counted: Callable[[], None], canc
                     if size > FILE_BUDGET_BYTES:
                         pc.skipped[i] = f"{size_text(size)}, over the {BUDGET_TEXT} budget"
                         continue
-                    old = _content(store, change.old_oid, change.old_mode)
-                    new = _content(store, change.new_oid, change.new_mode)
+                    old = side_content(store, change.old_oid, change.old_mode)
+                    new = side_content(store, change.new_oid, change.new_mode)
                 # the diff itself runs without the lock: the UI thread may read meanwhile
                 pc.counts[i] = text_counts(old, new, budget_check(cancelled, COUNT_BUDGET_SECONDS))
             except OverBudget:

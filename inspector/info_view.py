@@ -1,5 +1,5 @@
 """How `packscope info` shows its document to people (Rich); the document
-itself is collected in inspector/commands/info.py."""
+itself is core's repository report (core/face/report.py)."""
 
 from __future__ import annotations
 

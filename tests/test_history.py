@@ -1,5 +1,5 @@
 """History walks and log output, compared with ``git log`` run on the same
-arguments (git is the oracle; the repositories come from tests/repos.py)."""
+arguments (git is the oracle; the repositories come from tests/repos/)."""
 
 from __future__ import annotations
 

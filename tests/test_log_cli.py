@@ -1,5 +1,5 @@
 """`packscope log` prints what `git log` prints, byte for byte, for the same
-arguments — through the CLI, on the repositories tests/repos.py builds,
+arguments — through the CLI, on the repositories tests/repos/ builds,
 with and without a commit-graph."""
 
 from __future__ import annotations

@@ -313,7 +313,7 @@ def _bare_pack(data: bytes, max_depth: int) -> Pack:
     pack._map, pack._data_end = data, len(data) - SHA1.rawsz
     pack._active, pack._delta_types, pack.cache = set(), {}, None
     pack.max_chain_depth, pack.resolve_ref, pack.resolve_ref_info = max_depth, None, None
-    pack._type_memo, pack._open_files, pack.good_copies = None, None, {}
+    pack._type_memo, pack._open_files, pack.good_copies, pack._read_args = None, None, {}, None
     return pack
 
 

@@ -34,8 +34,12 @@ HERE = Path(__file__).resolve().parent
 
 def _key() -> str:
     h = hashlib.sha256()
-    for name in ("repos.py", "test_ui_lab_demo.py", "test_ui_lab_snapshots.py"):
-        h.update((HERE / name).read_bytes())
+    for path in (
+        *sorted((HERE / "repos").glob("*.py")),
+        HERE / "test_ui_lab_demo.py",
+        HERE / "test_ui_lab_snapshots.py",
+    ):
+        h.update(path.read_bytes())
     h.update(repos.git("--version"))
     return h.hexdigest()
 

@@ -31,7 +31,7 @@ SIZE = (120, 36)
 ROOT = Path("/tmp/packscope-snapshots")
 HERE = Path(__file__).resolve().parent
 # What the cached repositories are made from: their builders' source.
-BUILDER_SOURCES = (HERE / "ui_history_repos.py", HERE / "repos.py")
+BUILDER_SOURCES = (HERE / "ui_history_repos.py", *sorted((HERE / "repos").glob("*.py")))
 
 
 def _build(root: Path) -> None:

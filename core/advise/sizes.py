@@ -288,7 +288,7 @@ class SizeWalk:
         try:
             loc = self.store.locate(target)
             if loc is None:
-                raise self.store._missing(target)
+                raise self.store.missing_error(target)
             got, data = self.store.read(target, loc)
         except LookupFailedError as e:
             self._absent(oid, kind, e)
@@ -310,7 +310,7 @@ class SizeWalk:
         target = self.view.target(oid)
         loc = self.store.locate(target)
         if loc is None:
-            raise self.store._missing(target)
+            raise self.store.missing_error(target)
         entry = loc.pack_entry()
         if entry is None:
             path = loc.loose_path()
@@ -553,17 +553,17 @@ class SizeWalk:
             self.tree_entries += len(items)
             self._max("maxTreeEntries", len(items), prefix[:-1] if prefix.endswith("/") else prefix)
             return [oid, prefix, items, 0, 0, 0, 1, 0, 0, 0, 0]
-        n, length, blobs, blob_bytes, links, gitlinks, subtrees, unseen = sums
+        n, subtrees, blob_bytes = sums.entries, sums.subtrees, sums.blob_bytes
         self.tree_entries += n
         self._max("maxTreeEntries", n, prefix[:-1] if prefix.endswith("/") else prefix)
-        for mode, name, blob in unseen:
+        for mode, name, blob in sums.unseen:
             if blob in self.absent:
                 continue
             size = self._blob(blob, prefix + name.decode("utf-8", "surrogateescape"), mode)
             if mode != LINK:
                 blob_bytes += size
         depth = 1 if n > len(subtrees) else 0
-        return [oid, prefix, subtrees, 0, depth, length, 1, blobs, blob_bytes, links, gitlinks]
+        return [oid, prefix, subtrees, 0, depth, sums.length, 1, sums.blobs, blob_bytes, sums.links, sums.gitlinks]
 
     def _blob(self, oid: bytes, path: str, mode: int) -> int:
         size = self.blob_size.get(oid)

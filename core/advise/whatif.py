@@ -120,6 +120,12 @@ def search_model(lo: int, hi: int, rank: int, found: bool, names_at: int, stride
     return probes, len(pages)
 
 
+def workload_sample(session: Session) -> list[bytes]:
+    """The seeded ids the what-if replays (present ones weighted by pack
+    size, then absent ones): the same list for the same packs."""
+    return _Model(session).sample()
+
+
 class _Model:
     def __init__(self, session: Session) -> None:
         self.session = session

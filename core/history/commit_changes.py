@@ -102,7 +102,8 @@ def is_binary(data: bytes) -> bool:
     return b"\0" in data[:BINARY_PROBE]
 
 
-def _content(store: BlobSource, oid: bytes | None, mode: int) -> bytes:
+def side_content(store: BlobSource, oid: bytes | None, mode: int) -> bytes:
+    """One side of a change as a diff reads it: the blob, a gitlink's line, or nothing."""
     if oid is None or S_IFMT(mode) == S_IFGITLINK:
         # A gitlink's "content" in a diff is its commit id line.
         return b"Subproject commit %s\n" % oid.hex().encode() if oid is not None else b""
@@ -126,8 +127,8 @@ def change_size(store: BlobSource, change: FileChange) -> int:
 def line_counts(store: BlobSource, change: FileChange, check: Check = _no_check) -> tuple[int, int] | None:
     """``--numstat``'s (added, deleted) lines; None for binary content.
     ``check`` is called now and then during the diff and may raise to stop."""
-    old = _content(store, change.old_oid, change.old_mode)
-    new = _content(store, change.new_oid, change.new_mode)
+    old = side_content(store, change.old_oid, change.old_mode)
+    new = side_content(store, change.new_oid, change.new_mode)
     return text_counts(old, new, check)
 
 
@@ -186,8 +187,8 @@ def patch_lines(
     if change.status == "M" and old_mode == new_mode:
         index += b" %o" % new_mode
     out.append(index)
-    old = _content(store, change.old_oid, change.old_mode)
-    new = _content(store, change.new_oid, change.new_mode)
+    old = side_content(store, change.old_oid, change.old_mode)
+    new = side_content(store, change.new_oid, change.new_mode)
     a_name = b"a/" + old_path if change.status != "A" else b"/dev/null"
     b_name = b"b/" + change.path if change.status != "D" else b"/dev/null"
     if is_binary(old) or is_binary(new):

@@ -8,8 +8,10 @@
  * Pack.read_at's loop, whose compiled form was walk_chain + _build +
  * apply_chain with the cache's get and put in Python):
  *
- *   read_object(pack, offset, end, max_depth, max_size, cache, name, keep, decompress, inflate_big)
- *       -> (type name, data), or None
+ *   read_object(reading, offset, keep) -> (type name, data), or None
+ *       reading: the pack's record (core/store/pack.py PackReading, a
+ *       tuple): (pack, end, max_depth, max_size, cache, name, decompress,
+ *       inflate_big).
  *       cache: the DeltaBaseCache, read and updated through its public
  *       surface with cache.c's get and put rules (the mirror of cache.py's).  The
  *       walk, the inflating and the deltas are done first; only when all of
@@ -138,7 +140,7 @@ done:
 }
 
 /* What read_object and read_objects share: the pack's bytes, the limits
- * and the cache, read from their arguments. */
+ * and the cache, read from their reading record. */
 typedef struct {
     Py_buffer view;
     const uint8_t *m;
@@ -179,6 +181,19 @@ read_args_open(read_args *a, PyObject *pack, PyObject *end, PyObject *max_depth,
     return 1;
 }
 
+/* read_args_open over the fields of a reading record (PackReading):
+ * -1 with a TypeError when it is not an 8-tuple whose name is a str. */
+static int
+reading_open(read_args *a, PyObject *reading, const char *usage)
+{
+    if (!PyTuple_Check(reading) || PyTuple_GET_SIZE(reading) != 8 || !PyUnicode_Check(PyTuple_GET_ITEM(reading, 5))) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return -1;
+    }
+    PyObject **f = &PyTuple_GET_ITEM(reading, 0);
+    return read_args_open(a, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]);
+}
+
 static void
 read_args_release(read_args *a)
 {
@@ -196,12 +211,13 @@ read_args_one(read_args *a, long long offset, int keep)
 static PyObject *
 native_read_object(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 10 || !PyUnicode_Check(args[6])) {
-        PyErr_SetString(PyExc_TypeError, "read_object(pack, offset, end, max_depth, max_size, cache, name: str, "
-                                         "keep, decompress, inflate_big)");
+    static const char usage[] = "read_object(reading: PackReading (pack, end, max_depth, max_size, cache, "
+                                "name: str, decompress, inflate_big), offset, keep)";
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, usage);
         return NULL;
     }
-    int keep = PyObject_IsTrue(args[7]);
+    int keep = PyObject_IsTrue(args[2]);
     if (keep < 0)
         return NULL;
     long long offset = PyLong_AsLongLong(args[1]);
@@ -210,7 +226,7 @@ native_read_object(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_NONE;
     }
     read_args a;
-    int ready = read_args_open(&a, args[0], args[2], args[3], args[4], args[5], args[6], args[8], args[9]);
+    int ready = reading_open(&a, args[0], usage);
     if (ready <= 0)
         return ready < 0 ? NULL : Py_NewRef(Py_None);
     PyObject *result = read_args_one(&a, offset, keep);
@@ -221,22 +237,22 @@ native_read_object(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 /* Several objects of one pack read in turn as read_object reads each (keep
  * false), in one call:
  *
- *   read_objects(pack, offsets, end, max_depth, max_size, cache, name, decompress, inflate_big)
- *       -> [(type name, data), ...] for the first offsets, up to the first
+ *   read_objects(reading, offsets) -> [(type name, data), ...] for the first offsets, up to the first
  *       one read_object would answer None for (excluded; the caller reads
  *       it through read_at and goes on after it), or None when no object
  *       can be read here (a tracer listening). */
 static PyObject *
 native_read_objects(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 9 || !PyList_Check(args[1]) || !PyUnicode_Check(args[6])) {
-        PyErr_SetString(PyExc_TypeError, "read_objects(pack, offsets: list, end, max_depth, max_size, cache, "
-                                         "name: str, decompress, inflate_big)");
+    static const char usage[] = "read_objects(reading: PackReading (pack, end, max_depth, max_size, cache, "
+                                "name: str, decompress, inflate_big), offsets: list)";
+    if (nargs != 2 || !PyList_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, usage);
         return NULL;
     }
     PyObject *offsets = args[1];
     read_args a;
-    int ready = read_args_open(&a, args[0], args[2], args[3], args[4], args[5], args[6], args[7], args[8]);
+    int ready = reading_open(&a, args[0], usage);
     if (ready <= 0)
         return ready < 0 ? NULL : Py_NewRef(Py_None);
     PyObject *results = PyList_New(0);

@@ -2,8 +2,8 @@
  * (see tree_sums.h for what it offers; it uses fsck_tree.c's entry parser).  The pure reference
  * is the entry loop of core/advise/sizes.py (SizeWalk._tree).
  *
- *   tree_sums(data, rawsz, sizes) -> (entries, length, blobs, blob_bytes, links, gitlinks,
- *                                     subtrees, unseen) | None
+ *   tree_sums(data, rawsz, sizes) -> TreeSums(entries, length, blobs, blob_bytes, links, gitlinks,
+ *                                             subtrees, unseen) | None
  *       One tree's own entries summed for advise's checkout metrics, with
  *       sizes a dict {blob id: size}:
  *       entries: how many; length: the longest name among entries that are
@@ -15,6 +15,34 @@
  *       sizes (their sizes are the caller's to find and add).  None unless
  *       every entry parses (the caller's pure loop then decides). */
 #include "tree_sums.h"
+
+/* tree_sums' answer: a named record (a tuple too, for unpacking). */
+static PyTypeObject *TreeSumsType;
+static PyStructSequence_Field tree_sums_fields[] = {
+    {"entries", "how many entries the tree has"},
+    {"length", "the longest name among entries that are not directories"},
+    {"blobs", "entries that are neither directories, symbolic links nor gitlinks"},
+    {"blob_bytes", "the sizes of those blobs that sizes knew"},
+    {"links", "symbolic links"},
+    {"gitlinks", "gitlinks (submodules)"},
+    {"subtrees", "[(40000, name, id)] of the directories, in tree order"},
+    {"unseen", "[(mode, name, id)] of blobs and links whose size sizes did not know"},
+    {NULL, NULL},
+};
+static PyStructSequence_Desc tree_sums_desc = {
+    "packscope.core._native.TreeSums", "tree_sums' answer: one tree's own entries summed.", tree_sums_fields, 8,
+};
+
+static int
+tree_sums_init(PyObject *module)
+{
+    if (TreeSumsType == NULL) {
+        TreeSumsType = PyStructSequence_NewType(&tree_sums_desc);
+        if (TreeSumsType == NULL)
+            return -1;
+    }
+    return PyModule_AddObjectRef(module, "TreeSums", (PyObject *)TreeSumsType);
+}
 
 static PyObject *
 native_tree_sums(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -94,7 +122,20 @@ native_tree_sums(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             blob_bytes += s;
         }
     }
-    out = Py_BuildValue("(LLLLLLOO)", entries, length, blobs, blob_bytes, links, gitlinks, subtrees, unseen);
+    out = PyStructSequence_New(TreeSumsType);
+    if (out == NULL)
+        goto done;
+    long long counts[6] = {entries, length, blobs, blob_bytes, links, gitlinks};
+    for (int i = 0; i < 6; i++) {
+        PyObject *n = PyLong_FromLongLong(counts[i]);
+        if (n == NULL) {
+            Py_CLEAR(out); /* (the fields not set yet are NULL: a structseq frees those) */
+            goto done;
+        }
+        PyStructSequence_SET_ITEM(out, i, n);
+    }
+    PyStructSequence_SET_ITEM(out, 6, Py_NewRef(subtrees));
+    PyStructSequence_SET_ITEM(out, 7, Py_NewRef(unseen));
 done:
     Py_XDECREF(subtrees);
     Py_XDECREF(unseen);

@@ -8,5 +8,7 @@
 #include "fsck_tree.h" /* ft_parse */
 
 static PyObject *native_tree_sums(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+/* The TreeSums record type, made at module init (tree_sums_init). */
+static int tree_sums_init(PyObject *module);
 
 #endif

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
         def is_promised(self, oid: bytes) -> bool: ...
 
         # and ObjectReads' own methods that call one another
-        def _missing(self, oid: bytes) -> MissingObjectError | PromisedObjectError: ...
+        def missing_error(self, oid: bytes) -> MissingObjectError | PromisedObjectError: ...
         def _at_location(self, oid: bytes, use: Callable[[Location], T], loc: Location | None = None) -> T: ...
         def read(self, oid: bytes, loc: Location | None = None) -> tuple[str, bytes]: ...
         def read_header(self, oid: bytes) -> tuple[str, int]: ...
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
 class ObjectReads:
     """The store's reads, mixed into ``ObjectStore``."""
 
-    def _missing(self: ObjectReadsHost, oid: bytes) -> MissingObjectError | PromisedObjectError:
+    def missing_error(self: ObjectReadsHost, oid: bytes) -> MissingObjectError | PromisedObjectError:
         if self.is_promised(oid):
             return PromisedObjectError(
                 f"object {oid.hex()} is not in the object store; a promisor remote promises it (partial clone)",
@@ -79,7 +79,7 @@ class ObjectReads:
             if loc is None:
                 loc = self.locate(oid)
             if loc is None:
-                raise self._missing(oid)
+                raise self.missing_error(oid)
             try:
                 return use(loc)
             except FileNotFoundError:
@@ -92,7 +92,7 @@ class ObjectReads:
                     raise
             self.rescan("vanished")
             loc = None
-        raise self._missing(oid)
+        raise self.missing_error(oid)
 
     def read(self: ObjectReadsHost, oid: bytes, loc: Location | None = None) -> tuple[str, bytes]:
         """(type name, content) of ``oid`` (found at ``loc`` when given, as

@@ -19,7 +19,7 @@ import os
 import zlib
 from array import array
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
 
 from zlib_ng import zlib_ng
 
@@ -119,6 +119,33 @@ def _inflate_capped(data: memoryview, size: int) -> bytes | None:
     return out if d.eof and len(out) == size else None
 
 
+class PackReading(NamedTuple):
+    """What the compiled whole reads (``read_object``, ``read_objects``)
+    take of one pack besides the offsets: one record per pack, kept while
+    the map, the cache and the limits stay (``Pack._reading``)."""
+
+    pack: mmap.mmap  # the mapped .pack
+    end: int  # start of its trailing checksum
+    max_depth: int  # Pack.max_chain_depth
+    max_size: int  # Pack.max_object_size
+    cache: DeltaBaseCache
+    name: str  # the pack's name: the cache's key with an offset
+    decompress: Callable[[object, int, int], bytes] | None  # a small entry inflated in one call
+    inflate_big: Callable[[memoryview, int], bytes | None] | None  # a big delta inflated, capped
+
+
+class ChainEnd(NamedTuple, Generic[T]):
+    """Where ``Pack._walk_chain`` stopped, below the deltas it passed.
+
+    Exactly one of ``found``, ``whole`` and ``external`` is set."""
+
+    deltas: list[tuple[int, int, int]]  # (offset, data offset, size) of each delta passed, top first
+    at: int  # the offset the walk stopped at (probed, whole; external: the last delta's)
+    found: T | None  # the probe's answer for ``at``
+    whole: HeaderTuple | None  # the header of the whole object at ``at``
+    external: bytes | None  # a REF_DELTA base's id that this pack does not hold
+
+
 class Pack(PackInfo, PackOrderFacts, MappedFile):
     """A read-only view of one .pack file and its index."""
 
@@ -163,6 +190,7 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
         # pack's entry is damaged (the store fills it): chains through a
         # damaged base use the good copy, as git does.
         self.good_copies: dict[int, tuple[str, bytes]] = {}
+        self._read_args: PackReading | None = None  # see _reading
 
     # --- opening ---------------------------------------------------------
 
@@ -186,6 +214,9 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
 
     def _load(self) -> None:
         self._open()
+
+    def _forget_mapping(self) -> None:
+        self._read_args = None  # it holds the old map
 
     def _check_header(self, m: mmap.mmap, size: int) -> None:
         if size < 12 + self.fmt.rawsz:
@@ -268,18 +299,7 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
         if cache is not None and not self.good_copies and b is not None:
             m = self._map if self._map is not None else self._open()
             # The whole read and the cache's bookkeeping in one call; else the walk.
-            got = b.read_object(
-                m,
-                offset,
-                self._data_end,
-                self.max_chain_depth,
-                self.max_object_size,
-                cache,
-                self.name,
-                keep,
-                _decompress,
-                _inflate_capped,
-            )
+            got = b.read_object(self._reading(m, cache), offset, keep)
             if got is not None:
                 return got
             walked = b.walk_chain(m, offset, self._data_end, self.max_chain_depth, cache.table, self.name)
@@ -302,37 +322,26 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
             if hit is not None:
                 return hit
         good = self.good_copies
-        deltas = [(offset, start, size)]  # top first
-        self._check_chain_depth(1, offset)
-        seen = {offset}
-        base = None
-        while base is None:
-            if type_num == OBJ_REF_DELTA:
-                ref = _given(base_oid)
-                base_offset = self._find_offset(ref)
-                if base_offset is None:  # outside this pack: ask the store
-                    base = self._external_base(deltas[-1][0], ref, seen, self.resolve_ref)
-                    break
-            base_offset = _given(base_offset)
-            if base_offset in seen:
-                raise self._error(f"delta chain loops back to offset {base_offset}", offset, "delta-loop", DeltaError)
-            seen.add(base_offset)
+
+        def probe(at: int) -> tuple[str, bytes] | None:
+            # a base already made: in the cache (counted), or a good copy of a damaged one
+            hit = cache.get(name, at) if cache is not None else None
+            if hit is None and good:
+                hit = good.get(at)
+            return hit
+
+        ended = self._walk_chain(offset, (type_num, size, start, base_offset, base_oid), probe)
+        deltas = ended.deltas
+        if ended.found is not None:
+            base = ended.found
+        elif ended.whole is not None:
+            type_num, size, start, _, _ = ended.whole
+            base = (TYPE_NAMES[type_num], _inflate(m, ended.at, start, size, end, max_size, path))
             if cache is not None:
-                base = cache.get(name, base_offset)
-                if base is not None:
-                    break
-            if good and base_offset in good:
-                base = good[base_offset]
-                break
-            here = base_offset
-            type_num, size, start, base_offset, base_oid = self._header(here)
-            if type_num >= OBJ_OFS_DELTA:
-                deltas.append((here, start, size))
-                self._check_chain_depth(len(deltas), offset)
-            else:
-                base = (TYPE_NAMES[type_num], _inflate(m, here, start, size, end, max_size, path))
-                if cache is not None:
-                    cache.put(name, here, base[0], base[1])
+                cache.put(name, ended.at, base[0], base[1])
+        else:  # outside this pack: ask the store
+            ref = _given(ended.external)
+            base = self._external_base(ended.at, ref, {d[0] for d in deltas}, self.resolve_ref)
         return self._apply_deltas(m, base, deltas, keep, cache)
 
     def read_run(self, offsets: list[int]) -> list[tuple[str, bytes]]:
@@ -348,18 +357,31 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
         if files is not None and files.newest is not self:
             files.touch(self)
         m = self._map if self._map is not None else self._open()
-        got = b.read_objects(
-            m,
-            offsets,
-            self._data_end,
-            self.max_chain_depth,
-            self.max_object_size,
-            cache,
-            self.name,
-            _decompress,
-            _inflate_capped,
-        )
+        got = b.read_objects(self._reading(m, cache), offsets)
         return [] if got is None else got
+
+    def _reading(self, m: mmap.mmap, cache: DeltaBaseCache) -> PackReading:
+        """The compiled reads' record for this pack: the one kept, unless the
+        map, the cache or a limit changed since it was made."""
+        r = self._read_args
+        if (
+            r is None
+            or r.pack is not m
+            or r.cache is not cache
+            or r.max_depth != self.max_chain_depth
+            or r.max_size != self.max_object_size
+        ):
+            r = self._read_args = PackReading(
+                m,
+                self._data_end,
+                self.max_chain_depth,
+                self.max_object_size,
+                cache,
+                self.name,
+                _decompress,
+                _inflate_capped,
+            )
+        return r
 
     def _build(
         self,
@@ -431,6 +453,42 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
             if (k or keep) and cache is not None:  # every object but the top served as a base
                 cache.put(name, here, type_name, data)
         return type_name, data
+
+    def _walk_chain(self, offset: int, head: HeaderTuple, probe: Callable[[int], T | None]) -> ChainEnd[T]:
+        """The one delta-chain walk of the pure path (read_at's for the
+        object, info_at's for its type; the compiled path's twin is
+        ``chain_walk_from`` in native_c/chain.c): from the delta at
+        ``offset`` (its header ``head``) down, base by base, by headers
+        alone.  ``probe(base offset)`` is asked before each base is visited
+        and may answer for it (an object cached, a good copy, a type known):
+        the walk stops there; else it stops at a whole object, or at a
+        REF_DELTA base this pack does not hold.  Every walk keeps the same
+        rules: the depth rule (``_check_chain_depth``) per delta passed, and
+        an offset met twice is a loop."""
+        type_num, size, start, base_offset, base_oid = head
+        deltas = [(offset, start, size)]  # top first
+        self._check_chain_depth(1, offset)
+        seen = {offset}
+        while True:
+            if type_num == OBJ_REF_DELTA:
+                ref = _given(base_oid)
+                base_offset = self._find_offset(ref)
+                if base_offset is None:
+                    return ChainEnd(deltas, deltas[-1][0], None, None, ref)
+            base_offset = _given(base_offset)
+            if base_offset in seen:
+                raise self._error(f"delta chain loops back to offset {base_offset}", offset, "delta-loop", DeltaError)
+            seen.add(base_offset)
+            found = probe(base_offset)
+            if found is not None:
+                return ChainEnd(deltas, base_offset, found, None, None)
+            here = base_offset
+            header = self._header(here)
+            type_num, size, start, base_offset, base_oid = header
+            if type_num < OBJ_OFS_DELTA:
+                return ChainEnd(deltas, here, None, header, None)
+            deltas.append((here, start, size))
+            self._check_chain_depth(len(deltas), offset)
 
     def _check_chain_depth(self, deltas: int, offset: int) -> None:
         """The one depth rule of every chain walk: a chain of up to

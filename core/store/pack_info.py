@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from packscope.core.errors import PackscopeError
     from packscope.core.oid import ObjectFormat
     from packscope.core.store.cache import DeltaBaseCache
+    from packscope.core.store.pack import ChainEnd
     from packscope.core.store.pack_index import PackIndex
 
     T = TypeVar("T")
@@ -69,8 +70,7 @@ if TYPE_CHECKING:
 
         def _open(self) -> mmap.mmap: ...
         def _header(self, offset: int) -> HeaderTuple: ...
-        def _check_chain_depth(self, deltas: int, offset: int) -> None: ...
-        def _find_offset(self, oid: bytes) -> int | None: ...
+        def _walk_chain(self, offset: int, head: HeaderTuple, probe: Callable[[int], T | None]) -> ChainEnd[T]: ...
         def _external_base(
             self, offset: int, oid: bytes, chain: set[int], resolve: Callable[[bytes], tuple[str, T]] | None
         ) -> tuple[str, T]: ...
@@ -147,43 +147,32 @@ class PackInfo:
         return known
 
     def _walk_chain_type(self: PackInfoHost, offset: int) -> str:
-        # Raw header tuples, not EntryHeader records: this runs for every
-        # delta a batch-check meets.  Every delta passed on the way learns
-        # the type too.
+        # Pack._walk_chain, the one walk read_at makes too, by headers
+        # alone; a base whose type is known (memoised, or its object in the
+        # cache: peeked, not counted) ends it.  Every delta passed on the
+        # way learns the type too.
         memo = self._delta_types
         cache = self.cache
-        header = self._header
-        visited: set[int] = set()
-        at = offset
-        type_num, _, _, base_offset, base_oid = header(at)
-        while True:
-            if type_num < OBJ_OFS_DELTA:
-                result = TYPE_NAMES[type_num]
-                break
-            visited.add(at)
-            self._check_chain_depth(len(visited), offset)
-            if base_offset is None:  # REF_DELTA: the base may be anywhere, or elsewhere
-                ref = _given(base_oid)
-                base_offset = self._find_offset(ref)
-                if base_offset is None:
-                    if self.resolve_ref_info is not None:  # the type alone: no need to read the base
-                        result = self._external_base(at, ref, visited, self.resolve_ref_info)[0]
-                    else:
-                        result = self._external_base(at, ref, visited, self.resolve_ref)[0]
-                    break
-                if base_offset in visited:
-                    raise self._error(
-                        f"delta chain loops back to offset {base_offset}", offset, "delta-loop", DeltaError
-                    )
-            at = base_offset
+        name = self.name
+
+        def probe(at: int) -> str | None:
             known = memo.get(at)
             if known is None and cache is not None:
-                hit = cache.peek(self.name, at)
+                hit = cache.peek(name, at)
                 known = hit[0] if hit is not None else None
-            if known is not None:
-                result = known
-                break
-            type_num, _, _, base_offset, base_oid = header(at)
-        for o in visited:
+            return known
+
+        walked = self._walk_chain(offset, self._header(offset), probe)
+        if walked.found is not None:
+            result = walked.found
+        elif walked.whole is not None:
+            result = TYPE_NAMES[walked.whole[0]]
+        else:  # a REF_DELTA base in another pack: its type alone, if the store can say
+            ref, chain = _given(walked.external), {d[0] for d in walked.deltas}
+            if self.resolve_ref_info is not None:
+                result = self._external_base(walked.at, ref, chain, self.resolve_ref_info)[0]
+            else:
+                result = self._external_base(walked.at, ref, chain, self.resolve_ref)[0]
+        for o, _, _ in walked.deltas:
             memo[o] = result
         return result

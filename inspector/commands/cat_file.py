@@ -337,7 +337,7 @@ def _run_batch(session, fmt_text: str, *, contents: bool, all_objects: bool) -> 
             if oid is None:
                 oid = resolve(session, name)
             elif loc is None:
-                raise store._missing(oid)
+                raise store.missing_error(oid)
             emit(oid, rest, loc)
         except AmbiguousObjectError:
             write(f"{name} ambiguous\n".encode("utf-8", "surrogateescape"))

@@ -214,7 +214,7 @@ def result_to_json(result: dict) -> dict:
         out["events"] = [trace.event_to_dict(e) for e in result["events"]]
     if "compare" in result:
         out["compare"] = [
-            {"pack": c["pack"], "source": c["source"], "paths": {a: trace._jsonable(p) for a, p in c["paths"].items()}}
+            {"pack": c["pack"], "source": c["source"], "paths": {a: trace.jsonable(p) for a, p in c["paths"].items()}}
             for c in result["compare"]
         ]
     return out

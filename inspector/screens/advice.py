@@ -132,11 +132,8 @@ class AdviceScreen(PackscopeScreen):
 
     @work(thread=True, exclusive=True, group="advice")
     def compute(self, stop: threading.Event) -> None:
-        from packscope.core.advise.document import build
-        from packscope.core.advise.maintenance import maintenance
-        from packscope.core.advise.sizes import SizeWalk
-        from packscope.core.errors import CancelledError, PackscopeError
-        from packscope.core.repo.session import open_session
+        from packscope.core.face import CancelledError, PackscopeError, SizeWalk, maintenance, open_session
+        from packscope.core.face import advice_document as build
 
         last = [0.0]
 
@@ -155,10 +152,10 @@ class AdviceScreen(PackscopeScreen):
             tasks = maintenance(session)
             self.post_message(self.Maintenance([t.to_dict() for t in tasks]))
             result = SizeWalk(session, cancel=stop.is_set, progress=progress).run()
-            from packscope.core.advise.whatif import _Model, whatif
+            from packscope.core.face import whatif, workload_sample
 
             doc = build(tasks, result, [w.to_dict() for w in whatif(session)])
-            doc["_workload"] = _Model(session).sample()
+            doc["_workload"] = workload_sample(session)
         except CancelledError:
             self.post_message(self.Finished(None, stopped=True))
             return

@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Label
 
-from packscope.core.errors import PackscopeError
+from packscope.core.face import PackscopeError
 from packscope.inspector.commit_text import decode, decoration_text, ident_text, name_text
 from packscope.inspector.history_model import SummaryCache
 from packscope.inspector.safe_text import literal
@@ -20,7 +20,7 @@ from packscope.inspector.screens.base import PackscopeScreen
 from packscope.inspector.widgets.virtual_list import VirtualList
 
 if TYPE_CHECKING:
-    from packscope.core.objects import Commit
+    from packscope.core.face import Commit
     from packscope.inspector.commit_changes_model import ParentChanges
 
 HELP = """
@@ -68,7 +68,7 @@ class CommitView:
 def shallow_boundary(core, oid: bytes) -> bool:
     """Whether ``oid`` is listed in the repository's shallow file (its
     parents were never fetched)."""
-    from packscope.core.repo.shallow import read_shallow
+    from packscope.core.face import read_shallow
 
     try:
         with core.lock:
@@ -78,7 +78,7 @@ def shallow_boundary(core, oid: bytes) -> bool:
 
 
 def load_commit(core, oid: bytes, path: bytes, tree: bytes | None) -> CommitView:
-    from packscope.core.objects import mode_is_tree, parse_commit, tree_items
+    from packscope.core.face import mode_is_tree, parse_commit, tree_items
 
     view = CommitView(oid, path)
     store = core.bulk.store
@@ -300,7 +300,7 @@ class CommitScreen(PackscopeScreen):
         return self.view.entries if self.view is not None else []
 
     def entry_text(self, i: int) -> Text:
-        from packscope.core.objects import mode_type
+        from packscope.core.face import mode_type
 
         mode, name, _ = self.entries[i]
         kind = mode_type(mode)
@@ -528,7 +528,7 @@ class CommitScreen(PackscopeScreen):
         elif kind == "object":
             self.app.open_object(value)
         elif kind == "entry":
-            from packscope.core.objects import mode_type
+            from packscope.core.face import mode_type
 
             mode, name, oid = self.entries[value]
             t = mode_type(mode)

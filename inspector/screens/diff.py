@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Label
 
-from packscope.core.errors import PackscopeError
+from packscope.core.face import PackscopeError
 from packscope.inspector.commit_text import name_text
 from packscope.inspector.safe_text import literal
 from packscope.inspector.screens.base import PackscopeScreen
@@ -94,7 +94,7 @@ class DiffScreen(PackscopeScreen):
     def load(self) -> None:
         from textual.worker import get_current_worker
 
-        from packscope.core.errors import CancelledError
+        from packscope.core.face import CancelledError
         from packscope.inspector.commit_changes_model import (
             DIFF_BUDGET_SECONDS,
             OverBudget,

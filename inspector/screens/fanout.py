@@ -10,8 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, Static
 
-from packscope.core.errors import PackscopeError
-from packscope.core.store.midx import MultiPackIndex
+from packscope.core.face import MultiPackIndex, PackscopeError
 from packscope.inspector import lab_model as lab
 from packscope.inspector.plural import count
 from packscope.inspector.safe_text import literal

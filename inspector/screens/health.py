@@ -27,7 +27,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Label, ProgressBar
 
-from packscope.core.errors import CancelledError
+from packscope.core.face import CancelledError
 from packscope.inspector.health_groups_model import (
     Entry,
     Group,
@@ -254,7 +254,7 @@ class HealthScreen(PackscopeScreen):
     def check(self, mode: str) -> None:
         """The check in a process of its own (inspector/health_run.py: its
         memory leaves with it), results streamed to this thread."""
-        from packscope.core.fsck.parallel import default_jobs
+        from packscope.core.face import default_jobs
         from packscope.inspector.health_run import CheckFailed, run_check
 
         state = self.state
@@ -547,13 +547,14 @@ def changed_sentence(s: RunState) -> str:
 
 
 def repository_state(repo):
-    from packscope.core.repo.repo_state import state_of
+    from packscope.core.face import state_of
 
     return state_of(repo)
 
 
 def changed_since(repo, start) -> str | None:
-    from packscope.core.repo.repo_state import compare, state_of
+    from packscope.core.face import compare_states as compare
+    from packscope.core.face import state_of
 
     change = compare(start, state_of(repo))
     return None if change is None else change.describe()

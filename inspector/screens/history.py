@@ -460,7 +460,8 @@ class HistoryScreen(PackscopeScreen):
             return
         import shlex
 
-        from packscope.inspector.commands.log import UsageError, parse_words
+        from packscope.core.face import UsageError
+        from packscope.core.face import parse_log_words as parse_words
 
         try:
             words = shlex.split(text)
@@ -468,7 +469,7 @@ class HistoryScreen(PackscopeScreen):
         except (ValueError, UsageError) as e:
             self.notify(literal(f"revisions: {e}").plain, severity="error", timeout=5)
             return
-        from packscope.core.history.rev_args import ALL
+        from packscope.core.face import ALL
 
         self.revs = ["--all" if r is ALL else r for r in opts["revs"]] or ["HEAD"]
         if opts["dashdash"]:

@@ -15,8 +15,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher, Digits, Label, Static
 
-from packscope.core.errors import PackscopeError
-from packscope.core.store.search import ALGORITHMS
+from packscope.core.face import ALGORITHMS, PackscopeError
 from packscope.inspector import lab_batch
 from packscope.inspector import lab_model as lab
 from packscope.inspector.safe_text import literal
@@ -194,10 +193,7 @@ class LabScreen(LabBatches, LabReplay, PackscopeScreen):
     def _warm_up(self) -> None:
         """Import what resolving a revision needs and read the refs once, so
         the first lookup is drawn as fast as the next ones."""
-        import importlib
-
-        for name in ("packscope.core.repo.revision", "packscope.inspector.commands.lookup"):
-            importlib.import_module(name)
+        from packscope.core.face import resolve_revision  # noqa: F401 (loads the resolver)
 
         session = self.app.core.session  # refresh_data runs once the store is open
         if session is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from packscope.core.errors import PackscopeError
+from packscope.core.face import PackscopeError
 
 if TYPE_CHECKING:
     # For the type checker this mixin is a packscope screen (it is mixed

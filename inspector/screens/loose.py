@@ -11,8 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Label
 
-from packscope.core import trace
-from packscope.core.errors import PackscopeError
+from packscope.core.face import PackscopeError, trace
 from packscope.inspector.plural import count
 from packscope.inspector.safe_text import human_bytes, literal
 from packscope.inspector.screens.base import PackscopeScreen
@@ -216,7 +215,7 @@ class _DirSource:
     def info(self, row: int) -> tuple:
         hit = self._info.get(row)
         if hit is None:
-            from packscope.core.store.loose import loose_path, read_loose_header
+            from packscope.core.face import loose_path, read_loose_header
 
             path = loose_path(self.objects_dir, self.ids[row].hex())
             try:

@@ -14,13 +14,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Label, Static
 
-from packscope.core.errors import PackscopeError
+from packscope.core.face import PackscopeError
 from packscope.inspector.safe_text import human_bytes, literal, short_id
 from packscope.inspector.screens.base import PackscopeScreen
 from packscope.inspector.widgets.virtual_list import ListSource, VirtualList
 
 if TYPE_CHECKING:
-    from packscope.core.store.location import Location
+    from packscope.core.face import Location
 
 BLOB_SHOW = 64 * 1024  # bytes of a blob shown
 BLOB_READ_LIMIT = 32 << 20  # larger blobs are not read at all (core reads whole objects)
@@ -118,7 +118,7 @@ def _header(name: str, value: Text | str) -> Text:
 
 def content_rows(view: ObjectView, data: bytes, fmt) -> None:
     """Fill ``view.rows``/``links`` by type, with core's parsers."""
-    from packscope.core import objects
+    from packscope.core.face import objects
 
     rows, links = view.rows, view.links
 
@@ -247,7 +247,7 @@ def load_object(core, oid: bytes, pack=None, offset: int | None = None) -> Objec
                 return view
             view.type_name, view.size = type_name, len(data)
         except PackscopeError as e:
-            from packscope.core.store.location import explain_vanished
+            from packscope.core.face import explain_vanished
 
             e = explain_vanished(e)
             view.failed_offset, view.failed_step = e.offset, failed_step(e)

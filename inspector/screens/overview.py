@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.widgets import Static
 
-from packscope.core.errors import PackscopeError
+from packscope.core.face import PackscopeError
 from packscope.inspector.core_access import Facts
 from packscope.inspector.health_state import describe_run, health_state, opening_text
 from packscope.inspector.plural import count
@@ -229,7 +229,7 @@ class OverviewScreen(PackscopeScreen):
         """What ``packscope info`` reports as problems, from the same code
         (on the untraced session: info reads every index); returns info's
         line on what rewrites history (shallow, replace refs, grafts)."""
-        from packscope.inspector.commands.info import collect
+        from packscope.core.face import repository_report as collect
         from packscope.inspector.info_view import rewrites_text
 
         core = self.app.core
@@ -472,7 +472,7 @@ class OverviewScreen(PackscopeScreen):
 
     def core_events(self, batch: list) -> None:
         # Scans change what the store section and health show.
-        from packscope.core.trace import PackDirScanned
+        from packscope.core.face import PackDirScanned
 
         if any(isinstance(e, PackDirScanned) for e in batch):
             self.refresh_data()

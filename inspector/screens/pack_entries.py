@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Label
 
-from packscope.core.errors import PackscopeError
+from packscope.core.face import PackscopeError
 from packscope.inspector.pack_entries_model import SYNC_LIMIT, OffsetOrder, PackEntries
 from packscope.inspector.safe_text import literal, short_id
 from packscope.inspector.screens.base import PackscopeScreen
@@ -154,7 +154,7 @@ class PackScreen(PackscopeScreen):
         self.refresh_bindings()
 
     def core_events(self, batch: list) -> None:
-        from packscope.core.trace import PackDirScanned
+        from packscope.core.face import PackDirScanned
 
         if any(isinstance(e, PackDirScanned) and e.removed for e in batch):
             self.check_removed()

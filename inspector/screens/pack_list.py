@@ -13,8 +13,7 @@ from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.widgets import Label
 
-from packscope.core import trace
-from packscope.core.errors import PackscopeError
+from packscope.core.face import PackscopeError, trace
 from packscope.inspector.core_access import PackRow
 from packscope.inspector.health_state import HealthState, PackHealth, health_state
 from packscope.inspector.safe_text import human_bytes, literal

@@ -20,7 +20,7 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import Label
 
-from packscope.core.errors import PackscopeError
+from packscope.core.face import PackscopeError
 from packscope.inspector.plural import count
 from packscope.inspector.refs_model import RefEntry, RefsSnapshot
 from packscope.inspector.safe_text import literal
@@ -28,7 +28,7 @@ from packscope.inspector.screens.base import PackscopeScreen
 from packscope.inspector.widgets.virtual_list import ListSource, VirtualList
 
 if TYPE_CHECKING:
-    from packscope.core.repo.reflog import ReflogLine
+    from packscope.core.face import ReflogLine
 
 COUNT_LIMIT = 10_000
 KIND_STYLE = {"branch": "green", "remote": "red", "tag": "yellow", "stash": "magenta", "other": "blue"}
@@ -381,8 +381,7 @@ class ReflogScreen(PackscopeScreen):
 
     @work(thread=True, exclusive=True, group="reflog-load")
     def load(self) -> None:
-        from packscope.core.history.abbrev import StoreAbbreviator
-        from packscope.core.repo.reflog import reflog_rows
+        from packscope.core.face import StoreAbbreviator, reflog_rows
 
         core = self.app.core
         session = core.bulk

@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widget import Widget
 
-from packscope.core.store.search import ALGORITHMS
+from packscope.core.face import ALGORITHMS
 from packscope.inspector import lab_batch
 from packscope.inspector import lab_model as lab
 from packscope.inspector.plural import count
