@@ -51,7 +51,11 @@ if TYPE_CHECKING:
     from packscope.core.fsck.verify import Fsck as Fsck
     from packscope.core.history.abbrev import StoreAbbreviator as StoreAbbreviator
     from packscope.core.history.abbrev import configured_abbrev as configured_abbrev
+    from packscope.core.history.blame import Blame as Blame
+    from packscope.core.history.blame import BlameGroup as BlameGroup
+    from packscope.core.history.blame_format import commit_facts as blame_commit_facts
     from packscope.core.history.graph_walk import WalkSource as WalkSource
+    from packscope.core.history.log_format import format_date_iso as format_date_iso
     from packscope.core.history.log_words import LogOptions as LogOptions
     from packscope.core.history.log_words import parse_words as parse_log_words
     from packscope.core.history.ref_list import list_refs as list_refs
@@ -63,6 +67,7 @@ if TYPE_CHECKING:
     from packscope.core.objects import mode_type as mode_type
     from packscope.core.objects import parse_commit as parse_commit
     from packscope.core.objects import tree_items as tree_items
+    from packscope.core.repo.mailmap import load_mailmap as load_mailmap
     from packscope.core.repo.reflog import ReflogLine as ReflogLine
     from packscope.core.repo.reflog import reflog_rows as reflog_rows
     from packscope.core.repo.repo_state import compare as compare_states
@@ -142,6 +147,12 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "whatif": ("packscope.core.advise.whatif", "whatif"),
     "workload_sample": ("packscope.core.advise.whatif", "workload_sample"),
     "advice_document": ("packscope.core.advise.document", "build"),
+    # blame (the Blame view)
+    "Blame": ("packscope.core.history.blame", "Blame"),
+    "BlameGroup": ("packscope.core.history.blame", "BlameGroup"),
+    "blame_commit_facts": ("packscope.core.history.blame_format", "commit_facts"),
+    "format_date_iso": ("packscope.core.history.log_format", "format_date_iso"),
+    "load_mailmap": ("packscope.core.repo.mailmap", "load_mailmap"),
     # the repository report (info, the Overview)
     "repository_report": ("packscope.core.face.report", "repository_report"),
 }
@@ -152,6 +163,8 @@ __all__ = [
     "ALL",
     "AmbiguousObjectError",
     "BadRevisionError",
+    "Blame",
+    "BlameGroup",
     "CancelledError",
     "Commit",
     "Finding",
@@ -173,12 +186,15 @@ __all__ = [
     "UsageError",
     "WalkSource",
     "advice_document",
+    "blame_commit_facts",
     "compare_states",
     "configured_abbrev",
     "default_jobs",
     "explain_vanished",
     "find_repository",
+    "format_date_iso",
     "list_refs",
+    "load_mailmap",
     "loose_path",
     "maintenance",
     "mode_is_tree",

@@ -21,7 +21,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Label
 
-from packscope.core.errors import CancelledError, PackscopeError
+from packscope.core.face import CancelledError, PackscopeError
 from packscope.inspector.commit_text import decode, name_text
 from packscope.inspector.plural import count
 from packscope.inspector.safe_text import literal
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from textual.screen import Screen
 
-    from packscope.core.history.blame import BlameGroup
+    from packscope.core.face import BlameGroup
 
 HOLD_SECONDS = 0.03  # longest hold of the core lock: the UI draws rows meanwhile
 FOUND_SECONDS = 0.2  # answers are handed over at most this often (the first at once)
@@ -178,11 +178,8 @@ class BlameScreen(PackscopeScreen):
     def run_blame(self) -> None:
         from textual.worker import get_current_worker
 
-        from packscope.core.history.blame import Blame
-        from packscope.core.history.blame_format import commit_facts
-        from packscope.core.history.graph_walk import WalkSource
-        from packscope.core.history.log_format import format_date_iso
-        from packscope.core.repo.mailmap import load_mailmap
+        from packscope.core.face import Blame, WalkSource, format_date_iso, load_mailmap
+        from packscope.core.face import blame_commit_facts as commit_facts
 
         worker = get_current_worker()
         core = self.app.core

@@ -542,7 +542,7 @@ class CommitScreen(PackscopeScreen):
     def action_blame(self) -> None:
         """b: the Blame view of the file under the cursor (a changed file, or a
         file of the tree), at this commit."""
-        from packscope.core.objects import mode_type
+        from packscope.core.face import mode_type
 
         row = self.query_one(VirtualList).cursor
         link = self.links.get(row)
