@@ -43,11 +43,16 @@ if TYPE_CHECKING:
 # --- what the app tells the screen on top ---------------------------------------
 
 
-class CoreOpened(Message):
+class AppNews(Message, bubble=False):
+    """What the app posts to the screen on top (for that screen only: none
+    bubbles back to the app; Textual wants bubble=False on each class)."""
+
+
+class CoreOpened(AppNews, bubble=False):
     """The core session opened."""
 
 
-class CoreFailed(Message):
+class CoreFailed(AppNews, bubble=False):
     """The repository could not be opened."""
 
     def __init__(self, error: PackscopeError) -> None:
@@ -55,7 +60,7 @@ class CoreFailed(Message):
         self.error = error
 
 
-class CoreDrained(Message):
+class CoreDrained(AppNews, bubble=False):
     """The event pump was drained (~30 Hz): ``batch`` is core's trace events
     since the last one (possibly none); the event log may have grown."""
 
@@ -64,19 +69,19 @@ class CoreDrained(Message):
         self.batch = batch
 
 
-class Tick(Message):
+class Tick(AppNews, bubble=False):
     """A few times a second, once the core is open: live numbers."""
 
 
-class RatesSampled(Message):
+class RatesSampled(AppNews, bubble=False):
     """The counters were sampled (once a second): the rates panel may redraw."""
 
 
-class DataChanged(Message):
+class DataChanged(AppNews, bubble=False):
     """The store was rescanned or a setting changed: the screen's data is stale."""
 
 
-class OutsideChanged(Message):
+class OutsideChanged(AppNews, bubble=False):
     """Another process changed the object directories (after the rescan)."""
 
     def __init__(self, changes: list) -> None:
