@@ -159,6 +159,7 @@ class PackscopeApp(App):
     show_log: var[bool] = var(True)
     show_rates: var[bool] = var(True)
     unfolded: var[frozenset[str]] = var(frozenset())  # panels e / s unfolded where they are folded away
+    present: var[bool] = var(False)  # presentation mode: no live panels (the Lab draws larger)
     status_text: var[str] = var("")
 
     def __init__(
@@ -187,7 +188,7 @@ class PackscopeApp(App):
         self.outside_changes = 0
         self.last_lookup: LookupFinished | None = None  # the latest, whichever screen (or worker) made it
         self.lab_replay: str | None = None  # packscope lab --replay FILE, for the Lab to open
-        self.present = present  # presentation mode: no live panels (the Lab draws larger)
+        self.present = present
         self.start = start  # the screen shown first (default: the first of the table)
         self.return_mode: str | None = None  # the tab `:` left for the Object tab (Esc/q go back)
 

@@ -12,9 +12,9 @@ The app tells the screen on top what happened with the messages below
 * ``refresh_data()`` — ``R``, an outside change, a rescan or a store setting;
 * ``outside_changed(changes)`` — another process wrote the object directories.
 
-The app's panel toggles (``show_log``, ``show_rates``, ``unfolded``) and
-its ``status_text`` are reactive: every screen watches them and redraws
-its chrome when they change.
+The app's panel toggles (``show_log``, ``show_rates``, ``unfolded``,
+``present``) and its ``status_text`` are reactive: every screen watches
+them and redraws its chrome when they change.
 """
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ class PackscopeScreen(Screen):
         self.ready = True
         app = self.app
         # (on_mount runs once per class in the MRO; watch() keeps one of each)
-        for name in ("show_log", "show_rates", "unfolded"):
+        for name in ("show_log", "show_rates", "unfolded", "present"):
             self.watch(app, name, self._panels_changed, init=False)
         self.watch(app, "status_text", self.update_status, init=False)
         self.update_chrome()
