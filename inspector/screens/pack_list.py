@@ -373,8 +373,7 @@ class PacksScreen(PackscopeScreen):
             self.holding = None
             for r in self.rows:
                 r.holds = []
-            lst = self.query_one(VirtualList)
-            lst.search_query, lst.matches = "", []
+            self.query_one(VirtualList).clear_search()
             self.filter = ""
         else:
             self.action_back()
