@@ -8,7 +8,10 @@ Lookup lab, History, Health): adding one is one line in the table.
 The app owns the live plumbing: the core session (opened in a worker, so the
 first screen paints at once), the event pump drained ~30 times a second, the
 counters sampled once a second, and the watcher that notices other
-processes writing to the object directories.
+processes writing to the object directories.  It tells the screen on top
+with messages (packscope.inspector.screens.base: CoreOpened, CoreDrained,
+Tick, …); the live panels' toggles and the status line are reactive
+attributes the screens watch.
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from textual import work
+from textual import on, work
 from textual.app import App
 from textual.binding import Binding
+from textual.reactive import var
 from textual.screen import Screen
 
 from packscope.core.face import PackscopeError, trace
@@ -29,9 +33,20 @@ from packscope.inspector.core_access import CoreAccess
 from packscope.inspector.events import EventDigest, EventPump, LogBook, RateHistory
 from packscope.inspector.palette import PackscopeCommands
 from packscope.inspector.safe_text import visible
-from packscope.inspector.screens.base import PackscopeScreen
+from packscope.inspector.screens.base import (
+    CoreDrained,
+    CoreFailed,
+    CoreOpened,
+    DataChanged,
+    OutsideChanged,
+    PackscopeScreen,
+    RatesSampled,
+    TabsLabel,
+    Tick,
+)
 from packscope.inspector.screens.overview import OverviewScreen
 from packscope.inspector.watcher import DirWatcher
+from packscope.inspector.widgets.event_log import EventLogList
 
 if TYPE_CHECKING:
     from packscope.core.face import LookupFinished, Repository
@@ -138,6 +153,13 @@ class PackscopeApp(App):
         Binding("Q", "quit", "Quit now", id="app.quit-now"),
     ]
 
+    # The live panels (e, s) and the status line: every screen watches these.
+    show_log: var[bool] = var(True)
+    show_rates: var[bool] = var(True)
+    unfolded: var[frozenset[str]] = var(frozenset())  # panels e / s unfolded where they are folded away
+    present: var[bool] = var(False)  # presentation mode: no live panels (the Lab draws larger)
+    status_text: var[str] = var("")
+
     def __init__(
         self,
         repository: Repository | str | None = None,
@@ -157,10 +179,6 @@ class PackscopeApp(App):
         self.digest = EventDigest()
         self.logbook = LogBook()
         self.rates = RateHistory()
-        self.show_log = True
-        self.show_rates = True
-        self.small_panels: dict[str, bool] = {}  # panels e / s unfolded where they are folded away
-        self.status_text = ""
         self.last_object: tuple | None = None
         self.copied: str | None = None
         self.watcher: DirWatcher | None = None
@@ -168,7 +186,7 @@ class PackscopeApp(App):
         self.outside_changes = 0
         self.last_lookup: LookupFinished | None = None  # the latest, whichever screen (or worker) made it
         self.lab_replay: str | None = None  # packscope lab --replay FILE, for the Lab to open
-        self.present = present  # presentation mode: no live panels (the Lab draws larger)
+        self.present = present
         self.start = start  # the screen shown first (default: the first of the table)
         self.return_mode: str | None = None  # the tab `:` left for the Object tab (Esc/q go back)
 
@@ -203,16 +221,18 @@ class PackscopeApp(App):
         self.set_status("")
         self.sample_rates()  # the baseline the first rates are measured from
         # Screens not on top refresh when they are shown again (on_screen_resume).
-        screen = self.top_screen
-        if screen is not None:
-            screen.core_ready()
+        self._tell_top(CoreOpened())
 
     def _core_failed(self, e: PackscopeError) -> None:
         self.set_status("cannot open the repository")
         self.notify(visible(f"{e.message} — {e.remedy}"), severity="error", timeout=10)
+        self._tell_top(CoreFailed(e))
+
+    def _tell_top(self, message) -> None:
+        """Post ``message`` to the packscope screen on top, if one is shown."""
         screen = self.top_screen
-        if isinstance(screen, OverviewScreen):
-            screen.show_error(e)
+        if screen is not None:
+            screen.post_message(message)
 
     @property
     def top_screen(self) -> PackscopeScreen | None:
@@ -223,37 +243,29 @@ class PackscopeApp(App):
         return None
 
     def set_status(self, text: str) -> None:
-        self.status_text = text
-        screen = self.top_screen
-        if screen is not None and screen.is_mounted:
-            screen.update_status()
+        self.status_text = text  # (screens watch it)
 
     # --- the live plumbing ---------------------------------------------------------
 
     def drain_events(self) -> None:
         batch = self.pump.drain()
-        screen = self.top_screen
         if batch:
             self.logbook.extend(self.digest.digest(batch))
             finished = trace.LookupFinished  # (the event classes loaded with the first event)
             self.last_lookup = next((e for e in reversed(batch) if type(e) is finished), self.last_lookup)
-            if screen is not None:
-                screen.core_events(batch)
-        if screen is not None and self.show_log:
-            screen.log_panel.sync()
+        if batch or self.show_log:
+            self._tell_top(CoreDrained(batch))
 
     def tick(self) -> None:
-        screen = self.top_screen
-        if screen is not None and self.core.ready:
-            screen.tick()
+        if self.core.ready:
+            self._tell_top(Tick())
 
     def sample_rates(self) -> None:
         if not self.core.ready:
             return
         self.rates.sample(self.core.counters(), self.core.delta_stats())
-        screen = self.top_screen
-        if screen is not None and self.show_rates:
-            screen.rates_panel.sync()
+        if self.show_rates:
+            self._tell_top(RatesSampled())
 
     def poll_outside(self) -> None:
         if self.watcher is not None:
@@ -272,9 +284,7 @@ class PackscopeApp(App):
         self.outside_changes += 1
         for c in changes:
             self.logbook.add("outside", f"outside change: {c.describe()} in {c.objects_dir} — rescanned")
-        screen = self.top_screen
-        if screen is not None:
-            screen.outside_changed(changes)
+        self._tell_top(OutsideChanged(changes))
 
     # --- actions ------------------------------------------------------------------
 
@@ -303,15 +313,6 @@ class PackscopeApp(App):
         title = f"{type(screen).__name__.removesuffix('Screen')} — help"
         self.push_screen(HelpScreen(title, screen.HELP, binding_rows(screen)))
 
-    def _apply_panels(self) -> None:
-        screen = self.top_screen
-        if screen is not None:
-            screen.update_chrome()
-            if self.show_log:
-                screen.log_panel.sync(force=True)
-            if self.show_rates:
-                screen.rates_panel.sync()
-
     def action_toggle_log(self) -> None:
         self._toggle_panel("log")
 
@@ -326,18 +327,26 @@ class PackscopeApp(App):
 
         attr = f"show_{name}"
         if panels_folded(self):
-            shown = getattr(self, attr) and self.small_panels.get(name, False)
-            self.small_panels[name] = not shown
+            shown = getattr(self, attr) and name in self.unfolded
+            self.unfolded = self.unfolded - {name} if shown else self.unfolded | {name}
             setattr(self, attr, True)
         else:
             setattr(self, attr, not getattr(self, attr))
-        self._apply_panels()
+        # (the screens watch show_log, show_rates and unfolded)
 
     def action_toggle_pause(self) -> None:
         self.logbook.set_paused(not self.logbook.paused)
 
     def action_clear_log(self) -> None:
         self.logbook.clear()
+
+    @on(EventLogList.FilterAsked)
+    def _log_filter_asked(self) -> None:
+        self.action_filter_log()
+
+    @on(TabsLabel.Picked)
+    def _tab_picked(self, message: TabsLabel.Picked) -> None:
+        self.action_switch(message.name)
 
     def action_filter_log(self) -> None:
         from packscope.inspector.widgets.event_log import KindFilter
@@ -352,9 +361,7 @@ class PackscopeApp(App):
         if self.core.ready:
             self.core.rescan("request")
             self.notify("rescanned the pack directories", timeout=2)
-            screen = self.top_screen
-            if screen is not None:
-                screen.refresh_data()
+            self._tell_top(DataChanged())
 
     def set_store_setting(self, name: str, value) -> None:
         if not self.core.ready:
@@ -369,9 +376,7 @@ class PackscopeApp(App):
         with self.core.lock:
             setter(value)
         self.notify(f"{name.replace('_', ' ')}: {value}", timeout=2)
-        screen = self.top_screen
-        if screen is not None:
-            screen.refresh_data()
+        self._tell_top(DataChanged())
 
     def action_goto(self) -> None:
         from packscope.inspector.widgets.prompt import Prompt

@@ -4,7 +4,9 @@ trace replayed, and presentation mode in the middle of a bucket search.
 Deterministic by construction: the repository is built at a fixed path
 with fixed mtimes (a real history plus a synthetic pack whose bucket 5a
 holds 3,400 names), and the replayed trace's timings are fixed after
-recording (a replay shows the recorded numbers).  Regenerate after a
+recording (a replay shows the recorded numbers).  The pack names, which
+another git or zlib would change, are masked (tests/snapshot_mask.py).
+Regenerate after a
 deliberate change with ``pytest tests/test_ui_lab_snapshots.py
 --snapshot-update``.
 """
@@ -22,6 +24,7 @@ import pytest
 
 from tests import repos
 from tests.cli import packscope
+from tests.snapshot_mask import masked_snap_compare
 from tests.test_ui_lab_demo import write_bucket_pack
 from tests.ui_support import fixed_snapshot_root, until
 
@@ -30,6 +33,12 @@ SIZE = (120, 36)
 # (a uid in the path would make every snapshot differ under another user).
 ROOT = Path("/tmp/packscope-lab-snapshots")
 HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture
+def snap_compare(snap_compare, monkeypatch):
+    """The plugin's snap_compare on SVGs with git's and zlib's bytes masked."""
+    return masked_snap_compare(snap_compare, monkeypatch)
 
 
 def _key() -> str:

@@ -5,6 +5,15 @@ Deterministic by construction: the repositories are built with fixed dates
 at a fixed path (so the paths on screen are the same on every run), every
 worker is awaited before the shot, the live panels (event log with its
 clock times, rates) are hidden, and nothing on these screens blinks.
+
+Another git or zlib writes other pack bytes: their names, sizes and
+offsets are masked in the SVGs (tests/snapshot_mask.py), and what they
+would otherwise decide on screen is fixed by content here — the order of
+the packs (mtimes by the commit each holds; sizes 300 bytes apart, of
+incompressible data), the kept pack (by its commit, not its name), and
+where the truncated pack is cut (at an object's start, so the same
+entries are lost whatever their compressed sizes).
+
 Regenerate after a deliberate change with ``pytest tests/test_ui_snapshots.py
 --snapshot-update`` (textual is pinned in the test extra for this).
 """
@@ -16,13 +25,15 @@ import fcntl
 import hashlib
 import inspect
 import os
+import random
 import shutil
 from pathlib import Path
 
 import pytest
 
 from tests import ui_history_repos as hr
-from tests.repos import build_many_packs, git
+from tests.repos import git, git_text, init_bare, pack_files, show_index
+from tests.snapshot_mask import masked_snap_compare
 from tests.ui_support import fixed_snapshot_root, until
 
 SIZE = (120, 36)
@@ -32,20 +43,72 @@ ROOT = Path("/tmp/packscope-snapshots")
 HERE = Path(__file__).resolve().parent
 # What the cached repositories are made from: their builders' source.
 BUILDER_SOURCES = (HERE / "ui_history_repos.py", *sorted((HERE / "repos").glob("*.py")))
+EPOCH = 1_600_000_000
+
+
+@pytest.fixture
+def snap_compare(snap_compare, monkeypatch):
+    """The plugin's snap_compare on SVGs with git's and zlib's bytes masked."""
+    return masked_snap_compare(snap_compare, monkeypatch)
+
+
+def _many_packs(root: Path, packs: int = 12) -> tuple[Path, list[str]]:
+    """One pack per commit (fast-import checkpoints); commit k adds
+    300·(k+1) bytes of incompressible data, so the packs' sizes are 300
+    bytes apart whatever zlib does with them.  The repository and its
+    commits, oldest first."""
+    repo = init_bare(root / "many-packs.git")
+    stream = []
+    for k in range(packs):
+        data = random.Random(k).randbytes(300 * (k + 1))
+        t = EPOCH + 60 * k
+        stream.append(b"blob\nmark :%d\ndata %d\n%s\n" % (2 * k + 1, len(data), data))
+        msg = b"commit %d" % k
+        stream.append(
+            b"commit refs/heads/main\nmark :%d\nauthor A U Thor <author@example.com> %d +0000\n"
+            b"committer C O Mitter <committer@example.com> %d +0000\ndata %d\n%s\n" % (2 * k + 2, t, t, len(msg), msg)
+        )
+        if k:
+            stream.append(b"from :%d\n" % (2 * k))
+        stream.append(b"M 100644 :%d blob%02d.bin\n\ncheckpoint\n\n" % (2 * k + 1, k))
+    git("-c", "fastimport.unpackLimit=0", "fast-import", "--quiet", cwd=repo, input=b"".join(stream))
+    return repo, git_text("rev-list", "--reverse", "main", cwd=repo).split()
+
+
+def _truncate_at_an_object(repo: Path, part: float = 1 / 3) -> None:
+    """Cut the repository's one pack inside the header of the object that
+    starts a ``part`` of the way through its entries: which entries are
+    lost depends on git's object order only, not on compressed sizes."""
+    pack = pack_files(repo)[0]
+    offsets = sorted(show_index(pack.with_suffix(".idx")).values())
+    cut = offsets[int(len(offsets) * part)] + 1
+    data = pack.read_bytes()
+    pack.write_bytes(data[:cut])
 
 
 def _build(root: Path) -> None:
     base = hr.build_history_repo(root, "snap.git")
     hr.corrupt_copies(base, root / "corrupt")
+    truncated = root / "corrupt" / "truncated-pack.git"
+    shutil.copy(pack_files(base)[0], pack_files(truncated)[0])  # whole again, then cut at an object
+    _truncate_at_an_object(truncated)
     (root / "many").mkdir()
-    many = build_many_packs(root / "many", packs=12)
-    keep = sorted(many.glob("objects/pack/*.pack"))[4]
-    keep.with_suffix(".keep").write_text("")  # a K badge
+    many, commits = _many_packs(root / "many")
+    # Each pack by the commit it holds (its place in history), not by its name.
+    holds = {
+        pack: next(k for k, c in enumerate(commits) if c in show_index(pack.with_suffix(".idx")))
+        for pack in pack_files(many)
+    }
+    next(p for p, k in holds.items() if k == 4).with_suffix(".keep").write_text("")  # a K badge
     # Fixed, old mtimes: a pack directory written just now would make
     # the store's scan provisional (a badge on the Overview).
     for dirpath, dirs, files in os.walk(root):
         for name in files + dirs:
-            os.utime(os.path.join(dirpath, name), (1_600_000_000, 1_600_000_000))
+            os.utime(os.path.join(dirpath, name), (EPOCH, EPOCH))
+    # The packs' search order (newest first) by the commit each holds.
+    for pack, k in holds.items():
+        for f in (pack, pack.with_suffix(".idx")):
+            os.utime(f, (EPOCH + k, EPOCH + k))
 
 
 def builder_key(sources=BUILDER_SOURCES) -> str:
@@ -55,7 +118,8 @@ def builder_key(sources=BUILDER_SOURCES) -> str:
     h = hashlib.sha256()
     for path in sources:
         h.update(Path(path).read_bytes())
-    h.update(inspect.getsource(_build).encode())
+    for builder in (_build, _many_packs, _truncate_at_an_object):
+        h.update(inspect.getsource(builder).encode())
     h.update(git("--version"))
     return h.hexdigest()
 

@@ -1,12 +1,20 @@
 """What every packscope screen shares: the top bar (screen tabs, repository,
 background work), the live panels (event log, rates) and the footer.
 
-A screen overrides ``compose_body`` and some of the hooks the app calls:
+The app tells the screen on top what happened with the messages below
+(posted to that screen, handled here); a screen overrides
+``compose_body`` and the hooks those handlers call:
 
 * ``core_ready()`` — the session opened (screens paint before that);
+* ``core_failed(error)`` — it could not be opened;
 * ``core_events(batch)`` — a drained batch of core's trace events (~30 Hz);
 * ``tick()`` — a few times a second, for live numbers;
-* ``refresh_data()`` — ``R``, an outside change, or a rescan.
+* ``refresh_data()`` — ``R``, an outside change, a rescan or a store setting;
+* ``outside_changed(changes)`` — another process wrote the object directories.
+
+The app's panel toggles (``show_log``, ``show_rates``, ``unfolded``,
+``present``) and its ``status_text`` are reactive: every screen watches
+them and redraws its chrome when they change.
 """
 
 from __future__ import annotations
@@ -14,27 +22,82 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import events, getters
+from textual import events, getters, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Label
 
 from packscope.inspector.safe_text import literal
-from packscope.inspector.widgets.event_log import EventLogPanel
+from packscope.inspector.widgets.event_log import EventLogList, EventLogPanel
 from packscope.inspector.widgets.key_bar import KeyBar
 from packscope.inspector.widgets.rates import RatesPanel
 
 if TYPE_CHECKING:
+    from packscope.core.errors import PackscopeError
     from packscope.inspector.app import PackscopeApp
 
 
-class TabsLabel(Label):
-    """The tab bar: a click on a tab switches to it (``spans``: the cells of each tab)."""
+# --- what the app tells the screen on top ---------------------------------------
 
-    if TYPE_CHECKING:
-        app = getters.app(PackscopeApp)
+
+class AppNews(Message, bubble=False):
+    """What the app posts to the screen on top (for that screen only: none
+    bubbles back to the app; Textual wants bubble=False on each class)."""
+
+
+class CoreOpened(AppNews, bubble=False):
+    """The core session opened."""
+
+
+class CoreFailed(AppNews, bubble=False):
+    """The repository could not be opened."""
+
+    def __init__(self, error: PackscopeError) -> None:
+        super().__init__()
+        self.error = error
+
+
+class CoreDrained(AppNews, bubble=False):
+    """The event pump was drained (~30 Hz): ``batch`` is core's trace events
+    since the last one (possibly none); the event log may have grown."""
+
+    def __init__(self, batch: list) -> None:
+        super().__init__()
+        self.batch = batch
+
+
+class Tick(AppNews, bubble=False):
+    """A few times a second, once the core is open: live numbers."""
+
+
+class RatesSampled(AppNews, bubble=False):
+    """The counters were sampled (once a second): the rates panel may redraw."""
+
+
+class DataChanged(AppNews, bubble=False):
+    """The store was rescanned or a setting changed: the screen's data is stale."""
+
+
+class OutsideChanged(AppNews, bubble=False):
+    """Another process changed the object directories (after the rescan)."""
+
+    def __init__(self, changes: list) -> None:
+        super().__init__()
+        self.changes = changes
+
+
+class TabsLabel(Label):
+    """The tab bar: a click on a tab asks the app for it (``spans``: the cells of each tab)."""
+
+    class Picked(Message):
+        """A tab was clicked: ``name`` is its screen-table name."""
+
+        def __init__(self, name: str) -> None:
+            super().__init__()
+            self.name = name
 
     spans: list[tuple[int, int, str]] = []
 
@@ -42,7 +105,7 @@ class TabsLabel(Label):
         for start, end, name in self.spans:
             if start <= event.x < end:
                 event.stop()
-                self.app.action_switch(name)
+                self.post_message(self.Picked(name))
                 return
 
 
@@ -106,7 +169,67 @@ class PackscopeScreen(Screen):
 
     def on_mount(self) -> None:
         self.ready = True
+        app = self.app
+        # (on_mount runs once per class in the MRO; watch() keeps one of each)
+        for name in ("show_log", "show_rates", "unfolded", "present"):
+            self.watch(app, name, self._panels_changed, init=False)
+        self.watch(app, "status_text", self.update_status, init=False)
         self.update_chrome()
+
+    def _panels_changed(self) -> None:
+        """e / s toggled a live panel (the app's reactive panel state)."""
+        if not self.is_mounted:
+            return
+        self.update_chrome()
+        if self.app.show_log:
+            self.log_panel.sync(force=True)
+        if self.app.show_rates:
+            self.rates_panel.sync()
+
+    # --- the app's messages ------------------------------------------------------
+    # Posted to the screen on top (under any modal) once it is mounted; a
+    # screen popped meanwhile is no longer in the stack and lets them pass.
+
+    def _on_top(self) -> bool:
+        return self.is_mounted and self in self.app.screen_stack
+
+    def on_core_opened(self, message: CoreOpened) -> None:
+        if self._on_top():
+            self.core_ready()
+
+    def on_core_failed(self, message: CoreFailed) -> None:
+        if self._on_top():
+            self.core_failed(message.error)
+
+    def on_core_drained(self, message: CoreDrained) -> None:
+        if not self._on_top():
+            return
+        if message.batch:
+            self.core_events(message.batch)
+        if self.app.show_log:
+            self.log_panel.sync()
+
+    def on_tick(self, message: Tick) -> None:
+        if self._on_top() and self.app.core.ready:
+            self.tick()
+
+    def on_rates_sampled(self, message: RatesSampled) -> None:
+        if self._on_top() and self.app.show_rates:
+            self.rates_panel.sync()
+
+    def on_data_changed(self, message: DataChanged) -> None:
+        if self._on_top():
+            self.refresh_data()
+
+    def on_outside_changed(self, message: OutsideChanged) -> None:
+        if self._on_top():
+            self.outside_changed(message.changes)
+
+    @on(EventLogList.FilterAsked)
+    def _log_filter_asked(self) -> None:
+        # The log's own modal (the app opens it: the message bubbles on):
+        # when it closes, focus comes back to the log.
+        self.panel_modal = True
 
     def on_screen_resume(self) -> None:
         # Shown again (a switch, a modal closed): the panels give focus back.
@@ -143,8 +266,8 @@ class PackscopeScreen(Screen):
         app = self.app
         room = not panels_folded(app)
         # Folded (a small terminal, presentation mode), a panel shows only when e / s asked for it.
-        self.log_panel.display = app.show_log and (room or app.small_panels.get("log", False))
-        self.rates_panel.display = app.show_rates and (room or app.small_panels.get("rates", False))
+        self.log_panel.display = app.show_log and (room or "log" in app.unfolded)
+        self.rates_panel.display = app.show_rates and (room or "rates" in app.unfolded)
         tabs = Text()
         spans = []
         narrow = app.size.width < 100  # 80 columns: other screens by number only, this one by name
@@ -176,6 +299,9 @@ class PackscopeScreen(Screen):
     def core_ready(self) -> None:
         self.update_chrome()
         self.refresh_data()
+
+    def core_failed(self, error: PackscopeError) -> None:
+        pass
 
     def core_events(self, batch: list) -> None:
         pass

@@ -9,14 +9,15 @@ when the cursor nears the end, ``G`` is pressed, or a search needs them.
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import var
 from textual.widgets import Label
 
 from packscope.inspector.commit_text import decoration_text
@@ -69,28 +70,36 @@ their time zones, and its tree with the last commit of every entry.
 
 
 class HistoryList(VirtualList):
-    """A VirtualList whose end, search and matches go through the screen
-    (the rows are still being loaded)."""
+    """A VirtualList whose end, search and matches are asked of the screen
+    with messages (the rows are still being loaded: the screen's walk
+    and search index answer)."""
 
-    if TYPE_CHECKING:  # for the type checker: it lives on the History screen
+    class EndAsked(Message):
+        """G: the last commit, the whole history loaded first."""
 
-        @property
-        def screen(self) -> HistoryScreen: ...
+    class SearchAsked(Message):
+        """/ (``restart``), n or N: the next match of ``query`` in ``direction``."""
+
+        def __init__(self, query: str, direction: int, restart: bool = False) -> None:
+            super().__init__()
+            self.query = query
+            self.direction = direction
+            self.restart = restart
 
     def action_last(self) -> None:
-        self.screen.go_to_end()
+        self.post_message(self.EndAsked())
 
     def action_search(self) -> None:
         from packscope.inspector.widgets.prompt import Prompt
 
         def chosen(q: str | None) -> None:
             if q:
-                self.screen.start_search(q, 1, restart=True)
+                self.post_message(self.SearchAsked(q, 1, restart=True))
 
         self.app.push_screen(Prompt("/", "id prefix, author or subject", self.search_query), chosen)
 
     def action_next_match(self, direction: int) -> None:
-        self.screen.start_search(self.search_query, direction)
+        self.post_message(self.SearchAsked(self.search_query, direction))
 
     def grow(self) -> None:
         """More rows were loaded: re-measure, keep the drawn lines."""
@@ -100,6 +109,27 @@ class HistoryList(VirtualList):
             self.set_reactive(VirtualList.cursor, n - 1)
             self.scroll_end(animate=False, immediate=True)
         self.refresh()
+
+
+class HistoryTitle(Label):
+    """The title line: the walk (revisions, paths, progress) and the
+    search, each a reactive bound to the History screen's."""
+
+    walk_line: var[Text] = var(Text)
+    search_line: var[str] = var("")
+
+    def watch_walk_line(self) -> None:
+        self._redraw()
+
+    def watch_search_line(self) -> None:
+        self._redraw()
+
+    def _redraw(self) -> None:
+        t = self.walk_line.copy()
+        if self.search_line:
+            t.append("   ")
+            t.append_text(literal(self.search_line, "italic"))
+        self.update(t)
 
 
 class _PathsPrompt(Prompt):
@@ -161,23 +191,31 @@ class HistoryScreen(PackscopeScreen):
 
     PAGE_MARGIN = 3  # pages loaded beyond the cursor
 
+    # State that redraws: t (graph) walks again; the search's text, progress
+    # and wrap redraw the title's search part; the title's two parts are
+    # bound to the HistoryTitle's.
+    graph: var[bool] = var(True)  # the graph column, and git log --graph's topo order
+    find_text: var[str] = var("")  # the query being searched
+    search_state: var[str] = var("")  # a search's progress or failure (else the match counter)
+    wrapped: var[str] = var("")  # the last step wrapped around (said in the title)
+    walk_line: var[Text] = var(Text)
+    search_line: var[str] = var("")
+
     def __init__(self, revs: list[str] | None = None, paths: list[str] | None = None) -> None:
         super().__init__()
         self.revs = revs or ["HEAD"]
         self.paths = paths or []
-        self.graph = True  # the graph column, and git log --graph's topo order
         self.history: HistoryLog | None = None
-        self.search_state = ""  # a search's progress or failure (else the match counter)
-        self.find_text = ""
         self.matches: list[int] = []  # rows matching the query, among the first `scanned`
         self.scanned = 0
         self.pending = 0  # 1: a forward search waiting for more rows
-        self.wrapped = ""
         self._search_row = -1
         self._decor_seen: dict[bytes, list[tuple[str, str]]] | None = None
 
     def compose_body(self) -> ComposeResult:
-        yield Label("", id="history-title", markup=False)
+        yield HistoryTitle("", id="history-title", markup=False).data_bind(
+            HistoryScreen.walk_line, HistoryScreen.search_line
+        )
         yield HistoryList(width=220, searchable=True, id="history-list")
 
     def on_mount(self) -> None:
@@ -217,8 +255,8 @@ class HistoryScreen(PackscopeScreen):
         lst = self.vlist
         lst.follow = False
         lst.set_source(_Source(self.history))
-        self.search_state = ""
-        self.find_text, self.matches, self.scanned, self.pending, self.wrapped = "", [], 0, 0, ""
+        self.matches, self.scanned, self.pending = [], 0, 0
+        self.search_state = self.find_text = self.wrapped = ""
         self.history.demand(self._page() * (self.PAGE_MARGIN + 1))
         self.walker(self.history)
         self.update_title()
@@ -277,6 +315,7 @@ class HistoryScreen(PackscopeScreen):
             except NoMatches:  # closing
                 pass
 
+    @on(HistoryList.EndAsked)
     def go_to_end(self) -> None:
         log = self.history
         if log is None:
@@ -315,11 +354,15 @@ class HistoryScreen(PackscopeScreen):
                 t.append_text(literal(log.error, "red"))
             if log.changed:
                 t.append(f"  the repository changed during the walk ({log.changed}): R walks again", style="yellow")
-        search = self.search_text()
-        if search:
-            t.append("   ")
-            t.append_text(literal(search, "italic"))
-        self.query_one("#history-title", Label).update(t)
+        self.walk_line = t
+        self._search_changed()
+
+    def _search_changed(self) -> None:
+        if self.is_mounted:
+            self.search_line = self.search_text()
+
+    # The search's own state redraws the title's search part.
+    watch_find_text = watch_search_state = watch_wrapped = _search_changed
 
     # --- search ------------------------------------------------------------------
     # Instant: the log's SearchIndex holds the loaded rows' lines (the
@@ -330,6 +373,10 @@ class HistoryScreen(PackscopeScreen):
     # a step that needs rows not indexed yet waits for them (pending);
     # forward past the loaded rows, more history is loaded until a match
     # turns up or the walk ends.
+
+    @on(HistoryList.SearchAsked)
+    def _search_asked(self, message: HistoryList.SearchAsked) -> None:
+        self.start_search(message.query, message.direction, message.restart)
 
     def start_search(self, query: str, direction: int, restart: bool = False) -> None:
         log = self.history
@@ -386,7 +433,6 @@ class HistoryScreen(PackscopeScreen):
             self.search_state = f"no match for {self.find_text!r}{more}"
             self.wrapped = ""
             self.notify(f"no match for {literal(self.find_text).plain!r}", severity="warning", timeout=3)
-            self.update_title()
             return
         self.notify(f"search {self.wrapped}", timeout=2)
         self._go(target)
@@ -443,7 +489,10 @@ class HistoryScreen(PackscopeScreen):
             "graph shown (topo order, as git log --graph)" if self.graph else "graph hidden (date order, as git log)",
             timeout=2,
         )
-        self.restart()
+
+    def watch_graph(self) -> None:
+        if self.is_mounted:
+            self.restart()  # the graph is drawn in topo order: walk again
 
     # --- pickers ----------------------------------------------------------------------
 
@@ -510,7 +559,6 @@ class HistoryScreen(PackscopeScreen):
         # Leaving (another screen, a prompt): a failed search is not news when coming back.
         if self.search_state.startswith("no match"):
             self.search_state = ""
-            self.update_title()
 
     def on_unmount(self) -> None:
         if self.history is not None:

@@ -326,10 +326,9 @@ class LabScreen(LabBatches, LabReplay, PackscopeScreen):
         """Presentation mode (also ``--present``): no event log or rates,
         taller bucket bars, the keys pressed shown in a corner, the frame
         and the speed in large digits."""
-        self.app.present = not self.presenting
+        self.app.present = not self.presenting  # (every screen watches it: the panels fold)
         if self.presenting:
             self.query_one(KeysOverlay).add("z")  # the key that started it, too
-        self.update_chrome()
         self.draw()
 
     def on_key(self, event) -> None:

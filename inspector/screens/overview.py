@@ -167,6 +167,9 @@ class OverviewScreen(PackscopeScreen):
         elif self.app.core.absent:  # lab --replay outside a repository
             self.query_one("#ov-repo", Static).update(Text(self.app.core.absent, style="italic"))
 
+    def core_failed(self, error: PackscopeError) -> None:
+        self.show_error(error)
+
     def show_error(self, e: PackscopeError) -> None:
         t = Text("cannot open the repository\n", style="bold red")
         t.append_text(literal(e.message))

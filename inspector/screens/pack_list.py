@@ -11,6 +11,7 @@ from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.css.query import NoMatches
+from textual.reactive import var
 from textual.widgets import Label
 
 from packscope.core.face import PackscopeError, trace
@@ -228,13 +229,16 @@ class PacksScreen(PackscopeScreen):
         Binding("escape", "clear_filter_or_back", "Clear filter", id="packs.clear-filter"),
     ]
 
+    # The view's state: each change rebuilds the view (a new order, or a new
+    # filter, starts at its top; clearing the filter keeps the cursor's pack).
+    sort: var[str] = var("search order", init=False)
+    reverse: var[bool] = var(False, init=False)
+    filter: var[str] = var("", init=False, always_update=True)  # (the same query again: its ids looked up again)
+
     def __init__(self) -> None:
         super().__init__()
         self.rows: list[PackRow] = []
         self.view: list[PackRow] = []  # the rows shown: filtered, sorted
-        self.sort = "search order"
-        self.reverse = False
-        self.filter = ""
         self.holding: dict[str, list[tuple[str, int]]] | None = None  # the id filter's answer
         self.now = time.time()
         self._dirty = False
@@ -344,26 +348,32 @@ class PacksScreen(PackscopeScreen):
             q, by_id = q[5:], False
         else:
             by_id = len(q) >= 4 and all(c in "0123456789abcdef" for c in q)
-        self.filter = q
         self.holding = None
         if by_id:
             try:
                 self.holding = self.app.core.packs_holding(q)
             except PackscopeError as e:
+                self.set_reactive(PacksScreen.filter, q)
                 raise SearchRefused(e.message) from None
         for r in self.rows:
             r.holds = (self.holding or {}).get(r.key, [])
+        self.filter = q  # (rebuilds the view)
+
+    def watch_filter(self, query: str) -> None:
+        self.rebuild_view(keep_cursor=not query)
+
+    def watch_sort(self) -> None:
         self.rebuild_view(keep_cursor=False)
+
+    watch_reverse = watch_sort
 
     def action_clear_filter_or_back(self) -> None:
         if self.filter:
-            self.filter = ""
             self.holding = None
             for r in self.rows:
                 r.holds = []
-            lst = self.query_one(VirtualList)
-            lst.search_query, lst.matches = "", []
-            self.rebuild_view()
+            self.query_one(VirtualList).clear_search()
+            self.filter = ""
         else:
             self.action_back()
 
@@ -395,17 +405,15 @@ class PacksScreen(PackscopeScreen):
         if name == self.sort:
             self.reverse = not self.reverse
         else:
-            self.sort, self.reverse = name, False
-        self.rebuild_view(keep_cursor=False)  # a new order starts at its top
+            self.set_reactive(PacksScreen.reverse, False)
+            self.sort = name
 
     def action_next_sort(self) -> None:
+        self.set_reactive(PacksScreen.reverse, False)
         self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
-        self.reverse = False
-        self.rebuild_view(keep_cursor=False)
 
     def action_reverse_sort(self) -> None:
         self.reverse = not self.reverse
-        self.rebuild_view(keep_cursor=False)
 
     def on_click(self, event: events.Click) -> None:
         widget = getattr(event, "widget", None)

@@ -1,32 +1,27 @@
 """The event-log panel: the store's recent events, filterable by kind.
 
 Every screen has its own panel, all reading the app's one ``LogBook``; the
-app's timer calls ``sync`` on the visible screen's panel, which redraws only
-when the book changed.  Rows are drawn by a ``VirtualList``, so the bounded
+visible screen calls ``sync`` on its panel when the app's timer tells it the
+pump was drained, and the panel redraws only when the book changed.  Rows are drawn by a ``VirtualList``, so the bounded
 book (2000 lines) costs only the visible lines.
 """
 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import getters
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.css.query import NoMatches
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Label, SelectionList
 from textual.widgets.selection_list import Selection
 
 from packscope.inspector.events import KIND_STYLES, KINDS, LogBook, LogEntry
 from packscope.inspector.widgets.virtual_list import VirtualList
-
-if TYPE_CHECKING:
-    from packscope.inspector.app import PackscopeApp
-    from packscope.inspector.screens.base import PackscopeScreen
 
 
 class _LogSource:
@@ -58,11 +53,11 @@ class EventLogList(VirtualList):
         Binding("f", "filter", "Filter kinds", id="log.filter"),
     ]
 
-    if TYPE_CHECKING:  # for the type checker: the log lives in a packscope screen of the packscope app
-        app = getters.app(PackscopeApp)
-
-        @property
-        def screen(self) -> PackscopeScreen: ...
+    class FilterAsked(Message):
+        """f: choose the kinds the log shows.  The screen notes that the
+        modal is the log's own (when it closes, focus comes back here; any
+        other modal or a screen switch sends it to the screen's body), and
+        the app opens it."""
 
     def on_mount(self) -> None:
         screen_keys = set(self.screen._bindings.key_to_bindings)
@@ -70,10 +65,7 @@ class EventLogList(VirtualList):
             del self._bindings.key_to_bindings[key]
 
     def action_filter(self) -> None:
-        # The log's own modal: when it closes, focus comes back here (any
-        # other modal or a screen switch sends it to the screen's body).
-        self.screen.panel_modal = True
-        self.app.action_filter_log()
+        self.post_message(self.FilterAsked())
 
 
 class EventLogPanel(Vertical):

@@ -269,6 +269,10 @@ class VirtualList(ScrollView, can_focus=True):
         self.move_to(after[0] if after else self.matches[0])
         return len(self.matches)
 
+    def clear_search(self) -> None:
+        """Forget the query and its matches (n / N then do nothing)."""
+        self.search_query, self.matches = "", []
+
     def _scan(self, query: str, limit: int = 200_000) -> list[int]:
         q = query.lower()
         n = min(self.row_count, limit)
