@@ -36,7 +36,7 @@ from packscope.inspector.widgets.key_bar import KeyBar
 from packscope.inspector.widgets.rates import RatesPanel
 
 if TYPE_CHECKING:
-    from packscope.core.errors import PackscopeError
+    from packscope.core.face import PackscopeError
     from packscope.inspector.app import PackscopeApp
 
 
