@@ -110,6 +110,8 @@ class ObjectStore(ObjectReads, BatchLookups):
         self.open_files = OpenFiles(open_files_limit)
         dirs = [self.objects_dir]
         self.problems: list[PackscopeError] = []
+        # what git 2.39 dies on when it opens this object store (set by each scan)
+        self.git_fatal: PackscopeError | None = None
         if alternates:
             alt, alternates_problems = resolve_alternates(self.objects_dir, env_alternates)
             self.problems.extend(alternates_problems)
@@ -233,8 +235,27 @@ class ObjectStore(ObjectReads, BatchLookups):
             return handle.pack
         return self._new_pack(handle, check_trailer=False)
 
+    def _note_git_fatal_midx(self, pack_dir: str) -> None:
+        """A multi-pack-index packscope refused: when git 2.39 dies loading
+        it (every command that reads objects exits 128), say so in
+        ``git_fatal`` — the commands that answer as git do (log, cat-file)
+        stop there; the UI and fsck read the packs and report it."""
+        from packscope.core.errors import BadMultiPackIndexError
+        from packscope.core.store.midx import git_dies_loading
+
+        path = os.path.join(pack_dir, "multi-pack-index")
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            return
+        message = git_dies_loading(data, self.fmt)
+        if message is not None and self.git_fatal is None:
+            self.git_fatal = BadMultiPackIndexError(message, path=path, kind="midx-git-dies")
+
     def _scan_all(self, reason: str) -> None:
         t0 = time.perf_counter()
+        self.git_fatal = None
         old = {h.files.base: h for h in self.all_packs()}
         found: list[PackFiles] = []
         midxs: list[tuple[str, MultiPackIndex]] = []  # (pack directory, its multi-pack-index)
@@ -259,6 +280,7 @@ class ObjectStore(ObjectReads, BatchLookups):
                         d.midx = None
                         if not changed_under_us(e):  # damage; else rewritten under us: look again
                             self.problems.append(e)
+                            self._note_git_fatal_midx(scan.pack_dir)
                             break
                 else:
                     self._stale = True  # still changing: the next miss rescans
