@@ -102,6 +102,7 @@ def damaged(base: Path, dest: Path, target: str, mutate: Callable[[bytes], bytes
     return dest
 
 
+@pytest.mark.both_paths  # PACKSCOPE_PURE in its subprocesses: CI's first pass runs both
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("case", CASES)
 def test_log_and_batch_exit_as_git_on_a_damaged_cache_file(base, tmp_path, case, path):

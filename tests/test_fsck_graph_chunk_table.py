@@ -48,6 +48,7 @@ def damaged(base: Path, dest: Path, layer: int, chunk: bytes, byte: int, mask: i
     return dest
 
 
+@pytest.mark.both_paths  # PACKSCOPE_PURE in its subprocesses: CI's first pass runs both
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("case", CASES)
 def test_fsck_exits_as_git_on_a_damaged_chunk_table_in_a_split_graph(base, tmp_path, case, path):

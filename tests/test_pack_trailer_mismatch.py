@@ -54,6 +54,7 @@ def damaged_copy(src: Path, dest: Path, which: int, keep: int, midx: bool) -> Pa
     return dest
 
 
+@pytest.mark.both_paths  # PACKSCOPE_PURE in its subprocesses: CI's first pass runs both
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("midx", [True, False], ids=["midx", "no-midx"])
 @pytest.mark.parametrize("keep", [-1, -20, 500], ids=["one-byte-short", "trailer-cut", "cut-to-500"])
@@ -79,6 +80,7 @@ def test_git_does_refuse_the_whole_pack(two_packs, tmp_path):
     assert subprocess.run(["git", "log", "--all"], cwd=repo, capture_output=True, env=git_env()).returncode == 128
 
 
+@pytest.mark.both_paths  # PACKSCOPE_PURE in its subprocesses: CI's first pass runs both
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("midx", [True, False], ids=["midx", "no-midx"])
 def test_exists_says_no_for_objects_only_in_the_refused_pack(two_packs, tmp_path, midx, path):
