@@ -128,7 +128,10 @@ class CoreAccess:
     def open(self) -> None:
         """Find the repository and open its store (call from a worker)."""
         with self.lock:
-            self.session = self.open_session(tracer=self.tracer)
+            # The views of packs and objects read past a pack git refuses
+            # (cut, or not matching its .idx) to show where it is damaged;
+            # History's walks (bulk) and Health's check read as git does.
+            self.session = self.open_session(tracer=self.tracer, reads="triage")
 
     @property
     def ready(self) -> bool:

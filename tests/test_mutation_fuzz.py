@@ -8,8 +8,8 @@ one file at a time; ``fsck``, ``cat-file --batch-all-objects --batch``,
 
 Asserted on every case: no Python traceback; the compiled and the pure
 path print the same and exit alike; fsck's exit status is git fsck's, bit
-for bit, and ``log --all`` / ``cat-file --batch-all-objects`` fail exactly
-when git's do — but for the known differences in ``fuzz.ALLOWED``, each
+for bit, and ``log --all``'s / ``cat-file --batch-all-objects``'s are git's
+(0, or 128 where git dies) — but for the known differences in ``fuzz.ALLOWED``, each
 with its reason, which the test prints when it meets them (``pytest -s``).
 ``PACKSCOPE_FUZZ_COUNT`` changes the number of cases."""
 

@@ -300,11 +300,26 @@ def test_ordinary_reads_do_not_check_the_trailer(packed_repo, tmp_path):
     copy = copy_pack(pack.path, tmp_path)
     size = os.path.getsize(copy)
     flip_byte(copy, size - 1)
+    # the .idx records the same (wrong) trailer: the pair agrees, the hash is never computed on reads
+    idx = copy.with_suffix(".idx")
+    flip_byte(idx, os.path.getsize(idx) - fmt.rawsz - 1)
     broken = Pack(copy, fmt=fmt)
     for oid, offset in broken.index.open().entries():
         assert fmt.hash_object(*broken.read_at(offset)) == oid
     with pytest.raises(BadPackError):
         broken.verify_checksum()
+
+
+def test_a_pack_whose_trailer_is_not_its_index_record_is_refused(packed_repo, tmp_path):
+    """As git ("packfile ... does not match index"): not one object is read from it."""
+    fmt, (pack,) = open_packs(packed_repo)
+    copy = copy_pack(pack.path, tmp_path)
+    flip_byte(copy, os.path.getsize(copy) - 1)
+    broken = Pack(copy, fmt=fmt)
+    offset = broken.index.open().offset_at(0)
+    with pytest.raises(BadPackError) as e:
+        broken.read_at(offset)
+    assert e.value.kind == "pack-index-mismatch"
 
 
 def copy_pack(pack_path, tmp_path):

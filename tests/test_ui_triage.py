@@ -104,6 +104,47 @@ async def test_object_screen_of_a_cut_entry_names_the_failed_step_never_applied(
         assert git.returncode != 0
 
 
+@pytest.fixture
+def trailer_written_over(packed_repo, tmp_path):
+    """A copy whose pack lost its trailer to other bytes (cut by 20, 20 others
+    appended): every entry intact, but git refuses the whole pack."""
+    repo = repos.copy_repo(packed_repo, tmp_path / "written-over.git")
+    pack, _idx = repos.the_pack(repo)
+    rows = sorted(repos.verify_pack_rows(pack), key=lambda r: r["offset"])
+    data = pack.read_bytes()
+    os.chmod(pack, 0o644)
+    pack.write_bytes(data[:-20] + bytes(b ^ 0x5A for b in data[-20:]))
+    return repo, pack, rows, packed_repo
+
+
+@pytest.mark.asyncio
+async def test_a_pack_git_refuses_still_shows_its_entries_and_delta_chains(trailer_written_over):
+    """The command line answers as git (the pack's objects are missing); the
+    Packs entry list and the Object screen read past the refusal."""
+    repo, pack, rows, intact = trailer_written_over
+    deepest = max(rows, key=lambda r: r["depth"])
+    assert deepest["depth"] >= 2
+    git = subprocess.run(["git", "cat-file", "-e", deepest["oid"]], cwd=repo, env=repos.git_env())
+    assert git.returncode == 1  # refused by git: the object does not exist for it
+    async with running(repo) as (app, pilot):
+        screen = await open_pack(app, pilot, pack.stem)
+        lst = screen.query_one(VirtualList)
+        shown = {line.split()[1]: line for line in list_text(lst)}
+        assert set(shown) == {r["oid"] for r in rows}
+        for r in rows:
+            assert r["type"] in shown[r["oid"]] and "?" not in shown[r["oid"]].split()[2:4], shown[r["oid"]]
+        lst.move_to(next(i for i, line in enumerate(list_text(lst)) if line.split()[1] == deepest["oid"]))
+        await pilot.press("enter")
+        obj = await until(pilot, lambda: isinstance(app.screen, ObjectScreen) and app.screen, "the object screen")
+        await until(pilot, lambda: obj.view is not None, "the object read (or its failure)")
+        assert obj.view.error is None, obj.view.error
+        size = int(repos.git_text("cat-file", "-s", deepest["oid"], cwd=intact))  # as read before the damage
+        assert (obj.view.type_name, obj.view.size) == (deepest["type"], size)
+        chain = plain(obj.query_one("#object-where"), width=200)
+        chain = chain[chain.index("delta chain") :]
+        assert f"@{deepest['offset']}" in chain and "failed" not in chain, chain
+
+
 @pytest.mark.asyncio
 async def test_an_offset_outside_the_pack_or_inside_an_entry_is_an_error_not_a_jump(packed_repo):
     pack, _ = repos.the_pack(packed_repo)

@@ -95,6 +95,16 @@ def check_pack(
         why = "it cannot be opened"
         pack = slot.handle.pack.open()
     except PackscopeError as e:
+        if e.kind == "pack-index-mismatch":
+            # refused by the store's reads, as git refuses it (the walks find
+            # none of its objects); read past here, to say how (cut or another pack's)
+            past = table.store.pack_read_past(slot.handle)
+            try:
+                yield _refuse(slot, past.open(), idx, pair)
+            finally:
+                if past is not slot.handle.pack:
+                    past.close()
+            return
         slot.rejected = why
         yield from_error(e, "packs", ERROR_PACK, message=f"{e.message}; the pack cannot be used", **pair)
         return

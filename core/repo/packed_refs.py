@@ -37,7 +37,9 @@ def find_packed_ref(data: bytes, name: str, hexsz: int) -> Ref | Literal[_Unsure
     needle = b" " + os.fsencode(name) + b"\n"
     at = data.find(needle)
     if at < 0:
-        return None  # every entry line is "<hex> <name>\n"; an unterminated last line is not an entry
+        # every entry line is "<hex> <name>\n"; an unterminated last line is not
+        # an entry (a NUL ends a name where it is: the full parse judges)
+        return UNSURE if b"\0" in data else None
     start = at - hexsz
     if data.find(needle, at + 1) >= 0 or start < 0 or (start and data[start - 1] != 0x0A):
         return UNSURE
@@ -165,7 +167,8 @@ def _parse_lines(
                 refs[last] = Ref(r.name, r.oid, None, bytes.fromhex(peeled), "packed")
             continue
         hexpart, sp, rawname = line[:hexsz].decode("ascii", "replace"), line[hexsz : hexsz + 1], line[hexsz + 1 :]
-        name = os.fsdecode(rawname)
+        # git keeps the name as a C string: a NUL in it ends the name there
+        name = os.fsdecode(rawname.split(b"\0", 1)[0])
         last, last_bad = None, True
         if len(hexpart) != hexsz or not is_hex(hexpart) or sp != b" ":
             bad(f"expected '<{hexsz} hex digits> <refname>'")

@@ -74,6 +74,17 @@ def refname_rules(name: str, *, allow_onelevel: bool = False) -> bool:
     return not any(p.startswith(".") or p.endswith(".lock") for p in parts)
 
 
+def refname_is_safe(name: str) -> bool:
+    """git's test before it keeps a badly formed name as a broken ref: under
+    ``refs/`` a path that stays there as written (no empty, ``.`` or ``..``
+    component, no leading or trailing ``/``), else all capitals and ``_``.
+    git dies on an unsafe name in packed-refs ("packed refname is dangerous")."""
+    if name.startswith("refs/"):
+        rest = name[5:]
+        return bool(rest) and all(part not in ("", ".", "..") for part in rest.split("/"))
+    return bool(name) and all(c == "_" or "A" <= c <= "Z" for c in name)
+
+
 def is_pseudoref_syntax(name: str) -> bool:
     """All capitals and underscores: HEAD, ORIG_HEAD, FETCH_HEAD, …"""
     return bool(name) and all("A" <= c <= "Z" or c == "_" for c in name)

@@ -51,6 +51,7 @@ from packscope.core.repo.ref_syntax import (
     is_skipped_ref_file,
     ref_oid,
     ref_problem,
+    refname_is_safe,
 )
 
 if TYPE_CHECKING:
@@ -118,9 +119,12 @@ class RefStore:
         if "duplicate entry" in e.message:
             return "duplicate"
         rawname = rawname.split(b"\0", 1)[0]  # git's C string ends at a NUL
+        name = os.fsdecode(rawname)
+        if not check_refname(name, allow_onelevel=True) and not refname_is_safe(name):
+            return "fatal"  # "packed refname is dangerous"
         if not rawname.startswith(b"refs/"):
             return "outside"
-        return "fatal" if check_refname(os.fsdecode(rawname)) else "bad-name"
+        return "fatal" if check_refname(name) else "bad-name"
 
     def packed_bad_names(self) -> list[str]:
         """Names of the packed lines git lists but cannot read (class "bad-name")."""

@@ -114,7 +114,11 @@ def open_session(
     quick: bool = False,
     loose_strategy: str = "per-subdir",
     algorithm: str = "binary",
+    reads: str = "git",
 ) -> Session:
+    """``reads``: what the store does with a pack git refuses to open
+    (packscope.core.store.store_state.READ_MODES): "git" for every
+    command's reads, "triage" for views that show such a pack's entries."""
     if repo is None:  # (the UI finds its repository once, and opens every session on that one)
         repo = find_repository(path)
     store = ObjectStore(
@@ -127,5 +131,6 @@ def open_session(
         algorithm=algorithm,
         env_alternates=[str(p) for p in repo.env_alternates] or None,
         partial_clone=is_partial_clone(repo),
+        reads=reads,
     )
     return Session(repo, store)

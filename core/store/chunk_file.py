@@ -235,3 +235,26 @@ def read_chain(
             at += len(line) + 1
 
     return lines()
+
+
+def git_chunk_table(data: bytes, table_offset: int, count: int, rawsz: int) -> dict[bytes, tuple[int, int]] | None:
+    """The chunks git 2.39 pairs from this table (``read_table_of_contents``),
+    ``{id: (offset, size)}``, or None where git refuses the table (an error,
+    and the file goes unused).  Looser than :func:`read_chunk_table`: git
+    does not ask the first chunk to start after the table, and checks each
+    row against the next one only; packscope's own reading stays strict and
+    this says what git makes of the same bytes, where git's verdict decides
+    an exit status."""
+    size = len(data)
+    if table_offset + (count + 1) * ROW_SIZE > size:
+        return None  # git would read rows past its map: nothing to emulate
+    chunks: dict[bytes, tuple[int, int]] = {}
+    for i in range(count):
+        cid, off = _ROW.unpack_from(data, table_offset + i * ROW_SIZE)
+        nxt = _ROW.unpack_from(data, table_offset + (i + 1) * ROW_SIZE)[1]
+        if cid == b"\0\0\0\0" or nxt < off or nxt > size - rawsz or cid in chunks:
+            return None  # "terminating chunk id appears earlier", "improper chunk offset(s)", "duplicate chunk ID"
+        chunks[cid] = (off, nxt - off)
+    if _ROW.unpack_from(data, table_offset + count * ROW_SIZE)[0] != b"\0\0\0\0":
+        return None  # "final chunk has non-zero id"
+    return chunks

@@ -33,7 +33,14 @@ from typing import TYPE_CHECKING
 
 from packscope.core.errors import BadMultiPackIndexError
 from packscope.core.oid import ObjectFormat, Prefix
-from packscope.core.store.chunk_file import ChunkTable, read_chain, read_chunk_table, read_header
+from packscope.core.store.chunk_file import (
+    HASH_VERSIONS,
+    ChunkTable,
+    git_chunk_table,
+    read_chain,
+    read_chunk_table,
+    read_header,
+)
 from packscope.core.store.mapped_file import FanoutFile, read_fanout
 from packscope.core.store.search import NameAt, Steps, search_function, traced_search
 
@@ -55,6 +62,51 @@ CHAIN_FILE = "multi-pack-index-chain"
 _U32 = struct.Struct(">I")
 _U64 = struct.Struct(">Q")
 _OOFF = struct.Struct(">II")
+
+
+# The chunks git 2.39 dies without (load_multi_pack_index), in the order it asks.
+GIT_REQUIRED_CHUNKS = (
+    (b"PNAM", "pack-name"),
+    (b"OIDF", "OID fanout"),
+    (b"OIDL", "OID lookup"),
+    (b"OOFF", "object offsets"),
+)
+
+
+def git_dies_loading(data: bytes, fmt: ObjectFormat) -> str | None:
+    """What git 2.39 dies with ("fatal: ...") when it loads this
+    multi-pack-index, as every command that reads objects does; None when it
+    loads the file, or reports it and reads without it (too small, another
+    hash, a chunk table it refuses).  packscope refuses a damaged file and
+    reads the packs; this says where git instead stops (exit 128)."""
+    if len(data) < HEADER_SIZE + fmt.rawsz:
+        return None
+    if data[:4] != MIDX_SIGNATURE:
+        found, wanted = int.from_bytes(data[:4], "big"), int.from_bytes(MIDX_SIGNATURE, "big")
+        return f"multi-pack-index signature 0x{found:08x} does not match signature 0x{wanted:08x}"
+    if data[4] not in SUPPORTED_VERSIONS:  # (2.39 knows version 1 only; newer git writes and reads 2)
+        return f"multi-pack-index version {data[4]} not recognized"
+    if data[5] != HASH_VERSIONS[fmt.name]:
+        return None
+    chunks = git_chunk_table(data, HEADER_SIZE, data[6], fmt.rawsz)
+    if chunks is None:
+        return None
+    for chunk_id, what in GIT_REQUIRED_CHUNKS:
+        if chunk_id not in chunks:
+            return f"multi-pack-index missing required {what} chunk"
+    # git takes the pack names as C strings one after another, unbounded by
+    # the chunk, and dies unless each sorts after the one before
+    at, prev = chunks[b"PNAM"][0], b""
+    for i in range(_U32.unpack_from(data, 8)[0]):
+        nul = data.find(b"\0", at)
+        if nul < 0:
+            return "multi-pack-index pack names run past the end of the file"
+        name = data[at:nul]
+        if i and name <= prev:
+            shown = prev.decode("utf-8", "replace"), name.decode("utf-8", "replace")
+            return f"multi-pack-index pack names out of order: '{shown[0]}' before '{shown[1]}'"
+        at, prev = nul + 1, name
+    return None
 
 
 class MidxLayer(FanoutFile):

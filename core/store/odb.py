@@ -47,6 +47,7 @@ from packscope.core.store.search import ALGORITHMS
 from packscope.core.store.store_state import (
     MAX_RESCAN_ROUNDS,
     POLICIES,
+    READ_MODES,
     ObjectDir,
     Stamps,
     StoreCounters,
@@ -59,6 +60,20 @@ if TYPE_CHECKING:  # imported when first needed (start-up time), named here for 
     from packscope.core.store.promisor import PromisorSet
 
 T = TypeVar("T")
+
+
+# A pack git refuses to open: none of its objects exists for git.
+REFUSED_PACK_KINDS = frozenset(
+    {"pack-index-mismatch", "pack-count", "pack-truncated", "pack-signature", "pack-version"}
+)
+
+
+def _pack_usable(handle: PackHandle) -> bool:
+    try:
+        handle.pack.open()
+    except PackscopeError as e:
+        return e.kind not in REFUSED_PACK_KINDS
+    return True
 
 
 class ObjectStore(ObjectReads, BatchLookups):
@@ -76,6 +91,7 @@ class ObjectStore(ObjectReads, BatchLookups):
         env_alternates: list[str] | None = None,
         open_files_limit: int | None = None,
         partial_clone: bool = False,
+        reads: str = "git",
     ) -> None:
         from packscope.core.store.cache import DeltaBaseCache, OpenFiles
 
@@ -87,10 +103,15 @@ class ObjectStore(ObjectReads, BatchLookups):
         self.tracer = tracer or trace.Tracer()
         self.counters = StoreCounters()
         self.settings = StoreSettings()
+        if reads not in READ_MODES:
+            raise ValueError(f"unknown read mode {reads!r}; choose one of {', '.join(READ_MODES)}")
+        self.settings.reads = reads  # fixed for the store's life: its packs are opened so
         self.delta_cache = DeltaBaseCache(tracer=self.tracer)
         self.open_files = OpenFiles(open_files_limit)
         dirs = [self.objects_dir]
         self.problems: list[PackscopeError] = []
+        # what git 2.39 dies on when it opens this object store (set by each scan)
+        self.git_fatal: PackscopeError | None = None
         if alternates:
             alt, alternates_problems = resolve_alternates(self.objects_dir, env_alternates)
             self.problems.extend(alternates_problems)
@@ -187,9 +208,12 @@ class ObjectStore(ObjectReads, BatchLookups):
         return [d.scan for d in self._dirs if d.scan is not None]
 
     def _open_pack(self, handle: PackHandle) -> Pack:
+        self.counters.opens += 1
+        return self._new_pack(handle, check_trailer=self.settings.reads == "git")
+
+    def _new_pack(self, handle: PackHandle, *, check_trailer: bool) -> Pack:
         from packscope.core.store.pack import Pack
 
-        self.counters.opens += 1
         return Pack(
             handle.files.pack_path,
             handle.index,
@@ -198,10 +222,40 @@ class ObjectStore(ObjectReads, BatchLookups):
             resolve_ref_info=self._header_for_delta,
             cache=self.delta_cache,
             open_files=self.open_files,
+            check_trailer=check_trailer,
         )
+
+    def pack_read_past(self, handle: PackHandle) -> Pack:
+        """``handle``'s pack read past git's refusal of a pack whose trailer
+        is not the one its .idx records (READ_MODES' "triage"), whatever this
+        store's mode: for a check that must say how such a pack is damaged
+        (fsck's pack pass).  The handle's own pack when the store reads past
+        anyway; else a mapping of its own, which the caller closes."""
+        if self.settings.reads == "triage":
+            return handle.pack
+        return self._new_pack(handle, check_trailer=False)
+
+    def _note_git_fatal_midx(self, pack_dir: str) -> None:
+        """A multi-pack-index packscope refused: when git 2.39 dies loading
+        it (every command that reads objects exits 128), say so in
+        ``git_fatal`` — the commands that answer as git do (log, cat-file)
+        stop there; the UI and fsck read the packs and report it."""
+        from packscope.core.errors import BadMultiPackIndexError
+        from packscope.core.store.midx import git_dies_loading
+
+        path = os.path.join(pack_dir, "multi-pack-index")
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            return
+        message = git_dies_loading(data, self.fmt)
+        if message is not None and self.git_fatal is None:
+            self.git_fatal = BadMultiPackIndexError(message, path=path, kind="midx-git-dies")
 
     def _scan_all(self, reason: str) -> None:
         t0 = time.perf_counter()
+        self.git_fatal = None
         old = {h.files.base: h for h in self.all_packs()}
         found: list[PackFiles] = []
         midxs: list[tuple[str, MultiPackIndex]] = []  # (pack directory, its multi-pack-index)
@@ -226,6 +280,7 @@ class ObjectStore(ObjectReads, BatchLookups):
                         d.midx = None
                         if not changed_under_us(e):  # damage; else rewritten under us: look again
                             self.problems.append(e)
+                            self._note_git_fatal_midx(scan.pack_dir)
                             break
                 else:
                     self._stale = True  # still changing: the next miss rescans
@@ -483,7 +538,23 @@ class ObjectStore(ObjectReads, BatchLookups):
             self.note_problem(e)
 
     def contains(self, oid: bytes, quick: bool | None = None) -> bool:
-        return oid == self.empty_tree or self.locate(oid, quick) is not None
+        if oid == self.empty_tree:
+            return True
+        loc = self.locate(oid, quick)
+        if loc is None:
+            return False
+        if loc.pack is None or self.settings.reads != "git" or _pack_usable(loc.pack):
+            return True
+        # git skips a pack it refuses to open (a cut pack, one that does not
+        # match its .idx): only another copy makes the object exist.
+        for h in self.all_packs():
+            if h is not loc.pack and h.files.pack_path != loc.pack.files.pack_path:
+                try:
+                    if h.index.find(oid) >= 0 and _pack_usable(h):
+                        return True
+                except PackscopeError:
+                    continue
+        return any(os.path.exists(path) for path in self.loose_paths(oid))
 
     # --- abbreviations -----------------------------------------------------
 

@@ -161,8 +161,15 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
         open_files: OpenFiles | None = None,
         max_object_size: int = DEFAULT_MAX_OBJECT_SIZE,
         max_chain_depth: int = DEFAULT_MAX_CHAIN_DEPTH,
+        check_trailer: bool = True,
     ) -> None:
         self.path = str(path)
+        # git refuses a pack whose trailing hash is not the one its .idx
+        # records (cut, or another pack's .idx): none of its objects is
+        # read, not even the entries before the damage.  The store decides
+        # whether to check (store_state.READ_MODES: the UI's views and
+        # fsck's pack pass read past it, to show and say how it is damaged).
+        self.check_trailer = check_trailer
         self.name = os.path.basename(self.path)
         if index is None:
             if fmt is None:
@@ -229,8 +236,16 @@ class Pack(PackInfo, PackOrderFacts, MappedFile):
         count = int.from_bytes(m[8:12], "big")
         if count != self.index.open().num_objects:
             raise self._error(f"pack holds {count} objects, its index {self.index.num_objects}", 8, "pack-count")
+        rawsz = self.fmt.rawsz
+        if self.check_trailer and m[size - rawsz : size] != self.index.pack_checksum:
+            raise self._error(
+                "pack does not match its index (its trailing hash is not the one the .idx records: "
+                "cut short, or written over); git uses none of its objects",
+                size - rawsz,
+                "pack-index-mismatch",
+            )
         self.version = version
-        self._size, self._data_end = size, size - self.fmt.rawsz
+        self._size, self._data_end = size, size - rawsz
 
     @property
     def size(self) -> int:

@@ -13,6 +13,18 @@ if TYPE_CHECKING:
     from packscope.core.store.midx import MultiPackIndex
 
 POLICIES = ("git", "gated")
+# What the store does with a pack git refuses to open because its trailing
+# hash is not the one its .idx records (cut short at any length, or written
+# over): the one place this is decided (packscope.core.store.pack's
+# ``check_trailer``; ObjectStore.contains).
+#   "git"     refused whole, as git does: none of its objects exists or is
+#             read, not even the entries before the damage.  Every command's
+#             reads, and fsck's walks.
+#   "triage"  read past it: the entries before the damage read, the damage
+#             named where it is.  The UI's views of packs and objects open
+#             their session so; fsck's pack pass asks for one such pack at a
+#             time (ObjectStore.pack_read_past).
+READ_MODES = ("git", "triage")
 Stamps = tuple[int | None, ...]  # objects/xx mtimes, one per object directory (None: absent)
 
 MAX_RESCAN_ROUNDS = 5
@@ -93,9 +105,10 @@ class ObjectDir:
 class StoreSettings:
     """The store's switchable settings (the UI and the Lab change them at run time)."""
 
-    __slots__ = ("algorithm", "loose_strategy", "policy", "quick")
+    __slots__ = ("algorithm", "loose_strategy", "policy", "quick", "reads")
 
     def __init__(self) -> None:
+        self.reads = "git"  # READ_MODES; fixed when the store is made
         self.policy = "gated"
         self.quick = False
         self.algorithm = "binary"

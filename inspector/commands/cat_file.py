@@ -70,6 +70,8 @@ def run(args) -> int:
         return 129
     session = open_session(policy=args.policy, quick=args.quick, loose_strategy=args.loose_strategy)
     try:
+        if session.store.git_fatal is not None:
+            raise session.store.git_fatal  # git dies opening the object store (exit 128)
         if batch_format is not None:
             return run_batch(session, batch_format, contents=args.batch is not None, all_objects=args.batch_all_objects)
         return run_single(session, args.mode, args.object)

@@ -42,6 +42,10 @@ USAGE = (
     "packscope log [REV…] [--all] [-n N] [--date-order|--topo-order] [--first-parent] "
     "[--format=FMT] [--literal-pathspecs] [--[no-]use-mailmap] [-- PATH…]"
 )
+# Damage in a commit-graph that git 2.39 dies on when its walk parses the
+# commit ("invalid parent position"): packscope's walk drops the graph there
+# and reads the packs, then exits 128 as git does.
+GIT_DIES_ON_GRAPH = frozenset({"commit-graph-parent"})
 FLUSH_SECONDS = 0.05  # pending output waits at most this long
 FLUSH_BYTES = 1 << 16
 
@@ -95,7 +99,10 @@ def run(args) -> int:
             return 128
     session = open_session()
     source = None
+    dies = None
     try:
+        if session.store.git_fatal is not None:
+            raise session.store.git_fatal  # git dies opening the object store (exit 128)
         repo = session.repo
         revs, paths = _split_revs_and_paths(session, opts)
         # revisions and commit contents are read as git reads them: through replace refs
@@ -132,10 +139,16 @@ def run(args) -> int:
         if source is not None:
             for problem in source.problems:
                 print(f"packscope: warning: commit-graph not used: {problem.message}", file=sys.stderr)
+                if problem.kind in GIT_DIES_ON_GRAPH and dies is None:
+                    dies = problem
             for text in source.grafts.complaints if source.grafts is not None else ():
                 print(f"packscope: warning: info/grafts: {text} (ignored, as git does)", file=sys.stderr)
             source.close()
         session.close()
+    if dies is not None:
+        # the walk read past it with the packs; git stops there: exit as git does
+        print(f"packscope: {dies.message} (git dies on it)", file=sys.stderr)
+        return 128
     return 0
 
 
