@@ -118,3 +118,29 @@ def test_decorations_give_pack_pages_back_while_reading_tags(tagged, monkeypatch
         want = sorted(x for x in labels.split(", ") if x)
         got = sorted(label for label, kind in found.get(bytes.fromhex(oid), ()) if kind == "tag")
         assert got == want, oid
+
+
+def test_rows_give_back_every_walked_commit_as_it_was_given():
+    from packscope.core.history.walked import WalkedCommit
+    from packscope.inspector.history_model import Rows
+
+    for rawsz in (20, 32):
+
+        def oid(k: int, rawsz: int = rawsz) -> bytes:
+            return k.to_bytes(4, "big") * (rawsz // 4)
+
+        walked = [
+            WalkedCommit(oid(1), oid(101), (oid(2), oid(3)), 1_700_000_000),  # a merge
+            WalkedCommit(oid(2), oid(102), (oid(4),), 0),
+            WalkedCommit(oid(3), oid(103), (oid(4), oid(5), oid(6)), -5),  # an octopus, a date before 1970
+            WalkedCommit(oid(4), oid(104), (), 2**64 - 1),  # a root, git's largest date
+        ]
+        rows = Rows()
+        assert not rows and len(rows) == 0
+        rows.extend(walked[:1])
+        rows.extend(walked[1:])
+        assert len(rows) == 4 and list(rows) == walked
+        assert rows[-1] == walked[-1] and rows[1:3] == walked[1:3]
+        assert [rows[k].parents for k in range(4)] == [c.parents for c in walked]
+        with pytest.raises(IndexError):
+            rows[4]
