@@ -39,7 +39,7 @@ FIRST_CHUNK = 80
 HOLD_SECONDS = 0.03  # longest hold of the core lock: the UI draws rows with it
 NOTIFY_SECONDS = 0.1
 SHED_EVERY = 4096  # commits read between two releases of the packs' mapped pages
-SHED_TAGS_EVERY = 256  # tags read for decorations between two releases (scattered: ~170 KB mapped each)
+SHED_TAGS_EVERY = 64  # tags read for decorations between two releases (scattered: ~170 KB mapped each)
 
 
 class Rows:

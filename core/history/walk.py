@@ -566,7 +566,15 @@ class _RevWalk(PlainWalk):
         return node.tree, node.poids, node.date
 
     def limited(self, order: str) -> Iterator[WalkedCommit]:
-        for node in self.limit(order):
+        out = self.limit(order)
+        # Walked and sorted: the list holds every node now.  Each is let go
+        # once shown (a node is held after that only by children already
+        # let go), so a long history's nodes leave as its rows are taken.
+        self.nodes = {}
+        out.reverse()
+        pop = out.pop
+        while out:
+            node = pop()
             if self.shown(node):
                 yield self.record(node)
 
