@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from packscope.bench import inputs as inp
 from packscope.bench.peers import git_cmd, packscope_cmd
 from packscope.bench.results import Case, ScenarioResult, Series, Target
-from packscope.bench.runner import ProcessRun, WorkerRun, repeat
+from packscope.bench.runner import ProcessRun, Run, WorkerRun, repeat
 from packscope.bench.verify import line_count
 
 NAME = "graph-walks"
@@ -79,9 +81,9 @@ def run(ctx) -> ScenarioResult:
         case = Case(f"{source.label} ({state}) · {what}", source.label, {**workload, "path": path})
         ps_name, git_name = "packscope " + " ".join(ps_args), "git " + " ".join(git_args)
         git_series = Series(git_name)
-        runs = [
-            ProcessRun(Series(ps_name, "packscope"), lambda i, a=ps_args: packscope_cmd(repo, *a), verify=lines),
-            ProcessRun(git_series, lambda i, a=git_args: git_cmd(repo, *a), verify=lines),
+        runs: list[Run] = [
+            ProcessRun(Series(ps_name, "packscope"), partial(command, packscope_cmd, repo, ps_args), verify=lines),
+            ProcessRun(git_series, partial(command, git_cmd, repo, git_args), verify=lines),
         ]
         topo = what.startswith("--topo-order")
         if topo:
@@ -112,6 +114,11 @@ def run(ctx) -> ScenarioResult:
 
 def lines(path: Path, inputs: dict) -> dict:
     return line_count(path)
+
+
+def command(make: Callable[..., list[str]], repo: str, args: tuple[str, ...], inputs: dict) -> list[str]:
+    """A command line for ``ProcessRun`` (``make``: packscope_cmd or git_cmd)."""
+    return make(repo, *args)
 
 
 # --- in the worker --------------------------------------------------------------------------
