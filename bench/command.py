@@ -3,8 +3,8 @@
 Each scenario runs every system on the same repository and the same ids in
 the same run; each repetition is a fresh process with fresh random ids;
 results are the median and min–max of the repetitions, with ratios
-packscope/peer.  Scenarios: exists-mixed, read-random, walk, fsck, startup, rescan,
-loose-sweep, idx-search, last-modified, blame, history-search, history-last-commits,
+packscope/peer.  Scenarios: exists-mixed, read-random, walk, graph-walks, fsck, startup,
+rescan, loose-sweep, idx-search, last-modified, blame, history-search, history-last-commits,
 commit-open, tracing-overhead, ui-startup, scale-growth, history-250k, history-tig
 (all by default).  `--json` prints one JSON document for scripts; `--markdown` the
 tables as in bench/RESULTS.md.

@@ -97,6 +97,9 @@ static PyMethodDef native_methods[] = {
      "from the graph."},
     {"graph_bloom_unchanged", (PyCFunction)(void (*)(void))native_graph_bloom_unchanged, METH_FASTCALL,
      "graph_bloom_unchanged(blooms, memo, oid) -> True, False or None: the changed-path filters' answer."},
+    {"graph_walk_paths", (PyCFunction)(void (*)(void))native_graph_walk_paths, METH_FASTCALL,
+     "graph_walk_paths(heap, bits, counter, graph, edges, first_parent, walked_type, hexsz, limit, blooms, "
+     "changed, touches) -> (walked, counter, graph answers, error): the path-limited walk over graph positions."},
     {"graph_topo_start", (PyCFunction)(void (*)(void))native_graph_topo_start, METH_FASTCALL,
      "graph_topo_start(graph, edges, hexsz, tips, by_date, first_parent) -> (state, graph answers) or None: "
      "the incremental topological walk over graph positions, started."},

@@ -168,6 +168,21 @@ def graph_bloom_unchanged(
     oid: bytes,
     /,
 ) -> bool | None: ...
+def graph_walk_paths(
+    heap: bytearray,
+    bits: bytearray,
+    counter: int,
+    graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
+    edges: tuple[tuple[int, int], ...],
+    first_parent: bool,
+    walked_type: type[_Walked],
+    hexsz: int,
+    limit: int,
+    blooms: tuple[tuple[object, int, int, int, int, tuple[tuple[tuple[int, ...], ...], ...]], ...],
+    changed: Callable[[bytes | None, bytes | None], bool],
+    touches: Callable[[bytes], bool],
+    /,
+) -> tuple[list[_Walked], int, int, BaseException | None]: ...
 def graph_topo_start(
     graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
     edges: tuple[tuple[int, int], ...],

@@ -151,6 +151,22 @@ class NativeApi(Protocol):
         oid: bytes,
         /,
     ) -> bool | None: ...
+    def graph_walk_paths(
+        self,
+        heap: bytearray,
+        bits: bytearray,
+        counter: int,
+        graph: WalkGraph,
+        edges: GraphEdges,
+        first_parent: bool,
+        walked_type: type[_Walked],
+        hexsz: int,
+        limit: int,
+        blooms: tuple[tuple[object, int, int, int, int, tuple[tuple[tuple[int, ...], ...], ...]], ...],
+        changed: Callable[[bytes | None, bytes | None], bool],
+        touches: Callable[[bytes], bool],
+        /,
+    ) -> tuple[list[_Walked], int, int, BaseException | None]: ...
     def graph_topo_start(
         self,
         graph: WalkGraph,

@@ -4,8 +4,9 @@
 thread (``HistoryLog.run``) advances it, a chunk at a time under the core
 lock, only while the screen wants more rows (``demand(n)``): scrolling near
 the end asks for the next few pages, ``G`` asks for everything, a search
-asks as it goes.  What is kept per commit is the walk's own tuple (id,
-tree, parents, time) — never a widget: rows are drawn by a virtual list,
+asks as it goes.  What is kept per commit is what the walk gave (id,
+tree, parents, time) in compact arrays (:class:`Rows`) — never a widget,
+nor a tuple per row: rows are drawn by a virtual list,
 and a row's subject, author and date are read when the row is drawn
 (:class:`SummaryCache`, an LRU).
 
@@ -24,9 +25,11 @@ from __future__ import annotations
 
 import threading
 import time
+from array import array
 from collections import OrderedDict
 
 from packscope.core.errors import PackscopeError
+from packscope.core.history.walked import WalkedCommit
 from packscope.inspector.collector import collector_paused
 from packscope.inspector.commit_text import Summary, summarize
 from packscope.inspector.history_search import SearchIndex, index_line
@@ -36,6 +39,76 @@ FIRST_CHUNK = 80
 HOLD_SECONDS = 0.03  # longest hold of the core lock: the UI draws rows with it
 NOTIFY_SECONDS = 0.1
 SHED_EVERY = 4096  # commits read between two releases of the packs' mapped pages
+SHED_TAGS_EVERY = 64  # tags read for decorations between two releases (scattered: ~170 KB mapped each)
+
+
+class Rows:
+    """The loaded rows, in walk order, held compactly: ids, trees and
+    parents in byte arrays, dates in an int array — about 70 bytes a row
+    where a ``WalkedCommit`` with its bytes, tuple and int was about 270
+    (250,000 rows: ~18 MB instead of ~68).  ``rows[i]`` (and slices,
+    iteration) gives the ``WalkedCommit`` back.
+
+    One thread extends it (the walk's worker); others read the first
+    ``len(rows)``: the count grows last, so a row below it is complete."""
+
+    __slots__ = ("_big", "_dates", "_n", "_oids", "_parents", "_pstart", "_rawsz", "_trees")
+
+    def __init__(self) -> None:
+        self._oids = bytearray()
+        self._trees = bytearray()
+        self._parents = bytearray()
+        self._pstart = array("Q", [0])  # row i's parents: _parents[_pstart[i]:_pstart[i + 1]]
+        self._dates = array("q")
+        self._big: dict[int, int] = {}  # dates outside 64 bits (git's are unsigned), by row
+        self._rawsz = 0
+        self._n = 0
+
+    def __len__(self) -> int:
+        return self._n
+
+    def extend(self, commits) -> None:
+        oids, trees, parents, pstart, dates = self._oids, self._trees, self._parents, self._pstart, self._dates
+        n = self._n
+        for c in commits:
+            oid = c.oid
+            if not self._rawsz:
+                self._rawsz = len(oid)
+            oids += oid
+            trees += c.tree
+            for p in c.parents:
+                parents += p
+            pstart.append(len(parents))
+            try:
+                dates.append(c.commit_time)
+            except OverflowError:
+                dates.append(0)
+                self._big[n] = c.commit_time
+            n += 1
+        self._n = n  # (last: readers see whole rows only)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self._n))]
+        n = self._n
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("row out of range")
+        r = self._rawsz
+        at = i * r
+        ps, a, b = self._parents, self._pstart[i], self._pstart[i + 1]
+        date = self._dates[i] if not self._big or i not in self._big else self._big[i]
+        return WalkedCommit(
+            bytes(self._oids[at : at + r]),
+            bytes(self._trees[at : at + r]),
+            tuple(bytes(ps[k : k + r]) for k in range(a, b, r)),
+            date,
+        )
+
+    def __iter__(self):
+        for i in range(self._n):
+            yield self[i]
 
 
 class SummaryCache:
@@ -84,8 +157,16 @@ def decorations(core) -> dict[bytes, list[tuple[str, str]]]:
     store = session.store
     fmt = store.fmt
 
+    reads = [0]
+
     def read(oid: bytes) -> tuple[str, bytes]:
+        # Tags lie all over the pack and each read maps a read-around of
+        # pages: shed them often (2,500 tags of a 250k-commit history held
+        # 425 MB of the pack resident otherwise).
         with core.lock:
+            reads[0] += 1
+            if reads[0] % SHED_TAGS_EVERY == 0:
+                store.release_mapped_pages()
             return store.read(oid)
 
     with core.lock:
@@ -100,6 +181,7 @@ def decorations(core) -> dict[bytes, list[tuple[str, str]]]:
             session.repo.config,
             replace_refs=replace,
         )
+        store.release_mapped_pages()
     return {oid: [(d.label, d.kind) for d in entries] for oid, entries in found.items()}
 
 
@@ -182,8 +264,10 @@ class LockedReads:
             return ""
         return index_line(data) if typ == "commit" else ""
 
-    def locked(self, fn):
-        """``fn`` (a walk hook taking a commit id) called under the core lock, counted."""
+    def locked(self, fn, compiled: tuple[str, ...] = ()):
+        """``fn`` (a walk hook taking a commit id) called under the core lock, counted;
+        ``compiled``: the hook's methods the walk may also use (each called
+        under the lock), which let it run a compiled loop in place of calls."""
         if fn is None:
             return None
         lock, shed = self.lock, self.core_store.release_mapped_pages
@@ -195,6 +279,19 @@ class LockedReads:
                 if n % SHED_EVERY == 0:
                     shed()
                 return fn(oid)
+
+        for name in compiled:
+            method = getattr(fn, name, None)
+            if method is not None:
+                setattr(call, name, self._under_lock(method))
+        return call
+
+    def _under_lock(self, method):
+        lock = self.lock
+
+        def call(*args):
+            with lock:
+                return method(*args)
 
         return call
 
@@ -218,7 +315,7 @@ class HistoryLog:
         self.index = SearchIndex()
         self.searching = False
         self._last_notify = 0.0
-        self.rows: list = []  # WalkedCommit, in walk order
+        self.rows = Rows()  # WalkedCommit, in walk order (held compactly)
         self.want: float = 0  # rows wanted (inf: all)
         self.done = False
         self.started = False
@@ -313,10 +410,17 @@ class HistoryLog:
             options = dict(source.walk_options(paths))
             # a path-limited walk reads many commits it does not show: read the shown ones again instead
             reads = self.reads = LockedReads(core, source.objects, capture=not paths)
+            order = "topo" if self.graph else "default"
+            # With generation numbers and no paths the graph's order streams
+            # (git's incremental topological walk), compiled over the
+            # commit-graph's positions: it reads the graph file alone, which
+            # this walk's source owns, so only its setup takes the lock and
+            # nothing is held per commit (a 250k-commit history in a few MB).
+            compiled = ("walk_graph", "walk_packs", "count_graph_answers")
+            on_graph = order == "topo" and not paths and bool(options.get("generation_numbers"))
             for hook in ("commit_info", "first_parent_unchanged"):
                 if options.get(hook) is not None:
-                    options[hook] = reads.locked(options[hook])
-            order = "topo" if self.graph else "default"
+                    options[hook] = reads.locked(options[hook], compiled if on_graph and hook == "commit_info" else ())
             it = walk(reads, starts, paths=paths, order=order, **options)
         return source, it, reads
 

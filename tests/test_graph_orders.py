@@ -224,7 +224,14 @@ def test_a_count_stops_gits_walk_where_it_stops_ours(state):
 
 def test_the_log_command_prints_gits_lines_in_every_order(state):
     _, repo = state
-    for args in (["--all"], ["--topo-order", "-n", "25", "main"], ["--date-order", "--first-parent", "--all"]):
+    for args in (
+        ["--all"],
+        ["--topo-order", "-n", "25", "main"],
+        ["--date-order", "--first-parent", "--all"],
+        ["--all", "--", "d1"],
+        ["-n", "5", "main", "--", "a", "d2/e"],
+        ["--first-parent", "side", "--", "top"],
+    ):
         want = git_text("log", "--format=%H %P", *args, cwd=repo)
         got = packscope_in(repo, "log", "--format=%H %P", *args)
         assert got.returncode == 0, got.stderr
@@ -245,6 +252,22 @@ def test_a_plain_walk_over_a_sound_graph_runs_on_its_positions(state, door):
         assert counted.calls == 0
     elif name != "stale-chain":
         assert counted.calls > 0
+
+
+def test_the_path_limited_walk_in_python_lists_what_the_compiled_one_does(state, door):
+    # the default order with paths: the compiled loop over graph positions
+    # (Bloom filters asked by position, trees compared through the limiter)
+    # and the reference (walk.py's stream and simplify) both list git's commits
+    name, repo = state
+    paths = (["a"], ["d1/f1", "top"], ["d2"], ["d2/e/f4", "nowhere"])
+    cases = list(itertools.product((["--all"], ["side", "main"]), paths, (False, True)))
+    want = [git_log(repo, revs, "default", fp, p) for revs, p, fp in cases]
+    compiled = Counted(door, "graph_walk_paths")
+    assert [core_log(repo, revs, "default", fp, p)[0] for revs, p, fp in cases] == want
+    if BUILT and name not in ("none", "stale-chain"):
+        assert compiled.calls > 0  # a sound graph holding every tip: the compiled walk
+    door.use("pure")
+    assert [core_log(repo, revs, "default", fp, p)[0] for revs, p, fp in cases] == want
 
 
 def test_the_incremental_walk_in_python_lists_what_the_compiled_one_does(state, door):

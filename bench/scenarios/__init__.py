@@ -11,6 +11,7 @@ SCENARIOS = {
     "exists-mixed": "exists_mixed",
     "read-random": "read_random",
     "walk": "walk",
+    "graph-walks": "graph_walks",
     "fsck": "fsck",
     "startup": "startup",
     "rescan": "rescan",

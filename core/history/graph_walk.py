@@ -51,6 +51,9 @@ if TYPE_CHECKING:
     from packscope.core.repo.repository import Repository
     from packscope.core.store.odb import ObjectStore
 
+# per layer: (map, commits, BIDX offset or -1, filter data offset, its size, hashes of each key per path)
+BloomSpec = tuple[tuple[object, int, int, int, int, tuple[tuple[tuple[int, ...], ...], ...]], ...]
+
 # (parent table of grafted and shallow commits, the grafts file, replace refs)
 Rewrites = tuple[dict[bytes, tuple[bytes, ...]], "Grafts | None", "ReplaceRefs | None"]
 
@@ -272,7 +275,22 @@ class WalkSource:
                     return got
             return unchanged(oid)
 
-        return unchanged_compiled
+        return BloomHint(unchanged_compiled, blooms)
+
+
+class BloomHint:
+    """:meth:`WalkSource.first_parent_unchanged`'s compiled predicate, with
+    the filters as the compiled path-limited walk asks them by position
+    (``blooms``: graph_walk_paths' argument, core/native_c/graph_plain.c)."""
+
+    __slots__ = ("_check", "blooms")
+
+    def __init__(self, check: Callable[[bytes], bool], blooms: BloomSpec) -> None:
+        self._check = check
+        self.blooms = blooms
+
+    def __call__(self, oid: bytes) -> bool:
+        return self._check(oid)
 
 
 class GraphCommitInfo:

@@ -279,8 +279,67 @@ class _RevWalk(PlainWalk):
         for node in start:
             self.push(node)
         if not limited:
-            return self.stream()
+            return self.stream() if self.limiter is None else self.stream_paths()
         return self.limited(order)
+
+    def stream_paths(self) -> Iterator[WalkedCommit]:
+        """:meth:`stream` with a path limiter, compiled over the commit-graph's
+        positions when the backend is built, the graph is sound and holds
+        every queued commit (core/native_c/graph_plain.c, graph_walk_paths:
+        the Bloom shortcut asked by position, ``limiter.changed`` and
+        ``limiter.touches`` called back only where it cannot answer); else,
+        or traced, :meth:`stream` (the reference). Nothing is read before
+        the first commit is asked for."""
+        b = native.backend
+        info = self.commit_info
+        limiter = self.limiter
+        on_graph = getattr(info, "walk_graph", None) if b is not None else None
+        packs_of = getattr(info, "walk_packs", None)
+        # the hint's filters by position (a hint without them: the reference asks it)
+        blooms = () if self.hint is None else getattr(self.hint, "blooms", None)
+        if b is None or on_graph is None or packs_of is None or limiter is None or blooms is None:
+            return self.stream()
+
+        def run() -> Iterator[WalkedCommit]:
+            edges = on_graph()
+            packs = packs_of() if edges is not None else None
+            graph = packs[3] if packs is not None else None
+            heap, bits = bytearray(), bytearray()
+            if packs is None or graph is None or edges is None:
+                yield from self.stream()
+                return
+            hexsz = packs[1]
+            # (the queue is a heap of (-date, number, node): the same order of entries)
+            queue = [(key, number, node.oid, node.tree or b"", node.poids) for key, number, node in self.queue]
+            if any(not e[3] for e in queue) or not b.graph_walk_enter(
+                queue, {e[2] for e in queue}, graph, heap, bits, hexsz
+            ):
+                yield from self.stream()
+                return
+            counter, batch = self.inserted, 16
+            changed, touches = limiter.changed, limiter.touches
+            while heap:
+                walked, counter, answers, error = b.graph_walk_paths(
+                    heap,
+                    bits,
+                    counter,
+                    graph,
+                    edges,
+                    self.first_parent,
+                    WalkedCommit,
+                    hexsz,
+                    batch,
+                    blooms,
+                    changed,
+                    touches,
+                )
+                self._count_graph_answers(answers)
+                yield from walked
+                if error is not None:
+                    raise error
+                batch = min(2 * batch, 1024)
+
+        return run()
 
     def topo_stream(self, start: list[_Node], by_date: bool) -> Iterator[WalkedCommit]:
         """git's incremental topological walk (packscope.core.history.topo_walk,
@@ -507,7 +566,15 @@ class _RevWalk(PlainWalk):
         return node.tree, node.poids, node.date
 
     def limited(self, order: str) -> Iterator[WalkedCommit]:
-        for node in self.limit(order):
+        out = self.limit(order)
+        # Walked and sorted: the list holds every node now.  Each is let go
+        # once shown (a node is held after that only by children already
+        # let go), so a long history's nodes leave as its rows are taken.
+        self.nodes = {}
+        out.reverse()
+        pop = out.pop
+        while out:
+            node = pop()
             if self.shown(node):
                 yield self.record(node)
 

@@ -487,34 +487,27 @@ done:
  *     path, some key's bits are not all set (the path certainly did not change); False when the filter
  *     cannot say (none, not computed, or a path that may have changed); None when the filter's span
  *     is outside BDAT (the reference calls the graph broken). */
-static PyObject *
-native_graph_bloom_unchanged(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* The Bloom shortcut for global position pos (blooms as graph_bloom_unchanged takes them): 1 when
+ * every path certainly did not change, 0 when the filter cannot say, 2 when the filter's span is
+ * outside BDAT (the reference calls the graph broken), -1 with an exception. */
+static int
+gw_bloom_at(PyObject *blooms, long long pos)
 {
-    if (nargs != 3 || !PyTuple_CheckExact(args[0]) || !PyDict_CheckExact(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "graph_bloom_unchanged(blooms, memo, oid)");
-        return NULL;
+    if (!PyTuple_CheckExact(blooms)) {
+        PyErr_SetString(PyExc_TypeError, "graph_bloom: blooms is a tuple of layers");
+        return -1;
     }
-    PyObject *known = PyDict_GetItemWithError(args[1], args[2]);
-    if (known == NULL) {
-        if (PyErr_Occurred())
-            return NULL;
-        Py_RETURN_FALSE;
-    }
-    long long pos = PyLong_AsLongLong(known);
-    if (pos == -1 && PyErr_Occurred())
-        return NULL;
-    PyObject *blooms = args[0];
     long long base = 0;
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(blooms); k++) {
         PyObject *spec = PyTuple_GET_ITEM(blooms, k);
         if (!PyTuple_CheckExact(spec) || PyTuple_GET_SIZE(spec) != 6) {
             PyErr_SetString(PyExc_TypeError, "graph_bloom_unchanged: a layer is (map, commits, BIDX, data, size, "
                                              "hashes)");
-            return NULL;
+            return -1;
         }
         long long count = PyLong_AsLongLong(PyTuple_GET_ITEM(spec, 1));
         if (count == -1 && PyErr_Occurred())
-            return NULL;
+            return -1;
         if (pos >= base + count) {
             base += count;
             continue;
@@ -525,23 +518,23 @@ native_graph_bloom_unchanged(PyObject *self, PyObject *const *args, Py_ssize_t n
         long long data_at = PyLong_AsLongLong(PyTuple_GET_ITEM(spec, 3));
         long long size = PyLong_AsLongLong(PyTuple_GET_ITEM(spec, 4));
         if (PyErr_Occurred())
-            return NULL;
+            return -1;
         if (bidx < 0)
-            Py_RETURN_FALSE; /* no usable filters in this layer */
+            return 0; /* no usable filters in this layer */
         Py_buffer view;
         const uint8_t *m;
         Py_ssize_t n;
         if (get_bytes(PyTuple_GET_ITEM(spec, 0), &view, &m, &n) < 0)
-            Py_RETURN_NONE; /* (a closed map: the reference decides) */
+            return 2; /* (a closed map: the reference decides) */
         long long i = pos - base;
-        PyObject *out = Py_False;
+        int out = 0;
         if (bidx + 4 * (i + 1) > n || data_at + size > n) {
-            out = Py_None;
+            out = 2;
             goto done;
         }
         long long end = be32_at(m + bidx + 4 * i), start = i ? be32_at(m + bidx + 4 * (i - 1)) : 0;
         if (start > end || end > size) {
-            out = Py_None;
+            out = 2;
             goto done;
         }
         unsigned long long nbits = (unsigned long long)(end - start) * 8;
@@ -564,7 +557,7 @@ native_graph_bloom_unchanged(PyObject *self, PyObject *const *args, Py_ssize_t n
                     unsigned long long h = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(hashes, r));
                     if (h == (unsigned long long)-1 && PyErr_Occurred()) {
                         release_bytes(&view);
-                        return NULL;
+                        return -1;
                     }
                     unsigned long long bit = h % nbits;
                     if (!(f[bit >> 3] & (1u << (bit & 7)))) {
@@ -574,18 +567,259 @@ native_graph_bloom_unchanged(PyObject *self, PyObject *const *args, Py_ssize_t n
                 }
             }
             if (may_have_changed)
-                goto done; /* this path may have changed: False */
+                goto done; /* this path may have changed: 0 */
         }
-        out = Py_True;
+        out = 1;
     done:
         release_bytes(&view);
-        return Py_NewRef(out);
+        return out;
     bad:
         release_bytes(&view);
         PyErr_SetString(PyExc_TypeError, "graph_bloom_unchanged: hashes are tuples of tuples of tuples of ints");
+        return -1;
+    }
+    return 0; /* a position past the graph: the reference finds no filter either */
+}
+
+static PyObject *
+native_graph_bloom_unchanged(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyTuple_CheckExact(args[0]) || !PyDict_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "graph_bloom_unchanged(blooms, memo, oid)");
         return NULL;
     }
-    Py_RETURN_FALSE; /* a position past the graph: the reference finds no filter either */
+    PyObject *known = PyDict_GetItemWithError(args[1], args[2]);
+    if (known == NULL) {
+        if (PyErr_Occurred())
+            return NULL;
+        Py_RETURN_FALSE;
+    }
+    long long pos = PyLong_AsLongLong(known);
+    if (pos == -1 && PyErr_Occurred())
+        return NULL;
+    switch (gw_bloom_at(args[0], pos)) {
+    case 1:
+        Py_RETURN_TRUE;
+    case 0:
+        Py_RETURN_FALSE;
+    case 2:
+        Py_RETURN_NONE;
+    default:
+        return NULL;
+    }
+}
+
+/* --- the path-limited default-order walk over positions ------------------------------------------
+ *
+ *   graph_walk_paths(heap, bits, counter, graph, edges, first_parent, walked_type, hexsz, limit,
+ *                    blooms, changed, touches) -> (walked, counter, graph answers, error)
+ *
+ * _RevWalk.stream with a path limiter and no exclusions (core/history/walk.py: stream and
+ * simplify are the reference), once every queued commit is in a sound graph: the same heap and
+ * bits as graph_walk_plain.  Each popped commit is simplified as git's default simplification
+ * does it without exclusions -- a root is TREESAME unless touches(tree); else each parent in turn
+ * (only the first with first_parent) is compared, the first through the Bloom shortcut (blooms as
+ * graph_bloom_unchanged takes them, () for none) and otherwise through changed(parent tree, tree),
+ * and the first parent it is TREESAME to is the only one kept -- then its kept parents are queued
+ * as graph_walk_plain queues them and, unless TREESAME, its record is walked.  limit counts the
+ * commits popped (a batch may walk none).  error: the exception a callback raised (the records
+ * before it are walked, as the reference yields them before it raises), else None. */
+
+/* The exception set now, taken (normalised, with its traceback): what a walk returns as its error. */
+static PyObject *
+gw_take_error(void)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb != NULL && value != NULL)
+        PyException_SetTraceback(value, tb);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    return value;
+}
+
+static PyObject *
+native_graph_walk_paths(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 12) {
+        PyErr_SetString(PyExc_TypeError, "graph_walk_paths(heap, bits, counter, graph, edges, first_parent, "
+                                         "walked_type, hexsz, limit, blooms, changed, touches)");
+        return NULL;
+    }
+    PyObject *heap = args[0], *bits = args[1], *blooms = args[9], *changed = args[10], *touches = args[11];
+    PyTypeObject *walked_type = (PyTypeObject *)args[6];
+    long long counter = PyLong_AsLongLong(args[2]);
+    int first_parent = PyObject_IsTrue(args[5]);
+    Py_ssize_t limit = PyLong_AsSsize_t(args[8]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (!PyByteArray_CheckExact(heap) || !PyByteArray_CheckExact(bits) || !PyType_Check(args[6]) ||
+        !PyType_IsSubtype(walked_type, &PyTuple_Type) || walked_type->tp_basicsize != PyTuple_Type.tp_basicsize ||
+        walked_type->tp_itemsize != PyTuple_Type.tp_itemsize || !PyTuple_CheckExact(blooms) ||
+        !PyCallable_Check(changed) || !PyCallable_Check(touches)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "graph_walk_paths: heap and bits bytearrays, a plain tuple type, blooms a tuple, callables");
+        return NULL;
+    }
+    graph_table g;
+    if (walk_graph_open(&g, args[3], args[7]) != 1) {
+        PyErr_SetString(PyExc_TypeError, "graph_walk_paths: graph is GraphCommitInfo.walk_packs()'s graph");
+        return NULL;
+    }
+    gw_edge edges[GRAPH_MAX_LAYERS];
+    if (gw_edges(args[4], &g, edges) < 0 || PyByteArray_GET_SIZE(bits) != (Py_ssize_t)((g.total + 7) / 8) ||
+        PyByteArray_GET_SIZE(heap) % (Py_ssize_t)sizeof(gw_entry) != 0) {
+        graph_close(&g);
+        PyErr_SetString(PyExc_ValueError, "graph_walk_paths: state that does not fit this graph");
+        return NULL;
+    }
+    Py_ssize_t n = PyByteArray_GET_SIZE(heap) / (Py_ssize_t)sizeof(gw_entry);
+    long long answers = 0;
+    Py_ssize_t popped = 0;
+    long long *parents = PyMem_Malloc(sizeof(long long) * GW_MAX_PARENTS);
+    PyObject *walked = PyList_New(0), *error = NULL;
+    if (parents == NULL || walked == NULL)
+        goto fail;
+    while (n > 0 && popped < limit) {
+        gw_entry *h = (gw_entry *)PyByteArray_AS_STRING(heap);
+        gw_entry top = h[0];
+        h[0] = h[n - 1];
+        n--;
+        gw_sift_down(h, n);
+        popped++;
+        Py_ssize_t np = gw_parents(&g, edges, top.pos, parents, GW_MAX_PARENTS);
+        if (np < 0) {
+            PyErr_SetString(PyExc_ValueError, "graph_walk_paths: a commit graph_walk_check did not pass");
+            goto fail;
+        }
+        const graph_layer *l = &g.layers[gw_layer_index(&g, top.pos)];
+        const uint8_t *row = l->m + l->cdat_at + (top.pos - l->base) * (g.rawsz + 16);
+        PyObject *tree = PyBytes_FromStringAndSize((const char *)row, g.rawsz);
+        if (tree == NULL)
+            goto fail;
+        /* simplify: treesame, and the one parent kept (-1: all of them) */
+        int treesame = 0;
+        Py_ssize_t kept = -1;
+        if (np == 0) {
+            PyObject *got = PyObject_CallOneArg(touches, tree);
+            int t = got == NULL ? -1 : PyObject_IsTrue(got);
+            Py_XDECREF(got);
+            if (t < 0) {
+                Py_DECREF(tree);
+                error = gw_take_error();
+                break;
+            }
+            treesame = !t;
+        }
+        for (Py_ssize_t k = 0; k < np && !treesame; k++) {
+            if (k == 1 && first_parent)
+                break;
+            int same = 0;
+            if (k == 0 && PyTuple_GET_SIZE(blooms) > 0) {
+                int b = gw_bloom_at(blooms, top.pos);
+                if (b < 0) {
+                    Py_DECREF(tree);
+                    goto fail;
+                }
+                same = b == 1;
+            }
+            if (!same) {
+                const graph_layer *pl = &g.layers[gw_layer_index(&g, parents[k])];
+                PyObject *ptree = PyBytes_FromStringAndSize(
+                    (const char *)(pl->m + pl->cdat_at + (parents[k] - pl->base) * (g.rawsz + 16)), g.rawsz);
+                PyObject *got = ptree == NULL ? NULL : PyObject_CallFunctionObjArgs(changed, ptree, tree, NULL);
+                Py_XDECREF(ptree);
+                int c = got == NULL ? -1 : PyObject_IsTrue(got);
+                Py_XDECREF(got);
+                if (c < 0) {
+                    Py_DECREF(tree);
+                    error = gw_take_error();
+                    goto stopped;
+                }
+                same = !c;
+            }
+            if (same) {
+                treesame = 1;
+                kept = k;
+            }
+        }
+        uint8_t *b = (uint8_t *)PyByteArray_AS_STRING(bits);
+        for (Py_ssize_t k = kept < 0 ? 0 : kept; k < (kept < 0 ? np : kept + 1); k++) {
+            long long pp = parents[k];
+            if (!(b[pp >> 3] & (1u << (pp & 7)))) {
+                b[pp >> 3] |= (uint8_t)(1u << (pp & 7));
+                h = gw_room(heap, n + 1);
+                if (h == NULL) {
+                    Py_DECREF(tree);
+                    goto fail;
+                }
+                b = (uint8_t *)PyByteArray_AS_STRING(bits);
+                h[n].key = -gw_time(&g, pp);
+                h[n].number = counter++;
+                h[n].pos = pp;
+                gw_sift_up(h, n);
+                n++;
+                answers++;
+            }
+            if (first_parent)
+                break;
+        }
+        if (treesame) {
+            Py_DECREF(tree);
+            continue;
+        }
+        PyObject *ptuple = PyTuple_New(np);
+        if (ptuple == NULL) {
+            Py_DECREF(tree);
+            goto fail;
+        }
+        for (Py_ssize_t k = 0; k < np; k++) {
+            PyObject *p = PyBytes_FromStringAndSize((const char *)gw_oid(&g, parents[k]), g.rawsz);
+            if (p == NULL) {
+                Py_DECREF(ptuple);
+                Py_DECREF(tree);
+                goto fail;
+            }
+            PyTuple_SET_ITEM(ptuple, k, p);
+        }
+        PyObject *oid = PyBytes_FromStringAndSize((const char *)(l->m + l->oidl_at + (top.pos - l->base) * g.rawsz),
+                                                  g.rawsz);
+        PyObject *date = PyLong_FromLongLong(-top.key);
+        PyObject *rec = walked_type->tp_alloc(walked_type, 4);
+        if (oid == NULL || date == NULL || rec == NULL) {
+            Py_XDECREF(oid);
+            Py_XDECREF(date);
+            Py_XDECREF(rec);
+            Py_DECREF(ptuple);
+            Py_DECREF(tree);
+            goto fail;
+        }
+        PyTuple_SET_ITEM(rec, 0, oid);
+        PyTuple_SET_ITEM(rec, 1, tree);
+        PyTuple_SET_ITEM(rec, 2, ptuple);
+        PyTuple_SET_ITEM(rec, 3, date);
+        int rc = PyList_Append(walked, rec);
+        Py_DECREF(rec);
+        if (rc < 0)
+            goto fail;
+    }
+stopped:
+    PyMem_Free(parents);
+    graph_close(&g);
+    if (PyByteArray_Resize(heap, n * (Py_ssize_t)sizeof(gw_entry)) < 0) {
+        Py_DECREF(walked);
+        Py_XDECREF(error);
+        return NULL;
+    }
+    return Py_BuildValue("(NLLN)", walked, counter, answers, error != NULL ? error : Py_NewRef(Py_None));
+fail:
+    PyMem_Free(parents);
+    graph_close(&g);
+    Py_XDECREF(walked);
+    Py_XDECREF(error);
+    PyByteArray_Resize(heap, n * (Py_ssize_t)sizeof(gw_entry)); /* (a heap still, whatever failed) */
+    return NULL;
 }
 
 /* --- the incremental topological walk over positions ---------------------------------------------
