@@ -83,6 +83,25 @@ async def test_overview_shows_what_git_reports(ui_repo):
 
 
 @pytest.mark.asyncio
+async def test_the_store_panel_names_each_object_directory_and_groups_ref_counts(ui_repo, tmp_path):
+    """A repository borrowing ui_repo's objects: the loose-cache row of the
+    alternate says which it is (the two rows read alike before), and 1,200
+    tags read "1,200 tags" as every other count of the panel does."""
+    borrower = repos.init_bare(tmp_path / "borrower.git")
+    (borrower / "objects" / "info" / "alternates").write_text(str(ui_repo / "objects") + "\n")
+    head = repos.git_text("rev-parse", "HEAD", cwd=ui_repo).strip()
+    lines = "".join(f"create refs/tags/t{n:04d} {head}\n" for n in range(1200))
+    repos.git("update-ref", "--stdin", cwd=borrower, input=lines.encode())
+    repos.git("pack-refs", "--all", cwd=borrower)
+    async with running(borrower) as (app, pilot):
+        await until(pilot, lambda: app.screen.facts.refs is not None, "the refs counted")
+        await settle(app, pilot)
+        store_text = plain(app.screen.query_one("#ov-store"), width=400)
+        assert "; alternate 1: 0 cached from" in store_text
+        assert "1,200 tags" in store_text and "1,200 packed" in store_text
+
+
+@pytest.mark.asyncio
 async def test_health_shows_orphans_and_problems(ui_repo_copy):
     pack_dir = ui_repo_copy / "objects" / "pack"
     (pack_dir / "pack-0000000000000000000000000000000000000000.idx").write_bytes(b"\0" * 10)

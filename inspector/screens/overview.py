@@ -301,8 +301,10 @@ class OverviewScreen(PackscopeScreen):
             # (not "none" before it is read; an empty repository has no packs to count first)
             out.append(("multi-pack-index", "none" if f.midx_read else "…"))
         loose_rows = []
-        for _d, c in core.loose_counts():
-            loose_rows.append(f"{c.entries:,} cached from {c.subdirs_seen}/256 subdirs ({c.strategy})")
+        for k, (_d, c) in enumerate(core.loose_counts()):
+            # one row per object directory: the repository's own, then each alternate
+            where = "" if k == 0 else f"alternate {k}: "
+            loose_rows.append(f"{where}{c.entries:,} cached from {c.subdirs_seen}/256 subdirs ({c.strategy})")
         disk = "counting…" if f.loose_on_disk is None else f"{f.loose_on_disk:,} on disk"
         out.append(("loose objects", f"{disk}; " + "; ".join(loose_rows)))
         if f.commit_graph_error:
@@ -322,13 +324,13 @@ class OverviewScreen(PackscopeScreen):
         if f.rewrites:
             out.append(("history", Text(f.rewrites, style="bold red")))
         if f.refs is not None:
-            kinds = ", ".join(f"{n} {k}" for k, n in sorted(f.refs["by kind"].items()))
+            kinds = ", ".join(f"{n:,} {k}" for k, n in sorted(f.refs["by kind"].items()))
             out.append(
                 (
                     "refs",
                     f"{f.refs['total']:,}"
                     + (f" ({kinds})" if kinds else "")
-                    + (" in reftable" if f.refs.get("storage") == "reftable" else f", {f.refs['packed']} packed")
+                    + (" in reftable" if f.refs.get("storage") == "reftable" else f", {f.refs['packed']:,} packed")
                     + f"; HEAD {f.refs['head']}",
                 )
             )
