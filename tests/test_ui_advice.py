@@ -38,8 +38,9 @@ async def test_advice_shows_maintenance_sizes_and_largest_as_git_counts(ui_repo)
         maintenance = plain(screen.query_one("#advice-maintenance"))
         for task in ("gc-auto", "loose-objects", "incremental-repack", "commit-graph", "pack-refs", "geometric-repack"):
             assert task in maintenance
-        # 2 packs outside the multi-pack-index, against the default 10
-        assert "maintenance.incremental-repack.auto: 2 vs 10 (default) quiet" in maintenance
+        # 2 packs outside the multi-pack-index, against the default 10, as a sentence
+        assert "2 packs outside the multi-pack-index; fires at 10 or more (git's default) — quiet" in maintenance
+        assert "True" not in maintenance and " 1 packs" not in maintenance
         sizes = plain(screen.query_one("#advice-sizes"))
         assert "uniqueBlobCount" in sizes and "maxCheckoutSubmoduleCount" in sizes
         rows = list_text(screen.query_one("#advice-largest", VirtualList))
@@ -50,7 +51,7 @@ async def test_advice_shows_maintenance_sizes_and_largest_as_git_counts(ui_repo)
         paths = plain(screen.query_one("#advice-paths"))
         top_path = screen.doc["largest"]["paths"][0]
         assert f"{top_path['blobs']} blobs {top_path['path']}" in paths
-        whatif = plain(screen.query_one("#advice-whatif"))
+        whatif = "\n".join(list_text(screen.query_one("#advice-whatif", VirtualList)))
         for layout in ("multi-pack-index", "one-pack", "geometric", "commit-graph"):
             assert layout in whatif
         # 10 packs, 8 under a midx: a midx over all of them searches one index
@@ -111,6 +112,33 @@ async def test_w_replays_the_whatif_workload_in_the_lab(ui_repo):
             pilot,
             lambda: isinstance(app.screen, LabScreen) and app.screen.batch_ids is not None and app.screen,
             "the workload's batch to finish in the Lab",
+            timeout=60,
+        )
+        assert lab.batch_ids == want
+        assert lab.last_batch.lookups == len(want)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("layout_kind", ["geometric", "walk"])
+async def test_enter_on_a_whatif_row_replays_its_workload_in_the_lab(ui_repo, layout_kind):
+    from packscope.inspector.screens.lab import LabScreen
+
+    async with running(ui_repo, poll_seconds=60) as (app, pilot):
+        screen = await open_advice(app, pilot)
+        if layout_kind == "walk":
+            row = next(i for i, w in enumerate(screen.whatifs) if "log --" in w["workload"])
+        else:
+            row = next(i for i, w in enumerate(screen.whatifs) if w["layout"] == layout_kind)
+        want = screen.workloads[row]
+        assert want and want != screen.workloads[0] if layout_kind == "walk" else want
+        lst = screen.query_one("#advice-whatif", VirtualList)
+        lst.focus()
+        lst.move_to(screen.whatif_lines.index(row) + 1)  # the row's second line (its workload)
+        await pilot.press("enter")
+        lab = await until(
+            pilot,
+            lambda: isinstance(app.screen, LabScreen) and app.screen.batch_ids is not None and app.screen,
+            "the row's workload as a batch in the Lab",
             timeout=60,
         )
         assert lab.batch_ids == want
