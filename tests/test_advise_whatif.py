@@ -249,3 +249,50 @@ def test_the_log_row_is_in_the_document_with_its_walk_reads(history):
         assert key in row["current"] and key in row["proposed"]
     human = packscope_in(history, "advise", "--whatif-path", "d1").stdout.decode()
     assert "What-if, walk: log -- d1 from HEAD" in human and "trees read" in human
+
+
+@pytest.fixture(scope="module")
+def linear(tmp_path_factory):
+    from tests.repos import init_bare
+
+    repo = init_bare(tmp_path_factory.mktemp("whatif-linear") / "linear.git")
+    git("fast-import", "--quiet", cwd=repo, input=fast_import_stream(60, seed=33, merges=False, tags=False))
+    return repo
+
+
+def git_tree_reads(repo, path: str) -> int:
+    """The trees git reads for log -- path on a linear history, from git's
+    own listings: per commit, both root trees, then at each component of
+    path where the two sides differ, the side(s) that are trees (a root
+    commit: its tree, and the first component's if it is a tree)."""
+    listing = {}
+    revs = [ln.split() for ln in git_text("rev-list", "--parents", "HEAD", cwd=repo).splitlines()]
+    for c, *_ in revs:
+        rows = git_text("ls-tree", "-r", "-t", c, cwd=repo).splitlines()
+        listing[c] = {name: tuple(meta.split()) for meta, name in (r.split("\t", 1) for r in rows)}
+    parts = path.split("/")
+    total = 0
+    for c, *ps in revs:
+        if not ps:
+            first = listing[c].get(parts[0])
+            total += 1 + (first is not None and first[1] == "tree")
+            continue
+        total += 2
+        for i in range(len(parts)):
+            prefix = "/".join(parts[: i + 1])
+            a, b = listing[ps[0]].get(prefix), listing[c].get(prefix)
+            if a == b:
+                break
+            trees = (a is not None and a[1] == "tree") + (b is not None and b[1] == "tree")
+            total += trees
+            if trees < 2:
+                break
+    return total
+
+
+@pytest.mark.parametrize("path", ["dir1", "dir2/file5.txt", "foo/inner", "big.bin", "nothing/here"])
+def test_trees_read_are_those_git_compares(linear, path):
+    with open_session(str(linear)) as s:
+        now = log_path_reads(s, path, proposed=False)
+    assert now.trees_read == git_tree_reads(linear, path)
+    assert now.commits_shown == len(git_text("log", "--format=%H", "--", path, cwd=linear).split())
