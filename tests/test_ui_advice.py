@@ -159,7 +159,7 @@ async def test_enter_on_a_whatif_row_replays_its_workload_in_the_lab(ui_repo, la
     async with running(ui_repo, poll_seconds=60) as (app, pilot):
         screen = await open_advice(app, pilot)
         if layout_kind == "walk":
-            row = next(i for i, w in enumerate(screen.whatifs) if "log --" in w["workload"])
+            row = next(i for i, w in enumerate(screen.whatifs) if w["workload"].startswith("walk: log -- "))
         else:
             row = next(i for i, w in enumerate(screen.whatifs) if w["layout"] == layout_kind)
         want = screen.workloads[row]

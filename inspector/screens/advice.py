@@ -75,8 +75,8 @@ class AdviceScreen(PackscopeScreen):
 
     DEFAULT_CSS = """
     AdviceScreen #advice-scroll { height: 1fr; }
-    AdviceScreen #advice-whatif { height: 12; border-top: solid $primary-darken-2; }
-    AdviceScreen #advice-largest { height: 12; border-top: solid $primary-darken-2; }
+    AdviceScreen #advice-whatif { height: 9; border-top: solid $primary-darken-2; }
+    AdviceScreen #advice-largest { height: 9; border-top: solid $primary-darken-2; }
     AdviceScreen .advice-panel { padding: 0 1; margin-bottom: 1; }
     """
 
@@ -339,10 +339,9 @@ def paths_text(rows: list[dict[str, Any]]) -> Text:
 
 WALK_READS = (
     ("commits_parsed", "commits parsed"),
-    ("graph_records", "graph records"),
     ("trees_read", "trees read"),
-    ("bloom_queries", "Bloom queries"),
     ("bloom_answered", "answered by Bloom"),
+    ("graph_records", "graph records"),
 )
 
 
@@ -357,17 +356,17 @@ def whatif_lines(rows: list[dict[str, Any]]) -> tuple[list[Text], list[int]]:
         if walk:
             better = p["trees_read"] + p["commits_parsed"] < c["trees_read"] + c["commits_parsed"]
             text = Text(f"  {w['layout']:<18}", style="bold green" if better else "bold")
-            text.append("   ".join(f"{label} {c[k]:,} → {p[k]:,}" for k, label in WALK_READS))
+            text.append("  ".join(f"{label} {c[k]:,} → {p[k]:,}" for k, label in WALK_READS))
         else:
             better = p["probes_per_lookup"] + p["packs_searched"] + p.get("loose_reads", 0) < (
                 c["probes_per_lookup"] + c["packs_searched"] + c.get("loose_reads", 0)
             )
             text = Text(f"  {w['layout']:<18}", style="bold green" if better else "bold")
             text.append(
-                f"probes {c['probes_per_lookup']:.1f} → {p['probes_per_lookup']:.1f}   "
-                f"pages {c['pages_per_lookup']:.2f} → {p['pages_per_lookup']:.2f}   "
-                f"packs searched {c['packs_searched']:.2f} → {p['packs_searched']:.2f}   "
-                f"loose reads {c.get('loose_reads', 0):.2f} → {p.get('loose_reads', 0):.2f}   "
+                f"probes {c['probes_per_lookup']:.1f} → {p['probes_per_lookup']:.1f}  "
+                f"pages {c['pages_per_lookup']:.1f} → {p['pages_per_lookup']:.1f}  "
+                f"packs {c['packs_searched']:.2f} → {p['packs_searched']:.2f}  "
+                f"loose reads {c.get('loose_reads', 0):.2f} → {p.get('loose_reads', 0):.2f}  "
                 f"rescans {c['rescans']} → {p['rescans']}"
             )
         lines.append(text)
