@@ -393,13 +393,12 @@ def _log_path(
 ) -> tuple[WhatIf, list[bytes]] | None:
     """The ``log -- PATH`` row: the walk as it is beside the walk with a
     commit-graph and Bloom filters; and the commits it met."""
-    from packscope.core.advise.whatif_walk import log_path_reads
+    from packscope.core.advise.whatif_walk import log_path_walk
 
     read: list[bytes] = []
     commits: list[bytes] = []
     try:
-        now = log_path_reads(session, path, proposed=False, cancel=cancel, keep=read, commits=commits)
-        then = log_path_reads(session, path, proposed=True, cancel=cancel)
+        now, then = log_path_walk(session, path, cancel=cancel, keep=read, commits=commits)
     except PackscopeError as e:
         if e.kind == "cancelled":
             raise

@@ -18,12 +18,14 @@ this repository, counted as they run:
   and *answered*: those the filter settled ("definitely not changed": no
   tree read).
 
-The current walk uses what the repository has (its commit-graph and Bloom
-filters, if any).  The proposed walk reads commits as a graph would hand
-them over (counted as graph records, not parsed) and asks a filter that
-answers exactly: a commit whose first parent has the same entries under
-PATH is "definitely not changed".  git's filters (10 bits per changed path,
-7 hashes) also let through a few unchanged commits, about 1 in 100, which
+The walk is made once and counted twice (git reads each comparison's
+trees afresh, so the counts add up comparison by comparison).  The
+current counts use what the repository has (its commit-graph and Bloom
+filters, if any).  The proposed counts read commits as a graph would hand
+them over (graph records, not parsed) and ask a filter that answers
+exactly: a commit whose first parent has the same entries under PATH is
+"definitely not changed".  git's filters (10 bits per changed path, 7
+hashes) also let through a few unchanged commits, about 1 in 100, which
 then cost their tree reads: the proposed trees are a lower bound by that
 much.  Nothing is written.
 """
@@ -128,13 +130,28 @@ def log_path_reads(
     *,
     proposed: bool,
     cancel: Callable[[], bool] | None = None,
+) -> WalkReads:
+    """One side of :func:`log_path_walk`: the walk as it is, or (``proposed``)
+    with a commit-graph and exact changed-path filters."""
+    now, then = log_path_walk(session, path, cancel=cancel)
+    return then if proposed else now
+
+
+def log_path_walk(
+    session: Session,
+    path: str,
+    *,
+    cancel: Callable[[], bool] | None = None,
     keep: list[bytes] | None = None,
     commits: list[bytes] | None = None,
-) -> WalkReads:
-    """Walk ``log -- path`` from HEAD and count its reads (``proposed``:
-    as with a commit-graph and exact changed-path filters).  ``keep``
-    collects the ids git would look up (commits parsed, trees read; up to
-    REPLAY_IDS), ``commits`` the commits the walk met (as many)."""
+) -> tuple[WalkReads, WalkReads]:
+    """Walk ``log -- path`` from HEAD once and count its reads twice: as the
+    repository is, and as with a commit-graph and exact changed-path
+    filters.  git reads a comparison's trees afresh each time, so the two
+    differ only by the first-parent comparisons a filter settles: a filter
+    that answers exactly settles every comparison where PATH is the same.
+    ``keep`` collects the ids git would look up today (commits parsed,
+    trees read; up to REPLAY_IDS), ``commits`` the commits the walk met."""
     from packscope.core.history.graph_walk import WalkSource
     from packscope.core.history.walk import walk
     from packscope.core.objects import commit_header_fast
@@ -143,7 +160,7 @@ def log_path_reads(
     source = WalkSource.open(session.repo, session.store, refs=session.refs)
     try:
         fmt = session.fmt
-        counts = {"met": 0, "graph": 0, "parsed": 0, "queries": 0, "answered": 0, "trees": 0}
+        counts = dict.fromkeys(("met", "graph", "parsed", "queries", "answered", "exact", "trees", "proposed_trees"), 0)
         facts: dict[bytes, tuple[bytes, tuple[bytes, ...]]] = {}  # commit -> (tree, parents)
         paths = _PathCompare(source.objects.read, fmt, path)
         packs_reader = source.reader
@@ -161,8 +178,10 @@ def log_path_reads(
                 commits.append(oid)
             if not parents:
                 paths.read_ids = keep
-                counts["trees"] += paths.compare(None, info[0])[0]
+                reads = paths.compare(None, info[0])[0]
                 paths.read_ids = None
+                counts["trees"] += reads
+                counts["proposed_trees"] += reads
 
         def seen_by_reader(oid: bytes, info: Any) -> None:
             counts["met"] += 1
@@ -180,20 +199,7 @@ def log_path_reads(
                 got = facts[oid] = (info[0], tuple(info[1]))
             return got
 
-        if proposed:
-
-            def hook(oid: bytes) -> Any:
-                # every commit as a graph record gives it (counted as such, not parsed)
-                info = packs_reader(oid)
-                if info is None:
-                    typ, data = source.objects.read(oid)
-                    if typ != "commit":
-                        return None
-                    info = commit_header_fast(data, fmt, oid)
-                return info
-
-        else:
-            hook = source.walk_options([path])["commit_info"]  # type: ignore[assignment]
+        hook = source.walk_options([path])["commit_info"]
 
         def commit_info(oid: bytes) -> Any:
             info = hook(oid)
@@ -202,7 +208,7 @@ def log_path_reads(
             counts["met"] += 1
             if counts["met"] & 4095 == 0 and cancel is not None and cancel():
                 raise CancelledError("stopped")
-            if proposed or len(info) > 3:  # a graph record (generation included)
+            if len(info) > 3:  # a graph record (generation included)
                 counts["graph"] += 1
             else:
                 counts["parsed"] += 1
@@ -210,17 +216,18 @@ def log_path_reads(
             met(oid, info)
             return info
 
-        bloom = None if proposed else source.walk_options([path])["first_parent_unchanged"]
+        bloom = source.walk_options([path])["first_parent_unchanged"]
 
         def compares(oid: bytes) -> bool:
-            """The walk is about to compare ``oid`` with its parents: what a
-            changed-path filter answers for the first, and the trees git
-            reads for the comparisons it makes (parent by parent, until one
-            has the same PATH)."""
+            """The walk is about to compare ``oid`` with its parents: what the
+            repository's filter answers for the first (if it has one), what
+            an exact one would, and the trees git reads for the comparisons
+            it makes (parent by parent, until one has the same PATH).  The
+            answer given to the walk is exact too (it then compares only
+            commits that changed PATH against their first parent)."""
             tree, parents = facts_of(oid)
-            answer = False
+            counts["queries"] += 1
             if bloom is not None:
-                counts["queries"] += 1
                 graph = source.graph
                 if graph is not None and oid not in source._pos:
                     # The walk source knows the graph positions of the parents it
@@ -229,20 +236,26 @@ def log_path_reads(
                     pos = graph.lookup(oid)
                     if pos is not None:
                         source._pos[oid] = pos
-                answer = bool(bloom(oid))
-            elif proposed:
-                counts["queries"] += 1
-                answer = paths.compare(facts_of(parents[0])[0], tree)[1]
-            if answer:
-                counts["answered"] += 1
-                return True
+                if bloom(oid):
+                    counts["answered"] += 1
+                    counts["exact"] += 1
+                    return True
             paths.read_ids = keep
-            for p in parents:
-                reads, same = paths.compare(facts_of(p)[0], tree)
+            try:
+                reads, same = paths.compare(facts_of(parents[0])[0], tree)
                 counts["trees"] += reads
                 if same:
-                    break
-            paths.read_ids = None
+                    counts["exact"] += 1  # an exact filter settles it: no tree read
+                    return True
+                counts["proposed_trees"] += reads
+                for p in parents[1:]:
+                    reads, same = paths.compare(facts_of(p)[0], tree)
+                    counts["trees"] += reads
+                    counts["proposed_trees"] += reads
+                    if same:
+                        break
+            finally:
+                paths.read_ids = None
             return False
 
         shown = sum(
@@ -256,14 +269,19 @@ def log_path_reads(
                 generation_numbers=False,
             )
         )
-        return WalkReads(
+        queried = counts["queries"] if bloom is not None else 0
+        now = WalkReads(
             counts["met"],
             counts["parsed"] + reader.commits,
             counts["graph"],
             counts["trees"],
-            counts["queries"],
+            queried,
             counts["answered"],
             shown,
         )
+        then = WalkReads(
+            counts["met"], 0, counts["met"], counts["proposed_trees"], counts["queries"], counts["exact"], shown
+        )
+        return now, then
     finally:
         source.close()
