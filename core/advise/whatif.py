@@ -382,6 +382,15 @@ def whatif(
     return out
 
 
+def _spread(ids: Sequence[bytes], n: int = SAMPLE) -> Sequence[bytes]:
+    """At most ``n`` of ``ids``, evenly spaced: a walk's per-lookup costs
+    are averages, which a few thousand of its lookups settle."""
+    if len(ids) <= n:
+        return ids
+    step = len(ids) / n
+    return [ids[int(i * step)] for i in range(n)]
+
+
 def _count(n: int, word: str) -> str:
     from packscope.core.advise.wording import count
 
@@ -403,7 +412,7 @@ def _log_path(
         if e.kind == "cancelled":
             raise
         return None
-    lookups = model.replay_current(read, model.current_order()) if read else Cost(0.0, 0.0, 0.0, 0)
+    lookups = model.replay_current(_spread(read), model.current_order()) if read else Cost(0.0, 0.0, 0.0, 0)
     note = (
         "commit-graph write --reachable --changed-paths: commits from graph records, and a filter"
         " per commit that settles unchanged first-parent comparisons (modeled as exact; git's also"
@@ -439,7 +448,7 @@ def _commit_graph(session: Session, model: _Model, lookups: Cost, commits: Seque
         graph = None
     has_bloom = bool(graph is not None and any(layer.has_bloom for layer in graph.layers))
     if commits:
-        lookups = model.replay_current(commits, model.current_order())
+        lookups = model.replay_current(_spread(commits), model.current_order())
     present = Cost(lookups.probes_per_lookup, lookups.pages_per_lookup, lookups.packs_searched, 0, lookups.loose_reads)
     current = graph_cost if graph is not None else present
     note = "commit-graph write --reachable --changed-paths: parents as positions"
