@@ -450,8 +450,11 @@ def maintenance(session: Session, *, now: float | None = None) -> list[Task]:
             "loose-objects",
             lo_fires,
             (_trig(lo, n_loose, lo_fires, "fires at the threshold; 0 turns it off, < 0 always fires"),),
-            f"{count(n_loose, 'loose object')}, {'at least' if lo_fires else 'fewer than'} {lo.value}: "
-            + ("the task packs them" if lo_fires else "the task waits")
+            (
+                f"{count(n_loose, 'loose object')}, the threshold is {lo.value}: the task packs them"
+                if lo_fires
+                else f"{count(n_loose, 'loose object')}, fewer than {lo.value}: the task waits"
+            )
             if lo.value > 0
             else ("the threshold is 0: never" if lo.value == 0 else "the threshold is negative: always"),
             "git maintenance run --auto --task=loose-objects",
@@ -475,9 +478,12 @@ def maintenance(session: Session, *, now: float | None = None) -> list[Task]:
             ir_triggers,
             "core.multiPackIndex is false: never"
             if not mpi.value
-            else f"{count(outside, 'pack')} outside the multi-pack-index,"
-            f" {'at least' if ir_fires else 'fewer than'} {ir.value}: "
-            + ("the task repacks them" if ir_fires else "the task waits"),
+            else (
+                f"{count(outside, 'pack')} outside the multi-pack-index, the threshold is {ir.value}:"
+                " the task repacks them"
+                if ir_fires
+                else f"{count(outside, 'pack')} outside the multi-pack-index, fewer than {ir.value}: the task waits"
+            ),
             "git maintenance run --auto --task=incremental-repack",
             enabled("incremental-repack", False),
         )
@@ -502,9 +508,12 @@ def maintenance(session: Session, *, now: float | None = None) -> list[Task]:
                     "commits reachable from refs and not in the commit-graph (counted up to the threshold)",
                 ),
             ),
-            f"{'at least ' if cg_fires else ''}{count(missing, 'commit')} not in the commit-graph,"
-            f" {'at least' if cg_fires else 'fewer than'} {cg.value}: "
-            + ("the task writes the graph" if cg_fires else "the task waits")
+            (
+                f"at least {count(missing, 'commit')} not in the commit-graph (counted up to the threshold,"
+                f" {cg.value}): the task writes the graph"
+                if cg_fires
+                else f"{count(missing, 'commit')} not in the commit-graph, fewer than {cg.value}: the task waits"
+            )
             if cg.value > 0
             else ("the threshold is 0: never" if cg.value == 0 else "the threshold is negative: always"),
             "git maintenance run --auto --task=commit-graph",

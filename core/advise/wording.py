@@ -78,7 +78,7 @@ def trigger_sentence(setting: str, value: object, threshold: object, source: str
         n = value if isinstance(value, int) else 0
         return (
             f"{count(n, 'loose ref')}; gc.packRefs is {on_off(threshold)} ({src}), so gc"
-            f" {'packs them' if threshold else 'leaves them'} when it runs — {_verdict(fires)}"
+            f" {'packs' if threshold else 'leaves'} {'it' if n == 1 else 'them'} when it runs — {_verdict(fires)}"
         )
     if setting == "repack.geometric":
         n = value if isinstance(value, int) else 0
