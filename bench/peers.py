@@ -330,6 +330,20 @@ def _screen_text(raw: bytes) -> str:
     return _ESCAPES.sub(b" ", raw).decode("utf-8", "replace")
 
 
+def _cpu_from_spawn(pid: int) -> float | None:
+    """A running process's CPU time from its spawn: its own (user + system)
+    and that of the children it has waited for (tig's git log, once it
+    has read all of it), from /proc/PID/stat."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    # after the name: state is field 3; utime, stime, cutime, cstime are fields 14-17
+    ticks = sum(int(v) for v in fields[11:15])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def tig_history(repo: str, first: str, root: str, size=(120, 36), timeout: float = 900.0) -> dict:
     """tig's main view of HEAD in a pseudo-terminal: seconds from spawn until
     ``first`` (HEAD's subject) is drawn, then from pressing ``G`` (bound to
@@ -414,6 +428,9 @@ def tig_history(repo: str, first: str, root: str, size=(120, 36), timeout: float
             out["history_seconds"] = time.perf_counter() - t1
             sample_hwm()
             out["max_rss_bytes"] = hwm
+            cpu = _cpu_from_spawn(p.pid)
+            if cpu is not None:
+                out["end_cpu_seconds"] = cpu
         finally:
             try:
                 os.write(master, b"q")

@@ -281,7 +281,9 @@ def growth_table(sc: dict) -> Table:
                 measures = [(f"{s['system']}: first rows (from spawn)", s["median"])]
                 for key, what in (
                     ("first_paint_seconds", "first paint (from spawn)"),
+                    ("first_rows_cpu_seconds", "first rows (CPU time from spawn)"),
                     ("history_seconds", "G to the end"),
+                    ("end_cpu_seconds", "at the end (CPU time from spawn)"),
                     ("open_commit_seconds", "opening HEAD's commit"),
                 ):
                     if key in metrics:

@@ -152,6 +152,7 @@ async def _history_health_screenshots(app, pilot, shoot) -> None:
     await _wait(pilot, lambda: getattr(app.screen, "doc", None) is not None, timeout=120)
     await pilot.pause(0.3)
     shoot("9-advice")
+    await advice_whatif_screenshot(app, pilot, shoot)
 
     await refs_screenshot(app, pilot, shoot)
 
@@ -165,6 +166,22 @@ async def blame_screenshot(app, pilot, shoot) -> None:
     await pilot.pause(0.3)
     shoot("7d-blame")
     await pilot.press("escape")
+
+
+async def advice_whatif_screenshot(app, pilot, shoot) -> None:
+    """Advice's what-if list, the cursor on the log -- PATH walk's row
+    (Enter would replay its reads in the Lab)."""
+    from packscope.inspector.widgets.virtual_list import VirtualList
+
+    screen = app.screen
+    whatifs = getattr(screen, "whatifs", [])
+    row = next((i for i, w in enumerate(whatifs) if w.get("workload", "").startswith("walk: log -- ")), 0)
+    lst = screen.query_one("#advice-whatif", VirtualList)
+    lst.focus()
+    lines = getattr(screen, "whatif_lines", [])
+    lst.move_to(lines.index(row) if row in lines else 1)
+    await pilot.pause(0.3)
+    shoot("9c-advice-whatif")
 
 
 async def refs_screenshot(app, pilot, shoot) -> None:

@@ -171,3 +171,51 @@ def test_scale_growth_measures_a_store_with_a_commit_graph_when_asked(tmp_path):
         for s in case["systems"]:
             if s["role"] == "packscope":
                 assert s["samples"] and s["info"].get("correct") is not False, (case["case"], s)
+
+
+def test_growth_table_has_the_ui_rows_cpu_time():
+    from packscope.bench.report import growth_table
+
+    def case(x: float, commits: int, first: float, end: float) -> dict:
+        metrics = {
+            "max_rss_bytes": {"median": 90 << 20},
+            "first_rows_cpu_seconds": {"median": first},
+            "end_cpu_seconds": {"median": end},
+        }
+        return {
+            "case": f"{x:g}× · History vs tig",
+            "workload": {"scale": x, "commits": commits, "objects": commits * 10},
+            "systems": [{"system": "packscope History (UI)", "group": "ui", "median": 9.0, "metrics": metrics}],
+        }
+
+    table = growth_table({"scenario": "scale-growth", "cases": [case(1, 1_000, 1.0, 2.0), case(3, 3_000, 3.0, 6.0)]})
+    rows = {r[0]: r for r in table.rows}
+    first = rows["packscope History (UI): first rows (CPU time from spawn)"]
+    end = rows["packscope History (UI): at the end (CPU time from spawn)"]
+    assert first[1].startswith("1 s") and first[2].startswith("3 s")
+    assert first[3] == "1 s per 1,000 commits"
+    assert end[2].startswith("6 s")
+
+
+def test_a_peer_s_cpu_time_is_read_as_the_kernel_accounts_it():
+    import os
+    import subprocess
+    import sys
+
+    from packscope.bench.peers import _cpu_from_spawn
+
+    # a child that works, says so, then waits on its stdin: its CPU time is settled
+    p = subprocess.Popen(
+        [sys.executable, "-c", "sum(range(3_000_000)); print('done', flush=True); import sys; sys.stdin.read()"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert p.stdout.readline() == b"done\n"
+        before = _cpu_from_spawn(p.pid)
+    finally:
+        p.stdin.close()
+        p.stdout.close()
+    _, _, usage = os.wait4(p.pid, 0)
+    assert before is not None and before > 0
+    assert abs(before - (usage.ru_utime + usage.ru_stime)) <= 2 / os.sysconf("SC_CLK_TCK")

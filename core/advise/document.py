@@ -4,13 +4,14 @@ the what-if models."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from packscope.core.advise.maintenance import Task, maintenance
 from packscope.core.advise.sizes import Sizes, SizeWalk
 
 if TYPE_CHECKING:
+    from packscope.core.advise.whatif import WhatIf
     from packscope.core.repo.session import Session
 
 SCHEMA = 1
@@ -55,13 +56,45 @@ def advise(
     cancel: Callable[[], bool] | None = None,
     progress: Callable[[str, int], None] | None = None,
     whatif: bool = True,
+    whatif_ids: Sequence[bytes] | None = None,
+    whatif_workload: str | None = None,
+    whatif_path: str | None = None,
 ) -> dict[str, Any]:
-    """Everything, as the JSON document."""
+    """Everything, as the JSON document.  ``whatif_ids``: a recorded trace's
+    lookups for the what-if rows (``whatif_workload`` names them);
+    ``whatif_path``: the path of the ``log -- PATH`` row (by default the
+    largest path)."""
     tasks = maintenance(session)
     result = SizeWalk(session, top=top, cancel=cancel, progress=progress).run()
     models: list[dict[str, Any]] = []
     if whatif:
-        from packscope.core.advise.whatif import whatif as model
-
-        models = [w.to_dict() for w in model(session)]
+        models = [w.to_dict() for w in whatif_rows(session, result, whatif_ids, whatif_workload, whatif_path, cancel)]
     return build(tasks, result, models)
+
+
+def default_log_path(result: Sizes | None) -> str | None:
+    """The ``log -- PATH`` row's path when none is asked for: the largest
+    path (by the size of its blobs)."""
+    if result is None or not result.largest_paths:
+        return None
+    return result.largest_paths[0].path
+
+
+def whatif_rows(
+    session: Session,
+    result: Sizes | None,
+    ids: Sequence[bytes] | None = None,
+    workload: str | None = None,
+    path: str | None = None,
+    cancel: Callable[[], bool] | None = None,
+) -> list[WhatIf]:
+    from packscope.core.advise.whatif import whatif as model
+
+    return model(
+        session,
+        ids=ids,
+        workload=workload,
+        log_path=path or default_log_path(result),
+        cancel=cancel,
+        unreachable_loose=result.unreachable_loose if result is not None else frozenset(),
+    )

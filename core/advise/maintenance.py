@@ -52,6 +52,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
+from packscope.core.advise.wording import count
 from packscope.core.errors import PackscopeError
 
 if TYPE_CHECKING:
@@ -88,7 +89,16 @@ class Trigger(NamedTuple):
         }
         if self.note:
             out["note"] = self.note
+        out["sentence"] = self.sentence
         return out
+
+    @property
+    def sentence(self) -> str:
+        """The trigger as a sentence (the same words in the table, the JSON
+        and the Advice screen)."""
+        from packscope.core.advise.wording import trigger_sentence
+
+        return trigger_sentence(self.setting, self.value, self.threshold, self.source, self.fires)
 
 
 class Task(NamedTuple):
@@ -413,11 +423,20 @@ def maintenance(session: Session, *, now: float | None = None) -> list[Task]:
     if not gc_on:
         why = f"gc.auto is {gc_auto.value}: automatic gc is off"
     elif too_many_packs:
-        why = f"{len(counted)} packs is more than gc.autoPackLimit {pack_limit.value}: repack everything into one (repack -d -l -A)"
+        why = (
+            f"{count(len(counted), 'local pack')} {'is' if len(counted) == 1 else 'are'} more than"
+            f" gc.autoPackLimit {pack_limit.value}: gc repacks everything into one (repack -d -l -A)"
+        )
     elif too_many_loose:
-        why = f"{in17} loose objects in objects/17 is more than {per_dir}: pack the loose objects (repack -d -l)"
+        why = (
+            f"{count(in17, 'loose object')} in objects/17 {'is' if in17 == 1 else 'are'} more than {per_dir}:"
+            " gc packs the loose objects (repack -d -l)"
+        )
     else:
-        why = f"neither trigger fires ({len(counted)} packs <= {pack_limit.value}, {in17} in objects/17 <= {per_dir})"
+        why = (
+            f"neither trigger fires: {count(len(counted), 'pack')}, at most {pack_limit.value};"
+            f" {count(in17, 'loose object')} in objects/17, at most {per_dir}"
+        )
     if gc_decides and log_blocks:
         why += "; but a recent gc.log stops it"
     rows = [Task("gc-auto", gc_runs, tuple(triggers), why, "git gc --auto", enabled("gc", True))]
@@ -431,7 +450,11 @@ def maintenance(session: Session, *, now: float | None = None) -> list[Task]:
             "loose-objects",
             lo_fires,
             (_trig(lo, n_loose, lo_fires, "fires at the threshold; 0 turns it off, < 0 always fires"),),
-            f"{n_loose} loose objects {'>=' if lo_fires else '<'} {lo.value}"
+            (
+                f"{count(n_loose, 'loose object')}, the threshold is {lo.value}: the task packs them"
+                if lo_fires
+                else f"{count(n_loose, 'loose object')}, fewer than {lo.value}: the task waits"
+            )
             if lo.value > 0
             else ("the threshold is 0: never" if lo.value == 0 else "the threshold is negative: always"),
             "git maintenance run --auto --task=loose-objects",
@@ -455,7 +478,12 @@ def maintenance(session: Session, *, now: float | None = None) -> list[Task]:
             ir_triggers,
             "core.multiPackIndex is false: never"
             if not mpi.value
-            else f"{outside} packs outside the multi-pack-index {'>=' if ir_fires else '<'} {ir.value}",
+            else (
+                f"{count(outside, 'pack')} outside the multi-pack-index, the threshold is {ir.value}:"
+                " the task repacks them"
+                if ir_fires
+                else f"{count(outside, 'pack')} outside the multi-pack-index, fewer than {ir.value}: the task waits"
+            ),
             "git maintenance run --auto --task=incremental-repack",
             enabled("incremental-repack", False),
         )
@@ -480,8 +508,12 @@ def maintenance(session: Session, *, now: float | None = None) -> list[Task]:
                     "commits reachable from refs and not in the commit-graph (counted up to the threshold)",
                 ),
             ),
-            f"{missing}{'+' if cg_fires and cg.value > 0 else ''} commits not in the commit-graph"
-            f" {'>=' if cg_fires else '<'} {cg.value}"
+            (
+                f"at least {count(missing, 'commit')} not in the commit-graph (counted up to the threshold,"
+                f" {cg.value}): the task writes the graph"
+                if cg_fires
+                else f"{count(missing, 'commit')} not in the commit-graph, fewer than {cg.value}: the task waits"
+            )
             if cg.value > 0
             else ("the threshold is 0: never" if cg.value == 0 else "the threshold is negative: always"),
             "git maintenance run --auto --task=commit-graph",
@@ -515,12 +547,12 @@ def maintenance(session: Session, *, now: float | None = None) -> list[Task]:
                 ),
             ),
             (
-                f"gc runs, so it packs {loose_refs} loose refs"
+                f"gc runs, so it packs {count(loose_refs, 'loose ref')}"
                 if pr_runs
                 else (
                     "gc.packRefs keeps gc from packing refs"
                     if not pack_refs
-                    else f"{loose_refs} loose refs wait for the next gc"
+                    else f"{count(loose_refs, 'loose ref')} {'waits' if loose_refs == 1 else 'wait'} for the next gc"
                 )
             ),
             "git pack-refs --all --prune",
@@ -545,13 +577,15 @@ def maintenance(session: Session, *, now: float | None = None) -> list[Task]:
                     GEOMETRIC_FACTOR,
                     "default",
                     geo_runs,
-                    f"{split} of {len(weighed)} packs break the factor-{GEOMETRIC_FACTOR} progression",
+                    f"{split} of {count(len(weighed), 'pack')} break the factor-{GEOMETRIC_FACTOR} progression",
                 ),
             ),
             (
-                f"rolls {split} packs ({sum(w for w, _ in weighed[:split])} objects) and {n_loose} loose objects into one"
+                f"rolls {count(split, 'pack')} ({count(sum(w for w, _ in weighed[:split]), 'object')})"
+                f" and {count(n_loose, 'loose object')} into one"
                 if geo_runs
-                else f"the {len(weighed)} packs already form a factor-2 progression"
+                else f"{count(len(weighed), 'pack')} already {'forms' if len(weighed) == 1 else 'form'}"
+                f" a factor-{GEOMETRIC_FACTOR} progression"
             ),
             f"git repack --geometric={GEOMETRIC_FACTOR} -d",
             False,

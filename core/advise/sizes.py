@@ -174,6 +174,7 @@ class Sizes(NamedTuple):
     promised: dict[str, int]  # missing objects a promisor remote holds, by type
     missing: dict[str, int]  # missing and not promised
     stored: Stored | None
+    unreachable_loose: frozenset[bytes] = frozenset()  # loose objects nothing reaches (not in the document)
 
 
 def _hex(oid: bytes) -> str:
@@ -246,6 +247,7 @@ class SizeWalk:
         self.count = dict.fromkeys(("commit", "tree", "blob", "tag"), 0)
         self.size = dict.fromkeys(("commit", "tree", "blob", "tag"), 0)
         self.disk = dict.fromkeys(("commit", "tree", "blob", "tag"), 0)
+        self.unreachable_loose: list[bytes] = []  # filled by the stored pass
         self.tree_entries = 0
         self.trees = _TreeRows()
         self.blob_size: dict[bytes, int] = {}
@@ -379,6 +381,7 @@ class SizeWalk:
             {k: v for k, v in self.promised.items() if v},
             {k: v for k, v in self.missing.items() if v},
             stored,
+            frozenset(self.unreachable_loose),
         )
 
     def _kind(self, oid: bytes) -> str | None:
@@ -695,6 +698,7 @@ class SizeWalk:
             else:
                 un_n += 1
                 un_disk += size
+                self.unreachable_loose.append(oid)
         cruft_n, cruft_b = stored_files.cruft_packs(objects_dir)
         tmp_n, tmp_b = stored_files.temporary_files(objects_dir)
         garbage_n, garbage_b = stored_files.count_garbage(objects_dir, self.fmt)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from packscope.core import objects as objects
     from packscope.core import trace as trace
     from packscope.core.advise.document import build as advice_document
+    from packscope.core.advise.document import whatif_rows as whatif_rows
     from packscope.core.advise.maintenance import maintenance as maintenance
     from packscope.core.advise.sizes import SizeWalk as SizeWalk
     from packscope.core.advise.whatif import whatif as whatif
@@ -146,6 +147,7 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "SizeWalk": ("packscope.core.advise.sizes", "SizeWalk"),
     "whatif": ("packscope.core.advise.whatif", "whatif"),
     "workload_sample": ("packscope.core.advise.whatif", "workload_sample"),
+    "whatif_rows": ("packscope.core.advise.document", "whatif_rows"),
     "advice_document": ("packscope.core.advise.document", "build"),
     # blame (the Blame view)
     "Blame": ("packscope.core.history.blame", "Blame"),
@@ -215,6 +217,7 @@ __all__ = [
     "walk",
     "walk_starts",
     "whatif",
+    "whatif_rows",
     "workload_sample",
 ]
 

@@ -9,8 +9,11 @@ Sizes: git-sizer's 22 metrics over everything reachable from refs and
 HEAD, each with its level of concern (value / git-sizer's reference value)
 and where the maximum is; bytes on disk beside logical sizes; the largest
 blobs and paths; unreachable, cruft, temporary and garbage bytes.
-What-if: lookups under other layouts, modeled from the indexes.  Nothing
-is changed.  `--json` prints one document (`schema` 1; keys are only ever
+What-if: lookups under other layouts, modeled from the indexes (a seeded
+sample of ids, loose objects included, or the lookups of a recorded
+`packscope lookup --json` trace: --whatif-trace FILE), and the reads of
+`log -- PATH` (--whatif-path; by default the largest path) with and
+without a commit-graph and Bloom filters.  Nothing is changed.  `--json` prints one document (`schema` 1; keys are only ever
 added).
 """
 
@@ -28,6 +31,16 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="one JSON document (schema 1)")
     p.add_argument("--top", type=int, default=20, metavar="N", help="how many largest blobs and paths (default 20)")
     p.add_argument("--no-whatif", action="store_true", help="leave the what-if models out")
+    p.add_argument(
+        "--whatif-trace",
+        metavar="FILE",
+        help="replay the lookups of a `packscope lookup --json` recording instead of the sample",
+    )
+    p.add_argument(
+        "--whatif-path",
+        metavar="PATH",
+        help="the path of the `log -- PATH` walk (default: the largest path)",
+    )
     p.set_defaults(func=run)
 
 
@@ -36,9 +49,33 @@ def run(args: Any) -> int:
     from packscope.core.advise.document import advise
     from packscope.core.repo.session import open_session
 
+    ids = workload = None
+    if args.whatif_trace and not args.no_whatif:
+        from packscope.core.errors import PackscopeError
+        from packscope.inspector.replay import read_recordings
+
+        try:
+            recs = read_recordings(args.whatif_trace)
+        except PackscopeError as e:
+            print(f"packscope advise: {e.message}", file=sys.stderr)
+            if e.remedy:
+                print(f"hint: {e.remedy}", file=sys.stderr)
+            return 128
+        ids = [bytes.fromhex(r.doc["oid"]) for r in recs if r.doc.get("oid")]
+        unresolved = len(recs) - len(ids)
+        workload = f"lookups: {len(ids):,} recorded in {args.whatif_trace}" + (
+            f" ({unresolved:,} unresolved left out)" if unresolved else ""
+        )
     session = open_session()
     try:
-        doc = advise(session, top=max(0, args.top), whatif=not args.no_whatif)
+        doc = advise(
+            session,
+            top=max(0, args.top),
+            whatif=not args.no_whatif,
+            whatif_ids=ids,
+            whatif_workload=workload,
+            whatif_path=args.whatif_path,
+        )
     finally:
         session.close()
     if args.json:
@@ -95,6 +132,14 @@ def table(rows: list[list[str]], right: frozenset[int] | set[int] = frozenset())
     return "\n".join(out) + "\n"
 
 
+def cell(v: object) -> str:
+    """A trigger's value or threshold in the table: on/off for settings
+    that are switches."""
+    if isinstance(v, bool):
+        return "on" if v else "off"
+    return "–" if v is None else f"{v:,}" if isinstance(v, int) else str(v)
+
+
 def render(doc: dict[str, Any]) -> str:
     parts = ["Maintenance, as git would decide it now\n"]
     rows = [["task", "runs", "trigger", "value", "threshold", "fires", "from"]]
@@ -106,8 +151,8 @@ def render(doc: dict[str, Any]) -> str:
                     t["task"] if first else "",
                     ("yes" if t["would_run"] else "no") if first else "",
                     trig["setting"],
-                    str(trig["value"]),
-                    str(trig["threshold"]),
+                    cell(trig["value"]),
+                    cell(trig["threshold"]),
                     "yes" if trig["fires"] else "no",
                     trig["source"],
                 ]
@@ -117,6 +162,9 @@ def render(doc: dict[str, Any]) -> str:
     parts.append("\n")
     for t in doc["maintenance"]:
         parts.append(f"  {t['task']}: {t['why']}" + (f"  -> {t['command']}" if t["would_run"] else "") + "\n")
+        for trig in t["triggers"]:
+            if trig.get("sentence"):
+                parts.append(f"    {trig['sentence']}\n")
         if t["task"] == "geometric-repack" and t.get("packs"):
             parts.append("    rolls up: " + ", ".join(t["packs"]) + "\n")
     sizes = doc["sizes"]
@@ -178,9 +226,11 @@ def render(doc: dict[str, Any]) -> str:
             rows.append([human(p["size"], "B"), human(p["disk_size"], "B"), str(p["blobs"]), p["path"]])
         parts.append(table(rows, {0, 1, 2}))
     if doc.get("whatif"):
+        lookups = [w for w in doc["whatif"] if w.get("kind") != "walk" or "commits_parsed" not in w["current"]]
+        walks = [w for w in doc["whatif"] if w not in lookups]
         parts.append("\nWhat-if (per lookup; current -> proposed)\n")
-        rows = [["layout", "workload", "probes", "pages", "packs searched", "rescans"]]
-        for w in doc["whatif"]:
+        rows = [["layout", "workload", "probes", "pages", "packs searched", "loose reads", "rescans"]]
+        for w in lookups:
             c, p = w["current"], w["proposed"]
             rows.append(
                 [
@@ -189,8 +239,27 @@ def render(doc: dict[str, Any]) -> str:
                     f"{c['probes_per_lookup']:.1f} -> {p['probes_per_lookup']:.1f}",
                     f"{c['pages_per_lookup']:.1f} -> {p['pages_per_lookup']:.1f}",
                     f"{c['packs_searched']:.2f} -> {p['packs_searched']:.2f}",
+                    f"{c.get('loose_reads', 0):.2f} -> {p.get('loose_reads', 0):.2f}",
                     f"{c['rescans']} -> {p['rescans']}",
                 ]
             )
         parts.append(table(rows))
+        for w in walks:
+            c, p = w["current"], w["proposed"]
+            parts.append(f"\nWhat-if, {w['workload']} (current -> with a commit-graph and Bloom filters)\n")
+            rows = [["reads", "current", "proposed"]]
+            for key, label in WALK_ROWS:
+                rows.append([label, f"{c[key]:,}", f"{p[key]:,}"])
+            parts.append(table(rows, {1, 2}))
     return "".join(parts)
+
+
+WALK_ROWS = (
+    ("commits_walked", "commits walked"),
+    ("commits_parsed", "commits parsed"),
+    ("graph_records", "graph records"),
+    ("trees_read", "trees read"),
+    ("bloom_queries", "Bloom queries"),
+    ("bloom_answered", "answered by Bloom"),
+    ("commits_shown", "commits shown"),
+)

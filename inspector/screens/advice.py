@@ -1,6 +1,7 @@
 """The Advice screen: what git's maintenance would do here and why,
-git-sizer's metrics with on-disk sizes, and the largest blobs (Enter opens
-one in the Object view: its pack entry and delta chain).
+git-sizer's metrics with on-disk sizes, the what-if rows (Enter replays a
+row's workload in the Lookup lab) and the largest blobs (Enter opens one in
+the Object view: its pack entry and delta chain).
 
 The work runs in a thread worker on a session of its own (so it never holds
 the UI's core lock), reports progress and ends in a message; leaving the
@@ -41,10 +42,15 @@ Sizes: git-sizer's metrics over everything reachable from refs and HEAD.
 Level = value / git-sizer's reference; stars mark levels of 1 and more.
 Bytes on disk are the pack entries (or loose files) git would read.
 
-What-if: a seeded sample of lookups replayed on the current indexes and
-on proposed ones (one multi-pack-index, one pack, the geometric roll-up),
-and a walk's commit reads with a commit-graph: probes, index pages, packs
-searched and rescans per lookup, current → proposed.
+What-if: a seeded sample of lookups (loose objects included) replayed on
+the current indexes and on proposed ones (one multi-pack-index, one pack,
+the geometric roll-up): probes, index pages, packs searched, loose-object
+directory reads and rescans per lookup, current → proposed; a walk's
+commit reads with a commit-graph; and `log -- PATH` (the largest path)
+walked as it is and with a commit-graph and Bloom filters: commits parsed,
+trees read, Bloom queries answered.  Enter on a what-if row replays its
+workload in the Lookup lab (a walk's row: the objects the walk read, as
+lookups).
 
 Largest paths: the blobs first met at each path, summed (every version
 of a file that was edited often), by size and on disk.
@@ -52,8 +58,9 @@ of a file that was edited often), by size and on disk.
 Largest blobs: by size, with their size on disk and delta depth.  Enter
 opens the blob in the Object view (pack entry, delta chain).
 
-w runs the what-if workload's lookups as a batch in the Lookup lab, on the
-store as it is now (what the "current" column models).
+w does the same for the what-if row under the cursor (the sample's row
+when none is chosen), on the store as it is now (what the "current"
+column models).
 
 The walk reads every commit and tree once: on a large repository it takes
 a while; leaving the screen stops it, R starts it again.
@@ -68,7 +75,8 @@ class AdviceScreen(PackscopeScreen):
 
     DEFAULT_CSS = """
     AdviceScreen #advice-scroll { height: 1fr; }
-    AdviceScreen #advice-largest { height: 12; border-top: solid $primary-darken-2; }
+    AdviceScreen #advice-whatif { height: 9; border-top: solid $primary-darken-2; }
+    AdviceScreen #advice-largest { height: 9; border-top: solid $primary-darken-2; }
     AdviceScreen .advice-panel { padding: 0 1; margin-bottom: 1; }
     """
 
@@ -104,7 +112,10 @@ class AdviceScreen(PackscopeScreen):
         self.doc: dict[str, Any] | None = None
         self.maintenance_rows: list[dict[str, Any]] | None = None
         self.largest: list[dict[str, Any]] = []
-        self.workload: list[bytes] = []  # the what-if lookups, for the Lab
+        self.workload: list[bytes] = []  # the sample's lookups, for the Lab
+        self.whatifs: list[dict[str, Any]] = []  # the what-if rows, as in the document
+        self.workloads: list[list[bytes]] = []  # each what-if row's ids, for the Lab
+        self.whatif_lines: list[int] = []  # the what-if row of each line of the list
         self._stop = threading.Event()
         self.running = False
 
@@ -114,7 +125,7 @@ class AdviceScreen(PackscopeScreen):
             yield Static("", id="advice-maintenance", classes="advice-panel", markup=False)
             yield Static("", id="advice-sizes", classes="advice-panel", markup=False)
             yield Static("", id="advice-paths", classes="advice-panel", markup=False)
-            yield Static("", id="advice-whatif", classes="advice-panel", markup=False)
+        yield VirtualList(ListSource(), id="advice-whatif", searchable=False)
         yield VirtualList(ListSource(), id="advice-largest", searchable=False)
 
     # --- the worker ------------------------------------------------------------------------
@@ -132,7 +143,7 @@ class AdviceScreen(PackscopeScreen):
 
     @work(thread=True, exclusive=True, group="advice")
     def compute(self, stop: threading.Event) -> None:
-        from packscope.core.face import CancelledError, PackscopeError, SizeWalk, maintenance, open_session
+        from packscope.core.face import CancelledError, PackscopeError, SizeWalk, maintenance, open_session, whatif_rows
         from packscope.core.face import advice_document as build
 
         last = [0.0]
@@ -152,10 +163,10 @@ class AdviceScreen(PackscopeScreen):
             tasks = maintenance(session)
             self.post_message(self.Maintenance([t.to_dict() for t in tasks]))
             result = SizeWalk(session, cancel=stop.is_set, progress=progress).run()
-            from packscope.core.face import whatif, workload_sample
-
-            doc = build(tasks, result, [w.to_dict() for w in whatif(session)])
-            doc["_workload"] = workload_sample(session)
+            self.post_message(self.Progress("what-if: walking log -- PATH", 0))
+            rows = whatif_rows(session, result, cancel=stop.is_set)
+            doc = build(tasks, result, [w.to_dict() for w in rows])
+            doc["_workloads"] = [list(w.ids) for w in rows]
         except CancelledError:
             self.post_message(self.Finished(None, stopped=True))
             return
@@ -173,7 +184,7 @@ class AdviceScreen(PackscopeScreen):
 
     def on_advice_screen_progress(self, message: Progress) -> None:
         if self.running:
-            self.phase = f"walking: {message.count:,} objects ({message.phase})"
+            self.phase = f"walking: {message.count:,} objects ({message.phase})" if message.count else message.phase
 
     def on_advice_screen_finished(self, message: Finished) -> None:
         self.running = False
@@ -183,13 +194,17 @@ class AdviceScreen(PackscopeScreen):
         if message.doc is None:
             self.phase = f"failed: {message.error}"
             return
-        self.workload = message.doc.pop("_workload", [])
+        self.workloads = message.doc.pop("_workloads", [])
+        self.workload = self.workloads[0] if self.workloads else []
         self.doc = message.doc
         self.phase = "done"
         self.query_one("#advice-maintenance", Static).update(maintenance_text(message.doc["maintenance"]))
         self.query_one("#advice-sizes", Static).update(sizes_text(message.doc))
         self.query_one("#advice-paths", Static).update(paths_text(message.doc["largest"]["paths"]))
-        self.query_one("#advice-whatif", Static).update(whatif_text(message.doc["whatif"]))
+        self.whatifs = message.doc["whatif"]
+        lines, owners = whatif_lines(self.whatifs)
+        self.whatif_lines = owners
+        self.query_one("#advice-whatif", VirtualList).set_source(ListSource(lines), cursor=1 if owners else 0)
         self.largest = message.doc["largest"]["blobs"]
         rows = [Text("size        on disk    depth  blob          where", style="bold")]
         rows += [largest_row(b) for b in self.largest]
@@ -214,24 +229,43 @@ class AdviceScreen(PackscopeScreen):
             self.phase = "stopping"
 
     def action_replay_workload(self) -> None:
-        """The what-if workload's lookups run as a batch in the Lab, on the
-        store as it is (the current column, live)."""
-        if not self.workload:
+        """The what-if row's workload (the row under the what-if list's
+        cursor, else the sample's) runs as a batch in the Lab."""
+        cursor = self.query_one("#advice-whatif", VirtualList).cursor
+        row = self.whatif_lines[cursor] if 0 <= cursor < len(self.whatif_lines) else -1
+        self.replay_whatif(max(row, 0))
+
+    def replay_whatif(self, row: int) -> None:
+        """Row ``row``'s lookups run as a batch in the Lab, on the store as it
+        is (the current column, live)."""
+        if not self.workloads:
             self.notify("no workload yet: the what-if models come at the end of the walk", timeout=3)
             return
-        ids, app = list(self.workload), self.app
+        ids = list(self.workloads[row]) if 0 <= row < len(self.workloads) else []
+        if not ids:
+            self.notify("this row has no lookups to replay", timeout=3)
+            return
+        w = self.whatifs[row] if row < len(self.whatifs) else {}
+        what = w.get("workload", "what-if")
+        source = f"advise's what-if: {w.get('layout', '')} · {what} ({len(ids):,} ids)"
+        app = self.app
         app.switch_mode("lab")
 
         def start() -> None:
             lab = app.screen
             if hasattr(lab, "start_batch"):
-                lab.start_batch(ids=ids, source=f"advise's what-if workload ({len(ids):,} ids)")
+                lab.start_batch(ids=ids, source=source)
 
         app.call_after_refresh(start)
 
     # --- opening an object -------------------------------------------------------------------
 
     def on_virtual_list_opened(self, message: VirtualList.Opened) -> None:
+        if message.vlist.id == "advice-whatif":
+            message.stop()
+            if 0 <= message.row < len(self.whatif_lines) and self.whatif_lines[message.row] >= 0:
+                self.replay_whatif(self.whatif_lines[message.row])
+            return
         row = message.row - 1
         if 0 <= row < len(self.largest):
             message.stop()
@@ -259,11 +293,8 @@ def maintenance_text(rows: list[dict[str, Any]]) -> Text:
         t.append(f"{r['task']:<19}", style="bold" if r["would_run"] else "")
         t.append(f"{r['why']}\n")
         for trig in r["triggers"]:
-            mark = "fires" if trig["fires"] else "quiet"
-            t.append(
-                f"          {trig['setting']}: {trig['value']} vs {trig['threshold']} ({trig['source']}) {mark}\n",
-                style="yellow" if trig["fires"] else "dim",
-            )
+            sentence = trig.get("sentence") or f"{trig['setting']}: {trig['value']} against {trig['threshold']}"
+            t.append(f"          {sentence}\n", style="yellow" if trig["fires"] else "dim")
         if r["would_run"]:
             t.append(f"          → {r['command']}\n", style="green")
     return t
@@ -303,20 +334,43 @@ def paths_text(rows: list[dict[str, Any]]) -> Text:
     return t
 
 
-def whatif_text(rows: list[dict[str, Any]]) -> Text:
-    t = Text("What-if (per lookup, modeled from the indexes: current → proposed)\n", style="bold")
-    for w in rows:
+WALK_READS = (
+    ("commits_parsed", "commits parsed"),
+    ("trees_read", "trees read"),
+    ("bloom_answered", "answered by Bloom"),
+    ("graph_records", "graph records"),
+)
+
+
+def whatif_lines(rows: list[dict[str, Any]]) -> tuple[list[Text], list[int]]:
+    """The what-if list: a heading, then each row's lines; and for each
+    line the row it belongs to (-1: the heading)."""
+    lines = [Text("What-if: current → proposed (Enter replays the row's workload in the Lab)", style="bold")]
+    owners = [-1]
+    for i, w in enumerate(rows):
         c, p = w["current"], w["proposed"]
-        better = p["probes_per_lookup"] + p["packs_searched"] < c["probes_per_lookup"] + c["packs_searched"]
-        t.append(f"  {w['layout']:<18}", style="bold green" if better else "bold")
-        t.append(
-            f"probes {c['probes_per_lookup']:.1f} → {p['probes_per_lookup']:.1f}   "
-            f"pages {c['pages_per_lookup']:.2f} → {p['pages_per_lookup']:.2f}   "
-            f"packs searched {c['packs_searched']:.2f} → {p['packs_searched']:.2f}   "
-            f"rescans {c['rescans']} → {p['rescans']}\n"
-        )
-        t.append(f"      {w['workload']}; {w.get('note', '')}\n", style="dim")
-    return t
+        walk = "commits_parsed" in c
+        if walk:
+            better = p["trees_read"] + p["commits_parsed"] < c["trees_read"] + c["commits_parsed"]
+            text = Text(f"  {w['layout']:<18}", style="bold green" if better else "bold")
+            text.append("  ".join(f"{label} {c[k]:,} → {p[k]:,}" for k, label in WALK_READS))
+        else:
+            better = p["probes_per_lookup"] + p["packs_searched"] + p.get("loose_reads", 0) < (
+                c["probes_per_lookup"] + c["packs_searched"] + c.get("loose_reads", 0)
+            )
+            text = Text(f"  {w['layout']:<18}", style="bold green" if better else "bold")
+            text.append(
+                f"probes {c['probes_per_lookup']:.1f} → {p['probes_per_lookup']:.1f}  "
+                f"pages {c['pages_per_lookup']:.1f} → {p['pages_per_lookup']:.1f}  "
+                f"packs {c['packs_searched']:.2f} → {p['packs_searched']:.2f}  "
+                f"loose reads {c.get('loose_reads', 0):.2f} → {p.get('loose_reads', 0):.2f}  "
+                f"rescans {c['rescans']} → {p['rescans']}"
+            )
+        lines.append(text)
+        owners.append(i)
+        lines.append(Text(f"      {w['workload']}; {w.get('note', '')}", style="dim"))
+        owners.append(i)
+    return lines, owners
 
 
 def largest_row(b: dict[str, Any]) -> Text:
