@@ -38,6 +38,7 @@ COMMANDS = {
     "last-modified": "packscope.inspector.commands.last_modified",
     "for-each-ref": "packscope.inspector.commands.for_each_ref",
     "reflog": "packscope.inspector.commands.reflog",
+    "stash": "packscope.inspector.commands.stash",
     "fsck": "packscope.inspector.commands.fsck",
     "advise": "packscope.inspector.commands.advise",
     "bench": "packscope.bench.command",
