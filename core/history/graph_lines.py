@@ -82,6 +82,7 @@ class GraphDrawing:
         self.widening = 0  # pre-commit lines drawn so far
         self.state = PADDING
         self.prev_state = PADDING
+        self._where: dict[bytes, int] = {}
 
     # --- the commit's turn ---------------------------------------------------
 
@@ -107,6 +108,7 @@ class GraphDrawing:
     def _place(self) -> None:
         """Rebuild the lanes and the routes the commit line starts from."""
         self.before, self.after = self.after, []
+        self._where: dict[bytes, int] = {}  # each lane of ``after`` by the commit it waits for
         lanes = self.before
         size = 2 * (len(lanes) + len(self.parents))
         self._grow(size)
@@ -143,10 +145,9 @@ class GraphDrawing:
         if no lane holds it yet); ``from_lane`` is the commit's lane for the
         edges of its parents, -1 for the lanes passing by."""
         after = self.after
-        try:
-            target = after.index(oid)
-        except ValueError:
-            target = len(after)
+        target = self._where.get(oid, -1)
+        if target < 0:
+            target = self._where[oid] = len(after)
             after.append(oid)
         route = self.route
         if len(self.parents) > 1 and from_lane >= 0 and self.skew == -1:
@@ -174,8 +175,7 @@ class GraphDrawing:
         return len(self.parents) >= 3 and self.index < len(self.before) - 1 and self.widening < 2 * self._dashes()
 
     def _settled(self) -> bool:
-        route = self.route
-        return all(route[x] < 0 or route[x] == x // 2 for x in range(self.route_len))
+        return all(t < 0 or t == x >> 1 for x, t in enumerate(self.route[: self.route_len]))
 
     def _set_state(self, state: str) -> None:
         self.prev_state = self.state
