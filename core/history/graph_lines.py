@@ -108,7 +108,7 @@ class GraphDrawing:
     def _place(self) -> None:
         """Rebuild the lanes and the routes the commit line starts from."""
         self.before, self.after = self.after, []
-        self._where: dict[bytes, int] = {}  # each lane of ``after`` by the commit it waits for
+        self._where = {}  # each lane of ``after`` by the commit it waits for
         lanes = self.before
         size = 2 * (len(lanes) + len(self.parents))
         self._grow(size)
@@ -389,10 +389,10 @@ def graph_log(entries: Iterable[tuple[bytes, Sequence[bytes], bytes]], *, termin
             out.append("\n")
         lines = text.split(b"\n")
         out.append(lines[0])
-        for line in lines[1:-1] if text.endswith(b"\n") else lines[1:]:
+        for rest_line in lines[1:-1] if text.endswith(b"\n") else lines[1:]:
             out.append(b"\n")
             out.append(graph.next_line()[0])
-            out.append(line)
+            out.append(rest_line)
         newline_ended = text.endswith(b"\n")
         if newline_ended:
             out.append(b"\n")

@@ -178,7 +178,8 @@ class DiffScreen(PackscopeScreen):
             self._show_rows()
         self.update_title()
 
-    def on_resize(self) -> None:
+    def on_resize(self, event) -> None:
+        super().on_resize(event)
         if self.split and self.lines is not None and self._split_fits() != self._split_width:
             self._show_rows()  # each side takes half of the new width (or unified, if too narrow)
             self.update_title()
