@@ -235,9 +235,16 @@ def test_merge_line_names_the_rewritten_parents(graph_repos, monkeypatch):
 
 def test_a_format_with_lines_of_its_own(graph_repos, monkeypatch):
     """``--format`` entries that span lines or end in a newline: every line
-    after the first gets the graph's next line, as in git."""
+    after the first gets the graph's next line, as in git; an empty format
+    leaves only the graph's lines, run together as git runs them."""
     repo = graph_repos["shapes"]
-    for fmt in ("--format=%h%n%s", "--format=%h%n%s%n", "--format=format:%h %s", "--format=format:%h%n%s%n"):
+    for fmt in (
+        "--format=%h%n%s",
+        "--format=%h%n%s%n",
+        "--format=format:%h %s",
+        "--format=format:%h%n%s%n",
+        "--format=",
+    ):
         got = packscope_log(repo, ["--graph", fmt, "--all"], monkeypatch)
         assert got == git("log", "--graph", fmt, "--all", cwd=repo), fmt
 

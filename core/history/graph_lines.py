@@ -362,7 +362,9 @@ class GraphDrawing:
         return "".join(out)
 
 
-def graph_log(entries: Iterable[tuple[bytes, Sequence[bytes], bytes]], *, terminated: bool) -> Iterator[bytes]:
+def graph_log(
+    entries: Iterable[tuple[bytes, Sequence[bytes], bytes]], *, terminated: bool, empty_format: bool = False
+) -> Iterator[bytes]:
     """``git log --graph``'s output for ``entries``: (commit, the parents
     the graph draws, the entry's text), one chunk per commit.
 
@@ -370,7 +372,8 @@ def graph_log(entries: Iterable[tuple[bytes, Sequence[bytes], bytes]], *, termin
     ``--format``/``tformat:``); else entries are separated by one (the
     default format, ``format:``).  An entry's text that ends with a newline
     is followed by a padding line, as in git (in the default format: the
-    blank line between entries)."""
+    blank line between entries).  ``empty_format``: an empty ``--format``,
+    whose entries git does not terminate (only the graph's lines show)."""
     graph = GraphDrawing()
     first = True
     newline_ended = False
@@ -405,7 +408,7 @@ def graph_log(entries: Iterable[tuple[bytes, Sequence[bytes], bytes]], *, termin
             out.append("\n".join(rest))
             if newline_ended:
                 out.append("\n")
-        if terminated:
+        if terminated and not empty_format:
             if newline_ended:
                 out.append(graph.padding())
             out.append("\n")

@@ -269,8 +269,9 @@ def _graph_chunks(session, source, starts, path_filter, opts: LogOptions, abbrev
             session.objects, gw.commits, abbrev=abbrev, pretty=pretty, mailmap=mailmap, map_authors=map_authors
         )
     )
-    terminated = pretty not in (None, "medium") and UserFormat(pretty).terminator
-    return graph_log(entries, terminated=terminated)
+    user = UserFormat(pretty) if pretty not in (None, "medium") else None
+    terminated = user is not None and user.terminator
+    return graph_log(entries, terminated=terminated, empty_format=user is not None and user.empty)
 
 
 def _split_revs_and_paths(session, opts: LogOptions) -> tuple[list[RevArg], list[str]]:
