@@ -39,6 +39,7 @@ COMMANDS = {
     "blame": "packscope.inspector.commands.blame",
     "for-each-ref": "packscope.inspector.commands.for_each_ref",
     "reflog": "packscope.inspector.commands.reflog",
+    "stash": "packscope.inspector.commands.stash",
     "fsck": "packscope.inspector.commands.fsck",
     "advise": "packscope.inspector.commands.advise",
     "bench": "packscope.bench.command",

@@ -27,9 +27,11 @@ class DemoError(Exception):
     pass
 
 
-def _git(repo: Path, *args: str, input: bytes | None = None) -> bytes:
+def _git(repo: Path, *args: str, input: bytes | None = None, when: int | None = None) -> bytes:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(GIT_ENV)
+    if when is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"{when} +0000"
     try:
         p = subprocess.run(["git", *args], cwd=repo, input=input, capture_output=True, env=env)
     except FileNotFoundError:
@@ -149,6 +151,8 @@ def build_demo(
         # a lookup searches these one by one, most recently used first.
         say("adding 3 packs outside the multi-pack-index")
         _git(repo, "-c", "fastimport.unpackLimit=0", "fast-import", "--quiet", input=_topic_stream(3, rnd))
+    say("stashing 3 changes")
+    _add_stashes(repo)
     say("writing a commit-graph")
     _git(repo, "commit-graph", "write", "--reachable")
     if loose_n:
@@ -165,6 +169,37 @@ def build_demo(
         shutil.rmtree(tmpdir)
     say(f"demo repository ready at {repo}")
     return repo
+
+
+STASHES = (  # (where, the message git stash would write or None for its WIP line, what changes)
+    ("main~40", None, "lookup.c"),
+    ("topic", "On topic: try a bigger delta cache", "cache.c"),
+    ("main", None, "README"),
+)
+
+
+def _add_stashes(repo: Path) -> None:
+    """refs/stash and its reflog as `git stash` leaves them (a WIP commit
+    whose parents are the stashed-on commit and an index commit), made with
+    plumbing: the demo is bare, and git stash needs a work tree."""
+    when = 1_700_000_000
+    for n, (where, message, path) in enumerate(STASHES):
+        try:
+            base = _git(repo, "rev-parse", "--verify", "-q", f"{where}^{{commit}}").decode().strip()
+        except DemoError:
+            continue  # a small demo has no such commit
+        subject = _git(repo, "log", "-1", "--format=%h %s", base).decode().strip()
+        branch = "main" if where.startswith("main") else where
+        line = message or f"WIP on {branch}: {subject}"
+        blob = _git(repo, "hash-object", "-w", "--stdin", input=f"stashed change {n}\n".encode()).decode().strip()
+        entries = _git(repo, "ls-tree", base).decode()
+        listing = "".join(e + "\n" for e in entries.splitlines() if not e.endswith("\t" + path))
+        tree = _git(repo, "mktree", input=(listing + f"100644 blob {blob}\t{path}\n").encode()).decode().strip()
+        index = _git(
+            repo, "commit-tree", f"{base}^{{tree}}", "-p", base, "-m", f"index on {branch}: {subject}", when=when + n
+        )
+        wip = _git(repo, "commit-tree", tree, "-p", base, "-p", index.decode().strip(), "-m", line, when=when + n)
+        _git(repo, "update-ref", "--create-reflog", "-m", line, "refs/stash", wip.decode().strip(), when=when + n)
 
 
 def default_demo_dir() -> Path:

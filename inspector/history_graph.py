@@ -11,6 +11,7 @@ screen — a block of rows at a time, the last few blocks cached.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 
 from rich.text import Text
 
@@ -37,13 +38,20 @@ class LaneIndex:
         self._fed = 0
         self.checkpoints: list[tuple[bytes, ...]] = []  # lanes before row k*BLOCK
         self._blocks: OrderedDict[int, list[GraphRow]] = OrderedDict()
+        # whether the log shows a commit (the walk's answer; None: every one):
+        # git draws no edge to a parent it does not show (an excluded side)
+        self.shows: Callable[[bytes], bool] | None = None
+
+    def _parents(self, c) -> Sequence[bytes]:
+        shows = self.shows
+        return c.parents if shows is None else [p for p in c.parents if shows(p)]
 
     def feed(self, commits) -> None:
         lanes = self._lanes
         for c in commits:
             if self._fed % BLOCK == 0:
                 self.checkpoints.append(tuple(lanes.lanes))
-            lanes.add(c.oid, c.parents)
+            lanes.add(c.oid, self._parents(c))
             self._fed += 1
 
     def row(self, i: int) -> GraphRow:
@@ -61,7 +69,7 @@ class LaneIndex:
         lanes.lanes = list(self.checkpoints[block])
         loaded = self.log.rows
         end = min(start + BLOCK, len(loaded), self._fed)
-        rows = [lanes.add(c.oid, c.parents) for c in loaded[start:end]]
+        rows = [lanes.add(c.oid, self._parents(c)) for c in loaded[start:end]]
         self._blocks[block] = rows
         while len(self._blocks) > CACHED_BLOCKS:
             self._blocks.popitem(last=False)

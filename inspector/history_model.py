@@ -387,7 +387,7 @@ class HistoryLog:
     def open_walk(self):
         from packscope.core.history.graph_walk import WalkSource
         from packscope.core.history.rev_args import ALL, walk_starts
-        from packscope.core.history.walk import walk
+        from packscope.core.history.walk import graph_walk, walk
         from packscope.core.repo.repo_state import state_of
         from packscope.inspector.pathspecs import repo_paths
 
@@ -421,7 +421,14 @@ class HistoryLog:
             for hook in ("commit_info", "first_parent_unchanged"):
                 if options.get(hook) is not None:
                     options[hook] = reads.locked(options[hook], compiled if on_graph and hook == "commit_info" else ())
-            it = walk(reads, starts, paths=paths, order=order, **options)
+            if self.graph and paths and self.lanes is not None:
+                # git log --graph's walk under paths: parents rewritten, edges only to shown commits
+                # (without paths every commit shows: the streaming walk above serves)
+                gw = graph_walk(reads, starts, paths=paths, **options)
+                self.lanes.shows = gw.shows
+                it = gw.commits
+            else:
+                it = walk(reads, starts, paths=paths, order=order, **options)
         return source, it, reads
 
     def run(self, notify, is_cancelled) -> None:

@@ -96,7 +96,8 @@ def load_refs(session, lock) -> RefsSnapshot:
             e.reflog = r.name if has_reflog(repo, r.name) else None
         entries.append(e)
     for n, line in enumerate(stash):
-        e = RefEntry(f"stash@{{{n}}}", f"stash@{{{n}}}", "stash", line.new, None, reflog=None)
+        # shown as `git stash list` starts its lines: "stash@{0}: WIP on main: …"
+        e = RefEntry(f"stash@{{{n}}}", f"stash@{{{n}}}:", "stash", line.new, None, reflog=None)
         try:
             e.commit, e.date, _ = commit_facts(line.new)
         except PackscopeError as err:

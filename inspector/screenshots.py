@@ -185,7 +185,7 @@ async def advice_whatif_screenshot(app, pilot, shoot) -> None:
 
 
 async def refs_screenshot(app, pilot, shoot) -> None:
-    """Refs (0) once every ahead/behind count is in."""
+    """Refs (0) once every ahead/behind count is in; then its end, the stash list."""
     await pilot.press("0")
     await _wait(
         pilot,
@@ -196,6 +196,9 @@ async def refs_screenshot(app, pilot, shoot) -> None:
     )
     await pilot.pause(0.3)
     shoot("10-refs")
+    await pilot.press("G")  # the stash list, after the refs
+    await pilot.pause(0.3)
+    shoot("10b-refs-stash")
 
 
 async def _lab_screenshots(app, pilot, shoot, repo: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -164,11 +165,12 @@ async def test_revision_picker_and_path_limiting(history_repo):
         assert "--all" in title(screen, "#history-title")
         await answer_prompt(app, pilot, "p", "dir1/sub")
         await load_all(pilot, screen, lambda h: h.paths == ["dir1/sub"], "the whole history limited to dir1/sub")
-        assert [c.oid.hex() for c in screen.history.rows] == revlist(history_repo, "--all", "--", "dir1/sub")
+        # the graph stays on: git log --graph's order over rewritten parents
+        want = [c for c, _ in git_graph_columns(history_repo, "--all", "--", "dir1/sub")]
+        assert [c.oid.hex() for c in screen.history.rows] == want
         assert "-- dir1/sub" in title(screen, "#history-title")
-        # no graph over unrewritten parents: said, and git log's order
-        assert "no graph with paths" in title(screen, "#history-title")
-        assert not any("●" in r for r in list_text(screen.vlist))
+        assert "graph" in title(screen, "#history-title")
+        assert any("●" in r for r in list_text(screen.vlist))
         # A bad revision is an error on screen, not a crash.
         screen.revs = ["no-such-branch"]
         screen.paths = []
@@ -344,6 +346,41 @@ async def test_graph_column_places_every_commit_where_git_log_graph_does(scenari
         assert drawn == want
         assert any(col > 0 for _, col in want)  # lanes right of the first are exercised
         assert "◉" in "".join(rows)  # merges are drawn as merges
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("paths", [["dir"], ["lib/x.c", "README"]])
+async def test_graph_under_a_path_limit_places_commits_where_git_log_graph_does(scenario_repo, paths):
+    """With paths (`p`) the graph is drawn over rewritten parents: the rows
+    are git log --graph -- PATH's commits in its order, each marker in git's
+    column, and a merge whose sides rewrite to one commit drawn as a merge
+    only if git draws it so."""
+    async with running(scenario_repo) as (app, pilot):
+        screen = await open_history(app, pilot)
+        await answer_prompt(app, pilot, "r", "--all")
+        await answer_prompt(app, pilot, "p", " ".join(paths))
+        await pilot.press("G")
+        await until(
+            pilot,
+            lambda: screen.history.done and screen.history.paths == paths and screen.history.revs == ["--all"],
+            "the whole path-limited history",
+            timeout=20,
+        )
+        await pilot.pause()
+        want = git_graph_columns(scenario_repo, "--all", "--", *paths)
+        assert [c.oid.hex() for c in screen.history.rows] == [c for c, _ in want]
+        drawn = []
+        merges = []
+        for text in list_text(screen.vlist):
+            marker = min(i for i in (text.find("●"), text.find("◉")) if i >= 0)
+            drawn.append(marker // 2)
+            merges.append(text[marker] == "◉")
+        assert drawn == [col for _, col in want]
+        listed = git("log", "--graph", "--format=%P", "--all", "--", *paths, cwd=scenario_repo).decode()
+        git_merges = [len(re.findall(r"[0-9a-f]{40}", line)) > 1 for line in re.findall(r"[*].*", listed)]
+        # (the graph drawn with %P: a merge lists two ids)
+        assert merges == git_merges
+        assert any(col > 0 for _, col in want)
 
 
 @pytest.mark.asyncio

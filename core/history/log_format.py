@@ -27,7 +27,7 @@ import codecs
 import unicodedata
 from binascii import hexlify
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 from packscope.core.errors import LookupFailedError
 from packscope.core.history.abbrev import FALLBACK_ABBREV, SortedAbbreviator, StoreAbbreviator, default_abbrev_len
@@ -57,6 +57,8 @@ class Walked(Protocol):
     @property
     def parents(self) -> tuple[bytes, ...]: ...
 
+
+W = TypeVar("W", bound=Walked)
 
 # Abbreviations live in packscope.core.history.abbrev; these names stay importable from here.
 __all__ = [
@@ -552,6 +554,36 @@ def render_log(
             text = user.format(entry.oid, commit, abbrev, entry.parents)
             yield text if first else b"\n" + text
         first = False
+
+
+def log_entries(
+    store: ObjectStore | GitView,
+    walked: Iterable[W],
+    *,
+    abbrev: Abbrev | None = None,
+    pretty: str | bytes | None = None,
+    mailmap: Mailmap | None = None,
+    map_authors: bool = False,
+) -> Iterator[tuple[W, bytes]]:
+    """Each walked commit with its entry's text alone, without what
+    separates or ends entries (``git log --graph`` draws beside each line,
+    packscope.core.history.graph_lines): the default format's text ends
+    with its newline, a ``--format`` entry as the format leaves it.
+    Arguments as :func:`render_log`'s."""
+    user = None if pretty in (None, "medium", b"medium") else UserFormat(pretty, mailmap)
+    medium_map = mailmap if map_authors else None
+    if abbrev is None:
+        abbrev = _LazyAbbrev(store)
+    for entry in walked:
+        if user is not None and not user.needs_commit:
+            yield entry, user.format(entry.oid, None, abbrev, entry.parents, entry.tree)
+            continue
+        _, data = store.read(entry.oid)
+        commit = parse_commit(data, store.fmt, entry.oid)
+        if user is None:
+            yield entry, format_medium(entry.oid, commit, abbrev, entry.parents, medium_map)
+        else:
+            yield entry, user.format(entry.oid, commit, abbrev, entry.parents)
 
 
 def _render_ids(walked: Iterable[Walked], user: UserFormat, abbrev: Abbrev) -> Iterator[bytes]:

@@ -30,6 +30,10 @@ class LogOptions(TypedDict):
     help: bool
     dashdash: bool
     mailmap: bool | None
+    graph: bool
+
+
+ONELINE = "tformat:%h %s"  # git's --oneline, without decorations (as on a pipe)
 
 
 def parse_words(words: list[str]) -> LogOptions:
@@ -47,6 +51,7 @@ def parse_words(words: list[str]) -> LogOptions:
         "help": False,
         "dashdash": False,
         "mailmap": None,  # --use-mailmap / --no-mailmap; None: log.mailmap decides
+        "graph": False,
     }
     i = 0
     while i < len(words):
@@ -66,6 +71,10 @@ def parse_words(words: list[str]) -> LogOptions:
             opts["order"] = "topo"
         elif w == "--first-parent":
             opts["first_parent"] = True
+        elif w == "--graph":
+            opts["graph"] = True
+        elif w == "--oneline":
+            opts["pretty"] = ONELINE
         elif w in ("--use-mailmap", "--mailmap"):
             opts["mailmap"] = True
         elif w in ("--no-use-mailmap", "--no-mailmap"):

@@ -42,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from heapq import heappop, heappush
 from itertools import islice
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from packscope.core import native
 from packscope.core.errors import CorruptObjectError, LookupFailedError
@@ -120,18 +120,93 @@ def walk(
     ``generation_numbers`` says that ``commit_info`` gives generations for
     the commits it knows (git's generation_numbers_enabled()).
     """
+    return _started(
+        store,
+        starts,
+        exclude=exclude,
+        order=order,
+        first_parent=first_parent,
+        max_count=max_count,
+        paths=paths,
+        commit_info=commit_info,
+        first_parent_unchanged=first_parent_unchanged,
+        generation_numbers=generation_numbers,
+    )[1]
+
+
+class GraphWalk(NamedTuple):
+    """A walk for ``git log --graph``: ``commits`` in git's order with their
+    parents *rewritten* (under a path limit, each parent is the nearest
+    ancestor the log shows, as git's parent rewriting makes it), and
+    ``shows(oid)``: whether the log shows that commit (git draws an edge
+    only to a parent it shows; an excluded side ends)."""
+
+    commits: Iterator[WalkedCommit]
+    shows: Callable[[bytes], bool]
+
+
+def graph_walk(
+    store: ObjectReader,
+    starts: Iterable[bytes],
+    *,
+    exclude: Iterable[bytes] = (),
+    order: str = "topo",
+    first_parent: bool = False,
+    max_count: int | None = None,
+    paths: Iterable[bytes | str] | None = None,
+    commit_info: CommitInfo | None = None,
+    first_parent_unchanged: Callable[[bytes], bool] | None = None,
+    generation_numbers: bool = False,
+) -> GraphWalk:
+    """:func:`walk` as ``git log --graph`` walks (``--graph`` implies
+    ``--topo-order``; ``--date-order`` may be asked for instead): parents
+    rewritten, and a merge that changed nothing under the paths still shown
+    when two of its parents are walked (it ties the lines together)."""
+    if order == "default":
+        order = "topo"
+    w, it = _started(
+        store,
+        starts,
+        exclude=exclude,
+        order=order,
+        first_parent=first_parent,
+        max_count=max_count,
+        paths=paths,
+        commit_info=commit_info,
+        first_parent_unchanged=first_parent_unchanged,
+        generation_numbers=generation_numbers,
+        rewrite=True,
+    )
+    return GraphWalk(it, w.shows)
+
+
+def _started(
+    store: ObjectReader,
+    starts: Iterable[bytes],
+    *,
+    exclude: Iterable[bytes],
+    order: str,
+    first_parent: bool,
+    max_count: int | None,
+    paths: Iterable[bytes | str] | None,
+    commit_info: CommitInfo | None,
+    first_parent_unchanged: Callable[[bytes], bool] | None,
+    generation_numbers: bool,
+    rewrite: bool = False,
+) -> tuple[_RevWalk, Iterator[WalkedCommit]]:
     if order not in ORDERS:
         raise ValueError(f"order must be one of {ORDERS}, not {order!r}")
     tips: list[tuple[bytes, bool]] = [(bytes(o), True) for o in exclude]
     tips += [(bytes(o), isinstance(o, Excluded)) for o in starts]
     w = _RevWalk(store, commit_info, first_parent, paths, first_parent_unchanged)
+    w.rewrite = rewrite and w.limiter is not None  # (without paths no parent is rewritten)
     if order == "default" and w.limiter is None and not any(excluded for _, excluded in tips):
         it = w.run_plain(tips)  # (log --all's walk, and every plain log's)
     else:
         it = w.run(tips, order, generation_numbers and commit_info is not None)
     if max_count is not None and max_count >= 0:
         it = islice(it, max_count)
-    return it
+    return w, it
 
 
 class _RevWalk(PlainWalk):
@@ -159,6 +234,8 @@ class _RevWalk(PlainWalk):
         self.interesting_queued = 0  # non-UNINTERESTING nodes in the queue
         self.tag_data: dict[bytes, bytes] = {}  # tips read as tags, waiting to be peeled
         self.declined: set[bytes] = set()  # ids the hook did not answer (run_plain asks it once)
+        self.rewrite = False  # parents rewritten to the nearest shown ancestors (log --graph with paths)
+        self.is_limited = False  # every commit processed before the first is shown (git's revs->limited)
 
     # --- commits ------------------------------------------------------------
 
@@ -274,6 +351,7 @@ class _RevWalk(PlainWalk):
                 node.flags |= SEEN
                 start.append(node)
         start.sort(key=lambda n: -n.date)  # stable, like git's merge sort
+        self.is_limited = limited
         if not limited and order != "default":
             return self.topo_stream(start, by_date=order == "date")
         for node in start:
@@ -495,14 +573,61 @@ class _RevWalk(PlainWalk):
         if node.flags & (SHOWN | UNINTERESTING):
             return False
         if self.limiter is not None and node.flags & TREESAME:
-            return False
+            # with rewritten parents a merge between two walked lines stays, to tie them
+            return self.rewrite and sum(1 for p in node.parents or () if _relevant(p)) >= 2
         return True
+
+    def shows(self, oid: bytes) -> bool:
+        """Whether the log shows ``oid`` when its turn comes (git's
+        get_commit_action, asked by the graph of each parent)."""
+        node = self.nodes.get(oid)
+        if node is None:
+            return True  # never met: nothing excludes it (an unlimited walk without paths)
+        return self.shown(node) or bool(node.flags & SHOWN)
 
     def record(self, node: _Node) -> WalkedCommit:
         node.flags |= SHOWN
         if node.tree is None:
             raise _unread(node)
+        if self.rewrite and node.parents:
+            self.rewrite_parents(node)
         return WalkedCommit(node.oid, node.tree, node.poids, node.date)
+
+    def rewrite_parents(self, node: _Node) -> None:
+        """git's rewrite_parents: each parent becomes its nearest ancestor
+        that is shown (or excluded); a line that ends in a commit not shown
+        is dropped, and a parent reached twice kept once."""
+        out: list[_Node] = []
+        for p in node.parents or ():
+            q = self.rewrite_one(p)
+            if q is not None and q not in out:
+                out.append(q)
+        node.parents = out
+        node.poids = tuple(q.oid for q in out)
+
+    def rewrite_one(self, p: _Node) -> _Node | None:
+        while True:
+            if not self.is_limited:
+                if not self.parse_gently(p):
+                    return p
+                self.process_parents(p, queue=False)
+            if p.flags & UNINTERESTING or not p.flags & TREESAME:
+                return p
+            if not p.parents:
+                return None
+            nxt = self.one_relevant_parent(p.parents)
+            if nxt is None:
+                return p
+            p = nxt
+
+    def one_relevant_parent(self, parents: list[_Node]) -> _Node | None:
+        """The parent a TREESAME commit stands for: its only one (or the
+        first, with --first-parent), else its one relevant parent, if
+        exactly one is relevant."""
+        if self.first_parent or len(parents) == 1:
+            return parents[0]
+        relevant = [p for p in parents if _relevant(p)]
+        return relevant[0] if len(relevant) == 1 else None
 
     def stream(self) -> Iterator[WalkedCommit]:
         """The unlimited walk: nothing is uninteresting here (exclusions make
@@ -608,6 +733,11 @@ class _RevWalk(PlainWalk):
         if self.interesting_queued:
             return SLOP
         return slop - 1
+
+
+def _relevant(node: _Node) -> bool:
+    """git's relevant_commit: walked, or an excluded bottom (a range's edge)."""
+    return (node.flags & (UNINTERESTING | BOTTOM)) != UNINTERESTING
 
 
 def _unread(node: _Node) -> CorruptObjectError:

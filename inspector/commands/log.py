@@ -1,8 +1,8 @@
 """`packscope log`: git log's listing, answered by core.
 
     packscope log [REV…] [--all] [-n N] [--date-order|--topo-order]
-                  [--first-parent] [--format=FMT] [--literal-pathspecs]
-                  [--[no-]use-mailmap] [-- PATH…]
+                  [--first-parent] [--graph] [--oneline|--format=FMT]
+                  [--literal-pathspecs] [--[no-]use-mailmap] [-- PATH…]
 
 Revisions: anything `git rev-parse` names (refs, ids, abbreviations, `~`,
 `^`, `^{}`), `^REV` and `A..B` exclusions, `--all` (every ref, then HEAD);
@@ -10,9 +10,14 @@ none means HEAD.  Arguments keep their command-line order, which decides
 ties between equal dates, as in git.  The output is git's, byte for byte:
 the default (medium) format, or `--format`/`--pretty` strings (`%H %h %T %t
 %P %p %an %ae %ad %s %b …`; placeholders packscope does not know are
-refused).  `-n N` (also `-N`, `--max-count=N`) stops after N commits.
-Paths after `--` limit the history with git's default simplification; they
-are literal (no wildcards).
+refused); `--oneline` is `%h %s`.  `-n N` (also `-N`, `--max-count=N`)
+stops after N commits.  Paths after `--` limit the history with git's
+default simplification; they are literal (no wildcards).
+
+`--graph` draws git's graph beside the entries, as `git log --graph` does
+(its topological order, its lines between commits, byte for byte); with
+paths, each commit's parents are rewritten to the nearest commits shown, as
+git rewrites them.
 
 As in git: shallow clones end at their boundary, grafts (info/grafts) and
 replace refs rewrite history (GIT_NO_REPLACE_OBJECTS turns replace refs
@@ -39,8 +44,8 @@ if TYPE_CHECKING:
     from packscope.core.history.rev_args import RevArg
 
 USAGE = (
-    "packscope log [REV…] [--all] [-n N] [--date-order|--topo-order] [--first-parent] "
-    "[--format=FMT] [--literal-pathspecs] [--[no-]use-mailmap] [-- PATH…]"
+    "packscope log [REV…] [--all] [-n N] [--date-order|--topo-order] [--first-parent] [--graph] "
+    "[--oneline|--format=FMT] [--literal-pathspecs] [--[no-]use-mailmap] [-- PATH…]"
 )
 # Damage in a commit-graph that git 2.39 dies on when its walk parses the
 # commit ("invalid parent position"): packscope's walk drops the graph there
@@ -118,6 +123,16 @@ def run(args) -> int:
             return 128
         abbrev = None if min_abbrev is None else StoreAbbreviator(session.store, min_abbrev)
         source = WalkSource.open(repo, session.store, refs=session.refs)
+        map_authors = pretty in (None, "medium") and mailmap_enabled(repo, opts["mailmap"])
+        mailmap = None
+        if map_authors or (pretty not in (None, "medium") and UserFormat(pretty).maps_idents):
+            mailmap = load_mailmap(repo, objects, session.refs)
+        if opts["graph"]:
+            write_streaming(
+                _graph_chunks(session, source, starts, path_filter, opts, abbrev, mailmap, map_authors),
+                sys.stdout.buffer,
+            )
+            return 0
         walked = walk(
             source.objects,
             starts,
@@ -127,10 +142,6 @@ def run(args) -> int:
             paths=path_filter,
             **source.walk_options(path_filter),
         )
-        map_authors = pretty in (None, "medium") and mailmap_enabled(repo, opts["mailmap"])
-        mailmap = None
-        if map_authors or (pretty not in (None, "medium") and UserFormat(pretty).maps_idents):
-            mailmap = load_mailmap(repo, objects, session.refs)
         write_streaming(
             render_log(objects, walked, abbrev=abbrev, pretty=pretty, mailmap=mailmap, map_authors=map_authors),
             sys.stdout.buffer,
@@ -150,6 +161,36 @@ def run(args) -> int:
         print(f"packscope: {dies.message} (git dies on it)", file=sys.stderr)
         return 128
     return 0
+
+
+def _graph_chunks(session, source, starts, path_filter, opts: LogOptions, abbrev, mailmap, map_authors):
+    """`log --graph`: the walk with rewritten parents, each entry's text
+    beside git's drawing (packscope.core.history.graph_lines)."""
+    from packscope.core.history.graph_lines import graph_log
+    from packscope.core.history.log_format import UserFormat, log_entries
+    from packscope.core.history.walk import graph_walk
+
+    pretty = opts["pretty"]
+    gw = graph_walk(
+        source.objects,
+        starts,
+        order=opts["order"],
+        first_parent=opts["first_parent"],
+        max_count=opts["max_count"],
+        paths=path_filter,
+        **source.walk_options(path_filter),
+    )
+    shows = gw.shows
+    keep = 1 if opts["first_parent"] else None  # --first-parent: the graph follows first parents only
+    entries = (
+        (e.oid, [p for p in e.parents[:keep] if shows(p)], text)
+        for e, text in log_entries(
+            session.objects, gw.commits, abbrev=abbrev, pretty=pretty, mailmap=mailmap, map_authors=map_authors
+        )
+    )
+    user = UserFormat(pretty) if pretty not in (None, "medium") else None
+    terminated = user is not None and user.terminator
+    return graph_log(entries, terminated=terminated, empty_format=user is not None and user.empty)
 
 
 def _split_revs_and_paths(session, opts: LogOptions) -> tuple[list[RevArg], list[str]]:

@@ -29,11 +29,18 @@ diff takes more than 3 s, is not shown unasked — the screen says what it
 skipped and why; Enter computes it anyway (as long as it takes; leaving the
 screen stops it).
 
+`v` toggles a split (side-by-side) view: the old file on the left, the
+new on the right, each line with its number; removed and added lines
+paired row by row, context on both sides.  Lines longer than their half
+are cut (…).  Below 60 columns the split view does not fit: the diff
+stays unified.
+
 ] and [ open the next and the previous changed file of the same commit;
 Esc goes back to the commit.
 """
 
 MAX_LINES = 5000
+SPLIT_MIN_WIDTH = 60  # narrower, each side would show too little of its lines
 
 
 def _line_text(raw: bytes, in_hunks: bool) -> Text:
@@ -63,6 +70,7 @@ class DiffScreen(PackscopeScreen):
     BINDINGS = [
         Binding("right_square_bracket", "step(1)", "Next file", id="diff.next-file"),
         Binding("left_square_bracket", "step(-1)", "Previous file", id="diff.previous-file"),
+        Binding("v", "toggle_split", "Split/unified", id="diff.split"),
     ]
 
     def __init__(self, commit: bytes, parent: bytes | None, changes: list, index: int) -> None:
@@ -75,6 +83,8 @@ class DiffScreen(PackscopeScreen):
         self.error: str | None = None
         self.skipped: str | None = None  # why the diff was not computed (over a budget)
         self.forced = False  # Enter asked for it past the budget
+        self.split = False  # side by side (v)
+        self._split_width = 0  # the width the split rows were laid out for
 
     @property
     def change(self):
@@ -130,11 +140,22 @@ class DiffScreen(PackscopeScreen):
         if index != self.index or not self.is_mounted:
             return
         self.lines, self.error, self.skipped = lines, error, skipped
+        self._show_rows()
+
+    def _show_rows(self) -> None:
+        lines, error, skipped = self.lines or [], self.error, self.skipped
         rows = []
-        in_hunks = False
-        for raw in lines:
-            in_hunks = in_hunks or raw.startswith((b"@@", b"Binary files "))
-            rows.append(_line_text(raw, in_hunks))
+        width = self._split_fits()
+        if self.split and width:
+            from packscope.inspector.split_view import split_texts
+
+            rows = split_texts(lines, width)
+            self._split_width = width
+        else:
+            in_hunks = False
+            for raw in lines:
+                in_hunks = in_hunks or raw.startswith((b"@@", b"Binary files "))
+                rows.append(_line_text(raw, in_hunks))
         if skipped:
             name = name_text(self.change.path)
             rows.append(literal(f"diff of {name} skipped: {skipped} — press Enter to compute it anyway", "yellow"))
@@ -142,6 +163,26 @@ class DiffScreen(PackscopeScreen):
             rows.append(literal(f"cannot read: {error}", "red"))
         self.query_one(VirtualList).set_source(ListSource(rows))
         self.update_title()
+
+    def _split_fits(self) -> int:
+        """The width a split view has (0: too narrow for one)."""
+        width = self.query_one(VirtualList).scrollable_content_region.width or self.size.width - 2
+        return width if width >= SPLIT_MIN_WIDTH else 0
+
+    def action_toggle_split(self) -> None:
+        if not self.split and not self._split_fits():
+            self.notify(f"too narrow for a split view (under {SPLIT_MIN_WIDTH} columns)", timeout=3)
+            return
+        self.split = not self.split
+        if self.lines is not None:
+            self._show_rows()
+        self.update_title()
+
+    def on_resize(self, event) -> None:
+        super().on_resize(event)
+        if self.split and self.lines is not None and self._split_fits() != self._split_width:
+            self._show_rows()  # each side takes half of the new width (or unified, if too narrow)
+            self.update_title()
 
     def on_virtual_list_opened(self, event: VirtualList.Opened) -> None:
         """Enter on a skipped diff: compute it, past the budget."""
@@ -172,6 +213,8 @@ class DiffScreen(PackscopeScreen):
         else:
             n = len(self.lines)
             t.append(f"  {n:,} line{'s' if n != 1 else ''}", style="dim")
+        if self.split:
+            t.append("  split" if self._split_fits() else "  split (too narrow: unified)", style="dim")
         self.query_one("#diff-title", Label).update(t)
 
     def action_step(self, direction: int) -> None:

@@ -35,9 +35,10 @@ revisions shown in the title (HEAD unless you pick others with `r`): in
 topological order (a commit before its parents) with the graph column —
 each commit (●, a merge ◉) in the lane git draws it in, lines for the
 branches passing by.  `t` hides the graph and lists in git log's default
-order (by commit date); `t` again brings it back.  With paths (`p`) there
-is no graph yet: git draws it over rewritten parents, which are not
-computed here; the list is then in git log's default order.  Without a commit-graph
+order (by commit date); `t` again brings it back.  With paths (`p`) the
+graph is drawn as `git log --graph -- PATH` draws it: over rewritten
+parents (each commit's nearest ancestors the list shows), so the lines join
+the commits that touched the paths.  Without a commit-graph
 file, the topological order needs the whole history read first (the title
 counts the commits read), as git's does.
 
@@ -249,9 +250,8 @@ class HistoryScreen(PackscopeScreen):
             return
         if self.history is not None:
             self.history.cancel()
-        # With paths git draws the graph over rewritten parents (the nearest shown
-        # ancestors), which the walk does not give yet: no graph then, rather than a wrong one.
-        self.history = HistoryLog(self.app.core, self.revs, self.paths, graph=self.graph and not self.paths)
+        # (with paths the graph is drawn over rewritten parents, as git log --graph draws it)
+        self.history = HistoryLog(self.app.core, self.revs, self.paths, graph=self.graph)
         lst = self.vlist
         lst.follow = False
         lst.set_source(_Source(self.history))
@@ -338,8 +338,6 @@ class HistoryScreen(PackscopeScreen):
             total = "?" if log.estimate is None else f"~{log.estimate:,}"
             if log.graph:
                 t.append("  graph", style="dim")
-            elif self.graph and log.paths:
-                t.append("  no graph with paths", style="dim")
             if log.done:
                 t.append(f"  {log.loaded:,} commits", style="green")
             elif log.graph and not log.loaded and log.reads is not None and log.reads.reads:

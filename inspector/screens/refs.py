@@ -46,7 +46,9 @@ behind) — what `git rev-list --count --left-right HEAD...REF` prints — and
 the subject.  The counts fill in from a background walk; a side past
 10,000 commits shows ">10k" (the walk stops there).
 
-Enter (or h) opens the ref's history (History, starting at the ref).  `l`
+Enter (or h) opens the ref's history (History, starting at the ref); on a
+stash entry (`stash@{n}: WIP on main: …`, as `git stash list` prints it)
+Enter opens the stash's commit, h its history.  `l`
 opens the ref's reflog as `git reflog show REF` lists it, `L` HEAD's (as
 `git reflog`); Enter there opens the entry's commit.
 """
@@ -305,6 +307,13 @@ class RefsScreen(PackscopeScreen):
         return None if e is None else e.oid.hex()
 
     def on_virtual_list_opened(self, event: VirtualList.Opened) -> None:
+        e = self.current()
+        if e is not None and e.kind == "stash" and e.commit is not None:
+            # a stash entry opens its commit (what `git stash show` starts from); h its history
+            from packscope.inspector.screens.commit import CommitScreen
+
+            self.app.push_screen(CommitScreen(e.commit))
+            return
         self.action_history()
 
     def action_history(self) -> None:
