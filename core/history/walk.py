@@ -177,6 +177,7 @@ def graph_walk(
         generation_numbers=generation_numbers,
         rewrite=True,
     )
+    w.graphed = True  # (before the first row: the walk's generator has not started)
     return GraphWalk(it, w.shows)
 
 
@@ -235,6 +236,7 @@ class _RevWalk(PlainWalk):
         self.tag_data: dict[bytes, bytes] = {}  # tips read as tags, waiting to be peeled
         self.declined: set[bytes] = set()  # ids the hook did not answer (run_plain asks it once)
         self.rewrite = False  # parents rewritten to the nearest shown ancestors (log --graph with paths)
+        self.graphed = False  # log --graph's walk: ``shows`` is asked of any node until the end
         self.is_limited = False  # every commit processed before the first is shown (git's revs->limited)
 
     # --- commits ------------------------------------------------------------
@@ -694,8 +696,10 @@ class _RevWalk(PlainWalk):
         out = self.limit(order)
         # Walked and sorted: the list holds every node now.  Each is let go
         # once shown (a node is held after that only by children already
-        # let go), so a long history's nodes leave as its rows are taken.
-        self.nodes = {}
+        # let go), so a long history's nodes leave as its rows are taken —
+        # unless the graph asks ``shows`` of any node until the end.
+        if not self.graphed:
+            self.nodes = {}
         out.reverse()
         pop = out.pop
         while out:
