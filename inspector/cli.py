@@ -35,6 +35,7 @@ COMMANDS = {
     "cat-file": "packscope.inspector.commands.cat_file",
     "info": "packscope.inspector.commands.info",
     "log": "packscope.inspector.commands.log",
+    "show": "packscope.inspector.commands.show",
     "last-modified": "packscope.inspector.commands.last_modified",
     "for-each-ref": "packscope.inspector.commands.for_each_ref",
     "reflog": "packscope.inspector.commands.reflog",
