@@ -160,7 +160,7 @@ def _lines_against_parents(result: bytes, parents: list[bytes]) -> list[_Line]:
     for n, parent in enumerate(parents):
         bit = 1 << n
         a, b = intern_sides(parent, result, keep_starts=True)
-        deleted, inserted = diff_flags(a.ids, b.ids)
+        deleted, inserted = diff_flags(a.ids, b.ids, a_side=a, b_side=b)
         plost: dict[int, list[bytes]] = {}
         at = -1
         for op, i, j, k in iter_runs(deleted, inserted):
@@ -268,7 +268,8 @@ def _make_hunks(lines: list[_Line], cnt: int, nparents: int, dense: bool, contex
         while j < cnt:
             if not lines[j].flag & mark:
                 # is there an interesting line within reach after this one?
-                la = min(_tail(lines, all_mask, begin, j) + context, cnt)
+                # (the lost lines at the end, hanging at cnt, are within reach too)
+                la = min(_tail(lines, all_mask, begin, j) + context, cnt + 1)
                 joined = False
                 while la and j <= la - 1:
                     la -= 1

@@ -291,9 +291,9 @@ def _merge_parts(
 ) -> Iterator[bytes]:
     formats = opts.formats
     wrote = False
-    files = None
+    files = combined_files(store, parent_trees, commit.tree)
+    yield b""  # git prints the separator after a merge's entry even when nothing follows
     if "name-only" in formats or "name-status" in formats:
-        files = combined_files(store, parent_trees, commit.tree)
         for f in files:
             if "name-only" in formats:
                 yield f.path + b"\n"
@@ -307,8 +307,6 @@ def _merge_parts(
         yield from _parts(store, changes, sub, opts, abbrev)
         wrote = wrote or bool(changes)
     if "patch" in formats:
-        if files is None:
-            files = combined_files(store, parent_trees, commit.tree)
         first = True
         for f in files:
             lines = combined_patch(store, f, dense=opts.combined == "cc", abbrev=abbrev)
