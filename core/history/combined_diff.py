@@ -257,18 +257,18 @@ def _make_hunks(lines: list[_Line], cnt: int, nparents: int, dense: bool, contex
             line.flag &= ~mark
     if not dense:
         return _context(lines, cnt, nparents, context)
+    # the lost lines at the end (hanging at cnt) belong to the hunks too
     i = 0
-    while i < cnt:
-        while i < cnt and not lines[i].flag & mark:
+    while i <= cnt:
+        while i <= cnt and not lines[i].flag & mark:
             i += 1
-        if i >= cnt:
+        if i > cnt:
             break
         begin = i
         j = i + 1
-        while j < cnt:
+        while j <= cnt:
             if not lines[j].flag & mark:
                 # is there an interesting line within reach after this one?
-                # (the lost lines at the end, hanging at cnt, are within reach too)
                 la = min(_tail(lines, all_mask, begin, j) + context, cnt + 1)
                 joined = False
                 while la and j <= la - 1:

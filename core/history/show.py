@@ -307,14 +307,11 @@ def _merge_parts(
         yield from _parts(store, changes, sub, opts, abbrev)
         wrote = wrote or bool(changes)
     if "patch" in formats:
-        first = True
+        if files and wrote:  # (even when --cc then shows no file)
+            yield b"\n"
         for f in files:
             lines = combined_patch(store, f, dense=opts.combined == "cc", abbrev=abbrev)
-            if lines:
-                if first and wrote:
-                    yield b"\n"
-                first = False
-                yield b"".join(line + b"\n" for line in lines)
+            yield b"".join(line + b"\n" for line in lines)
 
 
 __all__ = ["ShowOptions", "diffstat", "is_binary", "rename_name", "show_commit", "summary_line"]

@@ -88,12 +88,10 @@ def parse_words(words: list[str], config_renames: str | None = None):
             no_patch = True
         elif w in ("--stat", "--numstat", "--name-status", "--name-only"):
             formats.append(w[2:])
-        elif w == "--cc":
+        elif w == "--cc":  # (a patch only when no other format is asked for, as in git)
             opts.combined = "cc"
-            patch = True
         elif w == "-c":
             opts.combined = "c"
-            patch = True
         elif w == "--no-renames":
             opts.minimum = None
             opts.copies = False
