@@ -59,7 +59,7 @@ Object screen for the row (or the commit itself).  Esc goes back.
 def combined_line_text(line: bytes, nparents: int) -> Text:
     """One line of a combined diff, colored as git colors it: headers bold,
     hunk headers cyan, lines with a ``+`` column green, with ``-`` red."""
-    text = literal(decode(line))
+    text = literal(decode(line).expandtabs(8))  # (tabs as spaces, not as the literal \t of control characters)
     if line.startswith((b"diff --cc", b"diff --combined")):
         text.stylize("bold")
     elif line.startswith((b"index ", b"--- ", b"+++ ", b"mode ", b"new file", b"deleted file")):
