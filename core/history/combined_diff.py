@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from stat import S_IFMT
 
-from packscope.core.history.line_diff import NO_EOL, diff_flags, intern_sides, iter_runs
+from packscope.core.history.line_diff import NO_EOL, Side, diff_flags, intern_sides, iter_runs
 from packscope.core.history.tree_diff import TreeChange, TreeReader, diff_trees
 from packscope.core.objects import S_IFGITLINK, ObjectReader
 
@@ -188,7 +188,7 @@ def _lines_against_parents(result: bytes, parents: list[bytes]) -> list[_Line]:
     return lines
 
 
-def _text(side, i: int) -> bytes:
+def _text(side: Side, i: int) -> bytes:
     return side.line(i)
 
 

@@ -251,7 +251,10 @@ def find_renames(
     return result
 
 
-def _exact(srcs: list[TreeChange], dsts: list[TreeChange], used: list[int], copies: bool, record) -> None:
+Record = Callable[[int, int, int], None]  # (destination, source, score)
+
+
+def _exact(srcs: list[TreeChange], dsts: list[TreeChange], used: list[int], copies: bool, record: Record) -> None:
     by_blob: dict[bytes, list[int]] = {}
     for s, src in enumerate(srcs):
         if src.old_oid is not None:
@@ -283,7 +286,15 @@ def _score(src: TreeChange, dst: TreeChange, blobs: BlobSizes, minimum: int) -> 
     return similarity(blobs.size(a), blobs.size(b), lambda: blobs.counts(a), lambda: blobs.counts(b), minimum)
 
 
-def _by_name(srcs, dsts, live, paired, blobs, minimum, record) -> None:
+def _by_name(
+    srcs: list[TreeChange],
+    dsts: list[TreeChange],
+    live: list[int],
+    paired: dict[int, tuple[int, int]],
+    blobs: BlobSizes,
+    minimum: int,
+    record: Record,
+) -> None:
     threshold = minimum + (MAX_SCORE - minimum) // 2
     src_at: dict[bytes, int] = {}
     for s in live:
@@ -297,15 +308,28 @@ def _by_name(srcs, dsts, live, paired, blobs, minimum, record) -> None:
         dst_at[name] = -1 if name in dst_at else d
     for s in live:
         name = _basename(srcs[s].path)
-        d = dst_at.get(name)
-        if d is None or d < 0 or src_at[name] < 0 or d in paired:
+        found = dst_at.get(name)
+        if found is None or found < 0 or src_at[name] < 0 or found in paired:
             continue
+        d = found
         score = _score(srcs[s], dsts[d], blobs, minimum)
         if score >= threshold:
             record(d, s, score)
 
 
-def _matrix(srcs, dsts, live, left, paired, used, blobs, minimum, copies, record, check) -> None:
+def _matrix(
+    srcs: list[TreeChange],
+    dsts: list[TreeChange],
+    live: list[int],
+    left: list[int],
+    paired: dict[int, tuple[int, int]],
+    used: list[int],
+    blobs: BlobSizes,
+    minimum: int,
+    copies: bool,
+    record: Record,
+    check: Callable[[], None] | None,
+) -> None:
     # Per destination, up to CANDIDATES (score, same-name, source) kept as
     # git keeps them: a newcomer replaces the first of the worst only when
     # strictly better, so among equals the earlier source stays.
@@ -348,7 +372,13 @@ def _worse(a: tuple[int, int, int] | None, b: tuple[int, int, int] | None) -> bo
     return (a[0], a[1]) < (b[0], b[1])
 
 
-def _assemble(changes, srcs, dsts, paired, used) -> list[Paired]:
+def _assemble(
+    changes: list[TreeChange],
+    srcs: list[TreeChange],
+    dsts: list[TreeChange],
+    paired: dict[int, tuple[int, int]],
+    used: list[int],
+) -> list[Paired]:
     dst_index = {id(c): d for d, c in enumerate(dsts)}
     renamed_away = {id(srcs[s]) for s, _score in paired.values() if srcs[s].status == "D"}
     out: list[Paired] = []

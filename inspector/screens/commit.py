@@ -302,8 +302,8 @@ class CommitScreen(PackscopeScreen):
         text("")
         if not self.path and self.show_combined:
             rows.append(("combined-title", None))
-            for line in self.combined or []:
-                rows.append(("combined", line))
+            for patch_line in self.combined or []:
+                rows.append(("combined", patch_line))
             text("")
         if not self.path and self.changes is not None:
             for k, pc in enumerate(self.changes):
