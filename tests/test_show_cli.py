@@ -50,6 +50,7 @@ def show_repo(tmp_path_factory):
         _write(repo, f"moved/{name}", "".join(old[:keep] + _lines(100 - keep, keep)))
     (repo / "same.txt").rename(repo / "moved-same.txt")
     commit("renames at 100, 90, 60 and 49%")
+    git("tag", "t-renames", cwd=repo)
     # copies: a modified source copied (C), a deleted one taken twice (C then R)
     kept = (repo / "kept.c").read_text()
     _write(repo, "copies/kept-copy.c", kept + "extra\n")
@@ -59,14 +60,17 @@ def show_repo(tmp_path_factory):
     _write(repo, "a/main.c", main_c)
     _write(repo, "b/main.c", main_c.replace("0", "1"))
     commit("copies")
+    git("tag", "t-copies", cwd=repo)
     # a file renamed twice in a row
     (repo / "again").mkdir()
     (repo / "moved/s90.txt").rename(repo / "again/s90.txt")
     commit("rename again")
+    git("tag", "t-again", cwd=repo)
     text = (repo / "again/s90.txt").read_text()
     (repo / "again/s90.txt").unlink()
     _write(repo, "third/name.txt", text + "one more line\n")
     commit("and a third name")
+    git("tag", "t-third", cwd=repo)
     # a conflicted merge, resolved by hand
     base = "int f(void)\n{\n\tint x = 1;\n\tint y = 2;\n\treturn x + y;\n}\n\nint g(void)\n{\n\treturn 7;\n}\n"
     _write(repo, "conflict.c", base)
@@ -86,6 +90,22 @@ def show_repo(tmp_path_factory):
     )
     commit("merge side, by hand", "--no-edit")
     git("tag", "conflicted", cwd=repo)
+    # a merge whose parents lost different lines at the end of a file
+    # without a final newline: --cc's hunks reach the lines lost at the end
+    head = "$var\n  y = 1;\n_init:\n$var\nl44\n$var\n"
+    _write(repo, "tail.txt", head + "base")
+    commit("tail base")
+    git("checkout", "-q", "-b", "tail-b", cwd=repo)
+    _write(repo, "tail.txt", head + "l44")
+    commit("tail b")
+    git("checkout", "-q", "main", cwd=repo)
+    _write(repo, "tail.txt", head + "$var\n\nl44")
+    commit("tail a")
+    git("merge", "-q", "--no-commit", "tail-b", cwd=repo, check=False)
+    _write(repo, "tail.txt", head + "$var\n")
+    commit("tail merge", "--no-edit")
+    git("tag", "tailmerge", cwd=repo)
+    git("checkout", "-q", "conflicted", cwd=repo)
     # an octopus merge of three branches
     for k in range(3):
         git("checkout", "-q", "-b", f"oct{k}", "conflicted", cwd=repo)
@@ -127,11 +147,12 @@ def show_repo(tmp_path_factory):
 
 
 REVS = [
-    "main~6",  # the renames
-    "main~5",  # the copies
-    "main~4",  # renamed again
-    "main~3",  # a third name
+    "t-renames",
+    "t-copies",
+    "t-again",  # renamed again
+    "t-third",  # a third name
     "conflicted",
+    "tailmerge",
     "octopus",
     "crisscross",
     "crisscross^1",
@@ -173,11 +194,11 @@ def test_the_histories_hold_what_the_tests_are_about(show_repo):
     """The repository really has the cases: similarity scores at 100, 89..90,
     59..60 and under 50; a copy and a rename of one source; merges with 2
     and 3 parents whose combined diff is not empty."""
-    status = git("show", "-M50", "--name-status", "--format=", "main~6", cwd=show_repo).decode()
+    status = git("show", "-M50", "--name-status", "--format=", "t-renames", cwd=show_repo).decode()
     scores = sorted(int(line[1:4]) for line in status.splitlines() if line.startswith("R"))
     assert scores[0] < 90 and scores[-1] == 100 and len(scores) == 3, status
     assert "D\ts49.txt" in status
-    copies = git("show", "-C", "--name-status", "--format=", "main~5", cwd=show_repo).decode()
+    copies = git("show", "-C", "--name-status", "--format=", "t-copies", cwd=show_repo).decode()
     assert any(x.startswith("C") for x in copies.splitlines()) and "R" in copies
     for rev, parents in (("octopus", 3), ("conflicted", 2), ("crisscross", 2)):
         text = git("show", rev, cwd=show_repo).decode()
