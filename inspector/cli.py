@@ -35,6 +35,7 @@ COMMANDS = {
     "cat-file": "packscope.inspector.commands.cat_file",
     "info": "packscope.inspector.commands.info",
     "log": "packscope.inspector.commands.log",
+    "show": "packscope.inspector.commands.show",
     "last-modified": "packscope.inspector.commands.last_modified",
     "blame": "packscope.inspector.commands.blame",
     "for-each-ref": "packscope.inspector.commands.for_each_ref",

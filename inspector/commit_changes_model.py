@@ -2,10 +2,12 @@
 each parent (a root commit: against the empty tree), then their line
 counts, read in a worker as they come (core's
 :mod:`packscope.core.history.commit_changes` does the diffing, as
-``git diff -M100% --numstat`` would).
+``git diff -M --numstat`` would: renames found as ``diff.renames`` says,
+by similarity at 50% by default, within :data:`RENAME_BUDGET_SECONDS` —
+past it, exact renames only).
 
-A merge is shown against each of its parents in turn (git's combined
-view is not drawn).
+A merge is shown against each of its parents in turn, and on request as
+git's combined diff (``--cc``, :func:`combined_text`).
 
 Every diff has a budget: a file larger than :data:`FILE_BUDGET_BYTES` (either
 side) is not counted nor diffed unless asked, and a count or a diff that
@@ -17,6 +19,7 @@ within a few milliseconds of their ``cancelled()`` turning true.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -28,6 +31,8 @@ MAX_COUNTED = 5000  # files counted per parent: past this, the list shows no cou
 FILE_BUDGET_BYTES = 512 * 1024  # a side larger than this is not diffed unless asked
 COUNT_BUDGET_SECONDS = 1.0  # one file's line count, before it is skipped
 DIFF_BUDGET_SECONDS = 3.0  # one file's diff on the Diff screen, before it is stopped
+RENAME_BUDGET_SECONDS = 5.0  # the similarity search per parent, before exact renames only
+COMBINED_BUDGET_SECONDS = 5.0  # a merge's combined diff
 
 
 @dataclass
@@ -43,6 +48,7 @@ class ParentChanges:
     skipped: dict[int, str] = field(default_factory=dict)  # index -> why it was not counted
     error: str | None = None
     counting_done: bool = False
+    renames_note: str | None = None  # why similarity renames were not searched
 
     def totals(self) -> tuple[int, int]:
         added = sum(c[0] for c in self.counts.values() if c is not None)
@@ -119,6 +125,7 @@ def list_changes(core, commit, oid: bytes | None = None) -> list[ParentChanges]:
     from packscope.core.history.commit_changes import file_changes
 
     session = core.bulk
+    minimum, copies, limit = rename_settings(session)
     store = session.store
     out = []
     overrides: dict = {}
@@ -134,11 +141,73 @@ def list_changes(core, commit, oid: bytes | None = None) -> list[ParentChanges]:
         try:
             with core.lock:
                 old_tree = _tree_of(store, parent) if parent is not None else None
-                pc.changes = file_changes(store, old_tree, commit.tree)
+            try:
+                pc.changes = file_changes(
+                    _Locked(core, store),
+                    old_tree,
+                    commit.tree,
+                    minimum=minimum,
+                    copies=copies,
+                    limit=limit,
+                    check=budget_check(lambda: False, RENAME_BUDGET_SECONDS),
+                )
+            except OverBudget:
+                pc.renames_note = f"renames by similarity not searched: over the {RENAME_BUDGET_SECONDS:g} s budget"
+                with core.lock:
+                    pc.changes = file_changes(store, old_tree, commit.tree)
         except PackscopeError as e:
             pc.error = _message(e)
         out.append(pc)
     return out
+
+
+def rename_settings(session) -> tuple[int | None, bool, int]:
+    """(minimum score or None, copies?, limit) as ``diff.renames`` and
+    ``diff.renameLimit`` ask (git's defaults: -M at 50%, 1000)."""
+    from packscope.core.history.renames import DEFAULT_RENAME_LIMIT, DEFAULT_SCORE
+
+    config = session.repo.config
+    value = ((config.get("diff", "renames") if config else None) or "true").strip().lower()
+    limit = DEFAULT_RENAME_LIMIT
+    with contextlib.suppress(ValueError):
+        limit = int(config.get("diff", "renameLimit") or limit) if config else limit
+    if value in ("false", "no", "off", "0"):
+        return None, False, limit
+    return DEFAULT_SCORE, value in ("copies", "copy"), limit
+
+
+def combined_text(core, commit, oid: bytes, *, cancelled: Callable[[], bool]) -> tuple[list[bytes], int]:
+    """A merge's ``git show --cc`` patch lines (as git prints them after
+    the log entry) and how many files it names.  Raises OverBudget past
+    :data:`COMBINED_BUDGET_SECONDS`, CancelledError once ``cancelled()``."""
+    from packscope.core.history.abbrev import StoreAbbreviator, configured_abbrev
+    from packscope.core.history.combined_diff import combined_files, combined_patch
+
+    session = core.bulk
+    store = session.store
+    check = budget_check(cancelled, COMBINED_BUDGET_SECONDS)
+    with core.lock:
+        overrides = {}
+        with contextlib.suppress(PackscopeError):
+            overrides = session.objects.parent_table
+        parents = list(overrides.get(oid, commit.parents))
+        trees: list[bytes | None] = [_tree_of(store, p) for p in parents]
+        files = combined_files(store, trees, commit.tree)
+        try:
+            min_len = configured_abbrev(session.repo.config, store.fmt.hexsz)
+        except ValueError:
+            min_len = None
+        abbrev = _LockedAbbrev(core, StoreAbbreviator(store, min_len))
+    out: list[bytes] = []
+    shown = 0
+    with running:
+        for f in files:
+            check()
+            lines = combined_patch(_Locked(core, store), f, abbrev=abbrev)
+            if lines:
+                shown += 1
+                out += lines
+    return out, shown
 
 
 def _tree_of(store, oid: bytes) -> bytes:

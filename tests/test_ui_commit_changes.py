@@ -1,6 +1,6 @@
 """The Commit screen's changed files and the Diff screen, against git:
 the file list with status and line counts equals ``git diff --numstat
--M100%`` (and ``--name-status``) against each parent; Enter on a file shows
+-M`` (and ``--name-status``) against each parent; Enter on a file shows
 ``git diff``'s text for it; binary and long files are said as git says."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def rev(repo, name: str) -> str:
 
 def git_changes(repo, old: str, new: str) -> list[tuple[str, str, str, str]]:
     """(status, shown path, added, deleted) from git, in git's order."""
-    status = git_text("diff", "--name-status", "-M100%", old, new, cwd=repo).splitlines()
+    status = git_text("diff", "--name-status", "-M", old, new, cwd=repo).splitlines()
     counts = git_numstat(repo, old, new)
     out = []
     for line in status:
@@ -90,7 +90,7 @@ async def test_changed_files_and_counts_equal_git_diff_numstat(changes_repo):
         assert {s for s, *_ in shown[0]} == {"A", "D", "M", "T", "R100"}
         assert ("M", "bin.dat", "-", "-") in shown[0]  # binary: numstat's "- -"
         text = "\n".join(list_text(screen.query_one(VirtualList)))
-        want = git_text("diff", "--shortstat", "-M100%", f"{second}^", second, cwd=changes_repo).strip()
+        want = git_text("diff", "--shortstat", "-M", f"{second}^", second, cwd=changes_repo).strip()
         n, plus, minus = (int(part.split()[0]) for part in want.split(", "))
         assert f"{n} files changed, +{plus:,} -{minus:,}" in text
 
@@ -138,7 +138,7 @@ async def test_enter_on_a_file_shows_git_diffs_text(changes_repo):
         second, screen = await open_commit(app, pilot, changes_repo, "main~1")
         for path in ("edit.c", "noeol.txt", "script.sh", "bin.dat", "link-target"):
             diff = await open_diff(app, pilot, screen, path)
-            want = git_text("diff", "-M100%", f"{second}^", second, "--", path, cwd=changes_repo).splitlines()
+            want = git_text("diff", "-M", f"{second}^", second, "--", path, cwd=changes_repo).splitlines()
             assert list_text(diff.query_one(VirtualList)) == want, path
             await pilot.press("escape")
             await until(pilot, lambda: app.screen is screen, "Esc back to the commit")
@@ -193,3 +193,62 @@ async def test_the_diffs_index_line_abbreviates_ids_as_git_does_here(changes_rep
             assert list_text(diff.query_one(VirtualList)) == want
     finally:
         git("config", "--unset", "core.abbrev", cwd=changes_repo)
+
+
+@pytest.fixture(scope="module")
+def rename_merge_repo(tmp_path_factory):
+    """A rename at 9x% similarity, then a merge whose combined diff has a
+    hunk (both parents changed one line, the merge wrote a third text)."""
+    repo = tmp_path_factory.mktemp("uirenames") / "repo"
+    git("init", "-q", "-b", "main", repo)
+    body = "".join(f"line {i} of the file\n" for i in range(40))
+    (repo / "old.txt").write_text(body)
+    (repo / "m.c").write_text("int f(void)\n{\n\treturn 1;\n}\n")
+    git("add", "-A", cwd=repo)
+    git("commit", "-q", "-m", "base", cwd=repo)
+    (repo / "old.txt").unlink()
+    (repo / "new.txt").write_text(body.replace("line 7 ", "LINE 7 "))
+    git("add", "-A", cwd=repo)
+    git("commit", "-q", "-m", "rename with an edit", cwd=repo)
+    git("checkout", "-q", "-b", "side", cwd=repo)
+    (repo / "m.c").write_text("int f(void)\n{\n\treturn 2;\n}\n")
+    git("commit", "-q", "-am", "side", cwd=repo)
+    git("checkout", "-q", "main", cwd=repo)
+    (repo / "m.c").write_text("int f(void)\n{\n\treturn 3;\n}\n")
+    git("commit", "-q", "-am", "main", cwd=repo)
+    git("merge", "-q", "--no-commit", "side", cwd=repo, check=False)
+    (repo / "m.c").write_text("int f(void)\n{\n\treturn 2 + 3;\n}\n")
+    git("add", "-A", cwd=repo)
+    git("commit", "-q", "--no-edit", cwd=repo)
+    return repo
+
+
+@pytest.mark.asyncio
+async def test_a_similarity_rename_shows_gits_score(rename_merge_repo):
+    repo = rename_merge_repo
+    async with running(repo) as (app, pilot):
+        second, screen = await open_commit(app, pilot, repo, "main~2")
+        want = git_text("diff", "--name-status", "-M", f"{second}^", second, cwd=repo).split()
+        assert want[0].startswith("R0") and want[0] != "R100"  # a similarity rename, not an exact one
+        rows = list_text(screen.query_one(VirtualList))
+        assert any(row.split()[:1] == [want[0]] and "old.txt → new.txt" in row for row in rows), rows
+
+
+@pytest.mark.asyncio
+async def test_c_toggles_the_merges_combined_diff(rename_merge_repo):
+    repo = rename_merge_repo
+    async with running(repo) as (app, pilot):
+        merge, screen = await open_commit(app, pilot, repo, "main")
+        lst = screen.query_one(VirtualList)
+        assert "commit.combined" in {b.id for b in screen.BINDINGS}
+        await pilot.press("c")
+        await until(
+            pilot, lambda: screen.combined is not None and "diff --cc m.c" in list_text(lst), "c to show the --cc diff"
+        )
+        want = [line.expandtabs(8) for line in git_text("show", "--format=", merge, cwd=repo).splitlines()]
+        rows = list_text(lst)
+        start = rows.index("diff --cc m.c")
+        assert rows[start : start + len(want)] == want
+        assert any("against parent 2" in row for row in rows)  # beside the per-parent lists
+        await pilot.press("c")
+        await until(pilot, lambda: "diff --cc m.c" not in list_text(lst), "c again to hide it")

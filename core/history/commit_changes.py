@@ -4,8 +4,9 @@ between a commit and one of its parents.
 
 * :func:`file_changes` — the changed files in ``git diff --name-status -M``
   order: added, deleted, modified, type-changed (``T``: file ↔ symlink ↔
-  gitlink) and *exactly* renamed (``R100``: a deleted and an added path
-  holding the same blob; git's similarity-based renames are not searched).
+  gitlink), renamed and copied (``R087``, ``C100``: found as
+  :mod:`packscope.core.history.renames` finds them, exact renames only
+  unless a lower ``minimum`` is given).
 * :func:`line_counts` — ``--numstat``'s (added, deleted) for one change, or
   None for a binary file (git's rule: a NUL byte in the first 8000 bytes).
 * :func:`patch_lines` — the change as ``git diff`` prints it: the
@@ -23,7 +24,8 @@ from dataclasses import dataclass
 from stat import S_IFMT
 
 from packscope.core.history.line_diff import NO_EOL, Check, count_lines, iter_hunks
-from packscope.core.history.tree_diff import TreeChange, TreeReader, diff_trees
+from packscope.core.history.renames import DEFAULT_RENAME_LIMIT, MAX_SCORE, BlobSizes, find_renames, percent
+from packscope.core.history.tree_diff import TreeReader, diff_trees
 from packscope.core.objects import S_IFGITLINK, canonical_mode
 from packscope.core.oid import ObjectFormat
 
@@ -44,57 +46,69 @@ class BlobSource:
 
 @dataclass(frozen=True, slots=True)
 class FileChange:
-    status: str  # "A", "D", "M", "T" or "R" (exact rename)
+    status: str  # "A", "D", "M", "T", "R" (renamed) or "C" (copied)
     path: bytes  # the new path (the old one for a deletion)
-    old_path: bytes | None  # set for renames (and equal to path otherwise)
+    old_path: bytes | None  # set for renames and copies (and equal to path otherwise)
     old_mode: int  # 0 when added
     new_mode: int  # 0 when deleted
     old_oid: bytes | None
     new_oid: bytes | None
+    score: int = 0  # a rename's or copy's similarity, 0..MAX_SCORE
+
+    @property
+    def similarity(self) -> int:
+        """The similarity in percent (``R087``'s 87)."""
+        return percent(self.score)
 
     @property
     def name_status(self) -> str:
-        """The ``--name-status -M`` line's status column."""
-        return "R100" if self.status == "R" else self.status
+        """The ``--name-status`` line's status column."""
+        if self.status in ("R", "C"):
+            return f"{self.status}{self.similarity:03d}"
+        return self.status
 
 
-def file_changes(store: BlobSource, old_tree: bytes | None, new_tree: bytes | None) -> list[FileChange]:
+class RenameReport:
+    """What :func:`file_changes` says about its pairing: ``limit_needed``
+    > 0 when the similarity search was skipped (too many files for the
+    rename limit: git's warning names this value)."""
+
+    limit_needed = 0
+
+
+def file_changes(
+    store: BlobSource,
+    old_tree: bytes | None,
+    new_tree: bytes | None,
+    *,
+    minimum: int | None = MAX_SCORE,
+    copies: bool = False,
+    limit: int = DEFAULT_RENAME_LIMIT,
+    check: Check | None = None,
+    report: RenameReport | None = None,
+) -> list[FileChange]:
     """The files changed from ``old_tree`` to ``new_tree`` (None: the empty
-    tree, as for a root commit), exact renames paired, in git's order."""
+    tree, as for a root commit), in git's order: renames (and with
+    ``copies`` copies) paired at ``minimum`` similarity (0..60000; the
+    default pairs exact renames only — ``-M100%``; None: no pairing,
+    ``--no-renames``), ``limit`` as ``diff.renameLimit``."""
     reader = TreeReader(store)
     changes = list(diff_trees(store, old_tree, new_tree, reader=reader))
-    return _pair_exact_renames(changes)
-
-
-def _pair_exact_renames(changes: list[TreeChange]) -> list[FileChange]:
-    # A deleted path and an added one with the same blob (and the same kind
-    # of entry: file, symlink) are a rename, as git's exact-rename pass
-    # pairs them; each source pairs once, sources taken in path order.
-    sources: dict[tuple[bytes, int], list[TreeChange]] = {}
-    for c in changes:
-        if c.status == "D" and c.old_oid is not None and S_IFMT(c.old_mode) != S_IFGITLINK:
-            sources.setdefault((c.old_oid, S_IFMT(c.old_mode)), []).append(c)
-    renamed_from: dict[bytes, TreeChange] = {}
-    used: set[bytes] = set()
-    for c in changes:
-        if c.status != "A" or c.new_oid is None:
-            continue
-        candidates = sources.get((c.new_oid, S_IFMT(c.new_mode)), [])
-        source = next((s for s in candidates if s.path not in used), None)
-        if source is not None:
-            used.add(source.path)
-            renamed_from[c.path] = source
+    if minimum is None:
+        return [FileChange(c.status, c.path, c.path, c.old_mode, c.new_mode, c.old_oid, c.new_oid) for c in changes]
+    blobs = BlobSizes(lambda oid: store.read_header(oid)[1], lambda oid: store.read(oid)[1])
+    found = find_renames(changes, blobs, minimum=minimum, copies=copies, limit=limit, check=check)
+    if report is not None:
+        report.limit_needed = found.limit_needed
     out = []
-    for c in changes:
-        if c.status == "D" and c.path in used:
-            continue
-        source = renamed_from.get(c.path)
-        if source is not None:
-            out.append(FileChange("R", c.path, source.path, source.old_mode, c.new_mode, source.old_oid, c.new_oid))
-        else:
+    for p in found.pairs:
+        c, src = p.change, p.source
+        if src is None:
             out.append(FileChange(c.status, c.path, c.path, c.old_mode, c.new_mode, c.old_oid, c.new_oid))
-    # git sorts the result by path once renames are paired (a rename sits at its new path)
-    out.sort(key=lambda f: f.path)
+        else:
+            out.append(
+                FileChange(p.status, c.path, src.path, src.old_mode, c.new_mode, src.old_oid, c.new_oid, p.score)
+            )
     return out
 
 
@@ -172,10 +186,15 @@ def patch_lines(
         out.append(b"deleted file mode %o" % old_mode)
     elif old_mode != new_mode:
         out += [b"old mode %o" % old_mode, b"new mode %o" % new_mode]
-        if change.old_oid == change.new_oid:
+        if change.old_oid == change.new_oid and change.status == "M":
             return out  # the mode alone changed: no index line, no hunks
-    if change.status == "R":
-        out += [b"similarity index 100%", b"rename from %s" % old_path, b"rename to %s" % change.path]
+    if change.status in ("R", "C"):
+        word = b"rename" if change.status == "R" else b"copy"
+        out += [
+            b"similarity index %d%%" % change.similarity,
+            b"%s from %s" % (word, old_path),
+            b"%s to %s" % (word, change.path),
+        ]
         if change.old_oid == change.new_oid:
             return out
     if abbrev is None:
@@ -184,7 +203,7 @@ def patch_lines(
     old_id = abbrev(change.old_oid).encode() if change.old_oid else null
     new_id = abbrev(change.new_oid).encode() if change.new_oid else null
     index = b"index %s..%s" % (old_id, new_id)
-    if change.status == "M" and old_mode == new_mode:
+    if change.status in ("M", "R", "C") and old_mode == new_mode:
         index += b" %o" % new_mode
     out.append(index)
     old = side_content(store, change.old_oid, change.old_mode)

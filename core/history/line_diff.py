@@ -26,7 +26,11 @@ files with many repeated lines (translation catalogs) its default counts can
 be a few percent higher.
 
 Each group of changes is then slid along runs of equal lines to where git
-puts it (:func:`_compact`), and :func:`iter_hunks` yields ``@@ -a,b +c,d @@``
+puts it (:func:`_compact`): facing a change on the other side when it can,
+else where git's indent heuristic (``diff.indentHeuristic``, on by default)
+scores the two splits it makes best — blank lines and indentation around
+each split, weighed as git weighs them (:func:`_split_score`).
+:func:`iter_hunks` then yields ``@@ -a,b +c,d @@``
 hunks with ``context`` lines (git's default 3) and git's default function
 name line, one at a time: a caller that shows the first 5,000 lines never
 builds the rest.
@@ -159,10 +163,18 @@ def _common_tail(a: Sequence[int], b: Sequence[int], head: int) -> int:
     return _same_tail(a, len(a), b, len(b), min(len(a), len(b)) - head)
 
 
-def diff_flags(a: Sequence[int], b: Sequence[int], check: Check = _no_check) -> tuple[bytearray, bytearray]:
+def diff_flags(
+    a: Sequence[int],
+    b: Sequence[int],
+    check: Check = _no_check,
+    a_side: Side | None = None,
+    b_side: Side | None = None,
+) -> tuple[bytearray, bytearray]:
     """(deleted, inserted): ``deleted[i]`` is 1 when a's line i is not in
     the longest common subsequence found, ``inserted[j]`` likewise for b;
-    each has one spare 0 at the end.  Groups are placed as git places them."""
+    each has one spare 0 at the end.  Groups are placed as git places them
+    (the indent heuristic needs the sides' text: ``a_side``/``b_side`` with
+    their line starts kept; without, only the counts are git's)."""
     n, m = len(a), len(b)
     deleted = bytearray(n + 1)
     inserted = bytearray(m + 1)
@@ -176,9 +188,103 @@ def diff_flags(a: Sequence[int], b: Sequence[int], check: Check = _no_check) -> 
     check()
     _mark(ra, ra_at, rb, rb_at, deleted, inserted, check)
     del ra, ra_at, rb, rb_at
-    _compact(a, deleted, inserted, check)
-    _compact(b, inserted, deleted, check)
+    _compact(a, deleted, inserted, check, _indents(a_side))
+    _compact(b, inserted, deleted, check, _indents(b_side))
     return deleted, inserted
+
+
+MAX_INDENT = 200
+MAX_BLANKS = 20
+MAX_SLIDING = 100  # the heuristic looks at most this many positions up
+
+
+def _indents(side: Side | None) -> Callable[[int], int] | None:
+    """Line i's indent as git measures it (a tab to the next multiple of 8,
+    at most 200; -1 for a line of blanks), remembered per line."""
+    if side is None or side.starts is None:
+        return None
+    memo: dict[int, int] = {}
+
+    def indent(i: int) -> int:
+        got = memo.get(i)
+        if got is None:
+            got = memo[i] = line_indent(side.line(i))
+        return got
+
+    return indent
+
+
+def line_indent(line: bytes) -> int:
+    """A line's indentation as the heuristic counts it (a tab to the next
+    multiple of 8, capped at 200); -1 for a line of white space only."""
+    n = 0
+    for c in line:
+        if c == 0x20:
+            n += 1
+        elif c == 0x09:
+            n += 8 - n % 8
+        elif c not in (0x0A, 0x0B, 0x0C, 0x0D):
+            return n
+        if n >= MAX_INDENT:
+            return MAX_INDENT
+    return -1
+
+
+def _split_score(indent: Callable[[int], int], nrec: int, split: int) -> tuple[int, int]:
+    """(effective indent, penalty) of splitting before line ``split``."""
+    end_of_file = split >= nrec
+    here = -1 if end_of_file else indent(split)
+    pre_blank, pre_indent = 0, -1
+    for i in range(split - 1, -1, -1):
+        pre_indent = indent(i)
+        if pre_indent != -1:
+            break
+        pre_blank += 1
+        if pre_blank == MAX_BLANKS:
+            pre_indent = 0
+            break
+    post_blank, post_indent = 0, -1
+    for i in range(split + 1, nrec):
+        post_indent = indent(i)
+        if post_indent != -1:
+            break
+        post_blank += 1
+        if post_blank == MAX_BLANKS:
+            post_indent = 0
+            break
+    penalty = 0
+    if pre_indent == -1 and pre_blank == 0:
+        penalty += 1  # at the start of the file
+    if end_of_file:
+        penalty += 21
+    blanks_after = 1 + post_blank if here == -1 else 0
+    blanks = pre_blank + blanks_after
+    penalty += -30 * blanks + 6 * blanks_after
+    level = here if here != -1 else post_indent
+    if level != -1 and pre_indent != -1:
+        if level > pre_indent:  # indented more than the line before
+            penalty += 10 if blanks else -4
+        elif level < pre_indent:
+            if post_indent != -1 and post_indent > level:  # a block starts here
+                penalty += 17 if blanks else 24
+            else:  # a block ended
+                penalty += 17 if blanks else 23
+    return level, penalty
+
+
+def _best_shift(indent: Callable[[int], int], nrec: int, earliest_end: int, end: int, size: int) -> int:
+    """Where the group [end - size, end) reads best, between ``earliest_end``
+    and ``end``: the lowest of the two splits' summed scores (indent
+    compared first, weighing 60), the lowest position on a tie."""
+    best_shift = -1
+    best = (0, 0)
+    for shift in range(max(earliest_end, end - size - 1, end - MAX_SLIDING), end + 1):
+        i1, p1 = _split_score(indent, nrec, shift)
+        i2, p2 = _split_score(indent, nrec, shift - size)
+        score = (i1 + i2, p1 + p2)
+        if best_shift == -1 or 60 * ((score[0] > best[0]) - (score[0] < best[0])) + score[1] - best[1] <= 0:
+            best, best_shift = score, shift
+    return best_shift
 
 
 _FLIP = bytes([1, 0]) + bytes(254)  # keep-mask -> changed flags
@@ -363,13 +469,12 @@ def _compact(
     changed: bytearray,
     other_changed: bytearray,
     check: Check = _no_check,
-    indents: Mapping[int, int] | Sequence[int] | None = None,
+    indent: Callable[[int], int] | None = None,
 ) -> None:
     """Slide each group of changed lines along runs of equal lines to where
     git puts it: facing a change on the other side when it can (a
-    replacement reads as one), else as far down as it goes — or, given
-    ``indents`` (each line number's indentation, -1 for a blank line), where
-    git's indent heuristic scores best (:func:`_best_end`)."""
+    replacement reads as one), else where the indent heuristic puts it
+    (without ``indent``: as far down as it goes)."""
     g = _Group(lines, len(lines), changed)
     go = _Group(None, len(other_changed) - 1, other_changed)
     groups = 0
@@ -396,8 +501,8 @@ def _compact(
                 while go.end == go.start:
                     g.slide_up()
                     go.previous()
-            elif g.end != earliest_end and indents is not None:
-                best = _best_end(lines, indents, g.end, g.end - g.start, earliest_end)
+            elif g.end != earliest_end and indent is not None:
+                best = _best_shift(indent, g.n, earliest_end, g.end, g.end - g.start)
                 while g.end > best:
                     g.slide_up()
                     go.previous()
@@ -411,104 +516,6 @@ def _compact(
         if not g.next():
             break
         go.next()
-
-
-# git's indent heuristic: where a group of added (or deleted) lines that can
-# slide is placed.  Each place makes two splits (above the group and below
-# it); each split is measured (the indentation of the line after it, of the
-# nearest non-blank lines around it, the blank lines between) and scored,
-# and the place with the lowest total wins, the lower place on a tie.
-_MAX_SLIDE = 100  # places looked at, at most, upwards from the lowest
-_MAX_BLANKS = 20  # blank lines counted around a split
-_BLANK_WEIGHT = -30  # per blank line around the split
-_POST_BLANK_WEIGHT = 6  # per blank line after it
-_START_PENALTY = 1
-_END_PENALTY = 21
-_INDENT_PENALTY, _INDENT_BLANK_PENALTY = -4, 10  # the line after is indented deeper
-_OUTDENT_PENALTY, _OUTDENT_BLANK_PENALTY = 24, 17  # shallower, and a block seems to open
-_DEDENT_PENALTY, _DEDENT_BLANK_PENALTY = 23, 17  # shallower, a block seems to close
-_INDENT_WEIGHT = 60
-MAX_INDENT = 200
-
-
-def line_indent(line: bytes) -> int:
-    """A line's indentation as the heuristic counts it (a tab to the next
-    multiple of 8, capped at 200); -1 for a line of white space only."""
-    n = 0
-    for c in line:
-        if c == 32:
-            n += 1
-        elif c == 9:
-            n += 8 - n % 8
-        elif c not in (10, 11, 12, 13):
-            return n
-        if n >= MAX_INDENT:
-            return MAX_INDENT
-    return -1
-
-
-def _split_score(lines: Sequence[int], indents: Mapping[int, int] | Sequence[int], split: int) -> tuple[int, int]:
-    """(effective indent, penalty) of a split just above line ``split``."""
-    n = len(lines)
-    at_end = split >= n
-    indent = -1 if at_end else indents[lines[split]]
-    pre_blank, pre_indent = 0, -1
-    for i in range(split - 1, -1, -1):
-        pre_indent = indents[lines[i]]
-        if pre_indent != -1:
-            break
-        pre_blank += 1
-        if pre_blank == _MAX_BLANKS:
-            pre_indent = 0
-            break
-    post_blank, post_indent = 0, -1
-    for i in range(split + 1, n):
-        post_indent = indents[lines[i]]
-        if post_indent != -1:
-            break
-        post_blank += 1
-        if post_blank == _MAX_BLANKS:
-            post_indent = 0
-            break
-    penalty = 0
-    if pre_indent == -1 and pre_blank == 0:
-        penalty += _START_PENALTY
-    if at_end:
-        penalty += _END_PENALTY
-    blank_after = post_blank + 1 if indent == -1 else 0
-    blanks = pre_blank + blank_after
-    penalty += _BLANK_WEIGHT * blanks + _POST_BLANK_WEIGHT * blank_after
-    effective = indent if indent != -1 else post_indent
-    if effective != -1 and pre_indent != -1:
-        if effective > pre_indent:
-            penalty += _INDENT_BLANK_PENALTY if blanks else _INDENT_PENALTY
-        elif effective < pre_indent:
-            if post_indent != -1 and post_indent > effective:
-                penalty += _OUTDENT_BLANK_PENALTY if blanks else _OUTDENT_PENALTY
-            else:
-                penalty += _DEDENT_BLANK_PENALTY if blanks else _DEDENT_PENALTY
-    return effective, penalty
-
-
-def _best_end(
-    lines: Sequence[int], indents: Mapping[int, int] | Sequence[int], end: int, size: int, earliest_end: int
-) -> int:
-    """Where the group of ``size`` lines, now ending at ``end`` (its lowest
-    place; ``earliest_end`` its highest), should end by the heuristic."""
-    best = -1
-    best_score = (0, 0)
-    for shift in range(max(earliest_end, end - size - 1, end - _MAX_SLIDE), end + 1):
-        e1, p1 = _split_score(lines, indents, shift)
-        e2, p2 = _split_score(lines, indents, shift - size)
-        score = (e1 + e2, p1 + p2)
-        if best == -1:
-            better = True
-        else:
-            cmp = (score[0] > best_score[0]) - (score[0] < best_score[0])
-            better = _INDENT_WEIGHT * cmp + (score[1] - best_score[1]) <= 0
-        if better:
-            best, best_score = shift, score
-    return best
 
 
 def _bogosqrt(n: int) -> int:
@@ -598,7 +605,7 @@ def git_diff_flags(
 ) -> tuple[bytearray, bytearray]:
     """:func:`diff_flags` as git's default diff chooses: xdiff's pre-pass
     (:func:`_xdiff_kept`) instead of leaving out only unmatched lines, and
-    with ``indents`` (per line number) its indent heuristic.  Not always
+    with ``indents`` (each interned line's indent) its indent heuristic.  Not always
     minimal, as git's is not."""
     n, m = len(a), len(b)
     deleted = bytearray(n + 1)
@@ -616,8 +623,11 @@ def git_diff_flags(
     else:
         deleted[head:a_end] = b"\1" * (a_end - head)
         inserted[head:b_end] = b"\1" * (b_end - head)
-    _compact(a, deleted, inserted, check, indents)
-    _compact(b, inserted, deleted, check, indents)
+    # the heuristic asks by line number; ``indents`` is kept per interned line
+    by_a = None if indents is None else lambda i: indents[a[i]]
+    by_b = None if indents is None else lambda j: indents[b[j]]
+    _compact(a, deleted, inserted, check, by_a)
+    _compact(b, inserted, deleted, check, by_b)
     return deleted, inserted
 
 
@@ -680,7 +690,7 @@ def iter_hunks(old: bytes, new: bytes, context: int = 3, check: Check = _no_chec
     A line that ends its text without a newline ends with :data:`NO_EOL`
     (the caller prints git's "\\ No newline at end of file" after it)."""
     a, b = intern_sides(old, new, keep_starts=True, check=check)
-    deleted, inserted = diff_flags(a.ids, b.ids, check)
+    deleted, inserted = diff_flags(a.ids, b.ids, check, a, b)
     return _hunks(a, b, deleted, inserted, context)
 
 

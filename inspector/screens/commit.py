@@ -31,9 +31,13 @@ the message (decoded with that encoding; bytes that are not valid show as
 
 What it changed: the files changed against the parent (each parent in
 turn for a merge; a root commit against the empty tree) with git's status
-letter (A added, D deleted, M modified, T type changed, R100 renamed with
-the same content — exact renames, as `git diff -M100%` finds them) and the
-lines added and removed (`git diff --numstat`; "- -" for a binary file).
+letter (A added, D deleted, M modified, T type changed, R087 renamed with
+87% of its content kept, C copied — found as `git diff -M` finds them:
+`diff.renames`, similarity at 50% by default) and the lines added and
+removed (`git diff --numstat`; "- -" for a binary file).
+For a merge, `c` shows (again: hides) git's combined diff (`git show
+--cc`) above the per-parent lists: the files the merge changed against
+every parent, one column per parent.
 A file larger than 512 KB, or whose count takes more than a second, is not
 counted ("skipped", with the reason): its diff would cost far more memory
 and time than the rest; Enter on it opens its diff, which offers to compute
@@ -52,6 +56,25 @@ own last commits); on a file, the Object screen (the blob's content and
 where it is stored); on the tree line, the tree object.  `o` opens the
 Object screen for the row (or the commit itself).  Esc goes back.
 """
+
+
+def combined_line_text(line: bytes, nparents: int) -> Text:
+    """One line of a combined diff, colored as git colors it: headers bold,
+    hunk headers cyan, lines with a ``+`` column green, with ``-`` red."""
+    text = literal(decode(line).expandtabs(8))  # (tabs as spaces, not as the literal \t of control characters)
+    if line.startswith((b"diff --cc", b"diff --combined")):
+        text.stylize("bold")
+    elif line.startswith((b"index ", b"--- ", b"+++ ", b"mode ", b"new file", b"deleted file")):
+        text.stylize("bold dim")
+    elif line.startswith(b"@@"):
+        text.stylize("cyan")
+    else:
+        head = line[:nparents]
+        if b"+" in head:
+            text.stylize("green")
+        elif b"-" in head:
+            text.stylize("red")
+    return text
 
 
 @dataclass
@@ -143,6 +166,11 @@ class _Source:
             return self.s.changes_title(value)
         if kind == "change":
             return self.s.change_text(*value)
+        if kind == "combined-title":
+            return self.s.combined_title()
+        if kind == "combined":
+            c = self.s.view.commit if self.s.view is not None else None
+            return combined_line_text(value, len(c.parents) if c is not None else 2)
         return Text(str(value))
 
 
@@ -161,6 +189,7 @@ class CommitScreen(PackscopeScreen):
         Binding("d", "jump('change')", "Changed files", id="commit.changes"),
         Binding("t", "jump('entry')", "Tree", id="commit.tree"),
         Binding("b", "blame", "Blame file", id="commit.blame"),
+        Binding("c", "toggle_combined", "Combined diff (--cc)", id="commit.combined"),
     ]
 
     def __init__(self, oid: bytes, path: bytes = b"", tree: bytes | None = None, decor=None) -> None:
@@ -181,6 +210,10 @@ class CommitScreen(PackscopeScreen):
         self.last_changed: str | None = None  # the repository changed during the last-commit walk
         self.read_started = False  # the commit's read has started
         self.changes: list[ParentChanges] | None = None  # per parent, once listed
+        self.show_combined = False  # a merge's --cc diff shown (c)
+        self.combined: list[bytes] | None = None  # its lines, once computed
+        self.combined_files = 0
+        self.combined_note: str | None = None  # why it is not shown (budget, error)
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="commit-title", markup=False)
@@ -270,6 +303,11 @@ class CommitScreen(PackscopeScreen):
         for line in decode(c.message, enc).split("\n"):
             text(literal("    " + line))
         text("")
+        if not self.path and self.show_combined:
+            rows.append(("combined-title", None))
+            for patch_line in self.combined or []:
+                rows.append(("combined", patch_line))
+            text("")
         if not self.path and self.changes is not None:
             for k, pc in enumerate(self.changes):
                 rows.append(("changes", k))
@@ -427,6 +465,76 @@ class CommitScreen(PackscopeScreen):
             t.append(f"  not counted: {pc.skipped[i]}", style="dim italic")
         if c.status == "T" or (c.old_mode and c.new_mode and c.old_mode != c.new_mode):
             t.append(f"  mode {c.old_mode:o} → {c.new_mode:o}", style="dim")
+        return t
+
+    # --- the combined diff ------------------------------------------------------------
+
+    def action_toggle_combined(self) -> None:
+        """c: a merge's combined diff (git show --cc), shown or hidden."""
+        v = self.view
+        if v is None or v.commit is None or self.path:
+            return
+        if len(v.commit.parents) < 2:
+            self.notify("not a merge: the combined diff is a merge's", timeout=2)
+            return
+        self.show_combined = not self.show_combined
+        if self.show_combined and self.combined is None and self.combined_note is None:
+            self.find_combined(v.commit)
+        self.rebuild_keeping_cursor()
+        if self.show_combined:
+            lst = self.query_one(VirtualList)
+            at = next((i for i, (k, _v) in enumerate(self.rows) if k == "combined-title"), None)
+            if at is not None:
+                lst.move_to(at)
+                lst.scroll_to(y=max(0, at - 2), animate=False, immediate=True)
+
+    def rebuild_keeping_cursor(self) -> None:
+        lst = self.query_one(VirtualList)
+        cursor = lst.cursor
+        self.build_rows()
+        lst.set_source(_Source(self), min(cursor, max(0, len(self.rows) - 1)))
+
+    @work(thread=True, exclusive=True, group="commit-combined")
+    def find_combined(self, commit) -> None:
+        from textual.worker import get_current_worker
+
+        from packscope.core.errors import CancelledError
+        from packscope.inspector.commit_changes_model import OverBudget, combined_text
+
+        worker = get_current_worker()
+        lines: list[bytes] | None = None
+        files = 0
+        note = None
+        try:
+            lines, files = combined_text(self.app.core, commit, self.oid, cancelled=lambda: worker.is_cancelled)
+        except OverBudget:
+            note = "not shown: over its time budget"
+        except CancelledError:
+            return
+        except PackscopeError as e:
+            note = e.message
+        self.app.call_from_thread(self._combined_found, lines, files, note)
+
+    def _combined_found(self, lines, files: int, note: str | None) -> None:
+        if not self.is_mounted:
+            return
+        self.combined, self.combined_files, self.combined_note = lines, files, note
+        if self.show_combined:
+            self.rebuild_keeping_cursor()
+
+    def combined_title(self) -> Text:
+        t = Text(f"{'combined':<10} ", style="bold")
+        t.append("diff --cc against all parents", style="dim")
+        if self.combined_note:
+            t.append("  ")
+            t.append_text(literal(self.combined_note, "yellow"))
+        elif self.combined is None:
+            t.append("  computing…", style="yellow")
+        else:
+            n = self.combined_files
+            t.append(f"  {n:,} file{'s' if n != 1 else ''}", style="bold")
+            if not n:
+                t.append(" (each file equals one parent's, or --cc drops every hunk)", style="dim")
         return t
 
     # --- last commits -------------------------------------------------------------------
