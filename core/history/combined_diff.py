@@ -31,11 +31,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from stat import S_IFMT
 
+from packscope.core.history.commit_changes import side_content
 from packscope.core.history.line_diff import NO_EOL, Side, diff_flags, intern_sides, iter_runs
 from packscope.core.history.tree_diff import TreeChange, TreeReader, diff_trees
-from packscope.core.objects import S_IFGITLINK, ObjectReader
+from packscope.core.objects import ObjectReader
 
 CONTEXT = 3
 BINARY_PROBE = 8000
@@ -358,14 +358,6 @@ def _hunk_lines(lines: list[_Line], cnt: int, nparents: int) -> list[bytes]:
     return out
 
 
-def _content(store: ObjectReader, oid: bytes | None, mode: int) -> bytes:
-    if oid is None:
-        return b""
-    if S_IFMT(mode) == S_IFGITLINK:
-        return b"Subproject commit %s\n" % oid.hex().encode()
-    return store.read(oid)[1]
-
-
 def combined_patch(
     store: ObjectReader,
     f: CombinedFile,
@@ -380,8 +372,8 @@ def combined_patch(
     if abbrev is None:
         abbrev = _seven
     null = b"0" * getattr(abbrev, "min_len", 7)
-    result = _content(store, f.oid, f.mode)
-    contents = [_content(store, p.oid, p.mode) for p in f.parents]
+    result = side_content(store, f.oid, f.mode)
+    contents = [side_content(store, p.oid, p.mode) for p in f.parents]
     binary = any(b"\0" in c[:BINARY_PROBE] for c in [result, *contents])
     deleted = f.mode == 0
     mode_differs = any(p.mode != f.mode for p in f.parents)

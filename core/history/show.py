@@ -22,10 +22,10 @@ from packscope.core.history.combined_diff import combined_files, combined_patch
 from packscope.core.history.commit_changes import (
     BlobSource,
     FileChange,
-    _content,
     file_changes,
     is_binary,
     patch_lines,
+    side_content,
     text_counts,
 )
 from packscope.core.history.log_format import UserFormat, format_medium
@@ -139,8 +139,8 @@ def _parts(
 
 
 def _counts(store: BlobSource, c: FileChange) -> tuple[int, int] | None:
-    old = _content(store, c.old_oid, c.old_mode)
-    new = _content(store, c.new_oid, c.new_mode)
+    old = side_content(store, c.old_oid, c.old_mode)
+    new = side_content(store, c.new_oid, c.new_mode)
     return text_counts(old, new)
 
 

@@ -498,7 +498,7 @@ class CommitScreen(PackscopeScreen):
     def find_combined(self, commit) -> None:
         from textual.worker import get_current_worker
 
-        from packscope.core.errors import CancelledError
+        from packscope.core.face import CancelledError
         from packscope.inspector.commit_changes_model import OverBudget, combined_text
 
         worker = get_current_worker()
