@@ -200,3 +200,24 @@ def test_blame_of_a_missing_file_is_refused(history):
     p = packscope("-C", history, "blame", "HEAD", "--", "no-such-file", check=False)
     assert p.returncode == 128
     assert b"no such path" in p.stderr
+
+
+def test_blame_follows_a_rename_with_edits_as_git_pairs_it(tmp_path):
+    """A file renamed and edited in the same commit (about 90% alike): git's
+    rename detection pairs it by similarity, so its old lines keep their
+    first commit and the porcelain names the old path."""
+    repo = tmp_path / "similar"
+    repo.mkdir()
+    git("init", "-q", "-b", "main", cwd=repo)
+    lines = _c_file(random.Random(5), 10)
+    _write(repo / "before.c", lines)
+    _commit(repo, 0, "first")
+    (repo / "before.c").unlink()
+    _write(repo / "after.c", [*lines[:3], "/* renamed and edited */", *lines[3:]])
+    _commit(repo, 1, "rename with an edit")
+    assert git("diff", "--name-status", "-M", "HEAD~1", "HEAD", cwd=repo).startswith(b"R0")
+    for fmt in ([], ["--porcelain"]):
+        want = git("blame", *fmt, "HEAD", "--", "after.c", cwd=repo)
+        got = packscope("-C", repo, "blame", *fmt, "HEAD", "--", "after.c")
+        assert got.stdout == want
+    assert b"filename before.c" in want

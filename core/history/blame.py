@@ -14,8 +14,8 @@ taken up is simply taken up again with those), and:
   parent holds a file of the same kind there (the commit's changed-path
   Bloom filter against its first parent answers "unchanged" without reading
   a tree), else the path it was renamed from (the whole trees compared,
-  added and deleted files paired: exact renames first, then ``similar``, an
-  injected similarity search, when one is given);
+  added and deleted files paired as git's rename detection pairs them:
+  exact renames first, then by similarity at -M's 50%);
 * a parent holding the very same blob takes every line, and nothing else is
   looked at; parents holding a blob an earlier parent holds are skipped;
 * otherwise, parent by parent, the lines the diff (parent → this blob) finds
@@ -48,8 +48,10 @@ from stat import S_IFMT, S_ISDIR
 from typing import TYPE_CHECKING, NamedTuple
 
 from packscope.core.errors import BadRevisionError, CorruptObjectError
+from packscope.core.history.commit_changes import file_changes
 from packscope.core.history.commit_reader import CommitHeaderReader, CommitReader, StoreView
 from packscope.core.history.line_diff import NO_EOL, git_diff_flags, line_indent
+from packscope.core.history.renames import DEFAULT_SCORE
 from packscope.core.history.tree_diff import TreeReader, diff_trees
 from packscope.core.history.tree_entries import TreeEntries
 from packscope.core.history.walk_flags import GENERATION_INFINITY
@@ -60,9 +62,6 @@ if TYPE_CHECKING:
     from packscope.core.history.walked import CommitInfo
 
 Check = Callable[[], None]
-# similar(deleted [(path, blob, mode)], added (path, blob, mode), read) -> the
-# deleted path git's rename detection pairs the added file with, or None.
-Similar = Callable[[list[tuple[bytes, bytes, int]], tuple[bytes, bytes, int]], bytes | None]
 
 CHECK_EVERY = 64  # commits between two calls of ``check``
 TREE_CACHE = 64
@@ -128,7 +127,6 @@ class Blame:
         source: WalkSource | None = None,
         check: Check = _no_check,
         show_root: bool = False,
-        similar: Similar | None = None,
     ) -> None:
         self.store = store
         self.fmt = store.fmt
@@ -140,7 +138,6 @@ class Blame:
         self.trees = TreeEntries(quick.read, store.fmt, cache_size=TREE_CACHE)
         self.check = check
         self.show_root = show_root
-        self.similar = similar
         self.commits: dict[bytes, _Commit] = {}
         self.lines: dict[bytes, int] = {}  # line text -> number, shared by every blob
         self.indents: dict[int, int] = {}  # line number -> its indentation (git's indent heuristic)
@@ -284,29 +281,12 @@ class Blame:
                 added.append((ch.path, ch.new_oid, ch.new_mode))
         if not deleted or not any(p == child.path for p, _, _ in added):
             return None
-        # Exact renames first, each deleted file used once, destinations in
-        # path order; a source with the destination's base name is preferred.
-        used: set[bytes] = set()
-        pairs: dict[bytes, tuple[bytes, bytes, int]] = {}
-        for path, blob, mode in added:
-            same = [s for s in deleted if s[1] == blob and S_IFMT(s[2]) == S_IFMT(mode) and s[0] not in used]
-            if not same:
-                continue
-            base = path.rsplit(b"/", 1)[-1]
-            best = next((s for s in same if s[0].rsplit(b"/", 1)[-1] == base), same[0])
-            used.add(best[0])
-            pairs[path] = best
-        if child.path in pairs:
-            return pairs[child.path]
-        if self.similar is None:
-            return None
-        left = [s for s in deleted if s[0] not in used]
-        rest = [a for a in added if a[0] not in pairs]
-        mine = next(a for a in rest if a[0] == child.path)
-        found = self.similar(left, mine)
-        if found is None:
-            return None
-        return next(s for s in left if s[0] == found)
+        # git blame's rename detection: the whole diff's, exact renames first,
+        # then by similarity at -M's default 50% (core/history/renames.py)
+        for ch in file_changes(self.store, old_tree, new_tree, minimum=DEFAULT_SCORE):
+            if ch.status == "R" and ch.path == child.path and ch.old_path is not None and ch.old_oid is not None:
+                return ch.old_path, ch.old_oid, ch.old_mode
+        return None
 
     # --- the walk ---------------------------------------------------------------------------
 
@@ -648,10 +628,9 @@ def blame(
     source: WalkSource | None = None,
     check: Check = _no_check,
     show_root: bool = False,
-    similar: Similar | None = None,
 ) -> BlameResult:
     """The whole blame of ``path`` at ``rev`` (see :class:`Blame` for one
     that hands out groups as they are found)."""
-    b = Blame(store, source=source, check=check, show_root=show_root, similar=similar)
+    b = Blame(store, source=source, check=check, show_root=show_root)
     groups = list(b.run(rev, path))
     return b.result(groups)
