@@ -283,9 +283,9 @@ class Blame:
             return None
         # git blame's rename detection: the whole diff's, exact renames first,
         # then by similarity at -M's default 50% (core/history/renames.py)
-        for ch in file_changes(self.store, old_tree, new_tree, minimum=DEFAULT_SCORE):
-            if ch.status == "R" and ch.path == child.path and ch.old_path is not None and ch.old_oid is not None:
-                return ch.old_path, ch.old_oid, ch.old_mode
+        for fc in file_changes(self.store, old_tree, new_tree, minimum=DEFAULT_SCORE):
+            if fc.status == "R" and fc.path == child.path and fc.old_path is not None and fc.old_oid is not None:
+                return fc.old_path, fc.old_oid, fc.old_mode
         return None
 
     # --- the walk ---------------------------------------------------------------------------

@@ -22,12 +22,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from stat import S_IFMT
+from typing import TYPE_CHECKING
 
 from packscope.core.history.line_diff import NO_EOL, Check, count_lines, iter_hunks
 from packscope.core.history.renames import DEFAULT_RENAME_LIMIT, MAX_SCORE, BlobSizes, find_renames, percent
 from packscope.core.history.tree_diff import TreeReader, diff_trees
 from packscope.core.objects import S_IFGITLINK, canonical_mode
 from packscope.core.oid import ObjectFormat
+
+if TYPE_CHECKING:
+    from packscope.core.history.commit_reader import StoreView
+    from packscope.core.objects import ObjectReader
 
 BINARY_PROBE = 8000  # git looks for a NUL byte in this many leading bytes
 
@@ -77,7 +82,7 @@ class RenameReport:
 
 
 def file_changes(
-    store: BlobSource,
+    store: StoreView,
     old_tree: bytes | None,
     new_tree: bytes | None,
     *,
@@ -116,7 +121,7 @@ def is_binary(data: bytes) -> bool:
     return b"\0" in data[:BINARY_PROBE]
 
 
-def side_content(store: BlobSource, oid: bytes | None, mode: int) -> bytes:
+def side_content(store: ObjectReader, oid: bytes | None, mode: int) -> bytes:
     """One side of a change as a diff reads it: the blob, a gitlink's line, or nothing."""
     if oid is None or S_IFMT(mode) == S_IFGITLINK:
         # A gitlink's "content" in a diff is its commit id line.
