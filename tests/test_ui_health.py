@@ -259,9 +259,16 @@ async def _tour_every_screen(repo, damaged: bool) -> None:
             lambda: (app.screen.history is not None and app.screen.history.done) or app.screen.history.loaded > 0,
             "some history",
         )
-        await pilot.press("G", "enter")
-        await until(pilot, lambda: getattr(app.screen, "last_done", False), "the last commit's screen", timeout=30)
-        await pilot.press("escape", "8")
+        history = app.screen.history
+        if damaged and history.loaded == 0:
+            # HEAD lives in the cut pack, and git uses none of its objects (git log dies):
+            # History says why it is empty instead of opening a commit
+            assert "git uses none of its objects" in (history.error or ""), history.error
+            await pilot.press("8")
+        else:
+            await pilot.press("G", "enter")
+            await until(pilot, lambda: getattr(app.screen, "last_done", False), "the last commit's screen", timeout=30)
+            await pilot.press("escape", "8")
         await until(pilot, lambda: app.screen.state.finished, "the health check to finish", timeout=20)
         assert (app.screen.state.summary["exit"] != 0) is damaged
         for key in "1246":
