@@ -86,6 +86,8 @@ async def test_blame_view_fills_with_gits_commits_and_walks_back(blame_repo):
         assert screen.answered == len(want) == 40
         text = "\n".join(list_text(screen.query_one(VirtualList)))
         assert "line 30 changed" in text and "a.txt" in text  # lines from before the rename name the old path
+        # every row names its path then, so the author and date columns stay aligned (as git blame's)
+        assert len({row.index(" 2023-11-1") for row in list_text(screen.query_one(VirtualList))}) == 1
 
         # Enter on line 31 opens its commit ("third")
         lst = screen.query_one(VirtualList)

@@ -153,6 +153,7 @@ class BlameScreen(PackscopeScreen):
         self.error = ""
         self.started = False
         self.author_width = 8
+        self.path_width = 0  # a path column once a line comes from another path (as git blame's)
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="blame-title", markup=False)
@@ -274,6 +275,9 @@ class BlameScreen(PackscopeScreen):
         for who, _, _ in message.facts.values():
             self.author_width = min(24, max(self.author_width, len(who)))
         for g in message.groups:
+            if g.path != self.path:
+                widest = max(len(name_text(g.path)), len(name_text(self.path)))
+                self.path_width = min(40, max(self.path_width, widest))
             for k in range(g.length):
                 if self.answers[g.final_start + k] is None:
                     self.answered += 1
@@ -300,7 +304,7 @@ class BlameScreen(PackscopeScreen):
         digits = len(str(len(self.lines)))
         if a is None:
             t.append("…".ljust(11), style="dim")
-            t.append(" " * (self.author_width + 12))
+            t.append(" " * (self.author_width + 12 + (self.path_width + 1 if self.path_width else 0)))
         else:
             hx = a.commit.hex()
             if a.commit in self.boundaries:
@@ -308,8 +312,12 @@ class BlameScreen(PackscopeScreen):
             else:
                 t.append(hx[:10], style="yellow")
             t.append(" ")
-            if a.path != self.path:
-                t.append_text(literal(name_text(a.path) + " ", "magenta"))
+            if self.path_width:
+                # every row names its path once any does, so the columns stay aligned
+                name = name_text(a.path)
+                name = name if len(name) <= self.path_width else "…" + name[-(self.path_width - 1) :]
+                style = "magenta" if a.path != self.path else "dim"
+                t.append_text(literal(name.ljust(self.path_width) + " ", style))
             who, date, _ = self.facts.get(a.commit, ("?", "", ""))
             shown = who if len(who) <= self.author_width else who[: self.author_width - 1] + "…"
             t.append_text(literal(shown.ljust(self.author_width), "green"))
