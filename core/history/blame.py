@@ -49,13 +49,18 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from packscope.core.errors import BadRevisionError, CorruptObjectError
 from packscope.core.history.commit_changes import file_changes
-from packscope.core.history.commit_reader import CommitHeaderReader, CommitReader, StoreView
+from packscope.core.history.commit_reader import (
+    CommitHeaderReader,
+    CommitReader,
+    StoreView,
+    commit_facts,
+    peel_to_commit,
+)
 from packscope.core.history.line_diff import NO_EOL, git_diff_flags, line_indent
 from packscope.core.history.renames import DEFAULT_SCORE
 from packscope.core.history.tree_diff import TreeReader, diff_trees
 from packscope.core.history.tree_entries import TreeEntries
-from packscope.core.history.walk_flags import GENERATION_INFINITY
-from packscope.core.objects import S_IFGITLINK, commit_header_fast, parse_tag
+from packscope.core.objects import S_IFGITLINK
 
 if TYPE_CHECKING:
     from packscope.core.history.graph_walk import WalkSource
@@ -155,26 +160,11 @@ class Blame:
     def commit(self, oid: bytes) -> _Commit:
         c = self.commits.get(oid)
         if c is None:
-            got = self.info(oid) if self.info is not None else None
-            if got is None:
-                typ, data = self.store.read(oid)
-                if typ != "commit":
-                    raise CorruptObjectError(f"expected a commit, found a {typ}", oid=oid.hex())
-                got = commit_header_fast(data, self.fmt, oid)
-            c = self.commits[oid] = _Commit(
-                got[0], tuple(got[1]), got[2], got[3] if len(got) > 3 else GENERATION_INFINITY
-            )
+            c = self.commits[oid] = _Commit(*commit_facts(self.store, self.info, oid))
         return c
 
     def peel(self, oid: bytes) -> bytes:
-        for _ in range(64):
-            typ, data = self.store.read(oid)
-            if typ == "commit":
-                return oid
-            if typ != "tag":
-                raise BadRevisionError(f"{oid.hex()} is a {typ}, not a commit", oid=oid.hex())
-            oid = parse_tag(data, self.fmt, oid).object
-        raise CorruptObjectError("tag chain too long (a loop?)", oid=oid.hex())
+        return peel_to_commit(self.store, oid)
 
     def entry_at(self, tree: bytes, path: bytes) -> tuple[bytes, int] | None:
         """(blob, mode) of the file at ``path`` in ``tree``; None when there

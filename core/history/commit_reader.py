@@ -39,11 +39,19 @@ from typing import TYPE_CHECKING, Protocol
 from zlib_ng import zlib_ng
 
 from packscope.core import native
-from packscope.core.errors import PackscopeError
-from packscope.core.objects import ObjectReader, commit_header_fast, commit_header_fields, commit_header_regex
+from packscope.core.errors import BadRevisionError, CorruptObjectError, PackscopeError
+from packscope.core.history.walk_flags import GENERATION_INFINITY
+from packscope.core.objects import (
+    ObjectReader,
+    commit_header_fast,
+    commit_header_fields,
+    commit_header_regex,
+    parse_tag,
+)
 from packscope.core.store.zlib_errors import ZlibError
 
 if TYPE_CHECKING:
+    from packscope.core.history.walked import CommitInfo
     from packscope.core.oid import ObjectFormat
     from packscope.core.store.location import PackHandle
     from packscope.core.store.pack import Pack
@@ -352,3 +360,27 @@ def _delta_commit(pack: Pack, offset: int, oid: bytes, fmt: ObjectFormat) -> Com
     chain, with its base cache."""
     type_name, data = pack.read_at(offset)
     return commit_header_fast(data, fmt, oid) if type_name == "commit" else None
+
+
+def commit_facts(store: ObjectReader, info: CommitInfo | None, oid: bytes) -> tuple[bytes, tuple[bytes, ...], int, int]:
+    """(tree, parents, date, generation) of one commit: the walk's hook
+    when it answers (the commit-graph), else the object's header read."""
+    got = info(oid) if info is not None else None
+    if got is None:
+        typ, data = store.read(oid)
+        if typ != "commit":
+            raise CorruptObjectError(f"expected a commit, found a {typ}", oid=oid.hex())
+        got = commit_header_fast(data, store.fmt, oid)
+    return got[0], tuple(got[1]), got[2], got[3] if len(got) > 3 else GENERATION_INFINITY
+
+
+def peel_to_commit(store: ObjectReader, oid: bytes) -> bytes:
+    """``oid``, or the commit its tags point to (at most 64 tags deep)."""
+    for _ in range(64):
+        typ, data = store.read(oid)
+        if typ == "commit":
+            return oid
+        if typ != "tag":
+            raise BadRevisionError(f"{oid.hex()} is a {typ}, not a commit", oid=oid.hex())
+        oid = parse_tag(data, store.fmt, oid).object
+    raise CorruptObjectError("tag chain too long (a loop?)", oid=oid.hex())

@@ -39,13 +39,18 @@ from dataclasses import dataclass
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Literal
 
-from packscope.core.errors import BadRevisionError, CancelledError, CorruptObjectError
+from packscope.core.errors import BadRevisionError, CancelledError
 from packscope.core.history.bloom import path_hashes, with_leading_dirs
-from packscope.core.history.commit_reader import CommitHeaderReader, CommitReader, StoreView
+from packscope.core.history.commit_reader import (
+    CommitHeaderReader,
+    CommitReader,
+    StoreView,
+    commit_facts,
+    peel_to_commit,
+)
 from packscope.core.history.tree_diff import normalize_paths
 from packscope.core.history.tree_entries import TreeEntries
-from packscope.core.history.walk_flags import GENERATION_INFINITY
-from packscope.core.objects import commit_header_fast, parse_tag, tree_items
+from packscope.core.objects import tree_items
 
 if TYPE_CHECKING:
     from packscope.core.history.bloom import BloomSettings
@@ -139,26 +144,11 @@ class _LastModified:
     def commit(self, oid: bytes) -> _Commit:
         c = self.commits.get(oid)
         if c is None:
-            got = self.info(oid) if self.info is not None else None
-            if got is None:
-                typ, data = self.store.read(oid)
-                if typ != "commit":
-                    raise CorruptObjectError(f"expected a commit, found a {typ}", oid=oid.hex())
-                got = commit_header_fast(data, self.fmt, oid)
-            c = self.commits[oid] = _Commit(
-                got[0], tuple(got[1]), got[2], got[3] if len(got) > 3 else GENERATION_INFINITY
-            )
+            c = self.commits[oid] = _Commit(*commit_facts(self.store, self.info, oid))
         return c
 
     def peel(self, oid: bytes) -> bytes:
-        for _ in range(64):
-            typ, data = self.store.read(oid)
-            if typ == "commit":
-                return oid
-            if typ != "tag":
-                raise BadRevisionError(f"{oid.hex()} is a {typ}, not a commit", oid=oid.hex())
-            oid = parse_tag(data, self.fmt, oid).object
-        raise CorruptObjectError("tag chain too long (a loop?)", oid=oid.hex())
+        return peel_to_commit(self.store, oid)
 
     def dir_tree(self, c: _Commit) -> bytes | None:
         """The commit's tree at the directory, None when it is not one there."""
