@@ -180,6 +180,7 @@ def test_blame_prints_what_git_blame_prints(variant, backend_path):
         session.close()
 
 
+@pytest.mark.both_paths
 @pytest.mark.parametrize("path", ["pure", "compiled"])
 def test_the_command_prints_what_git_blame_prints(variant, path):
     env = {"PACKSCOPE_PURE": "1"} if path == "pure" else {}

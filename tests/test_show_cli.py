@@ -179,6 +179,7 @@ OPTIONS = [
 ]
 
 
+@pytest.mark.both_paths
 @pytest.mark.parametrize("path", ["compiled", "pure"])
 @pytest.mark.parametrize("options", OPTIONS, ids=lambda o: " ".join(o) or "default")
 def test_show_equals_git_show(show_repo, options, path):
