@@ -12,6 +12,7 @@ import struct
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input
 
 from packscope.core.store.search import ALGORITHMS
 from packscope.inspector.screens.lab import LabScreen
@@ -486,7 +487,10 @@ async def test_replay_is_opened_from_the_lab_and_from_the_command_line(big_bucke
         screen = await _lab(app, pilot)
         await pilot.press("o")
         await until(pilot, lambda: isinstance(app.screen, Prompt), "the replay prompt")
-        await pilot.press(*str(trace_file), "enter")
+        # The directory is filled in and only the file's name typed: Pilot takes
+        # up to a second per key under load, and the tmp path is 80 keys long.
+        app.screen.query_one("#prompt-input", Input).value = f"{trace_file.parent}/"
+        await pilot.press(*trace_file.name, "enter")
         await until(pilot, lambda: screen.replay is not None, "the trace replayed")
         assert screen.run.oid == names[99] and screen.run.found
         assert screen.frame == len(screen.frames) - 1
