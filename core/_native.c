@@ -29,6 +29,7 @@
 #include "native_c/graph_read.c"
 #include "native_c/plain_walk.c"
 #include "native_c/graph_plain.c"
+#include "native_c/line_diff.c"
 
 static PyMethodDef native_methods[] = {
     {"apply_delta", (PyCFunction)(void (*)(void))native_apply_delta, METH_FASTCALL | METH_KEYWORDS,
@@ -109,6 +110,9 @@ static PyMethodDef native_methods[] = {
     {"commit_facts_many", (PyCFunction)(void (*)(void))native_commit_facts_many, METH_FASTCALL,
      "commit_facts_many(packs, graph, oids, hexsz, prefix) -> ([(tree, parents, time) or None, ...], graph "
      "answers) as walk_plain reads."},
+    {"git_diff_flags", (PyCFunction)(void (*)(void))native_git_diff_flags, METH_FASTCALL,
+     "git_diff_flags(a, b, indents, check) -> (deleted, inserted) as line_diff.git_diff_flags marks them, "
+     "or None unless a and b are buffers of C ints (array('i'))."},
     {NULL, NULL, 0, NULL},
 };
 

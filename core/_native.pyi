@@ -129,6 +129,13 @@ def commit_facts_many(
     prefix: int,
     /,
 ) -> tuple[list[tuple[bytes, tuple[bytes, ...], int] | None], int]: ...
+def git_diff_flags(
+    a: Sequence[int],
+    b: Sequence[int],
+    indents: Mapping[int, int] | Sequence[int] | None,
+    check: Callable[[], None] | None,
+    /,
+) -> tuple[bytearray, bytearray] | None: ...
 def graph_walk_check(
     graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
     edges: tuple[tuple[int, int], ...],

@@ -117,6 +117,14 @@ class NativeApi(Protocol):
         self, packs: WalkPacks, graph: WalkGraph | None, oids: list[bytes], hexsz: int, prefix: int, /
     ) -> tuple[list[CommitHeader | None], int]: ...
     def id_set(self, rawsz: int, /) -> IdSet: ...
+    def git_diff_flags(
+        self,
+        a: Sequence[int],
+        b: Sequence[int],
+        indents: Mapping[int, int] | Sequence[int] | None,
+        check: Callable[[], None] | None,
+        /,
+    ) -> tuple[bytearray, bytearray] | None: ...
     def graph_walk_check(self, graph: WalkGraph, edges: GraphEdges, hexsz: int, /) -> bool: ...
     def graph_walk_enter(
         self,
