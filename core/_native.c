@@ -30,6 +30,7 @@
 #include "native_c/plain_walk.c"
 #include "native_c/graph_plain.c"
 #include "native_c/line_diff.c"
+#include "native_c/blame.c"
 
 static PyMethodDef native_methods[] = {
     {"apply_delta", (PyCFunction)(void (*)(void))native_apply_delta, METH_FASTCALL | METH_KEYWORDS,
@@ -113,6 +114,9 @@ static PyMethodDef native_methods[] = {
     {"git_diff_flags", (PyCFunction)(void (*)(void))native_git_diff_flags, METH_FASTCALL,
      "git_diff_flags(a, b, indents, check) -> (deleted, inserted) as line_diff.git_diff_flags marks them, "
      "or None unless a and b are buffers of C ints (array('i'))."},
+    {"blame_moves", (PyCFunction)(void (*)(void))native_blame_moves, METH_FASTCALL,
+     "blame_moves(entries, deleted, inserted) -> (moved, stay) as Blame.split cuts entries along the "
+     "diff's unchanged runs, or None unless entries is a list of [final, orig, count] lists."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -129,6 +129,9 @@ def commit_facts_many(
     prefix: int,
     /,
 ) -> tuple[list[tuple[bytes, tuple[bytes, ...], int] | None], int]: ...
+def blame_moves(
+    entries: list[list[int]], deleted: bytearray, inserted: bytearray, /
+) -> tuple[list[list[int]], list[list[int]]] | None: ...
 def git_diff_flags(
     a: Sequence[int],
     b: Sequence[int],

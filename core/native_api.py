@@ -117,6 +117,9 @@ class NativeApi(Protocol):
         self, packs: WalkPacks, graph: WalkGraph | None, oids: list[bytes], hexsz: int, prefix: int, /
     ) -> tuple[list[CommitHeader | None], int]: ...
     def id_set(self, rawsz: int, /) -> IdSet: ...
+    def blame_moves(
+        self, entries: list[list[int]], deleted: bytearray, inserted: bytearray, /
+    ) -> tuple[list[list[int]], list[list[int]]] | None: ...
     def git_diff_flags(
         self,
         a: Sequence[int],

@@ -47,6 +47,7 @@ from itertools import islice
 from stat import S_IFMT, S_ISDIR
 from typing import TYPE_CHECKING, NamedTuple
 
+from packscope.core import native
 from packscope.core.errors import BadRevisionError, CorruptObjectError
 from packscope.core.history.commit_changes import file_changes
 from packscope.core.history.commit_reader import (
@@ -391,6 +392,11 @@ class Blame:
         if cut:
             deleted[-1:] = bytes(cut + 1)
             inserted[-1:] = bytes(cut + 1)
+        compiled = native.backend
+        if compiled is not None:  # the same cuts, in C
+            got = compiled.blame_moves(entries, deleted, inserted)
+            if got is not None:
+                return got
         # Runs of unchanged lines: (start in o, start in parent, length).
         same = unchanged_runs(deleted, inserted)
         moved: list[list[int]] = []
