@@ -392,38 +392,7 @@ class Blame:
         if cut:
             deleted[-1:] = bytes(cut + 1)
             inserted[-1:] = bytes(cut + 1)
-        compiled = native.backend
-        if compiled is not None:  # the same cuts, in C
-            got = compiled.blame_moves(entries, deleted, inserted)
-            if got is not None:
-                return got
-        # Runs of unchanged lines: (start in o, start in parent, length).
-        same = unchanged_runs(deleted, inserted)
-        moved: list[list[int]] = []
-        stay: list[list[int]] = []
-        entries = _joined(entries)
-        k = 0
-        nruns = len(same)
-        for final, orig, count in entries:
-            end = orig + count
-            while k < nruns and same[k][0] + same[k][2] <= orig:
-                k += 1
-            pos = orig
-            j = k
-            while pos < end:
-                if j >= nruns or same[j][0] >= end:
-                    stay.append([final + pos - orig, pos, end - pos])
-                    break
-                rs, ps, rn = same[j]
-                if rs > pos:
-                    stay.append([final + pos - orig, pos, rs - pos])
-                    pos = rs
-                stop = rs + rn if rs + rn < end else end
-                moved.append([final + pos - orig, ps + pos - rs, stop - pos])
-                pos = stop
-                if stop == rs + rn:
-                    j += 1
-        return moved, stay
+        return moves(entries, deleted, inserted)
 
     # --- the answer ----------------------------------------------------------------------
 
@@ -465,6 +434,45 @@ def split_ids(data: bytes, table: dict[bytes, int], indents: dict[int, int], bas
         for p in islice(reversed(table), grown):
             indents[table[p]] = line_indent(p.removesuffix(NO_EOL))
     return ids
+
+
+def moves(entries: list[list[int]], deleted: bytearray, inserted: bytearray) -> tuple[list[list[int]], list[list[int]]]:
+    """(entries that move to the parent, in its line numbers; entries that
+    stay) of an origin's ``entries`` after the diff parent -> origin
+    (``deleted``/``inserted``): the lines the diff leaves unchanged move.
+    The entries are taken in order of their lines, neighbours joined."""
+    compiled = native.backend
+    if compiled is not None:  # the same cuts, in C
+        got = compiled.blame_moves(entries, deleted, inserted)
+        if got is not None:
+            return got
+    # Runs of unchanged lines: (start in o, start in parent, length).
+    same = unchanged_runs(deleted, inserted)
+    moved: list[list[int]] = []
+    stay: list[list[int]] = []
+    entries = _joined(entries)
+    k = 0
+    nruns = len(same)
+    for final, orig, count in entries:
+        end = orig + count
+        while k < nruns and same[k][0] + same[k][2] <= orig:
+            k += 1
+        pos = orig
+        j = k
+        while pos < end:
+            if j >= nruns or same[j][0] >= end:
+                stay.append([final + pos - orig, pos, end - pos])
+                break
+            rs, ps, rn = same[j]
+            if rs > pos:
+                stay.append([final + pos - orig, pos, rs - pos])
+                pos = rs
+            stop = rs + rn if rs + rn < end else end
+            moved.append([final + pos - orig, ps + pos - rs, stop - pos])
+            pos = stop
+            if stop == rs + rn:
+                j += 1
+    return moved, stay
 
 
 def _joined(entries: list[list[int]]) -> list[list[int]]:

@@ -1,0 +1,119 @@
+"""git's line diff and blame's cut of lines along it answer the same on the
+compiled path (native_c/line_diff.c, native_c/blame.c) as in the pure
+reference (line_diff.git_diff_flags, blame.moves): texts made of a few
+lines repeated (blank, braces, indented, CRLF, a last line without a
+newline), so xdiff's pre-pass drops lines, groups slide and the indent
+heuristic has choices to make."""
+
+from __future__ import annotations
+
+from array import array
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from packscope.core.errors import CancelledError
+from packscope.core.history.blame import moves, split_ids
+from packscope.core.history.line_diff import git_diff_flags
+
+LINES = [b"", b"{", b"}", b"\treturn 0;", b"\tif (x)", b"\t\ty++;", b"  a;", b"int f(void)", b"x\r", b" ", b"\t"]
+
+line_lists = st.lists(st.sampled_from(LINES), max_size=120)
+side = st.tuples(line_lists, st.booleans())  # the lines, and whether the last one ends with a newline
+
+
+def _text(lines: list[bytes], newline_at_end: bool) -> bytes:
+    text = b"\n".join(lines)
+    return text + b"\n" if lines and newline_at_end else text
+
+
+def _numbered(old: tuple[list[bytes], bool], new: tuple[list[bytes], bool]):
+    """Both texts as blame numbers them (one table), and each number's indent."""
+    table: dict[bytes, int] = {}
+    indents: dict[int, int] = {}
+    a = split_ids(_text(*old), table, indents, 0)
+    b = split_ids(_text(*new), table, indents, len(a))
+    return a, b, indents
+
+
+def _edited(base: list[bytes], edits: list[tuple[int, int, list[bytes]]]) -> list[bytes]:
+    out = list(base)
+    for at, drop, block in edits:
+        at = min(at, len(out))
+        out[at : at + drop] = block
+    return out
+
+
+edits = st.lists(st.tuples(st.integers(0, 120), st.integers(0, 4), st.lists(st.sampled_from(LINES), max_size=6)), max_size=6)
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(old=side, new=side, edit=edits, related=st.booleans(), heuristic=st.booleans())
+def test_the_compiled_line_diff_marks_what_the_pure_one_does(door, old, new, edit, related, heuristic):
+    if related:  # the new text is the old one edited: long common runs, groups to slide
+        new = (_edited(old[0], edit), new[1])
+    a, b, indents = _numbered(old, new)
+    with door.path("pure"):
+        want = git_diff_flags(a, b, indents=indents if heuristic else None)
+    with door.path("compiled"):
+        got = git_diff_flags(a, b, indents=indents if heuristic else None)
+    assert got == want
+    # the compiled function answered, rather than handing the sides back to the pure code
+    assert door.compiled.git_diff_flags(a, b, indents if heuristic else None, None) == want
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(old=st.lists(st.sampled_from(LINES[:3]), min_size=150, max_size=300), edit=edits)
+def test_the_compiled_pre_pass_drops_the_much_repeated_lines_the_pure_one_drops(door, old, edit):
+    # three kinds of line over hundreds: each has more copies than xdiff's limit (about sqrt(n))
+    new = _edited(old, edit) + [b"new"] * 3
+    a, b, indents = _numbered((old, True), (new, True))
+    with door.path("pure"):
+        want = git_diff_flags(a, b, indents=indents)
+    assert door.compiled.git_diff_flags(a, b, indents, None) == want
+
+
+def test_the_compiled_line_diff_leaves_sides_that_are_not_int_arrays_to_the_pure_code(door):
+    assert door.compiled.git_diff_flags([1, 2], [2, 3], None, None) is None
+    assert door.compiled.git_diff_flags(array("q", [1]), array("i", [2]), None, None) is None
+
+
+def test_a_check_that_raises_stops_the_compiled_line_diff(door):
+    def stop() -> None:
+        raise CancelledError("stopped")
+
+    a, b = array("i", range(0, 50)), array("i", range(25, 75))
+    with pytest.raises(CancelledError):
+        door.compiled.git_diff_flags(a, b, None, stop)
+
+
+flags = st.lists(st.booleans(), max_size=80).map(lambda bits: bytearray(bits) + b"\0")
+
+
+@st.composite
+def cut_case(draw):
+    deleted, inserted = draw(flags), draw(flags)
+    m = len(inserted) - 1
+    # the origin's lines [0, m) in entries of random lengths and final places, shuffled
+    entries, at = [], 0
+    while at < m:
+        count = draw(st.integers(1, m - at))
+        entries.append([draw(st.integers(0, 500)), at, count])
+        at += count
+    return draw(st.permutations(entries)), deleted, inserted
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=cut_case())
+def test_the_compiled_cut_of_blame_entries_moves_what_the_pure_one_moves(door, case):
+    entries, deleted, inserted = case
+    with door.path("pure"):
+        want = moves([list(e) for e in entries], deleted, inserted)
+    got = door.compiled.blame_moves([list(e) for e in entries], deleted, inserted)
+    assert got == want
+
+
+def test_the_compiled_cut_leaves_entries_it_cannot_read_to_the_pure_code(door):
+    assert door.compiled.blame_moves([(0, 0, 1)], bytearray(2), bytearray(2)) is None
+    assert door.compiled.blame_moves([[0, 0, 1.0]], bytearray(2), bytearray(2)) is None
