@@ -117,6 +117,13 @@ static PyMethodDef native_methods[] = {
     {"blame_moves", (PyCFunction)(void (*)(void))native_blame_moves, METH_FASTCALL,
      "blame_moves(entries, deleted, inserted) -> (moved, stay) as Blame.split cuts entries along the "
      "diff's unchanged runs, or None unless entries is a list of [final, orig, count] lists."},
+    {"split_ids", (PyCFunction)(void (*)(void))native_split_ids, METH_FASTCALL,
+     "split_ids(data, table, indents, base) -> array('i') of data's lines numbered as blame.split_ids numbers "
+     "them (table and indents filled the same), or None."},
+    {"same_lines", (PyCFunction)(void (*)(void))native_same_lines, METH_FASTCALL,
+     "same_lines(a, b) -> (head, tail, head_off, a_end) as blame.same_lines, or None unless both are bytes."},
+    {"common_tail_lines", (PyCFunction)(void (*)(void))native_common_tail_lines, METH_FASTCALL,
+     "common_tail_lines(a, b) -> int as blame.common_tail_lines, or None unless both are bytes."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,4 +1,5 @@
 # Types of the optional compiled module (core/_native.c; each part's C header in core/native_c/*.h).
+from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Literal, NamedTuple, Protocol, TypeVar
@@ -132,6 +133,9 @@ def commit_facts_many(
 def blame_moves(
     entries: list[list[int]], deleted: bytearray, inserted: bytearray, /
 ) -> tuple[list[list[int]], list[list[int]]] | None: ...
+def split_ids(data: bytes, table: dict[bytes, int], indents: dict[int, int], base: int, /) -> array[int] | None: ...
+def same_lines(a: bytes, b: bytes, /) -> tuple[int, int, int, int] | None: ...
+def common_tail_lines(a: bytes, b: bytes, /) -> int | None: ...
 def git_diff_flags(
     a: Sequence[int],
     b: Sequence[int],

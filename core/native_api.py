@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 if TYPE_CHECKING:
+    from array import array
+
     # The compiled set's class, the chain walk's record and the cache's
     # surface, from the stub: the one type on both sides.
     from packscope.core._native import ChainWalk, DeltaBaseCacheSurface, IdSet, PackReadingFields, TreeSums
@@ -120,6 +122,11 @@ class NativeApi(Protocol):
     def blame_moves(
         self, entries: list[list[int]], deleted: bytearray, inserted: bytearray, /
     ) -> tuple[list[list[int]], list[list[int]]] | None: ...
+    def split_ids(
+        self, data: bytes, table: dict[bytes, int], indents: dict[int, int], base: int, /
+    ) -> array[int] | None: ...
+    def same_lines(self, a: bytes, b: bytes, /) -> tuple[int, int, int, int] | None: ...
+    def common_tail_lines(self, a: bytes, b: bytes, /) -> int | None: ...
     def git_diff_flags(
         self,
         a: Sequence[int],

@@ -423,6 +423,11 @@ def split_ids(data: bytes, table: dict[bytes, int], indents: dict[int, int], bas
     same text with one.  Numbers of new lines come from the table's size
     ``base`` plus their place (unique, not consecutive: the look-ups run at
     C speed); the caller moves ``base`` past ``len(ids)`` for the next blob."""
+    compiled = native.backend
+    if compiled is not None:  # the same numbers, in C
+        got = compiled.split_ids(data, table, indents, base)
+        if got is not None:
+            return got
     parts = data.split(b"\n")
     last = parts.pop()
     if last:
@@ -530,6 +535,11 @@ def same_lines(a: bytes, b: bytes) -> tuple[int, int, int, int]:
     """(whole lines equal at the start, at the end, and where the lines
     between start and end in ``a``) of texts ``a`` and ``b``; the two runs
     never overlap."""
+    compiled = native.backend
+    if compiled is not None:
+        got = compiled.same_lines(a, b)
+        if got is not None:
+            return got
     p = _common_prefix(a, b)
     head = a.count(b"\n", 0, p)
     head_off = a.rfind(b"\n", 0, p) + 1  # (0 when head is 0)
@@ -555,6 +565,11 @@ def common_tail_lines(a: bytes, b: bytes) -> int:
     """How many whole lines git's context-free diff cuts from the end of
     both texts before diffing: the common tail in blocks of 1024 bytes,
     given back up to the first newline in it."""
+    compiled = native.backend
+    if compiled is not None:
+        cut = compiled.common_tail_lines(a, b)
+        if cut is not None:
+            return cut
     smaller = min(len(a), len(b))
     trimmed = 0
     la, lb = len(a), len(b)

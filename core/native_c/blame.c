@@ -1,6 +1,6 @@
 /* core/native_c/blame.c: part of packscope.core._native, compiled as one unit by core/_native.c
- * (see blame.h for what it offers).  The pure reference is the part of Blame.split
- * (core/history/blame.py) after the diff: unchanged_runs, _joined and the loop over entries.
+ * (see blame.h for what it offers).  The pure references are in core/history/blame.py:
+ * moves (with unchanged_runs and _joined), split_ids, same_lines and common_tail_lines.
  *
  *   blame_moves(entries, deleted, inserted) -> (moved, stay) | None
  *       entries: a list of [final, orig, count] lists (an origin's lines, any order);
@@ -9,7 +9,21 @@
  *       follow on joined; then each is cut along the runs of lines the diff leaves
  *       unchanged: the parts inside a run move (moved: [final, line in the parent, count]),
  *       the others stay ([final, orig, count]), both in that order.  None unless entries
- *       is a list of 3-int lists (the pure loop then runs). */
+ *       is a list of 3-int lists (the pure loop then runs).
+ *
+ *   split_ids(data, table, indents, base) -> array('i') | None
+ *       data's lines as numbers: each line (a last one without a newline with NO_EOL
+ *       appended) looked up in table (a dict), set to base + its place when new, and then
+ *       indents[that number] = its indentation (line_indent, NO_EOL taken off).  None
+ *       unless table and indents are dicts and the numbers fit a C int.
+ *
+ *   same_lines(a, b) -> (head, tail, head_off, a_end)
+ *       whole lines equal at the start and at the end of two texts, and where the lines
+ *       between start and end in a.
+ *
+ *   common_tail_lines(a, b) -> int
+ *       the whole lines git's context-free diff cuts from the end of both texts: the
+ *       common tail in blocks of 1024 bytes, given back up to the first newline in it. */
 #include "blame.h"
 
 typedef struct {
@@ -173,4 +187,278 @@ done:
     release_bytes(&vd);
     release_bytes(&vi);
     return answer;
+}
+
+/* ---- split_ids ---- */
+
+#define BM_NO_EOL "\0no-eol" /* line_diff.NO_EOL */
+#define BM_NO_EOL_LEN 7
+#define BM_MAX_INDENT 200
+
+static long
+bm_line_indent(const uint8_t *p, Py_ssize_t len)
+{
+    long n = 0;
+    for (Py_ssize_t i = 0; i < len; i++) {
+        uint8_t c = p[i];
+        if (c == 0x20)
+            n += 1;
+        else if (c == 0x09)
+            n += 8 - n % 8;
+        else if (c != 0x0A && c != 0x0B && c != 0x0C && c != 0x0D)
+            return n;
+        if (n >= BM_MAX_INDENT)
+            return BM_MAX_INDENT;
+    }
+    return -1;
+}
+
+/* One line's number in table (new: number); a new one's indent set. 0, or -1 on an error. */
+static int
+bm_number(PyObject *table, PyObject *indents, PyObject *line, long number, int32_t *out)
+{
+    PyObject *value = PyLong_FromLong(number);
+    if (value == NULL)
+        return -1;
+    Py_ssize_t before = PyDict_GET_SIZE(table);
+    PyObject *got = PyDict_SetDefault(table, line, value); /* borrowed */
+    int rc = -1;
+    if (got == NULL)
+        goto done;
+    if (PyDict_GET_SIZE(table) != before) { /* a new line: its indent */
+        const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(line);
+        Py_ssize_t len = PyBytes_GET_SIZE(line);
+        if (len >= BM_NO_EOL_LEN && memcmp(p + len - BM_NO_EOL_LEN, BM_NO_EOL, BM_NO_EOL_LEN) == 0)
+            len -= BM_NO_EOL_LEN;
+        PyObject *indent = PyLong_FromLong(bm_line_indent(p, len));
+        if (indent == NULL || PyDict_SetItem(indents, value, indent) < 0) {
+            Py_XDECREF(indent);
+            goto done;
+        }
+        Py_DECREF(indent);
+        *out = (int32_t)number;
+        rc = 0;
+        goto done;
+    }
+    long v = PyLong_Check(got) ? PyLong_AsLong(got) : -1;
+    if (!PyLong_Check(got) || (v == -1 && PyErr_Occurred()) || v < INT32_MIN || v > INT32_MAX) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_OverflowError, "split_ids: a line number out of a C int's range");
+        goto done;
+    }
+    *out = (int32_t)v;
+    rc = 0;
+done:
+    Py_DECREF(value);
+    return rc;
+}
+
+static PyObject *array_type; /* array.array, imported on first use */
+
+static PyObject *
+native_split_ids(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "split_ids(data, table, indents, base)");
+        return NULL;
+    }
+    PyObject *table = args[1], *indents = args[2];
+    if (!PyDict_CheckExact(table) || !PyDict_CheckExact(indents))
+        Py_RETURN_NONE;
+    Py_ssize_t base = PyLong_AsSsize_t(args[3]);
+    if (base == -1 && PyErr_Occurred())
+        return clear_unless_fatal() ? Py_NewRef(Py_None) : NULL;
+    Py_buffer view;
+    const uint8_t *data;
+    Py_ssize_t len;
+    if (get_bytes(args[0], &view, &data, &len) < 0)
+        Py_RETURN_NONE;
+    /* one number per newline, and one for an unterminated last line */
+    Py_ssize_t lines = 0;
+    for (const uint8_t *p = data, *end = data + len; (p = memchr(p, '\n', end - p)) != NULL; p++)
+        lines++;
+    if (len > 0 && data[len - 1] != '\n')
+        lines++;
+    PyObject *answer = NULL, *made = NULL;
+    int32_t *ids = NULL;
+    if (base < 0 || base > INT32_MAX - lines) { /* array('i') would refuse the numbers: the pure code says so */
+        answer = Py_NewRef(Py_None);
+        goto done;
+    }
+    ids = PyMem_Malloc((lines ? lines : 1) * sizeof(int32_t));
+    if (ids == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t pos = 0;
+    for (Py_ssize_t i = 0; i < lines; i++) {
+        const uint8_t *nl = memchr(data + pos, '\n', len - pos);
+        PyObject *line;
+        if (nl != NULL) {
+            line = PyBytes_FromStringAndSize((const char *)data + pos, nl - (data + pos));
+            pos = nl - data + 1;
+        }
+        else {
+            line = PyBytes_FromStringAndSize(NULL, len - pos + BM_NO_EOL_LEN);
+            if (line != NULL) {
+                memcpy(PyBytes_AS_STRING(line), data + pos, len - pos);
+                memcpy(PyBytes_AS_STRING(line) + len - pos, BM_NO_EOL, BM_NO_EOL_LEN);
+            }
+            pos = len;
+        }
+        if (line == NULL)
+            goto done;
+        int rc = bm_number(table, indents, line, (long)(base + i), &ids[i]);
+        Py_DECREF(line);
+        if (rc < 0)
+            goto done;
+    }
+    if (array_type == NULL) {
+        PyObject *module = PyImport_ImportModule("array");
+        array_type = module == NULL ? NULL : PyObject_GetAttrString(module, "array");
+        Py_XDECREF(module);
+        if (array_type == NULL)
+            goto done;
+    }
+    made = PyObject_CallFunction(array_type, "s", "i");
+    if (made == NULL)
+        goto done;
+    PyObject *raw = PyBytes_FromStringAndSize((const char *)ids, lines * (Py_ssize_t)sizeof(int32_t));
+    if (raw == NULL)
+        goto done;
+    PyObject *r = PyObject_CallMethod(made, "frombytes", "O", raw);
+    Py_DECREF(raw);
+    if (r == NULL)
+        goto done;
+    Py_DECREF(r);
+    answer = Py_NewRef(made);
+done:
+    Py_XDECREF(made);
+    PyMem_Free(ids);
+    release_bytes(&view);
+    return answer;
+}
+
+/* ---- same_lines, common_tail_lines ---- */
+
+static Py_ssize_t
+bm_prefix(const uint8_t *a, Py_ssize_t la, const uint8_t *b, Py_ssize_t lb)
+{
+    Py_ssize_t n = la < lb ? la : lb, k = 0;
+    while (k + 8 <= n && memcmp(a + k, b + k, 8) == 0)
+        k += 8;
+    while (k < n && a[k] == b[k])
+        k++;
+    return k;
+}
+
+static Py_ssize_t
+bm_suffix(const uint8_t *a, Py_ssize_t la, const uint8_t *b, Py_ssize_t lb)
+{
+    Py_ssize_t n = la < lb ? la : lb, k = 0;
+    while (k + 8 <= n && memcmp(a + la - k - 8, b + lb - k - 8, 8) == 0)
+        k += 8;
+    while (k < n && a[la - k - 1] == b[lb - k - 1])
+        k++;
+    return k;
+}
+
+static Py_ssize_t
+bm_count_nl(const uint8_t *p, Py_ssize_t len)
+{
+    Py_ssize_t count = 0;
+    const uint8_t *end = p + len;
+    while ((p = memchr(p, '\n', end - p)) != NULL) {
+        count++;
+        p++;
+    }
+    return count;
+}
+
+static int
+bm_two_texts(PyObject *const *args, Py_ssize_t nargs, const char *usage, Py_buffer *va, const uint8_t **a,
+             Py_ssize_t *la, Py_buffer *vb, const uint8_t **b, Py_ssize_t *lb)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return -1;
+    }
+    if (get_bytes(args[0], va, a, la) < 0)
+        return 0;
+    if (get_bytes(args[1], vb, b, lb) < 0) {
+        release_bytes(va);
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *
+native_same_lines(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer va, vb;
+    const uint8_t *a, *b;
+    Py_ssize_t la, lb;
+    int ok = bm_two_texts(args, nargs, "same_lines(a, b)", &va, &a, &la, &vb, &b, &lb);
+    if (ok <= 0)
+        return ok < 0 ? NULL : Py_NewRef(Py_None);
+    Py_ssize_t p = bm_prefix(a, la, b, lb);
+    Py_ssize_t head = bm_count_nl(a, p), head_off = 0;
+    for (Py_ssize_t i = p; i > 0; i--) {
+        if (a[i - 1] == '\n') {
+            head_off = i;
+            break;
+        }
+    }
+    Py_ssize_t s = bm_suffix(a, la, b, lb);
+    if (la - head_off < s)
+        s = la - head_off;
+    if (lb - head_off < s)
+        s = lb - head_off;
+    Py_ssize_t tail = 0, a_start = la;
+    if (s > 0) {
+        Py_ssize_t start = lb - s;
+        a_start = la - s;
+        int whole = (start == 0 || b[start - 1] == '\n') && (a_start == 0 || a[a_start - 1] == '\n');
+        if (!whole) {
+            const uint8_t *nl = memchr(b + start, '\n', lb - start);
+            if (nl == NULL) {
+                a_start = la;
+                goto answer;
+            }
+            a_start += (nl - b) + 1 - start;
+            start = (nl - b) + 1;
+        }
+        tail = bm_count_nl(b + start, lb - start) + (start < lb && b[lb - 1] != '\n' ? 1 : 0);
+    }
+answer:
+    release_bytes(&va);
+    release_bytes(&vb);
+    return Py_BuildValue("nnnn", head, tail, head_off, a_start);
+}
+
+#define BM_TAIL_BLOCK 1024 /* blame.TAIL_BLOCK */
+
+static PyObject *
+native_common_tail_lines(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer va, vb;
+    const uint8_t *a, *b;
+    Py_ssize_t la, lb;
+    int ok = bm_two_texts(args, nargs, "common_tail_lines(a, b)", &va, &a, &la, &vb, &b, &lb);
+    if (ok <= 0)
+        return ok < 0 ? NULL : Py_NewRef(Py_None);
+    Py_ssize_t smaller = la < lb ? la : lb, trimmed = 0, cut = 0;
+    while (trimmed + BM_TAIL_BLOCK <= smaller &&
+           memcmp(a + la - trimmed - BM_TAIL_BLOCK, b + lb - trimmed - BM_TAIL_BLOCK, BM_TAIL_BLOCK) == 0)
+        trimmed += BM_TAIL_BLOCK;
+    if (trimmed) {
+        const uint8_t *nl = memchr(a + la - trimmed, '\n', trimmed);
+        if (nl != NULL) {
+            Py_ssize_t after = (nl - a) + 1;
+            cut = bm_count_nl(a + after, la - after) + (la > 0 && a[la - 1] == '\n' ? 0 : 1);
+        }
+    }
+    release_bytes(&va);
+    release_bytes(&vb);
+    return PyLong_FromSsize_t(cut);
 }
