@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from packscope.core.errors import CancelledError
-from packscope.core.history.blame import moves, split_ids
+from packscope.core.history.blame import common_tail_lines, moves, same_lines, split_ids
 from packscope.core.history.line_diff import git_diff_flags
 
 LINES = [b"", b"{", b"}", b"\treturn 0;", b"\tif (x)", b"\t\ty++;", b"  a;", b"int f(void)", b"x\r", b" ", b"\t"]
@@ -104,7 +104,7 @@ def cut_case(draw):
     return draw(st.permutations(entries)), deleted, inserted
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=cut_case())
 def test_the_compiled_cut_of_blame_entries_moves_what_the_pure_one_moves(door, case):
     entries, deleted, inserted = case
@@ -117,3 +117,50 @@ def test_the_compiled_cut_of_blame_entries_moves_what_the_pure_one_moves(door, c
 def test_the_compiled_cut_leaves_entries_it_cannot_read_to_the_pure_code(door):
     assert door.compiled.blame_moves([(0, 0, 1)], bytearray(2), bytearray(2)) is None
     assert door.compiled.blame_moves([[0, 0, 1.0]], bytearray(2), bytearray(2)) is None
+
+
+texts = st.lists(st.sampled_from([*LINES, b"x\0no-eol"]), max_size=40).flatmap(
+    lambda lines: st.tuples(st.just(lines), st.booleans()).map(lambda t: _text(*t))
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(first=texts, second=texts)
+def test_the_compiled_line_numbering_fills_the_table_as_the_pure_one_does(door, first, second):
+    got_table: dict[bytes, int] = {}
+    got_indents: dict[int, int] = {}
+    want_table: dict[bytes, int] = {}
+    want_indents: dict[int, int] = {}
+    base = 0
+    for text in (first, second):  # the second blob meets lines the first numbered
+        with door.path("pure"):
+            want = split_ids(text, want_table, want_indents, base)
+        got = door.compiled.split_ids(text, got_table, got_indents, base)
+        assert got == want
+        base += len(want) + 3
+    assert got_table == want_table and list(got_table) == list(want_table)
+    assert got_indents == want_indents
+
+
+def test_the_compiled_line_numbering_leaves_numbers_past_a_c_int_to_the_pure_code(door):
+    assert door.compiled.split_ids(b"a\nb\n", {}, {}, 2**31 - 2) is None
+    assert door.compiled.split_ids(b"a\n", [], {}, 0) is None
+
+
+@st.composite
+def two_versions(draw):
+    # two texts sharing a start and an end (long enough for 1024-byte blocks), cut anywhere
+    head, middle_a, middle_b, tail = (draw(texts) for _ in range(4))
+    head = head[: draw(st.integers(0, len(head)))]
+    tail = tail[draw(st.integers(0, len(tail))) :] * draw(st.integers(1, 120))
+    return head + middle_a + tail, head + middle_b + tail
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pair=two_versions())
+def test_the_compiled_shared_lines_are_the_pure_ones(door, pair):
+    a, b = pair
+    with door.path("pure"):
+        want = same_lines(a, b), same_lines(b, a), common_tail_lines(a, b)
+    got = door.compiled.same_lines(a, b), door.compiled.same_lines(b, a), door.compiled.common_tail_lines(a, b)
+    assert got == want
