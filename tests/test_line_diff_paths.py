@@ -45,7 +45,9 @@ def _edited(base: list[bytes], edits: list[tuple[int, int, list[bytes]]]) -> lis
     return out
 
 
-edits = st.lists(st.tuples(st.integers(0, 120), st.integers(0, 4), st.lists(st.sampled_from(LINES), max_size=6)), max_size=6)
+edits = st.lists(
+    st.tuples(st.integers(0, 120), st.integers(0, 4), st.lists(st.sampled_from(LINES), max_size=6)), max_size=6
+)
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -83,7 +85,7 @@ def test_a_check_that_raises_stops_the_compiled_line_diff(door):
     def stop() -> None:
         raise CancelledError("stopped")
 
-    a, b = array("i", range(0, 50)), array("i", range(25, 75))
+    a, b = array("i", range(50)), array("i", range(25, 75))
     with pytest.raises(CancelledError):
         door.compiled.git_diff_flags(a, b, None, stop)
 
