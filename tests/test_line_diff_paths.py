@@ -19,7 +19,10 @@ from packscope.core.history.line_diff import git_diff_flags
 
 LINES = [b"", b"{", b"}", b"\treturn 0;", b"\tif (x)", b"\t\ty++;", b"  a;", b"int f(void)", b"x\r", b" ", b"\t"]
 
-line_lists = st.lists(st.sampled_from(LINES), max_size=120)
+# lines in runs of equal lines (where a group slides and the heuristic has ties to break)
+line_lists = st.lists(st.tuples(st.sampled_from(LINES), st.integers(1, 4)), max_size=50).map(
+    lambda pairs: [line for line, times in pairs for _ in range(times)]
+)
 side = st.tuples(line_lists, st.booleans())  # the lines, and whether the last one ends with a newline
 
 
@@ -37,24 +40,32 @@ def _numbered(old: tuple[list[bytes], bool], new: tuple[list[bytes], bool]):
     return a, b, indents
 
 
-def _edited(base: list[bytes], edits: list[tuple[int, int, list[bytes]]]) -> list[bytes]:
+def _edited(base: list[bytes], edits: list[tuple[int, int, list[bytes]]], grown: list[tuple[int, int]]) -> list[bytes]:
     out = list(base)
     for at, drop, block in edits:
         at = min(at, len(out))
         out[at : at + drop] = block
+    for at, more in grown:  # a run of equal lines made longer: the group could sit anywhere in it
+        if out:
+            at = min(at, len(out) - 1)
+            out[at:at] = [out[at]] * more
     return out
 
 
-edits = st.lists(
-    st.tuples(st.integers(0, 120), st.integers(0, 4), st.lists(st.sampled_from(LINES), max_size=6)), max_size=6
+blocks = st.lists(st.tuples(st.sampled_from(LINES), st.integers(1, 4)), max_size=4).map(
+    lambda pairs: [line for line, times in pairs for _ in range(times)]
+)
+edits = st.tuples(
+    st.lists(st.tuples(st.integers(0, 120), st.integers(0, 4), blocks), max_size=6),
+    st.lists(st.tuples(st.integers(0, 120), st.integers(1, 3)), max_size=3),
 )
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(old=side, new=side, edit=edits, related=st.booleans(), heuristic=st.booleans())
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(old=side, new=side, edit=edits, related=st.integers(0, 3).map(bool), heuristic=st.integers(0, 3).map(bool))
 def test_the_compiled_line_diff_marks_what_the_pure_one_does(door, old, new, edit, related, heuristic):
     if related:  # the new text is the old one edited: long common runs, groups to slide
-        new = (_edited(old[0], edit), new[1])
+        new = (_edited(old[0], *edit), new[1])
     a, b, indents = _numbered(old, new)
     with door.path("pure"):
         want = git_diff_flags(a, b, indents=indents if heuristic else None)
@@ -65,12 +76,33 @@ def test_the_compiled_line_diff_marks_what_the_pure_one_does(door, old, new, edi
     assert door.compiled.git_diff_flags(a, b, indents if heuristic else None, None) == want
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(old=st.lists(st.sampled_from(LINES[:3]), min_size=150, max_size=300), edit=edits)
-def test_the_compiled_pre_pass_drops_the_much_repeated_lines_the_pure_one_drops(door, old, edit):
-    # three kinds of line over hundreds: each has more copies than xdiff's limit (about sqrt(n))
-    new = _edited(old, edit) + [b"new"] * 3
-    a, b, indents = _numbered((old, True), (new, True))
+@st.composite
+def runs_around_repeats(draw):
+    """Two versions of a text of three much-repeated lines (each with more
+    copies than xdiff's limit, about sqrt(n)), each replacing the same few
+    places with a block of its own: lines the other lacks around copies of
+    one repeated line.  Whether the pre-pass leaves those copies out of the
+    search (how many lacking lines surround them) decides the script."""
+    base = draw(st.lists(st.sampled_from(LINES[:3]), min_size=100, max_size=250))
+    places = draw(st.lists(st.tuples(st.integers(0, len(base)), st.sampled_from(LINES[:3])), min_size=1, max_size=6))
+
+    def with_blocks(tag: bytes) -> list[bytes]:
+        out = list(base)
+        for k, (at, repeated) in enumerate(sorted(places, reverse=True)):
+            before, copies, after = draw(st.integers(2, 5)), draw(st.integers(1, 2)), draw(st.integers(2, 5))
+            block = [b"%s%d-%d" % (tag, k, i) for i in range(before)]
+            block += [repeated] * copies
+            block += [b"%s%d+%d" % (tag, k, i) for i in range(after)]
+            out[at:at] = block
+        return out
+
+    return with_blocks(b"old"), with_blocks(b"new")
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pair=runs_around_repeats())
+def test_the_compiled_pre_pass_drops_the_much_repeated_lines_the_pure_one_drops(door, pair):
+    a, b, indents = _numbered((pair[0], True), (pair[1], True))
     with door.path("pure"):
         want = git_diff_flags(a, b, indents=indents)
     assert door.compiled.git_diff_flags(a, b, indents, None) == want
@@ -106,7 +138,7 @@ def cut_case(draw):
     return draw(st.permutations(entries)), deleted, inserted
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=cut_case())
 def test_the_compiled_cut_of_blame_entries_moves_what_the_pure_one_moves(door, case):
     entries, deleted, inserted = case
@@ -126,7 +158,7 @@ texts = st.lists(st.sampled_from([*LINES, b"x\0no-eol"]), max_size=40).flatmap(
 )
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(first=texts, second=texts)
 def test_the_compiled_line_numbering_fills_the_table_as_the_pure_one_does(door, first, second):
     got_table: dict[bytes, int] = {}
@@ -158,7 +190,7 @@ def two_versions(draw):
     return head + middle_a + tail, head + middle_b + tail
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(pair=two_versions())
 def test_the_compiled_shared_lines_are_the_pure_ones(door, pair):
     a, b = pair
