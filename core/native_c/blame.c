@@ -217,15 +217,15 @@ bm_line_indent(const uint8_t *p, Py_ssize_t len)
 static int
 bm_number(PyObject *table, PyObject *indents, PyObject *line, long number, int32_t *out)
 {
-    PyObject *value = PyLong_FromLong(number);
-    if (value == NULL)
-        return -1;
-    Py_ssize_t before = PyDict_GET_SIZE(table);
-    PyObject *got = PyDict_SetDefault(table, line, value); /* borrowed */
+    PyObject *value = NULL;
+    PyObject *got = PyDict_GetItemWithError(table, line); /* borrowed */
     int rc = -1;
-    if (got == NULL)
-        goto done;
-    if (PyDict_GET_SIZE(table) != before) { /* a new line: its indent */
+    if (got == NULL && PyErr_Occurred())
+        return -1;
+    if (got == NULL) { /* a new line: its number, and its indent */
+        value = PyLong_FromLong(number);
+        if (value == NULL || PyDict_SetItem(table, line, value) < 0)
+            goto done;
         const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(line);
         Py_ssize_t len = PyBytes_GET_SIZE(line);
         if (len >= BM_NO_EOL_LEN && memcmp(p + len - BM_NO_EOL_LEN, BM_NO_EOL, BM_NO_EOL_LEN) == 0)
@@ -249,7 +249,7 @@ bm_number(PyObject *table, PyObject *indents, PyObject *line, long number, int32
     *out = (int32_t)v;
     rc = 0;
 done:
-    Py_DECREF(value);
+    Py_XDECREF(value);
     return rc;
 }
 
