@@ -29,6 +29,8 @@
 #include "native_c/graph_read.c"
 #include "native_c/plain_walk.c"
 #include "native_c/graph_plain.c"
+#include "native_c/line_diff.c"
+#include "native_c/blame.c"
 
 static PyMethodDef native_methods[] = {
     {"apply_delta", (PyCFunction)(void (*)(void))native_apply_delta, METH_FASTCALL | METH_KEYWORDS,
@@ -109,6 +111,19 @@ static PyMethodDef native_methods[] = {
     {"commit_facts_many", (PyCFunction)(void (*)(void))native_commit_facts_many, METH_FASTCALL,
      "commit_facts_many(packs, graph, oids, hexsz, prefix) -> ([(tree, parents, time) or None, ...], graph "
      "answers) as walk_plain reads."},
+    {"git_diff_flags", (PyCFunction)(void (*)(void))native_git_diff_flags, METH_FASTCALL,
+     "git_diff_flags(a, b, indents, check) -> (deleted, inserted) as line_diff.git_diff_flags marks them, "
+     "or None unless a and b are buffers of C ints (array('i'))."},
+    {"blame_moves", (PyCFunction)(void (*)(void))native_blame_moves, METH_FASTCALL,
+     "blame_moves(entries, deleted, inserted) -> (moved, stay) as Blame.split cuts entries along the "
+     "diff's unchanged runs, or None unless entries is a list of [final, orig, count] lists."},
+    {"split_ids", (PyCFunction)(void (*)(void))native_split_ids, METH_FASTCALL,
+     "split_ids(data, table, indents, base) -> array('i') of data's lines numbered as blame.split_ids numbers "
+     "them (table and indents filled the same), or None."},
+    {"same_lines", (PyCFunction)(void (*)(void))native_same_lines, METH_FASTCALL,
+     "same_lines(a, b) -> (head, tail, head_off, a_end) as blame.same_lines, or None unless both are bytes."},
+    {"common_tail_lines", (PyCFunction)(void (*)(void))native_common_tail_lines, METH_FASTCALL,
+     "common_tail_lines(a, b) -> int as blame.common_tail_lines, or None unless both are bytes."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,4 +1,5 @@
 # Types of the optional compiled module (core/_native.c; each part's C header in core/native_c/*.h).
+from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Literal, NamedTuple, Protocol, TypeVar
@@ -129,6 +130,19 @@ def commit_facts_many(
     prefix: int,
     /,
 ) -> tuple[list[tuple[bytes, tuple[bytes, ...], int] | None], int]: ...
+def blame_moves(
+    entries: list[list[int]], deleted: bytearray, inserted: bytearray, /
+) -> tuple[list[list[int]], list[list[int]]] | None: ...
+def split_ids(data: bytes, table: dict[bytes, int], indents: dict[int, int], base: int, /) -> array[int] | None: ...
+def same_lines(a: bytes, b: bytes, /) -> tuple[int, int, int, int] | None: ...
+def common_tail_lines(a: bytes, b: bytes, /) -> int | None: ...
+def git_diff_flags(
+    a: Sequence[int],
+    b: Sequence[int],
+    indents: Mapping[int, int] | Sequence[int] | None,
+    check: Callable[[], None] | None,
+    /,
+) -> tuple[bytearray, bytearray] | None: ...
 def graph_walk_check(
     graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
     edges: tuple[tuple[int, int], ...],

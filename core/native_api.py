@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 if TYPE_CHECKING:
+    from array import array
+
     # The compiled set's class, the chain walk's record and the cache's
     # surface, from the stub: the one type on both sides.
     from packscope.core._native import ChainWalk, DeltaBaseCacheSurface, IdSet, PackReadingFields, TreeSums
@@ -117,6 +119,22 @@ class NativeApi(Protocol):
         self, packs: WalkPacks, graph: WalkGraph | None, oids: list[bytes], hexsz: int, prefix: int, /
     ) -> tuple[list[CommitHeader | None], int]: ...
     def id_set(self, rawsz: int, /) -> IdSet: ...
+    def blame_moves(
+        self, entries: list[list[int]], deleted: bytearray, inserted: bytearray, /
+    ) -> tuple[list[list[int]], list[list[int]]] | None: ...
+    def split_ids(
+        self, data: bytes, table: dict[bytes, int], indents: dict[int, int], base: int, /
+    ) -> array[int] | None: ...
+    def same_lines(self, a: bytes, b: bytes, /) -> tuple[int, int, int, int] | None: ...
+    def common_tail_lines(self, a: bytes, b: bytes, /) -> int | None: ...
+    def git_diff_flags(
+        self,
+        a: Sequence[int],
+        b: Sequence[int],
+        indents: Mapping[int, int] | Sequence[int] | None,
+        check: Callable[[], None] | None,
+        /,
+    ) -> tuple[bytearray, bytearray] | None: ...
     def graph_walk_check(self, graph: WalkGraph, edges: GraphEdges, hexsz: int, /) -> bool: ...
     def graph_walk_enter(
         self,

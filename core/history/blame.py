@@ -47,6 +47,7 @@ from itertools import islice
 from stat import S_IFMT, S_ISDIR
 from typing import TYPE_CHECKING, NamedTuple
 
+from packscope.core import native
 from packscope.core.errors import BadRevisionError, CorruptObjectError
 from packscope.core.history.commit_changes import file_changes
 from packscope.core.history.commit_reader import (
@@ -391,33 +392,7 @@ class Blame:
         if cut:
             deleted[-1:] = bytes(cut + 1)
             inserted[-1:] = bytes(cut + 1)
-        # Runs of unchanged lines: (start in o, start in parent, length).
-        same = unchanged_runs(deleted, inserted)
-        moved: list[list[int]] = []
-        stay: list[list[int]] = []
-        entries = _joined(entries)
-        k = 0
-        nruns = len(same)
-        for final, orig, count in entries:
-            end = orig + count
-            while k < nruns and same[k][0] + same[k][2] <= orig:
-                k += 1
-            pos = orig
-            j = k
-            while pos < end:
-                if j >= nruns or same[j][0] >= end:
-                    stay.append([final + pos - orig, pos, end - pos])
-                    break
-                rs, ps, rn = same[j]
-                if rs > pos:
-                    stay.append([final + pos - orig, pos, rs - pos])
-                    pos = rs
-                stop = rs + rn if rs + rn < end else end
-                moved.append([final + pos - orig, ps + pos - rs, stop - pos])
-                pos = stop
-                if stop == rs + rn:
-                    j += 1
-        return moved, stay
+        return moves(entries, deleted, inserted)
 
     # --- the answer ----------------------------------------------------------------------
 
@@ -448,6 +423,11 @@ def split_ids(data: bytes, table: dict[bytes, int], indents: dict[int, int], bas
     same text with one.  Numbers of new lines come from the table's size
     ``base`` plus their place (unique, not consecutive: the look-ups run at
     C speed); the caller moves ``base`` past ``len(ids)`` for the next blob."""
+    compiled = native.backend
+    if compiled is not None:  # the same numbers, in C
+        got = compiled.split_ids(data, table, indents, base)
+        if got is not None:
+            return got
     parts = data.split(b"\n")
     last = parts.pop()
     if last:
@@ -459,6 +439,45 @@ def split_ids(data: bytes, table: dict[bytes, int], indents: dict[int, int], bas
         for p in islice(reversed(table), grown):
             indents[table[p]] = line_indent(p.removesuffix(NO_EOL))
     return ids
+
+
+def moves(entries: list[list[int]], deleted: bytearray, inserted: bytearray) -> tuple[list[list[int]], list[list[int]]]:
+    """(entries that move to the parent, in its line numbers; entries that
+    stay) of an origin's ``entries`` after the diff parent -> origin
+    (``deleted``/``inserted``): the lines the diff leaves unchanged move.
+    The entries are taken in order of their lines, neighbours joined."""
+    compiled = native.backend
+    if compiled is not None:  # the same cuts, in C
+        got = compiled.blame_moves(entries, deleted, inserted)
+        if got is not None:
+            return got
+    # Runs of unchanged lines: (start in o, start in parent, length).
+    same = unchanged_runs(deleted, inserted)
+    moved: list[list[int]] = []
+    stay: list[list[int]] = []
+    entries = _joined(entries)
+    k = 0
+    nruns = len(same)
+    for final, orig, count in entries:
+        end = orig + count
+        while k < nruns and same[k][0] + same[k][2] <= orig:
+            k += 1
+        pos = orig
+        j = k
+        while pos < end:
+            if j >= nruns or same[j][0] >= end:
+                stay.append([final + pos - orig, pos, end - pos])
+                break
+            rs, ps, rn = same[j]
+            if rs > pos:
+                stay.append([final + pos - orig, pos, rs - pos])
+                pos = rs
+            stop = rs + rn if rs + rn < end else end
+            moved.append([final + pos - orig, ps + pos - rs, stop - pos])
+            pos = stop
+            if stop == rs + rn:
+                j += 1
+    return moved, stay
 
 
 def _joined(entries: list[list[int]]) -> list[list[int]]:
@@ -516,6 +535,11 @@ def same_lines(a: bytes, b: bytes) -> tuple[int, int, int, int]:
     """(whole lines equal at the start, at the end, and where the lines
     between start and end in ``a``) of texts ``a`` and ``b``; the two runs
     never overlap."""
+    compiled = native.backend
+    if compiled is not None:
+        got = compiled.same_lines(a, b)
+        if got is not None:
+            return got
     p = _common_prefix(a, b)
     head = a.count(b"\n", 0, p)
     head_off = a.rfind(b"\n", 0, p) + 1  # (0 when head is 0)
@@ -541,6 +565,11 @@ def common_tail_lines(a: bytes, b: bytes) -> int:
     """How many whole lines git's context-free diff cuts from the end of
     both texts before diffing: the common tail in blocks of 1024 bytes,
     given back up to the first newline in it."""
+    compiled = native.backend
+    if compiled is not None:
+        cut = compiled.common_tail_lines(a, b)
+        if cut is not None:
+            return cut
     smaller = min(len(a), len(b))
     trimmed = 0
     la, lb = len(a), len(b)

@@ -49,6 +49,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
+from packscope.core import native
+
 # An edit script as runs: ("=", i, j, n) n equal lines at a[i:], b[j:];
 # ("-", i, j, n) n lines of a deleted at a[i:]; ("+", i, j, n) n lines of b
 # inserted before a[i] (at b[j:]).
@@ -606,7 +608,13 @@ def git_diff_flags(
     """:func:`diff_flags` as git's default diff chooses: xdiff's pre-pass
     (:func:`_xdiff_kept`) instead of leaving out only unmatched lines, and
     with ``indents`` (each interned line's indent) its indent heuristic.  Not always
-    minimal, as git's is not."""
+    minimal, as git's is not.  (Compiled: the same steps in C, for sides
+    held as ``array('i')``.)"""
+    compiled = native.backend
+    if compiled is not None:
+        got = compiled.git_diff_flags(a, b, indents, check)
+        if got is not None:
+            return got
     n, m = len(a), len(b)
     deleted = bytearray(n + 1)
     inserted = bytearray(m + 1)
