@@ -4,6 +4,7 @@ one switch between the compiled and the pure path (``door``, ``backend_path``)."
 from __future__ import annotations
 
 import contextlib
+import inspect
 import types
 
 import pytest
@@ -88,13 +89,33 @@ def backend_path(request, door):
     return request.param
 
 
+# Modules whose outcome is the project's, not the object store's: the import
+# layers, the benchmark runner, the C headers, the browser session.
+ONE_PASS_MODULES = frozenset(
+    {"test_layering", "test_bench", "test_bench_synth", "test_native_headers", "test_serve_browser"}
+)
+
+
 def pytest_collection_modifyitems(config, items):
-    """A test that takes the door picks its paths itself: marked ``both_paths``,
-    so CI's second pass (the pure path, ``-m "not both_paths"``) does not run
-    again what the first already ran on both paths."""
+    """Marks that decide what CI's second pass (the pure path) leaves out.
+
+    ``both_paths``: a test that takes the door picks its paths itself, so the
+    first pass already ran it on both.  ``one_pass``: a screen test (a
+    coroutine driven by Pilot, or any test of a ``test_ui_*`` module) or a
+    project check (ONE_PASS_MODULES).  Screens show what core answers, and
+    core's answers are compared path against path by the core and CLI tests
+    that the pure pass runs; the screens run once, on the compiled path."""
     for item in items:
         if {"door", "backend_path"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.both_paths)
+        module = item.module.__name__.rsplit(".", 1)[-1] if getattr(item, "module", None) else ""
+        if runs_in_one_pass(module, getattr(item, "obj", None)):
+            item.add_marker(pytest.mark.one_pass)
+
+
+def runs_in_one_pass(module: str, test: object) -> bool:
+    """A screen test or a project check (see pytest_collection_modifyitems)."""
+    return module.startswith("test_ui_") or module in ONE_PASS_MODULES or inspect.iscoroutinefunction(test)
 
 
 # --- repositories -----------------------------------------------------------------------

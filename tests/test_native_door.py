@@ -150,3 +150,24 @@ def test_a_test_that_takes_the_door_is_left_to_the_first_ci_pass(request, door):
 
 def test_a_test_without_the_door_runs_in_both_ci_passes(request):
     assert request.node.get_closest_marker("both_paths") is None
+
+
+def test_screen_tests_and_project_checks_are_left_to_the_first_ci_pass(request):
+    """CI's pure pass also runs ``-m "not one_pass"``: every Pilot test (a
+    coroutine), every test of a ``test_ui_*`` module and the project checks
+    carry the mark; a core test such as this one does not."""
+    from tests.conftest import runs_in_one_pass
+
+    async def pilot_test():
+        pass
+
+    def plain_test():
+        pass
+
+    assert runs_in_one_pass("test_ui_split_diff", plain_test)
+    assert runs_in_one_pass("test_stash", pilot_test)
+    assert runs_in_one_pass("test_layering", plain_test)
+    assert not runs_in_one_pass("test_stash", plain_test)
+    assert request.node.get_closest_marker("one_pass") is None
+    marked = [i for i in request.session.items if i.get_closest_marker("one_pass")]
+    assert all(runs_in_one_pass(i.module.__name__.rsplit(".", 1)[-1], i.obj) for i in marked)
