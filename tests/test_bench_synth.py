@@ -207,7 +207,9 @@ def test_a_peer_s_cpu_time_is_read_as_the_kernel_accounts_it():
     # a child that works, says how much CPU it has used (times(2), the kernel's own
     # account), then waits on its stdin: its CPU time is settled while it waits.
     # Its exit is not compared: interpreter shutdown adds CPU after the reading.
-    child = "import os, sys; sum(range(3_000_000)); t = os.times(); print(t.user + t.system, flush=True); sys.stdin.read()"
+    child = (
+        "import os, sys; sum(range(3_000_000)); t = os.times(); print(t.user + t.system, flush=True); sys.stdin.read()"
+    )
     p = subprocess.Popen([sys.executable, "-c", child], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
         said = float(p.stdout.readline())
