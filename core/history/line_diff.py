@@ -17,13 +17,14 @@ then marks which lines are deleted and inserted:
   recursion).  Memory is O(N + M), not the O(D·(N+M)) of keeping every
   round's furthest-reaching paths to trace back.
 
-The script is *minimal*: every minimal script has the same number of
-insertions and of deletions, so ``--numstat``'s numbers come out equal
-whatever alignment of repeated lines is picked — equal to ``git diff
---minimal --numstat``'s; git's default search gives up on minimality past a
-cost (and drops some often-repeated lines first), so on large rewrites of
-files with many repeated lines (translation catalogs) its default counts can
-be a few percent higher.
+:func:`diff_flags`'s script is *minimal*.  git's default diff is not
+always: before its search, xdiff also leaves out lines with very many
+copies on the other side that sit among unmatched lines
+(:func:`git_diff_flags`, what :func:`iter_hunks` and :func:`count_lines`
+use, so patches and ``--numstat`` counts are git's); and past a cost its
+search gives up on minimality, so on large rewrites of files with many
+repeated lines (translation catalogs) its counts can be a few percent
+higher.
 
 Each group of changes is then slid along runs of equal lines to where git
 puts it (:func:`_compact`): facing a change on the other side when it can,
@@ -530,11 +531,12 @@ def _bogosqrt(n: int) -> int:
 
 
 _SCAN_WINDOW = 100  # lines looked at each way around a much-repeated line
+_CHECK_LOOKS = CHECK_EVERY // (2 * _SCAN_WINDOW)
 _KEEP_RUN = 4
 
 
 def _xdiff_kept(
-    a: Sequence[int], start: int, end: int, other: Counter[int], changed: bytearray
+    a: Sequence[int], start: int, end: int, other: Counter[int], changed: bytearray, check: Check = _no_check
 ) -> tuple[array[int], array[int]]:
     """xdiff's pre-pass over a[start:end]: lines with no copy anywhere in the
     other side, and lines with very many copies there (at least about
@@ -553,10 +555,12 @@ def _xdiff_kept(
     last = len(kind) - 1
     # A much-copied line right beside a kept one stays: only those between
     # two lines that are dropped or much-copied need the closer look.
-    for m in _MANY_AMONG_DROPPED.finditer(kind):
+    for n, m in enumerate(_MANY_AMONG_DROPPED.finditer(kind)):
         k = m.start()
         if _among_dropped(kind, k, 0, last):
             keep[k] = 0
+        if n % _CHECK_LOOKS == _CHECK_LOOKS - 1:  # each look is up to 2 * _SCAN_WINDOW steps
+            check()
     changed[start:end] = keep.translate(_FLIP)
     return array("i", compress(middle, keep)), array("i", compress(range(start, end), keep))
 
@@ -604,6 +608,8 @@ def git_diff_flags(
     b: Sequence[int],
     check: Check = _no_check,
     indents: Mapping[int, int] | Sequence[int] | None = None,
+    a_side: Side | None = None,
+    b_side: Side | None = None,
 ) -> tuple[bytearray, bytearray]:
     """:func:`diff_flags` as git's default diff chooses: xdiff's pre-pass
     (:func:`_xdiff_kept`) instead of leaving out only unmatched lines, and
@@ -622,9 +628,9 @@ def git_diff_flags(
     tail = _common_tail(a, b, head)
     a_end, b_end = n - tail, m - tail
     if head < a_end and head < b_end:
-        ra, ra_at = _xdiff_kept(a, head, a_end, Counter(b), deleted)
+        ra, ra_at = _xdiff_kept(a, head, a_end, Counter(b), deleted, check)
         check()
-        rb, rb_at = _xdiff_kept(b, head, b_end, Counter(a), inserted)
+        rb, rb_at = _xdiff_kept(b, head, b_end, Counter(a), inserted, check)
         check()
         _mark(ra, ra_at, rb, rb_at, deleted, inserted, check)
         del ra, ra_at, rb, rb_at
@@ -632,8 +638,8 @@ def git_diff_flags(
         deleted[head:a_end] = b"\1" * (a_end - head)
         inserted[head:b_end] = b"\1" * (b_end - head)
     # the heuristic asks by line number; ``indents`` is kept per interned line
-    by_a = None if indents is None else lambda i: indents[a[i]]
-    by_b = None if indents is None else lambda j: indents[b[j]]
+    by_a = _indents(a_side) if indents is None else lambda i: indents[a[i]]
+    by_b = _indents(b_side) if indents is None else lambda j: indents[b[j]]
     _compact(a, deleted, inserted, check, by_a)
     _compact(b, inserted, deleted, check, by_b)
     return deleted, inserted
@@ -683,7 +689,7 @@ def count_changes(runs: list[Run]) -> tuple[int, int]:
 def count_lines(old: bytes, new: bytes, check: Check = _no_check) -> tuple[int, int]:
     """``--numstat``'s (added, deleted) between two texts."""
     a, b = intern_sides(old, new, check=check)
-    deleted, inserted = diff_flags(a.ids, b.ids, check)
+    deleted, inserted = git_diff_flags(a.ids, b.ids, check)
     return inserted.count(1), deleted.count(1)
 
 
@@ -698,7 +704,7 @@ def iter_hunks(old: bytes, new: bytes, context: int = 3, check: Check = _no_chec
     A line that ends its text without a newline ends with :data:`NO_EOL`
     (the caller prints git's "\\ No newline at end of file" after it)."""
     a, b = intern_sides(old, new, keep_starts=True, check=check)
-    deleted, inserted = diff_flags(a.ids, b.ids, check, a, b)
+    deleted, inserted = git_diff_flags(a.ids, b.ids, check, a_side=a, b_side=b)
     return _hunks(a, b, deleted, inserted, context)
 
 
