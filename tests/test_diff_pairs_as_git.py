@@ -15,17 +15,13 @@ Compared with ``git show``/``git diff`` in this process: ``packscope show``
 
 from __future__ import annotations
 
-import io
-import sys
-
 import pytest
 
 from packscope.core.history.line_diff import count_changes, edit_script
 from packscope.core.objects import parse_commit
 from packscope.inspector import commit_changes_model as model
-from packscope.inspector.cli import Words
-from packscope.inspector.commands import show as show_command
 from packscope.inspector.core_access import CoreAccess
+from tests.cli import packscope_show_here
 from tests.repos import git, git_dated
 
 
@@ -88,26 +84,6 @@ def pairs_repo(tmp_path_factory):
     return repo
 
 
-def _packscope_show(repo, words: list[str], monkeypatch) -> bytes:
-    """``packscope show WORDS`` in this process."""
-    out = io.BytesIO()
-
-    class Stdout:
-        buffer = out
-
-        @staticmethod
-        def isatty() -> bool:
-            return False
-
-    with monkeypatch.context() as m:
-        m.chdir(repo)
-        m.setenv("COLUMNS", "80")
-        m.setattr(sys, "stdout", Stdout())
-        status = show_command.run(Words("show", words))
-    assert status == 0
-    return out.getvalue()
-
-
 def test_the_rewrite_is_one_git_diffs_non_minimally(pairs_repo):
     """The case is what the tests are about: git deletes and re-adds the
     blank line that a minimal diff keeps (one line more each way)."""
@@ -122,13 +98,13 @@ def test_the_rewrite_is_one_git_diffs_non_minimally(pairs_repo):
 def test_show_patch_and_counts_equal_git_show(pairs_repo, monkeypatch):
     for words in (["--stat", "--numstat", "-p"], ["--format=%s"]):
         want = git("show", *words, "HEAD^1", cwd=pairs_repo, env={"COLUMNS": "80"})
-        assert _packscope_show(pairs_repo, [*words, "HEAD^1"], monkeypatch) == want, words
+        assert packscope_show_here(pairs_repo, [*words, "HEAD^1"], monkeypatch) == want, words
 
 
 def test_combined_diff_equals_git_show_cc(pairs_repo, monkeypatch):
     want = git("show", "--cc", "HEAD", cwd=pairs_repo)
     assert b"diff --cc long.py" in want and b"diff --cc short.py" in want
-    assert _packscope_show(pairs_repo, ["--cc", "HEAD"], monkeypatch) == want
+    assert packscope_show_here(pairs_repo, ["--cc", "HEAD"], monkeypatch) == want
 
 
 def test_ui_diff_text_and_counts_equal_git_diff(pairs_repo):
