@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from packscope.core.history.blame import common_tail_lines
 from packscope.core.history.commit_changes import side_content
-from packscope.core.history.line_diff import NO_EOL, Side, git_diff_flags, intern_sides, iter_runs
+from packscope.core.history.line_diff import NO_EOL, Side, SideIndents, git_diff_flags, intern_sides, iter_runs
 from packscope.core.history.tree_diff import TreeChange, TreeReader, diff_trees
 from packscope.core.objects import ObjectReader
 
@@ -167,7 +167,7 @@ def _lines_against_parents(result: bytes, parents: list[bytes]) -> list[_Line]:
         # tail first (as blame's diff does); its pre-pass counts what is left
         cut = common_tail_lines(parent, result)
         a_ids, b_ids = (a.ids[: len(a) - cut], b.ids[: len(b) - cut]) if cut else (a.ids, b.ids)
-        deleted, inserted = git_diff_flags(a_ids, b_ids, a_side=a, b_side=b)
+        deleted, inserted = git_diff_flags(a_ids, b_ids, indents=SideIndents(a, b))
         if cut:
             deleted[-1:] = bytes(cut + 1)
             inserted[-1:] = bytes(cut + 1)

@@ -608,8 +608,6 @@ def git_diff_flags(
     b: Sequence[int],
     check: Check = _no_check,
     indents: Mapping[int, int] | Sequence[int] | None = None,
-    a_side: Side | None = None,
-    b_side: Side | None = None,
 ) -> tuple[bytearray, bytearray]:
     """:func:`diff_flags` as git's default diff chooses: xdiff's pre-pass
     (:func:`_xdiff_kept`) instead of leaving out only unmatched lines, and
@@ -638,8 +636,8 @@ def git_diff_flags(
         deleted[head:a_end] = b"\1" * (a_end - head)
         inserted[head:b_end] = b"\1" * (b_end - head)
     # the heuristic asks by line number; ``indents`` is kept per interned line
-    by_a = _indents(a_side) if indents is None else lambda i: indents[a[i]]
-    by_b = _indents(b_side) if indents is None else lambda j: indents[b[j]]
+    by_a = None if indents is None else lambda i: indents[a[i]]
+    by_b = None if indents is None else lambda j: indents[b[j]]
     _compact(a, deleted, inserted, check, by_a)
     _compact(b, inserted, deleted, check, by_b)
     return deleted, inserted
@@ -704,8 +702,29 @@ def iter_hunks(old: bytes, new: bytes, context: int = 3, check: Check = _no_chec
     A line that ends its text without a newline ends with :data:`NO_EOL`
     (the caller prints git's "\\ No newline at end of file" after it)."""
     a, b = intern_sides(old, new, keep_starts=True, check=check)
-    deleted, inserted = git_diff_flags(a.ids, b.ids, check, a_side=a, b_side=b)
+    deleted, inserted = git_diff_flags(a.ids, b.ids, check, SideIndents(a, b))
     return _hunks(a, b, deleted, inserted, context)
+
+
+class SideIndents(dict[int, int]):
+    """Each interned line's indent (:func:`line_indent`) for two sides
+    interned together with their line starts kept, read from their text
+    when first asked for (the heuristic asks only around groups that
+    slide): ``indents`` for :func:`git_diff_flags`."""
+
+    def __init__(self, a: Side, b: Side) -> None:
+        super().__init__()
+        self.a, self.b = a, b
+        self.where: tuple[dict[int, int], dict[int, int]] | None = None
+
+    def __missing__(self, key: int) -> int:
+        if self.where is None:  # a line of each number, on either side (C-speed dicts)
+            a, b = self.a, self.b
+            self.where = (dict(zip(a.ids, range(len(a)), strict=True)), dict(zip(b.ids, range(len(b)), strict=True)))
+        i = self.where[0].get(key)
+        got = line_indent(self.a.line(i) if i is not None else self.b.line(self.where[1][key]))
+        self[key] = got
+        return got
 
 
 def _text(side: Side, i: int) -> bytes:
