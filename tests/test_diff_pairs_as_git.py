@@ -6,6 +6,9 @@ blank lines), so git deletes and re-adds it.  A combined diff diffs each
 parent without context, which first cuts the common tail (whole 1024-byte
 blocks): its counts of copies then leave out the tail's blank lines.
 
+On a large rewrite git's search also gives up on minimality past a cost
+(about 256 rounds): a catalog of 600 lines drawn from 50, rewritten.
+
 Also as git prints them: an empty file added has no ---/+++ lines, and a
 hunk header's function name cut at 80 bytes inside a UTF-8 character
 loses the whole character.
@@ -14,6 +17,8 @@ Compared with ``git show``/``git diff`` in this process: ``packscope show``
 (patch, --stat, --numstat, --cc) and the UI's diff text and counts."""
 
 from __future__ import annotations
+
+import random
 
 import pytest
 
@@ -48,6 +53,13 @@ NAME = 'msgid "' + "é" * 40 + '"\n'
 PO = NAME + "".join(f'"text {k}"\n' for k in range(6))
 
 
+def _catalog(seed: int) -> str:
+    """600 lines drawn from 50 (many repeated, some blank)."""
+    rnd = random.Random(seed)
+    words = [f'msgid "word {i}"\n' for i in range(40)] + ["\n"] * 10
+    return "".join(rnd.choice(words) for _ in range(600))
+
+
 @pytest.fixture(scope="module")
 def pairs_repo(tmp_path_factory):
     repo = tmp_path_factory.mktemp("pairs") / "repo"
@@ -63,7 +75,14 @@ def pairs_repo(tmp_path_factory):
         git("add", "-A", cwd=repo)
         git_dated(f"{clock[0]} +0100", "commit", "-q", "-m", msg, cwd=repo)
 
-    write({"short.py": _block("step", "finish"), "long.py": _block("step", "finish") + TAIL, "notes.po": PO})
+    write(
+        {
+            "short.py": _block("step", "finish"),
+            "long.py": _block("step", "finish") + TAIL,
+            "notes.po": PO,
+            "catalog.txt": _catalog(6),
+        }
+    )
     commit("base")
     git("checkout", "-q", "-b", "side", cwd=repo)
     write({"short.py": _block("walk", "stop"), "long.py": _block("walk", "stop") + TAIL})
@@ -75,6 +94,7 @@ def pairs_repo(tmp_path_factory):
             "long.py": _spaced(3) + TAIL,
             "notes.po": PO.replace("text 5", "text five"),
             "empty.txt": "",
+            "catalog.txt": _catalog(106),
         }
     )
     commit("rewrite")
@@ -84,15 +104,22 @@ def pairs_repo(tmp_path_factory):
     return repo
 
 
-def test_the_rewrite_is_one_git_diffs_non_minimally(pairs_repo):
-    """The case is what the tests are about: git deletes and re-adds the
-    blank line that a minimal diff keeps (one line more each way)."""
+def test_the_rewrites_are_ones_git_diffs_non_minimally(pairs_repo):
+    """The cases are what the tests are about: git deletes and re-adds the
+    blank line that a minimal diff keeps (one line more each way), and its
+    counts for the catalog are over the minimal ones."""
     for name in ("short.py", "long.py"):
         old = git("show", f"HEAD~2:{name}", cwd=pairs_repo).splitlines()
         new = git("show", f"HEAD^1:{name}", cwd=pairs_repo).splitlines()
         added, deleted = count_changes(edit_script(old, new))
         numstat = git("diff", "--numstat", "HEAD~2", "HEAD^1", "--", name, cwd=pairs_repo).split()
         assert (int(numstat[0]), int(numstat[1])) == (added + 1, deleted + 1), name
+    # and the catalog's rewrite is one where git's search stops short
+    counts = [
+        git("diff", *minimal, "--numstat", "HEAD~2", "HEAD^1", "--", "catalog.txt", cwd=pairs_repo).split()[:2]
+        for minimal in ([], ["--minimal"])
+    ]
+    assert int(counts[0][0]) > int(counts[1][0]), counts
 
 
 def test_show_patch_and_counts_equal_git_show(pairs_repo, monkeypatch):
@@ -114,7 +141,7 @@ def test_ui_diff_text_and_counts_equal_git_diff(pairs_repo):
         commit = parse_commit(core.bulk.store.read(oid)[1], core.bulk.store.fmt, oid)
     (pc,) = model.list_changes(core, commit, oid)
     model.count_lines(core, [pc], counted=lambda: None, cancelled=lambda: False)
-    assert sorted(c.path for c in pc.changes) == [b"empty.txt", b"long.py", b"notes.po", b"short.py"]
+    assert sorted(c.path for c in pc.changes) == [b"catalog.txt", b"empty.txt", b"long.py", b"notes.po", b"short.py"]
     for i, change in enumerate(pc.changes):
         path = change.path.decode()
         want = git("diff", "HEAD~2", "HEAD^1", "--", path, cwd=pairs_repo)
