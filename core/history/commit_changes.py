@@ -12,10 +12,10 @@ between a commit and one of its parents.
 * :func:`patch_lines` — the change as ``git diff`` prints it: the
   ``diff --git`` header, mode lines, ``index`` line, hunks; "Binary files …
   differ" for binary content; a note instead of hunks past ``max_lines``.
-  Lines are paired as git's default diff pairs them (xdiff's pre-pass, then
-  its indent heuristic: :func:`~packscope.core.history.line_diff.git_diff_flags`);
-  on large rewrites of files with many repeated lines git's search gives up
-  on minimality past a cost and its hunks can differ.
+  Lines are paired as git's default diff pairs them
+  (:func:`~packscope.core.history.line_diff.git_diff_flags`: xdiff's
+  pre-pass, its search that gives up on minimality past a cost, its indent
+  heuristic), so hunks and counts are git's, not a minimal diff's.
 """
 
 from __future__ import annotations
