@@ -31,12 +31,14 @@ def budget_repo(tmp_path_factory):
     git("init", "-q", "-b", "main", str(repo))
     mid = "".join(f"line {i}\n" for i in range(600))
     (repo / "mid.txt").write_text(mid)
-    (repo / "slow.txt").write_text(_random_lines(6_000, 1))  # two random texts: a diff of a minute or so
+    # two random texts: a diff of tens of seconds (git's search gives up on
+    # minimality past a cost, and so does ours: it takes a long text)
+    (repo / "slow.txt").write_text(_random_lines(50_000, 1))
     (repo / "small.txt").write_text("a\nb\n")
     git("add", "-A", cwd=repo)
     git("commit", "-q", "-m", "first", cwd=repo)
     (repo / "mid.txt").write_text(mid.replace("line 300\n", "line three hundred\n"))
-    (repo / "slow.txt").write_text(_random_lines(6_000, 2))
+    (repo / "slow.txt").write_text(_random_lines(50_000, 2))
     (repo / "small.txt").write_text("a\nB\n")
     git("commit", "-q", "-am", "second", cwd=repo)
     return repo

@@ -4,7 +4,9 @@ and ``-c``'s raw form, as git-diff(1) ("COMBINED DIFF FORMAT") describes.
 Which files: those the merge changed against *every* parent (a file equal
 to one parent's is not shown).  For each, the merge's lines are diffed
 against each parent in turn (the line diff of
-:mod:`packscope.core.history.line_diff`, no context):
+:mod:`packscope.core.history.line_diff` as git's default diff runs it —
+xdiff's pre-pass, the indent heuristic — after cutting the common tail, as
+git's diff without context does):
 
 * each result line carries one column per parent: ``+`` where the line is
   not in that parent, a space where it is;
@@ -32,8 +34,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from packscope.core.history.blame import common_tail_lines
 from packscope.core.history.commit_changes import side_content
-from packscope.core.history.line_diff import NO_EOL, Side, diff_flags, intern_sides, iter_runs
+from packscope.core.history.line_diff import NO_EOL, Side, SideIndents, git_diff_flags, intern_sides, iter_runs
 from packscope.core.history.tree_diff import TreeChange, TreeReader, diff_trees
 from packscope.core.objects import ObjectReader
 
@@ -160,7 +163,14 @@ def _lines_against_parents(result: bytes, parents: list[bytes]) -> list[_Line]:
     for n, parent in enumerate(parents):
         bit = 1 << n
         a, b = intern_sides(parent, result, keep_starts=True)
-        deleted, inserted = diff_flags(a.ids, b.ids, a_side=a, b_side=b)
+        # git diffs each parent without context, so it cuts the common
+        # tail first (as blame's diff does); its pre-pass counts what is left
+        cut = common_tail_lines(parent, result)
+        a_ids, b_ids = (a.ids[: len(a) - cut], b.ids[: len(b) - cut]) if cut else (a.ids, b.ids)
+        deleted, inserted = git_diff_flags(a_ids, b_ids, indents=SideIndents(a, b))
+        if cut:
+            deleted[-1:] = bytes(cut + 1)
+            inserted[-1:] = bytes(cut + 1)
         plost: dict[int, list[bytes]] = {}
         at = -1
         for op, i, j, k in iter_runs(deleted, inserted):

@@ -12,9 +12,10 @@ between a commit and one of its parents.
 * :func:`patch_lines` — the change as ``git diff`` prints it: the
   ``diff --git`` header, mode lines, ``index`` line, hunks; "Binary files …
   differ" for binary content; a note instead of hunks past ``max_lines``.
-  Where several minimal alignments exist among repeated lines, the hunks may
-  sit a line or two away from git's (git slides change groups with its
-  indent heuristic); the line counts are the same either way.
+  Lines are paired as git's default diff pairs them
+  (:func:`~packscope.core.history.line_diff.git_diff_flags`: xdiff's
+  pre-pass, its search that gives up on minimality past a cost, its indent
+  heuristic), so hunks and counts are git's, not a minimal diff's.
 """
 
 from __future__ import annotations
@@ -158,6 +159,24 @@ def text_counts(old: bytes, new: bytes, check: Check = _no_check) -> tuple[int, 
     return count_lines(old, new, check)
 
 
+def utf8_prefix(line: bytes) -> bytes:
+    """``line`` up to its first byte that does not start a whole UTF-8
+    character, as git cuts a hunk header (its function name is cut at 80
+    bytes, maybe inside a character).  git's reading of UTF-8 also refuses
+    U+FFFE and U+FFFF."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as e:
+        text = line[: e.start].decode("utf-8")
+        line = line[: e.start]
+    for bad in ("\ufffe", "\uffff"):
+        k = text.find(bad)
+        if k >= 0:
+            text = text[:k]
+            line = text.encode("utf-8")
+    return line
+
+
 def _seven(oid: bytes) -> str:
     return oid.hex()[:7]
 
@@ -218,10 +237,13 @@ def patch_lines(
     if is_binary(old) or is_binary(new):
         out.append(b"Binary files %s and %s differ" % (a_name, b_name))
         return out
-    out += [b"--- " + a_name, b"+++ " + b_name]
     emitted = 0
+    named = False
     for hunk in iter_hunks(old, new, context, check):
-        out.append(hunk.header)
+        if not named:  # as in git: no hunk (an empty file added or deleted), no file names
+            out += [b"--- " + a_name, b"+++ " + b_name]
+            named = True
+        out.append(utf8_prefix(hunk.header))
         for line in hunk.lines:
             if emitted >= max_lines:
                 out.append(b"[... the rest of this diff is not shown: over %d lines]" % max_lines)

@@ -17,13 +17,16 @@ then marks which lines are deleted and inserted:
   recursion).  Memory is O(N + M), not the O(D·(N+M)) of keeping every
   round's furthest-reaching paths to trace back.
 
-The script is *minimal*: every minimal script has the same number of
-insertions and of deletions, so ``--numstat``'s numbers come out equal
-whatever alignment of repeated lines is picked — equal to ``git diff
---minimal --numstat``'s; git's default search gives up on minimality past a
-cost (and drops some often-repeated lines first), so on large rewrites of
-files with many repeated lines (translation catalogs) its default counts can
-be a few percent higher.
+:func:`diff_flags`'s script is *minimal*.  git's default diff is not
+always, and :func:`git_diff_flags` (what :func:`iter_hunks`,
+:func:`count_lines` and blame use) does as it does: before its search,
+xdiff also leaves out lines with very many copies on the other side that
+sit among unmatched lines; and a box whose search runs past a cost (256
+rounds and more) is split early, at a long snake far along or at the
+furthest point reached (:func:`_give_up`), its unsearched half then
+diffed the same way — so on large rewrites of files with many repeated
+lines (translation catalogs) git's counts are a few lines over the
+minimal ones, and so are these.
 
 Each group of changes is then slid along runs of equal lines to where git
 puts it (:func:`_compact`): facing a change on the other side when it can,
@@ -315,12 +318,16 @@ def _mark(
     deleted: bytearray,
     inserted: bytearray,
     check: Check,
+    minimal: bool = True,
 ) -> None:
-    """Mark a minimal edit script from ``a`` to ``b`` (positions mapped
-    through ``a_at`` / ``b_at``), splitting at middle snakes."""
-    stack = [(0, len(a), 0, len(b))]
+    """Mark an edit script from ``a`` to ``b`` (positions mapped through
+    ``a_at`` / ``b_at``), splitting at middle snakes: a minimal one, or
+    (``minimal`` False) as git's default search does, which gives up on
+    minimality in a box past a cost (:func:`_middle`)."""
+    max_cost = max(_bogosqrt(len(a) + len(b) + 3), _MAX_COST_MIN)
+    stack = [(0, len(a), 0, len(b), minimal)]
     while stack:
-        a0, a1, b0, b1 = stack.pop()
+        a0, a1, b0, b1, need_min = stack.pop()
         k = _same_run(a, a0, b, b0, min(a1 - a0, b1 - b0))
         a0, b0 = a0 + k, b0 + k
         k = _same_tail(a, a1, b, b1, min(a1 - a0, b1 - b0))
@@ -331,14 +338,40 @@ def _mark(
             for y in range(b0, b1):
                 inserted[b_at[y]] = 1
             continue
-        x, y = _middle(a, a0, a1, b, b0, b1, check)
-        stack.append((x, a1, y, b1))
-        stack.append((a0, x, b0, y))
+        x, y, min_lo, min_hi = _middle(a, a0, a1, b, b0, b1, check, need_min, max_cost)
+        stack.append((x, a1, y, b1, min_hi))
+        stack.append((a0, x, b0, y, min_lo))
 
 
-def _middle(a: array[int], a0: int, a1: int, b: array[int], b0: int, b1: int, check: Check) -> tuple[int, int]:
+# git's default search (xdiff, without --minimal): past _HEUR_MIN_COST
+# rounds a box is split early at a long enough snake that is far along, and
+# at max(sqrt-ish of the lines, _MAX_COST_MIN) rounds at the furthest point
+# either search reached; the half not searched to the end stays non-minimal.
+_MAX_COST_MIN = 256
+_HEUR_MIN_COST = 256
+# Changed lines under which no box of a search runs _HEUR_MIN_COST rounds
+# (a box meets by round ceil(its edits / 2)): a minimal search is git's then.
+_EXACT_CHANGES = 2 * (min(_MAX_COST_MIN, _HEUR_MIN_COST) - 1)
+_SNAKE_CNT = 20
+_K_HEUR = 4
+
+
+def _middle(
+    a: array[int],
+    a0: int,
+    a1: int,
+    b: array[int],
+    b0: int,
+    b1: int,
+    check: Check,
+    need_min: bool = True,
+    max_cost: int = 0,
+) -> tuple[int, int, bool, bool]:
     """A point (x, y) on a minimal path from (a0, b0) to (a1, b1), strictly
-    inside it (both ends differ: the caller stripped equal heads and tails).
+    inside it (both ends differ: the caller stripped equal heads and tails),
+    and whether each half must be searched minimally: yes and yes, unless
+    ``need_min`` is False and git's default search would give up here
+    (:func:`_give_up`).
 
     Diagonal k holds the points with x - y = k (relative to a0, b0).  The
     forward search keeps, per diagonal, the furthest x that a path of at
@@ -364,6 +397,7 @@ def _middle(a: array[int], a0: int, a1: int, b: array[int], b0: int, b1: int, ch
         if steps > CHECK_EVERY:
             steps = 0
             check()
+        snake = False  # a snake longer than _SNAKE_CNT this round (git's heuristic looks then)
         for k in range(hi, lo - 1, -2):  # high diagonals first, as xdiff does: ties go its way
             at = off + k
             x = vf[at]
@@ -380,11 +414,12 @@ def _middle(a: array[int], a0: int, a1: int, b: array[int], b0: int, b1: int, ch
                 run = _same_run(a, a0 + x, b, b0 + y, min(n - x, m - y))
                 x += run
                 y += run
+                snake = snake or run > _SNAKE_CNT
             vf[at] = x
             if odd:
                 xb = vb[off + delta - k]
                 if xb >= 0 and x >= n - xb:
-                    return a0 + x, b0 + y
+                    return a0 + x, b0 + y, True, True
         # backward: the mirrored sequences, on the same diagonals' range
         for k in range(lo, hi + 1, 2):
             at = off + k
@@ -402,13 +437,99 @@ def _middle(a: array[int], a0: int, a1: int, b: array[int], b0: int, b1: int, ch
                 run = _same_tail(a, a1 - x, b, b1 - y, min(n - x, m - y))
                 x += run
                 y += run
+                snake = snake or run > _SNAKE_CNT
             vb[at] = x
             if not odd:
                 kf = delta - k
                 xf = vf[off + kf]
                 if xf >= 0 and xf >= n - x:
-                    return a1 - x, b1 - y  # where the backward path's snake starts
+                    return a1 - x, b1 - y, True, True  # where the backward path's snake starts
+        if not need_min and ((snake and d > _HEUR_MIN_COST) or d >= max_cost):
+            got = _give_up(a, a0, a1, b, b0, b1, vf, vb, off, lo, hi, d, snake and d > _HEUR_MIN_COST, d >= max_cost)
+            if got is not None:
+                return got
     raise AssertionError("unreachable: the two searches meet by round (n + m + 1) // 2")
+
+
+def _give_up(
+    a: array[int],
+    a0: int,
+    a1: int,
+    b: array[int],
+    b0: int,
+    b1: int,
+    vf: list[int],
+    vb: list[int],
+    off: int,
+    lo: int,
+    hi: int,
+    d: int,
+    sample: bool,
+    enough: bool,
+) -> tuple[int, int, bool, bool] | None:
+    """Where git's default search splits a box it stops searching, after
+    round ``d`` (or None: search on).  With ``sample``: the furthest-along
+    point (x + y less its distance from the box's middle diagonal, above
+    4·d) just after a forward snake of _SNAKE_CNT equal lines, else just
+    before such a backward one.  With ``enough``: the furthest point either
+    search reached.  The half on the searched side is then done minimally."""
+    n, m = a1 - a0, b1 - b0
+    if sample:
+        best = 0
+        split = (0, 0)
+        for k in range(hi, lo - 1, -2):
+            x = vf[off + k]
+            y = x - k
+            v = x + y - abs(k)
+            if (
+                v > _K_HEUR * d
+                and v > best
+                and _SNAKE_CNT <= x < n
+                and _SNAKE_CNT <= y < m
+                and a[a0 + x - _SNAKE_CNT : a0 + x] == b[b0 + y - _SNAKE_CNT : b0 + y]
+            ):
+                best, split = v, (a0 + x, b0 + y)
+        if best > 0:
+            return split[0], split[1], True, False
+        for k in range(lo, hi + 1, 2):  # (the backward diagonals in xdiff's order)
+            x = vb[off + k]
+            y = x - k
+            v = x + y - abs(k)
+            if (
+                v > _K_HEUR * d
+                and v > best
+                and _SNAKE_CNT <= x < n
+                and _SNAKE_CNT <= y < m
+                and a[a1 - x : a1 - x + _SNAKE_CNT] == b[b1 - y : b1 - y + _SNAKE_CNT]
+            ):
+                best, split = v, (a1 - x, b1 - y)
+        if best > 0:
+            return split[0], split[1], False, True
+    if not enough:
+        return None
+    fbest, fx = -1, 0
+    for k in range(hi, lo - 1, -2):
+        x = min(vf[off + k], n)
+        if x < 0:
+            continue
+        y = x - k
+        if y > m:
+            x, y = m + k, m
+        if x + y > fbest:
+            fbest, fx = x + y, x
+    bbest, bx = -1, 0
+    for k in range(lo, hi + 1, 2):
+        x = min(vb[off + k], n)
+        if x < 0:
+            continue
+        y = x - k
+        if y > m:
+            x, y = m + k, m
+        if x + y > bbest:
+            bbest, bx = x + y, x
+    if bbest < fbest:
+        return a0 + fx, b0 + fbest - fx, True, False
+    return a1 - bx, b1 - (bbest - bx), False, True
 
 
 class _Group:
@@ -530,11 +651,12 @@ def _bogosqrt(n: int) -> int:
 
 
 _SCAN_WINDOW = 100  # lines looked at each way around a much-repeated line
+_CHECK_LOOKS = CHECK_EVERY // (2 * _SCAN_WINDOW)
 _KEEP_RUN = 4
 
 
 def _xdiff_kept(
-    a: Sequence[int], start: int, end: int, other: Counter[int], changed: bytearray
+    a: Sequence[int], start: int, end: int, other: Counter[int], changed: bytearray, check: Check = _no_check
 ) -> tuple[array[int], array[int]]:
     """xdiff's pre-pass over a[start:end]: lines with no copy anywhere in the
     other side, and lines with very many copies there (at least about
@@ -553,10 +675,12 @@ def _xdiff_kept(
     last = len(kind) - 1
     # A much-copied line right beside a kept one stays: only those between
     # two lines that are dropped or much-copied need the closer look.
-    for m in _MANY_AMONG_DROPPED.finditer(kind):
+    for n, m in enumerate(_MANY_AMONG_DROPPED.finditer(kind)):
         k = m.start()
         if _among_dropped(kind, k, 0, last):
             keep[k] = 0
+        if n % _CHECK_LOOKS == _CHECK_LOOKS - 1:  # each look is up to 2 * _SCAN_WINDOW steps
+            check()
     changed[start:end] = keep.translate(_FLIP)
     return array("i", compress(middle, keep)), array("i", compress(range(start, end), keep))
 
@@ -609,11 +733,13 @@ def git_diff_flags(
     (:func:`_xdiff_kept`) instead of leaving out only unmatched lines, and
     with ``indents`` (each interned line's indent) its indent heuristic.  Not always
     minimal, as git's is not.  (Compiled: the same steps in C, for sides
-    held as ``array('i')``.)"""
+    held as ``array('i')``; its search is minimal, which is git's answer
+    while no box needs _HEUR_MIN_COST rounds — at most 2 * 255 lines
+    changed — and otherwise the diff is done here, with git's early splits.)"""
     compiled = native.backend
     if compiled is not None:
         got = compiled.git_diff_flags(a, b, indents, check)
-        if got is not None:
+        if got is not None and got[0].count(1) + got[1].count(1) <= _EXACT_CHANGES:
             return got
     n, m = len(a), len(b)
     deleted = bytearray(n + 1)
@@ -622,11 +748,11 @@ def git_diff_flags(
     tail = _common_tail(a, b, head)
     a_end, b_end = n - tail, m - tail
     if head < a_end and head < b_end:
-        ra, ra_at = _xdiff_kept(a, head, a_end, Counter(b), deleted)
+        ra, ra_at = _xdiff_kept(a, head, a_end, Counter(b), deleted, check)
         check()
-        rb, rb_at = _xdiff_kept(b, head, b_end, Counter(a), inserted)
+        rb, rb_at = _xdiff_kept(b, head, b_end, Counter(a), inserted, check)
         check()
-        _mark(ra, ra_at, rb, rb_at, deleted, inserted, check)
+        _mark(ra, ra_at, rb, rb_at, deleted, inserted, check, minimal=False)
         del ra, ra_at, rb, rb_at
     else:
         deleted[head:a_end] = b"\1" * (a_end - head)
@@ -683,7 +809,7 @@ def count_changes(runs: list[Run]) -> tuple[int, int]:
 def count_lines(old: bytes, new: bytes, check: Check = _no_check) -> tuple[int, int]:
     """``--numstat``'s (added, deleted) between two texts."""
     a, b = intern_sides(old, new, check=check)
-    deleted, inserted = diff_flags(a.ids, b.ids, check)
+    deleted, inserted = git_diff_flags(a.ids, b.ids, check)
     return inserted.count(1), deleted.count(1)
 
 
@@ -698,8 +824,29 @@ def iter_hunks(old: bytes, new: bytes, context: int = 3, check: Check = _no_chec
     A line that ends its text without a newline ends with :data:`NO_EOL`
     (the caller prints git's "\\ No newline at end of file" after it)."""
     a, b = intern_sides(old, new, keep_starts=True, check=check)
-    deleted, inserted = diff_flags(a.ids, b.ids, check, a, b)
+    deleted, inserted = git_diff_flags(a.ids, b.ids, check, SideIndents(a, b))
     return _hunks(a, b, deleted, inserted, context)
+
+
+class SideIndents(dict[int, int]):
+    """Each interned line's indent (:func:`line_indent`) for two sides
+    interned together with their line starts kept, read from their text
+    when first asked for (the heuristic asks only around groups that
+    slide): ``indents`` for :func:`git_diff_flags`."""
+
+    def __init__(self, a: Side, b: Side) -> None:
+        super().__init__()
+        self.a, self.b = a, b
+        self.where: tuple[dict[int, int], dict[int, int]] | None = None
+
+    def __missing__(self, key: int) -> int:
+        if self.where is None:  # a line of each number, on either side (C-speed dicts)
+            a, b = self.a, self.b
+            self.where = (dict(zip(a.ids, range(len(a)), strict=True)), dict(zip(b.ids, range(len(b)), strict=True)))
+        i = self.where[0].get(key)
+        got = line_indent(self.a.line(i) if i is not None else self.b.line(self.where[1][key]))
+        self[key] = got
+        return got
 
 
 def _text(side: Side, i: int) -> bytes:

@@ -1,6 +1,9 @@
 """``git show`` for one commit: its log entry, then what it changed, as
 ``--name-status``, ``--numstat``, ``--stat`` or a patch (``-p``, the
-default), with renames and copies found as ``-M[n]``/``-C[n]`` say.
+default), with renames and copies found as ``-M[n]``/``-C[n]`` say.  The
+other objects as git shows them: an annotated tag's header block
+(:func:`tag_block`; the tagged object follows it), a tree's top-level
+names (:func:`tree_listing`); a blob is its bytes.
 
 A merge is shown as git shows it: its patch is the combined diff
 (``--cc``, :mod:`packscope.core.history.combined_diff`), ``--name-status``
@@ -16,7 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from stat import S_IFMT
+from stat import S_IFMT, S_ISDIR
+from typing import TYPE_CHECKING
 
 from packscope.core.history.combined_diff import combined_files, combined_patch
 from packscope.core.history.commit_changes import (
@@ -28,9 +32,13 @@ from packscope.core.history.commit_changes import (
     side_content,
     text_counts,
 )
-from packscope.core.history.log_format import UserFormat, format_medium
+from packscope.core.history.log_format import UserFormat, format_date, format_medium
 from packscope.core.history.renames import DEFAULT_RENAME_LIMIT, DEFAULT_SCORE
-from packscope.core.objects import S_IFGITLINK, Commit
+from packscope.core.objects import S_IFGITLINK, Commit, parse_ident, parse_tag, tree_items
+from packscope.core.oid import ObjectFormat
+
+if TYPE_CHECKING:
+    from packscope.core.repo.mailmap import Mailmap
 
 Abbrev = Callable[[bytes], str]
 
@@ -57,15 +65,20 @@ def show_commit(
     abbrev: Abbrev,
     index_abbrev: Abbrev,
     warn: Callable[[str], None] | None = None,
+    mailmap: Mailmap | None = None,
+    map_authors: bool = False,
 ) -> Iterator[bytes]:
     """The bytes of ``git show`` for ``commit`` (``parent_trees``: its
-    parents' trees, in order), one chunk per part."""
+    parents' trees, in order), one chunk per part.  ``mailmap`` maps
+    ``%aN``-style placeholders, and with ``map_authors`` (git's
+    ``log.mailmap``) the default format's Author lines.  A ``format:``
+    entry has no newline of its own (git puts one between entries)."""
     if opts.pretty is None or opts.pretty == "medium":
-        head = format_medium(oid, commit, abbrev, parents)
+        head = format_medium(oid, commit, abbrev, parents, mailmap if map_authors else None)
         sep = True
     else:
-        user = UserFormat(opts.pretty)
-        head = b"" if user.empty else user.format(oid, commit, abbrev, parents) + b"\n"
+        user = UserFormat(opts.pretty, mailmap)
+        head = b"" if user.empty else user.format(oid, commit, abbrev, parents) + (b"\n" if user.terminator else b"")
         sep = not user.empty
     yield head
     formats = opts.formats
@@ -315,3 +328,35 @@ def _merge_parts(
 
 
 __all__ = ["ShowOptions", "diffstat", "is_binary", "rename_name", "show_commit", "summary_line"]
+
+
+def tag_block(data: bytes, fmt: ObjectFormat, oid: bytes, pretty: str | None = None) -> tuple[bytes, bytes]:
+    """(the bytes ``git show`` prints for an annotated tag, the id of the
+    object it tags): ``tag NAME``, the tagger as a ``Tagger:`` line (with
+    its ``Date:`` in the default format; ``pretty`` as in
+    :class:`ShowOptions`), then everything from the blank line after the
+    headers (the message, a signature) as stored."""
+    tag = parse_tag(data, fmt, oid)
+    out = [b"tag " + tag.tag + b"\n"]
+    end = data.find(b"\n\n")
+    headers = data if end < 0 else data[: end + 1]
+    for line in headers.split(b"\n"):
+        if line.startswith(b"tagger "):
+            ident, _ = parse_ident(line[7:])
+            if ident is None:
+                continue
+            out.append(b"Tagger: %s <%s>\n" % (ident.name, ident.email))
+            if pretty in (None, "medium"):
+                out.append(b"Date:   " + format_date(ident.time, ident.tz).encode() + b"\n")
+    if end >= 0:
+        out.append(data[end + 1 :])
+    return b"".join(out), tag.object
+
+
+def tree_listing(name: bytes, data: bytes, fmt: ObjectFormat, oid: bytes | None = None) -> bytes:
+    """``git show``'s listing of a tree named ``name`` (as the user wrote
+    it): ``tree NAME``, a blank line, each entry's name (a directory's with
+    a ``/``), in the tree's order, not recursing."""
+    out = [b"tree " + name + b"\n\n"]
+    out += [entry + (b"/\n" if S_ISDIR(mode) else b"\n") for mode, entry, _ in tree_items(data, fmt, oid)]
+    return b"".join(out)

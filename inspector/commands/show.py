@@ -2,7 +2,7 @@
 
     packscope show [-p] [--stat] [--numstat] [--name-status] [--name-only]
                    [-s] [-M[n]] [-C[n]] [--no-renames] [--cc | -c]
-                   [--format=FMT] [REV]
+                   [--format=FMT] [REV...]
 
 The commit's log entry (git's default format, or `--format`/`--pretty`
 strings as `packscope log` reads them), then its changes against its
@@ -15,7 +15,10 @@ files the commit modified, `--no-renames` pairs nothing
 A merge's patch is the combined diff (`--cc`, git show's default; `-c`
 keeps the hunks `--cc` drops), `--name-status` one letter per parent, and
 `--stat`/`--numstat` count against the first parent.  REV defaults to
-HEAD; it must name a commit.
+HEAD.  As in git, an annotated tag shows its tag line, tagger and message,
+then what it tags; a tree (`HEAD:dir`, `HEAD^{tree}`) lists its names; a
+blob (`HEAD:file`) is printed as stored; several revisions are shown in
+turn, a commit only once.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from packscope.inspector.commands import command_parser
 
 USAGE = (
     "packscope show [-p] [--stat] [--numstat] [--name-status] [--name-only] [-s] "
-    "[-M[n]] [-C[n]] [--no-renames] [--cc | -c] [--format=FMT] [REV]"
+    "[-M[n]] [-C[n]] [--no-renames] [--cc | -c] [--format=FMT] [REV...]"
 )
 
 
@@ -150,9 +153,6 @@ def run(args) -> int:
         if help_asked:
             args.parser.print_help()
             return 0
-        if len(revs) > 1:
-            print("packscope show: give one revision", file=sys.stderr)
-            return 129
         limit_text = config.get("diff", "renameLimit") if config else None
         if limit_text is not None:
             try:
@@ -161,33 +161,19 @@ def run(args) -> int:
                 print(f"packscope show: bad diff.renameLimit {limit_text!r}", file=sys.stderr)
                 return 128
         opts.stat_width = _columns()
-        return _show(session, revs[0] if revs else "HEAD", opts)
+        return _show(session, revs or ["HEAD"], opts)
     finally:
         session.close()
 
 
-def _show(session, rev: str, opts) -> int:
+def _show(session, revs: list[str], opts) -> int:
+    """Each revision in turn, as git shows it: a commit (once, however often
+    it is named or tagged), an annotated tag's block and then what it tags,
+    a tree's listing, a blob's bytes; every one named is resolved first."""
     from packscope.core.history.abbrev import StoreAbbreviator, configured_abbrev
-    from packscope.core.history.show import show_commit
-    from packscope.core.objects import parse_commit
+    from packscope.core.history.show import tag_block, tree_listing
 
-    oid = session.resolve(rev)
-    objects = session.objects
-    typ, data = objects.read(oid)
-    if typ != "commit":
-        print(f"packscope show: {rev} is a {typ}: only commits are shown", file=sys.stderr)
-        return 128
-    commit = parse_commit(data, session.fmt, oid)
-    try:
-        parents = tuple(objects.parent_table.get(oid, commit.parents))
-    except PackscopeError:
-        parents = tuple(commit.parents)
-    parent_trees: list[bytes | None] = []
-    for p in parents:
-        ptyp, pdata = objects.read(p)
-        if ptyp != "commit":
-            raise PackscopeError(f"parent {p.hex()} is a {ptyp}, not a commit", oid=p.hex())
-        parent_trees.append(parse_commit(pdata, session.fmt, p).tree)
+    oids = [session.resolve(rev) for rev in revs]
     try:
         min_len = configured_abbrev(session.repo.config, session.fmt.hexsz)
     except ValueError as e:
@@ -202,7 +188,61 @@ def _show(session, rev: str, opts) -> int:
         except ValueError as e:
             print(f"packscope show: {e}", file=sys.stderr)
             return 128
+    from packscope.core.history.log_format import UserFormat
+    from packscope.core.repo.mailmap import load_mailmap, mailmap_enabled
+
+    medium = opts.pretty in (None, "medium")
+    between = medium or not UserFormat(opts.pretty).terminator  # a newline between entries, not after each
+    map_authors = medium and mailmap_enabled(session.repo)
+    mailmap = None
+    if map_authors or (not medium and UserFormat(opts.pretty).maps_idents):
+        mailmap = load_mailmap(session.repo, session.objects, session.refs)
     out = sys.stdout.buffer
+    objects = session.objects
+    shown_one = False  # git's rev.shown_one: a blank line before the next entry
+    shown: set[bytes] = set()  # commits already shown
+    for rev, oid in zip(revs, oids, strict=True):
+        typ, data = objects.read(oid)
+        while typ == "tag":
+            if shown_one:
+                out.write(b"\n")
+            block, oid = tag_block(data, session.fmt, oid, opts.pretty)
+            out.write(block)
+            shown_one = True
+            typ, data = objects.read(oid)
+        if typ == "blob":
+            out.write(data)
+        elif typ == "tree":
+            if shown_one:
+                out.write(b"\n")
+            out.write(tree_listing(os.fsencode(rev), data, session.fmt, oid))
+            shown_one = True
+        elif typ == "commit" and oid not in shown:
+            shown.add(oid)
+            if shown_one and between:
+                out.write(b"\n")
+            _show_commit(session, oid, data, opts, abbrev, out, mailmap, map_authors)
+            shown_one = True
+    out.flush()
+    return 0
+
+
+def _show_commit(session, oid: bytes, data: bytes, opts, abbrev, out, mailmap, map_authors: bool) -> None:
+    from packscope.core.history.show import show_commit
+    from packscope.core.objects import parse_commit
+
+    objects = session.objects
+    commit = parse_commit(data, session.fmt, oid)
+    try:
+        parents = tuple(objects.parent_table.get(oid, commit.parents))
+    except PackscopeError:
+        parents = tuple(commit.parents)
+    parent_trees: list[bytes | None] = []
+    for p in parents:
+        ptyp, pdata = objects.read(p)
+        if ptyp != "commit":
+            raise PackscopeError(f"parent {p.hex()} is a {ptyp}, not a commit", oid=p.hex())
+        parent_trees.append(parse_commit(pdata, session.fmt, p).tree)
     for chunk in show_commit(
         session.store,
         oid,
@@ -213,7 +253,7 @@ def _show(session, rev: str, opts) -> int:
         abbrev=abbrev,
         index_abbrev=abbrev,
         warn=lambda text: print(f"warning: {text}", file=sys.stderr),
+        mailmap=mailmap,
+        map_authors=map_authors,
     ):
         out.write(chunk)
-    out.flush()
-    return 0
