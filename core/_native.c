@@ -92,6 +92,9 @@ static PyMethodDef native_methods[] = {
     {"graph_walk_plain", (PyCFunction)(void (*)(void))native_graph_walk_plain, METH_FASTCALL,
      "graph_walk_plain(heap, bits, counter, graph, edges, first_parent, walked_type, hexsz, limit) -> "
      "(walked, counter, graph answers): the plain walk's loop over graph positions."},
+    {"graph_walk_ids", (PyCFunction)(void (*)(void))native_graph_walk_ids, METH_FASTCALL,
+     "graph_walk_ids(heap, bits, counter, graph, edges, first_parent, hexsz, limit) -> "
+     "(ids, counter, graph answers): graph_walk_plain's loop, the walked commits' raw ids concatenated."},
     {"graph_commit", (PyCFunction)(void (*)(void))native_graph_commit, METH_FASTCALL,
      "graph_commit(graph, oid, hexsz) -> (tree, parents, time, generation), False or None: one commit "
      "from the graph."},

@@ -156,6 +156,17 @@ def graph_walk_plain(
     limit: int,
     /,
 ) -> tuple[list[_Walked], int, int]: ...
+def graph_walk_ids(
+    heap: bytearray,
+    bits: bytearray,
+    counter: int,
+    graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
+    edges: tuple[tuple[int, int], ...],
+    first_parent: bool,
+    hexsz: int,
+    limit: int,
+    /,
+) -> tuple[bytes, int, int]: ...
 def graph_commit(
     graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
     oid: bytes,

@@ -141,6 +141,18 @@ class NativeApi(Protocol):
         limit: int,
         /,
     ) -> tuple[list[_Walked], int, int]: ...
+    def graph_walk_ids(
+        self,
+        heap: bytearray,
+        bits: bytearray,
+        counter: int,
+        graph: WalkGraph,
+        edges: GraphEdges,
+        first_parent: bool,
+        hexsz: int,
+        limit: int,
+        /,
+    ) -> tuple[bytes, int, int]: ...
     def graph_commit(
         self, graph: WalkGraph, oid: bytes, hexsz: int, /
     ) -> tuple[bytes, tuple[bytes, ...], int, int] | bool | None: ...

@@ -586,6 +586,28 @@ def log_entries(
             yield entry, user.format(entry.oid, commit, abbrev, entry.parents)
 
 
+def full_ids_format(pretty: str | bytes | None) -> bool:
+    """Whether ``pretty`` prints each commit's full id on a line of its own
+    and nothing else (``%H``, ``tformat:%H``): :func:`render_id_runs` prints
+    it from the walk's ids alone (packscope.core.history.walk.walk_ids)."""
+    if pretty in (None, "medium", b"medium"):
+        return False
+    try:
+        user = UserFormat(pretty)
+    except ValueError:
+        return False
+    return user.terminator and user.ops == [("atom", "H", "")]
+
+
+def render_id_runs(runs: Iterable[bytes], rawsz: int) -> Iterator[bytes]:
+    """``git log --format=%H``'s bytes for runs of raw ids (each run the ids
+    of one or more commits concatenated, ``rawsz`` bytes each): one chunk
+    per run, the ids in hex, a newline after each."""
+    for run in runs:
+        if run:
+            yield hexlify(run, b"\n", rawsz) + b"\n"
+
+
 def _render_ids(walked: Iterable[Walked], user: UserFormat, abbrev: Abbrev) -> Iterator[bytes]:
     """A format of ids only, from what the walk knows; ``%H`` alone (the
     commonest scripting format) skips the general formatter."""
