@@ -50,6 +50,9 @@ static PyMethodDef native_methods[] = {
     {"tree_entry", (PyCFunction)(void (*)(void))native_tree_entry, METH_FASTCALL,
      "tree_entry(data, name, rawsz) -> (mode, name, id) of the first entry so named, (), or None unless "
      "the whole tree is well-formed."},
+    {"tree_entry_near", (PyCFunction)(void (*)(void))native_tree_entry_near, METH_FASTCALL,
+     "tree_entry_near(data, name, rawsz) -> (mode, name, id) of the first entry so named when it lies in the "
+     "tree's first eighth, clean up to it; else None."},
     {"fsck_tree", (PyCFunction)(void (*)(void))native_fsck_tree, METH_FASTCALL,
      "fsck_tree(data, rawsz) -> (flags, ids, candidates): fsck's verdict on a tree's entries (0: clean)."},
     {"tree_unseen", (PyCFunction)(void (*)(void))native_tree_unseen, METH_FASTCALL,
