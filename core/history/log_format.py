@@ -314,6 +314,8 @@ class UserFormat:
         # so a log need not read its commits at all.
         self.needs_commit = any(kind == "atom" and value not in _WALK_ATOMS for kind, value, _ in self.ops)
         self.maps_idents = any(kind == "atom" and value[1:] in ("N", "E", "L") for kind, value, _ in self.ops)
+        # %a?/%c? read the commit's idents; without them a commit is read without its idents parsed
+        self.needs_idents = any(kind == "atom" and value[:1] in ("a", "c") for kind, value, _ in self.ops)
 
     def format(
         self,
@@ -543,7 +545,7 @@ def render_log(
             if user is None:  # git has printed the commit line when it finds the body missing
                 yield (b"" if first else b"\n") + b"commit " + hexlify(entry.oid) + b"\n"
             raise
-        commit = parse_commit(data, store.fmt, entry.oid)
+        commit = parse_commit(data, store.fmt, entry.oid, user is None or user.needs_idents)
         if user is None:
             text = format_medium(entry.oid, commit, abbrev, entry.parents, medium_map)
             yield text if first else b"\n" + text
@@ -579,7 +581,7 @@ def log_entries(
             yield entry, user.format(entry.oid, None, abbrev, entry.parents, entry.tree)
             continue
         _, data = store.read(entry.oid)
-        commit = parse_commit(data, store.fmt, entry.oid)
+        commit = parse_commit(data, store.fmt, entry.oid, user is None or user.needs_idents)
         if user is None:
             yield entry, format_medium(entry.oid, commit, abbrev, entry.parents, medium_map)
         else:
