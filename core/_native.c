@@ -52,6 +52,9 @@ static PyMethodDef native_methods[] = {
     {"tree_entry", (PyCFunction)(void (*)(void))native_tree_entry, METH_FASTCALL,
      "tree_entry(data, name, rawsz) -> (mode, name, id) of the first entry so named, (), or None unless "
      "the whole tree is well-formed."},
+    {"tree_entry_near", (PyCFunction)(void (*)(void))native_tree_entry_near, METH_FASTCALL,
+     "tree_entry_near(data, name, rawsz) -> (mode, name, id) of the first entry so named when it lies in the "
+     "tree's first eighth, clean up to it; else None."},
     {"fsck_tree", (PyCFunction)(void (*)(void))native_fsck_tree, METH_FASTCALL,
      "fsck_tree(data, rawsz) -> (flags, ids, candidates): fsck's verdict on a tree's entries (0: clean)."},
     {"tree_unseen", (PyCFunction)(void (*)(void))native_tree_unseen, METH_FASTCALL,
@@ -94,6 +97,9 @@ static PyMethodDef native_methods[] = {
     {"graph_walk_plain", (PyCFunction)(void (*)(void))native_graph_walk_plain, METH_FASTCALL,
      "graph_walk_plain(heap, bits, counter, graph, edges, first_parent, walked_type, hexsz, limit) -> "
      "(walked, counter, graph answers): the plain walk's loop over graph positions."},
+    {"graph_walk_ids", (PyCFunction)(void (*)(void))native_graph_walk_ids, METH_FASTCALL,
+     "graph_walk_ids(heap, bits, counter, graph, edges, first_parent, hexsz, limit) -> "
+     "(ids, counter, graph answers): graph_walk_plain's loop, the walked commits' raw ids concatenated."},
     {"graph_commit", (PyCFunction)(void (*)(void))native_graph_commit, METH_FASTCALL,
      "graph_commit(graph, oid, hexsz) -> (tree, parents, time, generation), False or None: one commit "
      "from the graph."},

@@ -105,6 +105,7 @@ def cache_put(cache: DeltaBaseCacheSurface, name: str, offset: int, type_name: s
 def read_object(reading: PackReadingFields, offset: int, keep: bool, /) -> tuple[str, bytes] | None: ...
 def read_objects(reading: PackReadingFields, offsets: list[int], /) -> list[tuple[str, bytes]] | None: ...
 def tree_entry(data: bytes, name: bytes, rawsz: int, /) -> tuple[bytes, bytes, bytes] | tuple[()] | None: ...
+def tree_entry_near(data: bytes, name: bytes, rawsz: int, /) -> tuple[bytes, bytes, bytes] | None: ...
 def commit_lookup(
     table: tuple[object, int, int, int, int, int, bool], pack: object, oid: bytes, hexsz: int, prefix: int, /
 ) -> tuple[bytes, tuple[bytes, ...], int] | Literal[False] | None: ...
@@ -170,6 +171,17 @@ def graph_walk_plain(
     limit: int,
     /,
 ) -> tuple[list[_Walked], int, int]: ...
+def graph_walk_ids(
+    heap: bytearray,
+    bits: bytearray,
+    counter: int,
+    graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
+    edges: tuple[tuple[int, int], ...],
+    first_parent: bool,
+    hexsz: int,
+    limit: int,
+    /,
+) -> tuple[bytes, int, int]: ...
 def graph_commit(
     graph: tuple[tuple[tuple[object, int, int, int, int, int, int], ...], bool, dict[bytes, int]],
     oid: bytes,

@@ -97,6 +97,7 @@ class NativeApi(Protocol):
     def read_object(self, reading: PackReadingFields, offset: int, keep: bool, /) -> tuple[str, bytes] | None: ...
     def read_objects(self, reading: PackReadingFields, offsets: list[int], /) -> list[tuple[str, bytes]] | None: ...
     def tree_entry(self, data: bytes, name: bytes, rawsz: int, /) -> tuple[bytes, bytes, bytes] | tuple[()] | None: ...
+    def tree_entry_near(self, data: bytes, name: bytes, rawsz: int, /) -> tuple[bytes, bytes, bytes] | None: ...
     def commit_lookup(
         self, table: IdxTable, pack: object, oid: bytes, hexsz: int, prefix: int, /
     ) -> CommitHeader | Literal[False] | None: ...
@@ -159,6 +160,18 @@ class NativeApi(Protocol):
         limit: int,
         /,
     ) -> tuple[list[_Walked], int, int]: ...
+    def graph_walk_ids(
+        self,
+        heap: bytearray,
+        bits: bytearray,
+        counter: int,
+        graph: WalkGraph,
+        edges: GraphEdges,
+        first_parent: bool,
+        hexsz: int,
+        limit: int,
+        /,
+    ) -> tuple[bytes, int, int]: ...
     def graph_commit(
         self, graph: WalkGraph, oid: bytes, hexsz: int, /
     ) -> tuple[bytes, tuple[bytes, ...], int, int] | bool | None: ...

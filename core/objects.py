@@ -328,8 +328,11 @@ def tz_minutes(tz: str) -> int:
 # --- commits --------------------------------------------------------------------
 
 
-def parse_commit(data: bytes, fmt: ObjectFormat, oid: bytes | None = None) -> Commit:
-    """Every field of a commit; malformed fields land in ``problems``."""
+def parse_commit(data: bytes, fmt: ObjectFormat, oid: bytes | None = None, idents: bool = True) -> Commit:
+    """Every field of a commit; malformed fields land in ``problems``.
+    ``idents=False`` leaves ``author`` and ``committer`` None and their
+    problems unchecked, every other field as read: for a log format that
+    prints no ident (``--oneline``), which spares two ident parses a commit."""
     headers, message, terminated = split_headers(data)
     problems: list[tuple[str, str]] = []
     if not headers or headers[0][0] != b"tree":
@@ -354,23 +357,25 @@ def parse_commit(data: bytes, fmt: ObjectFormat, oid: bytes | None = None) -> Co
     for name, value in headers[i:]:
         if name == b"author" and not seen_author:
             seen_author = True
-            author, problem = parse_ident(value)
-            if problem:
-                problems.append(("author", problem))
+            if idents:
+                author, problem = parse_ident(value)
+                if problem:
+                    problems.append(("author", problem))
         elif name == b"committer" and not seen_committer:
             seen_committer = True
-            committer, problem = parse_ident(value)
-            if problem:
-                problems.append(("committer", problem))
+            if idents:
+                committer, problem = parse_ident(value)
+                if problem:
+                    problems.append(("committer", problem))
         elif name == b"encoding" and encoding is None:
             encoding = value
         else:
             if name in (b"tree", b"parent", b"author", b"committer"):
                 problems.append((name.decode(), f"unexpected {name.decode()} line"))
             extra.append((name, value))
-    if not seen_author:
+    if not seen_author and idents:
         problems.append(("author", "missing author line"))
-    if not seen_committer:
+    if not seen_committer and idents:
         problems.append(("committer", "missing committer line"))
     if not terminated and data and not data.endswith(b"\n"):
         problems.append(("header", "header not terminated by a newline"))

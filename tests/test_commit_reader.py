@@ -10,6 +10,7 @@ from packscope.core.objects import commit_header_fast
 from packscope.core.repo.repository import Repository
 from packscope.core.store.odb import ObjectStore
 from packscope.core.trace import Recorder
+from tests.delta_paths import NOT_BUILT
 from tests.object_source import core_store
 from tests.repos import all_objects, git_text, ids_of_type
 
@@ -90,3 +91,28 @@ def test_mappings_closed_by_the_open_file_limit_are_fetched_again(many_packs_rep
         assert check(store, many_packs_repo) > 0  # after the LRU closed and reopened files
     finally:
         store.close()
+
+
+@NOT_BUILT
+@pytest.mark.parametrize("fixture", ["packed_repo", "idx64_repo", "idxv1_repo", "sha256_repo"])
+def test_reads_by_id_find_the_offset_in_one_compiled_call(request, fixture, door):
+    # reader.read (the trees and tags a walk reads) locates an object with
+    # the compiled search and offset (idx_find_many, large offsets through
+    # the index), and answers what the store does, as the pure lines do
+    repo = request.getfixturevalue(fixture)
+    calls = []
+
+    def counted(*args):
+        calls.append(args)
+        return door.compiled.idx_find_many(*args)
+
+    for path in ("compiled", "pure"):
+        with door.path(path):
+            if path == "compiled":
+                door.stub("idx_find_many", counted)
+            store = core_store(repo)
+            try:
+                check(store, repo)
+            finally:
+                store.close()
+    assert calls and all(len(c[1]) == 1 for c in calls)

@@ -18,7 +18,7 @@ import pytest
 
 from packscope.core import native
 from packscope.core.history.graph_walk import WalkSource
-from packscope.core.history.walk import walk
+from packscope.core.history.walk import walk, walk_ids
 from tests import repos
 from tests.cli import packscope_in
 from tests.object_source import core_store
@@ -196,6 +196,30 @@ def core_log(repo, revs, order, first_parent, paths, max_count=None) -> tuple[li
         store.close()
 
 
+def core_log_ids(repo, revs, order, first_parent, paths, max_count=None) -> list[str]:
+    """walk_ids' runs (log --format=%H's), split into hex ids."""
+    store = core_store(repo)
+    source = WalkSource.open(None, store)
+    try:
+        runs = list(
+            walk_ids(
+                source.objects,
+                starts(repo, revs),
+                order=order,
+                first_parent=first_parent,
+                paths=paths,
+                max_count=max_count,
+                **source.walk_options(paths),
+            )
+        )
+        assert all(type(r) is bytes and r and len(r) % 20 == 0 for r in runs)
+        joined = b"".join(runs)
+        return [joined[i : i + 20].hex() for i in range(0, len(joined), 20)]
+    finally:
+        source.close()
+        store.close()
+
+
 def first_difference(want: list[str], got: list[str]) -> int | None:
     return next((i for i, (a, b) in enumerate(itertools.zip_longest(want, got)) if a != b), None)
 
@@ -252,6 +276,42 @@ def test_a_plain_walk_over_a_sound_graph_runs_on_its_positions(state, door):
         assert counted.calls == 0
     elif name != "stale-chain":
         assert counted.calls > 0
+
+
+def test_the_ids_alone_are_gits_list_on_both_paths(state, door):
+    # log --format=%H's walk (walk_ids): the plain walk hands out runs of ids,
+    # over graph positions from the compiled loop (graph_walk_ids) without a
+    # record per commit; the pure path joins the reference walk's ids; other
+    # walks hand out one id per run.  Every cut (-n) as git's.
+    name, repo = state
+    cases = [
+        (revs, order, fp, paths, n)
+        for revs in (["--all"], ["side", "main"])
+        for order, fp, paths in (("default", False, None), ("default", True, None), ("topo", False, ["a"]))
+        for n in (None, 0, 1, 17)
+    ]
+    want = [
+        git_log(repo, revs, order, fp, paths, *(["-n", str(n)] if n is not None else []))
+        for revs, order, fp, paths, n in cases
+    ]
+    counted = Counted(door, "graph_walk_ids")
+    assert [core_log_ids(repo, *case) for case in cases] == want
+    if BUILT and name not in ("none", "stale-chain"):
+        assert counted.calls > 0  # a sound graph holding every tip: ids from the compiled loop
+    if BUILT and name == "none":
+        assert counted.calls == 0
+    door.use("pure")
+    assert [core_log_ids(repo, *case) for case in cases] == want
+
+
+def test_the_log_command_prints_gits_full_ids(state):
+    # (the cuts and orders are the test above's: here the bytes, twice a state)
+    _, repo = state
+    for fmt, args in (("--format=%H", ["--all"]), ("--pretty=tformat:%H", ["-n", "30", "side", "--", "d1"])):
+        want = git_text("log", fmt, *args, cwd=repo)
+        got = packscope_in(repo, "log", fmt, *args)
+        assert got.returncode == 0, got.stderr
+        assert got.stdout.decode() == want
 
 
 def test_the_path_limited_walk_in_python_lists_what_the_compiled_one_does(state, door):

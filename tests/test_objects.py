@@ -25,6 +25,7 @@ from packscope.core.objects import (
 )
 from packscope.core.oid import SHA1, SHA256
 from tests import repos
+from tests.cli import packscope_in
 from tests.object_source import core_store
 from tests.repos import git, git_text
 
@@ -322,3 +323,25 @@ def test_a_mode_wider_than_32_bits_reads_as_git_reads_it(tmp_path):
     store = core_store(repo)
     assert list(diff_trees(store, bytes.fromhex(tree), bytes.fromhex(plain))) == []
     assert [c.path for c in diff_trees(store, bytes.fromhex(tree), SHA1.hash_object("tree", b""))] == [b"d/y", b"f"]
+
+
+def test_a_commit_read_without_its_idents_keeps_every_other_field(odd_commits_repo):
+    # log formats that print no ident (--oneline, %h %s) parse none: the
+    # same commit with author and committer None and no ident problems
+    src = core_store(odd_commits_repo)
+    try:
+        for h in all_commits(odd_commits_repo):
+            data = src.read(bytes.fromhex(h))[1]
+            full = parse_commit(data, SHA1)
+            light = parse_commit(data, SHA1, idents=False)
+            # (a second author line is a header, and its problem is kept)
+            idents = [p for p in full.problems if p[0] in ("author", "committer") and not p[1].startswith("unexpected")]
+            kept = tuple(p for p in full.problems if p not in idents)
+            assert light == full._replace(author=None, committer=None, problems=kept)
+    finally:
+        src.close()
+    for fmt in ("--oneline", "--format=%h %s%n%b%e|%T %P"):
+        want = git("log", "--all", fmt, cwd=odd_commits_repo)
+        got = packscope_in(odd_commits_repo, "log", "--all", fmt)
+        assert got.returncode == 0, got.stderr
+        assert got.stdout == want

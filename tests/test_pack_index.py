@@ -12,6 +12,7 @@ from packscope.core.oid import SHA1, SHA256, parse_prefix
 from packscope.core.store.pack_index import PackIndex
 from packscope.core.store.search import ALGORITHMS
 from tests import repos
+from tests.delta_paths import NOT_BUILT
 
 REPOS = ["packed_repo", "idxv1_repo", "idx64_repo", "many_packs_repo", "sha256_repo"]
 
@@ -172,3 +173,32 @@ def test_bulk_offsets_equal_one_by_one_offsets(fixture, request):
     repo = request.getfixturevalue(fixture)
     idx = PackIndex(indexes(repo)[0], fmt_of(repo)).open()
     assert list(idx.offsets()) == [idx.offset_at(i) for i in range(idx.num_objects)]
+
+
+@NOT_BUILT
+@pytest.mark.parametrize("fixture", ["packed_repo", "sha256_repo", "idxv1_repo"])
+def test_prefix_search_compiled_and_pure_find_the_same_run(fixture, request, door):
+    # find_prefix's first position comes from the compiled search when it
+    # is built (idx_find answers where an absent id would go), from the
+    # Python binary search otherwise: the same runs, present or not
+    repo = request.getfixturevalue(fixture)
+    fmt = fmt_of(repo)
+    hexes = [n.hex() for n in PackIndex(indexes(repo)[0], fmt).open().names()]
+    prefixes = [h[:k] for h in hexes[::3] for k in (4, 7, 9)]
+    prefixes += [h[:6] + ("0" if h[6] != "0" else "f") for h in hexes[::3]]  # mostly absent
+    prefixes += ["0000", "ffff", "00000", "fffff"]
+    want = [[i for i, h in enumerate(hexes) if h.startswith(p)] for p in prefixes]
+    assert any(w == [] for w in want) and any(w for w in want)
+    calls = []
+
+    def counted(*args):
+        calls.append(args)
+        return door.compiled.idx_find(*args)
+
+    for path in ("compiled", "pure"):
+        with door.path(path):
+            if path == "compiled":
+                door.stub("idx_find", counted)
+            idx = PackIndex(indexes(repo)[0], fmt).open()
+            assert [idx.find_prefix(parse_prefix(p, fmt)) for p in prefixes] == want, path
+    assert len(calls) >= len(prefixes)

@@ -125,6 +125,23 @@ def test_compiled_lookup_finds_the_first_entry_so_named_or_declines_a_damaged_tr
         assert got == next((e for e in patterns.entries.findall(tree) if e[1] == name), ())
 
 
+@compiled_against_pure
+def test_compiled_near_lookup_answers_as_the_references_scan_or_declines(fmt, data):
+    # tree_entry_near answers TreeEntries.near's scan (an entry in the
+    # tree's first eighth, every entry before it clean) and nothing else;
+    # a tail of entries puts the drawn ones in that eighth
+    head, _ = data.draw(tree_pair(fmt.rawsz))
+    tail = raw_tree([(b"100644", b"zz%03d" % k, b"\4" * fmt.rawsz) for k in range(data.draw(st.integers(0, 60)))])
+    tree = data.draw(st.sampled_from([head + tail, tail + head, head]))
+    name = data.draw(st.sampled_from([*NAMES, b"zz000", b"zz007"]))
+    want = TreeEntries(lambda oid: ("tree", tree), fmt)._scan(tree, name)
+    got = _native.tree_entry_near(tree, name, fmt.rawsz)
+    if got is not None:
+        assert got == want
+    elif isinstance(want, tuple) and tree_patterns(fmt.rawsz).whole.fullmatch(tree) is not None:
+        raise AssertionError(f"declined {name!r}, which a clean tree has near its start: {want!r}")
+
+
 def looked_up(t: TreeEntries, tree: bytes, name: bytes):
     """TreeEntries.entry's answer, or the error it raises."""
     try:
@@ -159,6 +176,11 @@ def test_compiled_pass_refuses_a_wrong_call():
         _native.tree_entry(b"", "a", 20)
     with pytest.raises(ValueError):
         _native.tree_entry(b"", b"a", 65)
+    with pytest.raises(TypeError):
+        _native.tree_entry_near(b"", "a", 20)
+    with pytest.raises(ValueError):
+        _native.tree_entry_near(b"", b"a", 65)
+    assert _native.tree_entry_near("not bytes", b"a", 20) is None
 
 
 @pytest.fixture(scope="module")

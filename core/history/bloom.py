@@ -25,7 +25,7 @@ agree on pure-ASCII paths.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 SEED1 = 0x293AE76F
 SEED2 = 0x7E646E2C
@@ -88,8 +88,7 @@ def murmur3_32(data: bytes, seed: int = 0, *, signed_chars: bool = False) -> int
     return h
 
 
-@dataclass(frozen=True, slots=True)
-class BloomSettings:
+class BloomSettings(NamedTuple):
     """The BDAT header: hash version (1 or 2), hashes per path, bits per path."""
 
     hash_version: int = 1

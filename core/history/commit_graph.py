@@ -33,7 +33,7 @@ import mmap
 import os
 import struct
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from packscope.core.errors import BadCommitGraphError
 from packscope.core.history.bloom import BloomFilter, BloomSettings
@@ -57,9 +57,9 @@ _CDAT_TAIL = struct.Struct(">IIII")  # parent1, parent2, level|time-high, time-l
 _BDAT_HEADER = struct.Struct(">III")
 
 
-@dataclass(frozen=True, slots=True)
-class CommitRecord:
-    """What the graph says about one commit."""
+class CommitRecord(NamedTuple):
+    """What the graph says about one commit (a NamedTuple: a log's walk
+    imports no ``dataclasses``, ~5 ms of its start-up with ``inspect``)."""
 
     position: int  # global position
     oid: bytes

@@ -153,6 +153,7 @@ class CommitHeaderReader:
         self._prefix = prefix_size(store.fmt.hexsz)
         self.declined = 0  # commits left to the store (deltas answered here count as answered)
         self._declined: tuple[bytes, Pack, int] | None = None  # (oid, pack, offset) of the last non-commit seen
+        self._null = bytes(store.fmt.rawsz)
 
     def _reload(self) -> list[_PackLookup]:
         # (Re)learn the packs after a rescan, keeping the buckets built so far.
@@ -318,7 +319,30 @@ class CommitHeaderReader:
         packs = self._packs
         if packs is None or (self._counters is not None and self._counters.rescans != self._rescans):
             packs = self._reload()
+        compiled = native.backend
+        null = self._null
         for p in packs:
+            if compiled is not None and oid != null:
+                # the search and the offset in one compiled call (the lines
+                # below answer the same); a few packs are mapped for it
+                table = p.table
+                if table is None and p.pack_map is None and len(packs) <= WALK_MAPS_PACKS:
+                    try:
+                        p.maps()
+                    except (PackscopeError, ValueError, OSError):
+                        p.idx_map = p.pack_map = p.table = None  # the lines below say what is wrong
+                    table = p.table
+                got = None
+                if table is not None:
+                    try:
+                        got = compiled.idx_find_many([table], [oid], null)
+                    except ValueError:  # a map the open-file LRU closed: fetched again next time
+                        p.idx_map = p.pack_map = p.table = None
+                if got is not None:
+                    hit = got[0][0]
+                    if hit is None:
+                        continue
+                    return p.handle.pack, hit[2] if hit[2] >= 0 else p.index.offset_at(hit[1])
             pos = p.find_position(oid)
             if pos >= 0:
                 return p.handle.pack, p.index.offset_at(pos)

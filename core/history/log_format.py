@@ -314,6 +314,8 @@ class UserFormat:
         # so a log need not read its commits at all.
         self.needs_commit = any(kind == "atom" and value not in _WALK_ATOMS for kind, value, _ in self.ops)
         self.maps_idents = any(kind == "atom" and value[1:] in ("N", "E", "L") for kind, value, _ in self.ops)
+        # %a?/%c? read the commit's idents; without them a commit is read without its idents parsed
+        self.needs_idents = any(kind == "atom" and value[:1] in ("a", "c") for kind, value, _ in self.ops)
 
     def format(
         self,
@@ -543,7 +545,7 @@ def render_log(
             if user is None:  # git has printed the commit line when it finds the body missing
                 yield (b"" if first else b"\n") + b"commit " + hexlify(entry.oid) + b"\n"
             raise
-        commit = parse_commit(data, store.fmt, entry.oid)
+        commit = parse_commit(data, store.fmt, entry.oid, user is None or user.needs_idents)
         if user is None:
             text = format_medium(entry.oid, commit, abbrev, entry.parents, medium_map)
             yield text if first else b"\n" + text
@@ -579,11 +581,33 @@ def log_entries(
             yield entry, user.format(entry.oid, None, abbrev, entry.parents, entry.tree)
             continue
         _, data = store.read(entry.oid)
-        commit = parse_commit(data, store.fmt, entry.oid)
+        commit = parse_commit(data, store.fmt, entry.oid, user is None or user.needs_idents)
         if user is None:
             yield entry, format_medium(entry.oid, commit, abbrev, entry.parents, medium_map)
         else:
             yield entry, user.format(entry.oid, commit, abbrev, entry.parents)
+
+
+def full_ids_format(pretty: str | bytes | None) -> bool:
+    """Whether ``pretty`` prints each commit's full id on a line of its own
+    and nothing else (``%H``, ``tformat:%H``): :func:`render_id_runs` prints
+    it from the walk's ids alone (packscope.core.history.walk.walk_ids)."""
+    if pretty in (None, "medium", b"medium"):
+        return False
+    try:
+        user = UserFormat(pretty)
+    except ValueError:
+        return False
+    return user.terminator and user.ops == [("atom", "H", "")]
+
+
+def render_id_runs(runs: Iterable[bytes], rawsz: int) -> Iterator[bytes]:
+    """``git log --format=%H``'s bytes for runs of raw ids (each run the ids
+    of one or more commits concatenated, ``rawsz`` bytes each): one chunk
+    per run, the ids in hex, a newline after each."""
+    for run in runs:
+        if run:
+            yield hexlify(run, b"\n", rawsz) + b"\n"
 
 
 def _render_ids(walked: Iterable[Walked], user: UserFormat, abbrev: Abbrev) -> Iterator[bytes]:

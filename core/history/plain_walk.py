@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from heapq import heappop, heappush
+from itertools import chain
 from operator import itemgetter
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from packscope.core import native
 from packscope.core.errors import CorruptObjectError
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
 
 # A commit waiting in stream_plain's queue: (-date, insertion number, id, tree, parents).
 _Entry = tuple[int, int, bytes, bytes, tuple[bytes, ...]]
+# What _plain_runs hands out: a batch of walked commits, or (ids=True) their raw ids concatenated.
+_Run = Sequence[WalkedCommit] | bytes
 
 
 if TYPE_CHECKING:
@@ -56,7 +59,9 @@ if TYPE_CHECKING:
         def _keep(self, oid: bytes, got: CommitFacts, facts: dict[bytes, _Entry]) -> None: ...
         def tip_facts(self, oid: bytes, facts: dict[bytes, _Entry]) -> str: ...
         def peel_plain(self, oid: bytes, facts: dict[bytes, _Entry]) -> bytes | None: ...
+        def plain_start(self, tips: Sequence[tuple[bytes, bool]]) -> tuple[list[_Entry], set[bytes]]: ...
         def stream_plain(self, queue: list[_Entry], seen: set[bytes]) -> Iterator[WalkedCommit]: ...
+        def _plain_runs(self, queue: list[_Entry], seen: set[bytes], ids: bool) -> Iterator[_Run]: ...
         def read_facts(self, oid: bytes) -> CommitFacts: ...
         def _stream_positions(
             self,
@@ -67,7 +72,8 @@ if TYPE_CHECKING:
             edges: tuple[tuple[int, int], ...],
             hexsz: int,
             batch: int,
-        ) -> Iterator[WalkedCommit]: ...
+            ids: bool,
+        ) -> Iterator[_Run]: ...
 
 
 class PlainWalk:
@@ -79,6 +85,19 @@ class PlainWalk:
         commit's facts in a dict instead of a node: the same reads in the
         same order (every tip, then the tags peeled in argument order), and
         the same starts."""
+        queue, seen = self.plain_start(tips)
+        return self.stream_plain(queue, seen)
+
+    def run_plain_ids(self: PlainWalkHost, tips: Sequence[tuple[bytes, bool]]) -> Iterator[bytes]:
+        """:meth:`run_plain`'s commits' ids alone, in runs: each item the raw
+        ids of one or more commits concatenated, in the walk's order (what
+        ``log --format=%H`` prints).  Over a commit-graph's positions a run
+        is one compiled call's commits, with no object made per commit."""
+        queue, seen = self.plain_start(tips)
+        return cast("Iterator[bytes]", self._plain_runs(queue, seen, True))
+
+    def plain_start(self: PlainWalkHost, tips: Sequence[tuple[bytes, bool]]) -> tuple[list[_Entry], set[bytes]]:
+        """The queue and the seen set :meth:`stream_plain` starts from."""
         facts: dict[bytes, _Entry] = {}  # (-date, 0, id, tree, parents) of each commit met
         self.packed_tips(tips, facts)
         typed = [(oid, "commit" if oid in facts else self.tip_facts(oid, facts)) for oid, _ in tips]
@@ -98,7 +117,7 @@ class PlainWalk:
         start.sort(key=itemgetter(0))  # by date, stably, like git's merge sort
         # numbered in that order: already a heap of (-date, number)
         queue = [(e[0], k, e[2], e[3], e[4]) for k, e in enumerate(start)]
-        return self.stream_plain(queue, seen)
+        return queue, seen
 
     def packed_tips(self: PlainWalkHost, tips: Sequence[tuple[bytes, bool]], facts: dict[bytes, _Entry]) -> None:
         """Keep in ``facts`` what :meth:`tip_facts` would for the tips that the
@@ -181,7 +200,15 @@ class PlainWalk:
         reading with the reader's own compiled lines and calling
         :meth:`read_facts` for anything they leave: the same reads in the
         same order, from a few commits at first (a ``-n 1`` reads little
-        more) to 1,024 at a time."""
+        more) to 1,024 at a time.
+
+        The commits come in batches from :meth:`_plain_runs`, chained at C
+        speed: no generator frame is resumed per commit."""
+        return chain.from_iterable(cast("Iterator[Sequence[WalkedCommit]]", self._plain_runs(queue, seen, False)))
+
+    def _plain_runs(self: PlainWalkHost, queue: list[_Entry], seen: set[bytes], ids: bool) -> Iterator[_Run]:
+        """:meth:`stream_plain`'s loop, handing out batches of walked
+        commits, or with ``ids`` their raw ids concatenated (``bytes``)."""
         info = self.commit_info
         first_parent = self.first_parent
         counter = len(queue)
@@ -200,7 +227,7 @@ class PlainWalk:
                     if edges is not None and graph is not None:
                         heap, bits = bytearray(), bytearray()
                         if walk_c.graph_walk_enter(queue, seen, graph, heap, bits, hexsz):
-                            yield from self._stream_positions(heap, bits, counter, graph, edges, hexsz, batch)
+                            yield from self._stream_positions(heap, bits, counter, graph, edges, hexsz, batch, ids)
                             return
                         on_graph = None  # not every queued commit is in the graph: at the next call
                     done = walk_c.walk_plain(
@@ -219,7 +246,8 @@ class PlainWalk:
                     if done is not None:
                         walked, counter, error, graph_answers = done
                         self._count_graph_answers(graph_answers)
-                        yield from walked
+                        if walked:
+                            yield b"".join([w[0] for w in walked]) if ids else walked
                         if error is not None:
                             raise error
                         batch = min(2 * batch, 1024)
@@ -241,7 +269,7 @@ class PlainWalk:
                     counter += 1
                 if first_parent:
                     break
-            yield new(WalkedCommit, (oid, tree, parents, -date))
+            yield oid if ids else (new(WalkedCommit, (oid, tree, parents, -date)),)
 
     def _stream_positions(
         self: PlainWalkHost,
@@ -252,20 +280,28 @@ class PlainWalk:
         edges: tuple[tuple[int, int], ...],
         hexsz: int,
         batch: int,
-    ) -> Iterator[WalkedCommit]:
-        """The rest of :meth:`stream_plain` once every queued commit is in
+        ids: bool,
+    ) -> Iterator[_Run]:
+        """The rest of :meth:`_plain_runs` once every queued commit is in
         the commit-graph (and so is all that follows): the compiled loop over
         graph positions (``heap``: the queue's records, ``bits``: the commits
-        met), the same pops, numbers and records as the loop above."""
+        met), the same pops, numbers and records as the loop above; with
+        ``ids``, the same commits' ids alone (``graph_walk_ids``)."""
         b = native.backend
         assert b is not None  # (the caller entered the loop through it)
         first_parent = self.first_parent
         while heap:
-            walked, counter, graph_answers = b.graph_walk_plain(
-                heap, bits, counter, graph, edges, first_parent, WalkedCommit, hexsz, batch
-            )
+            run: _Run
+            if ids:
+                run, counter, graph_answers = b.graph_walk_ids(
+                    heap, bits, counter, graph, edges, first_parent, hexsz, batch
+                )
+            else:
+                run, counter, graph_answers = b.graph_walk_plain(
+                    heap, bits, counter, graph, edges, first_parent, WalkedCommit, hexsz, batch
+                )
             self._count_graph_answers(graph_answers)
-            yield from walked
+            yield run
             batch = min(2 * batch, 1024)
 
     def read_facts(self: PlainWalkHost, oid: bytes) -> CommitFacts:

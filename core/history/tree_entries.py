@@ -213,14 +213,32 @@ class TreeEntries:
         return self.entries(tree).get(name)
 
     def entry(self, tree: bytes | None, name: bytes) -> RawEntry | None:
-        """``lookup`` without indexing the tree: compiled, one pass over it;
-        else reading only as far into it as needed when the entry lies near
-        its start (see :meth:`near`)."""
+        """``lookup`` without indexing the tree: compiled, :meth:`near`'s
+        answer (``tree_entry_near``) or one pass over it; else reading only
+        as far into it as needed when the entry lies near its start (see
+        :meth:`near`).  Compiled answers are remembered with
+        :meth:`near`'s: a path-limited walk asks each tree for the same name
+        twice (as a commit's, then as its parent's), a third of its asks on
+        git.git, and the tree may have left the raw cache in between."""
         compiled = native.backend
         if compiled is not None and tree is not None and tree != self.empty_tree and tree not in self._cache:
-            got = compiled.tree_entry(self._data(tree), name, self.fmt.rawsz)
+            key = (tree, name)
+            one = self._one
+            if key in one:
+                known = one[key]
+                if not isinstance(known, _Far):
+                    return known
+            data = self._data(tree)
+            # near()'s answer in C when the entry lies near the start (root
+            # trees, capitalised names): no pass over the whole tree
+            got = compiled.tree_entry_near(data, name, self.fmt.rawsz) or compiled.tree_entry(
+                data, name, self.fmt.rawsz
+            )
             if got is not None:  # None: not a clean tree, left to the pure path (which names the damage)
-                return got or None
+                if len(one) >= 4 * self.cache_size:
+                    one.clear()
+                answer = one[key] = got or None
+                return answer
         found = self.near(tree, name)
         return self.entries(tree).get(name) if isinstance(found, _Far) else found
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from heapq import heappop, heappush
 from itertools import islice
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from packscope.core import native
 from packscope.core.errors import CorruptObjectError, LookupFailedError
@@ -134,6 +134,61 @@ def walk(
     )[1]
 
 
+def walk_ids(
+    store: ObjectReader,
+    starts: Iterable[bytes],
+    *,
+    exclude: Iterable[bytes] = (),
+    order: str = "default",
+    first_parent: bool = False,
+    max_count: int | None = None,
+    paths: Iterable[bytes | str] | None = None,
+    commit_info: CommitInfo | None = None,
+    first_parent_unchanged: Callable[[bytes], bool] | None = None,
+    generation_numbers: bool = False,
+) -> Iterator[bytes]:
+    """:func:`walk`'s commit ids alone (``log --format=%H``), in runs: each
+    item the raw ids of one or more walked commits concatenated, in the
+    walk's order; arguments as :func:`walk`'s.  The plain walk (the default
+    order without paths or exclusions) hands out a batch per compiled call,
+    over a commit-graph without an object per commit; other walks one id
+    per run."""
+    w, it = _started(
+        store,
+        starts,
+        exclude=exclude,
+        order=order,
+        first_parent=first_parent,
+        max_count=None,
+        paths=paths,
+        commit_info=commit_info,
+        first_parent_unchanged=first_parent_unchanged,
+        generation_numbers=generation_numbers,
+        ids=True,
+    )
+    runs = it if w.plain else map(_oid_of, it)
+    if max_count is not None and max_count >= 0:
+        return _first_ids(runs, max_count, w.fmt.rawsz)
+    return runs
+
+
+def _oid_of(entry: WalkedCommit) -> bytes:
+    return entry.oid
+
+
+def _first_ids(runs: Iterator[bytes], count: int, rawsz: int) -> Iterator[bytes]:
+    """The runs of ids cut after ``count`` ids."""
+    if count == 0:
+        return
+    left = count * rawsz
+    for run in runs:
+        if len(run) >= left:
+            yield run[:left]
+            return
+        left -= len(run)
+        yield run
+
+
 class GraphWalk(NamedTuple):
     """A walk for ``git log --graph``: ``commits`` in git's order with their
     parents *rewritten* (under a path limit, each parent is the nearest
@@ -194,15 +249,20 @@ def _started(
     first_parent_unchanged: Callable[[bytes], bool] | None,
     generation_numbers: bool,
     rewrite: bool = False,
-) -> tuple[_RevWalk, Iterator[WalkedCommit]]:
+    ids: bool = False,
+) -> tuple[_RevWalk, Iterator[Any]]:
+    """The walk and its iterator (``ids``: of runs of ids when the walk is
+    plain, ``w.plain``; of walked commits otherwise)."""
     if order not in ORDERS:
         raise ValueError(f"order must be one of {ORDERS}, not {order!r}")
     tips: list[tuple[bytes, bool]] = [(bytes(o), True) for o in exclude]
     tips += [(bytes(o), isinstance(o, Excluded)) for o in starts]
     w = _RevWalk(store, commit_info, first_parent, paths, first_parent_unchanged)
     w.rewrite = rewrite and w.limiter is not None  # (without paths no parent is rewritten)
+    it: Iterator[Any]  # (WalkedCommit, or runs of ids: bytes)
     if order == "default" and w.limiter is None and not any(excluded for _, excluded in tips):
-        it = w.run_plain(tips)  # (log --all's walk, and every plain log's)
+        w.plain = True
+        it = w.run_plain_ids(tips) if ids else w.run_plain(tips)  # (log --all's walk, and every plain log's)
     else:
         it = w.run(tips, order, generation_numbers and commit_info is not None)
     if max_count is not None and max_count >= 0:
@@ -238,6 +298,7 @@ class _RevWalk(PlainWalk):
         self.rewrite = False  # parents rewritten to the nearest shown ancestors (log --graph with paths)
         self.graphed = False  # log --graph's walk: ``shows`` is asked of any node until the end
         self.is_limited = False  # every commit processed before the first is shown (git's revs->limited)
+        self.plain = False  # run by run_plain (the default order without paths or exclusions)
 
     # --- commits ------------------------------------------------------------
 

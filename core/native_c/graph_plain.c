@@ -22,7 +22,11 @@
  *       -> (walked, counter, graph answers)
  *       Up to limit commits popped from heap as the reference pops them, each unmet parent marked,
  *       read from the graph and pushed with the next number; walked: (id, tree, parents, date) as
- *       walked_type. */
+ *       walked_type.
+ *
+ *   graph_walk_ids(heap, bits, counter, graph, edges, first_parent, hexsz, limit) -> (ids, counter, graph answers)
+ *       graph_walk_plain's loop for a caller that needs only the ids (log --format=%H): ids is the
+ *       popped commits' raw ids concatenated, one bytes object, no object made per commit. */
 #include "graph_plain.h"
 
 typedef struct {
@@ -296,46 +300,51 @@ done:
     return result == NULL ? NULL : Py_NewRef(result);
 }
 
+/* The loop of graph_walk_plain and graph_walk_ids: up to limit commits popped from heap as the reference
+ * pops them, each unmet parent marked, read from the graph and pushed with the next number.  With a
+ * walked_type, each popped commit is a record (id, tree, parents, date) in a list; without one (NULL),
+ * the popped commits' raw ids are concatenated in one bytes object, and no object is made per commit. */
 static PyObject *
-native_graph_walk_plain(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+gw_walk(PyObject *heap, PyObject *bits, PyObject *counter_obj, PyObject *graph, PyObject *edges_obj,
+        PyObject *first_parent_obj, PyTypeObject *walked_type, PyObject *hexsz, PyObject *limit_obj, const char *name)
 {
-    if (nargs != 9) {
-        PyErr_SetString(PyExc_TypeError,
-                        "graph_walk_plain(heap, bits, counter, graph, edges, first_parent, walked_type, hexsz, limit)");
-        return NULL;
-    }
-    PyObject *heap = args[0], *bits = args[1];
-    PyTypeObject *walked_type = (PyTypeObject *)args[6];
-    long long counter = PyLong_AsLongLong(args[2]);
-    int first_parent = PyObject_IsTrue(args[5]);
-    Py_ssize_t limit = PyLong_AsSsize_t(args[8]);
+    long long counter = PyLong_AsLongLong(counter_obj);
+    int first_parent = PyObject_IsTrue(first_parent_obj);
+    Py_ssize_t limit = PyLong_AsSsize_t(limit_obj);
     if (PyErr_Occurred())
         return NULL;
-    if (!PyByteArray_CheckExact(heap) || !PyByteArray_CheckExact(bits) || !PyType_Check(args[6]) ||
-        !PyType_IsSubtype(walked_type, &PyTuple_Type) || walked_type->tp_basicsize != PyTuple_Type.tp_basicsize ||
-        walked_type->tp_itemsize != PyTuple_Type.tp_itemsize) {
-        PyErr_SetString(PyExc_TypeError, "graph_walk_plain: heap and bits bytearrays, a plain tuple type");
+    if (!PyByteArray_CheckExact(heap) || !PyByteArray_CheckExact(bits)) {
+        PyErr_Format(PyExc_TypeError, "%s: heap and bits bytearrays", name);
         return NULL;
     }
     graph_table g;
-    if (walk_graph_open(&g, args[3], args[7]) != 1) {
-        PyErr_SetString(PyExc_TypeError, "graph_walk_plain: graph is GraphCommitInfo.walk_packs()'s graph");
+    if (walk_graph_open(&g, graph, hexsz) != 1) {
+        PyErr_Format(PyExc_TypeError, "%s: graph is GraphCommitInfo.walk_packs()'s graph", name);
         return NULL;
     }
     gw_edge edges[GRAPH_MAX_LAYERS];
-    if (gw_edges(args[4], &g, edges) < 0 || PyByteArray_GET_SIZE(bits) != (Py_ssize_t)((g.total + 7) / 8) ||
+    if (gw_edges(edges_obj, &g, edges) < 0 || PyByteArray_GET_SIZE(bits) != (Py_ssize_t)((g.total + 7) / 8) ||
         PyByteArray_GET_SIZE(heap) % (Py_ssize_t)sizeof(gw_entry) != 0) {
         graph_close(&g);
-        PyErr_SetString(PyExc_ValueError, "graph_walk_plain: state that does not fit this graph");
+        PyErr_Format(PyExc_ValueError, "%s: state that does not fit this graph", name);
         return NULL;
     }
     Py_ssize_t n = PyByteArray_GET_SIZE(heap) / (Py_ssize_t)sizeof(gw_entry);
     long long answers = 0;
     long long *parents = PyMem_Malloc(sizeof(long long) * GW_MAX_PARENTS);
-    PyObject *walked = PyList_New(0);
+    PyObject *walked = NULL;
+    Py_ssize_t count = 0, room = 0; /* commits popped; ids mode: the ids' room in walked */
+    if (walked_type != NULL)
+        walked = PyList_New(0);
+    else {
+        room = limit < 256 ? (limit > 0 ? limit : 1) : 256;
+        if (room > n && n > 0)
+            room = n; /* (grown below when the walk goes on) */
+        walked = PyBytes_FromStringAndSize(NULL, room * g.rawsz);
+    }
     if (parents == NULL || walked == NULL)
         goto fail;
-    while (n > 0 && PyList_GET_SIZE(walked) < limit) {
+    while (n > 0 && count < limit) {
         gw_entry *h = (gw_entry *)PyByteArray_AS_STRING(heap);
         gw_entry top = h[0];
         h[0] = h[n - 1];
@@ -343,19 +352,22 @@ native_graph_walk_plain(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         gw_sift_down(h, n);
         Py_ssize_t np = gw_parents(&g, edges, top.pos, parents, GW_MAX_PARENTS);
         if (np < 0) {
-            PyErr_SetString(PyExc_ValueError, "graph_walk_plain: a commit graph_walk_check did not pass");
+            PyErr_Format(PyExc_ValueError, "%s: a commit graph_walk_check did not pass", name);
             goto fail;
         }
-        PyObject *ptuple = PyTuple_New(np);
-        if (ptuple == NULL)
-            goto fail;
-        for (Py_ssize_t k = 0; k < np; k++) {
-            PyObject *p = PyBytes_FromStringAndSize((const char *)gw_oid(&g, parents[k]), g.rawsz);
-            if (p == NULL) {
-                Py_DECREF(ptuple);
+        PyObject *ptuple = NULL;
+        if (walked_type != NULL) {
+            ptuple = PyTuple_New(np);
+            if (ptuple == NULL)
                 goto fail;
+            for (Py_ssize_t k = 0; k < np; k++) {
+                PyObject *p = PyBytes_FromStringAndSize((const char *)gw_oid(&g, parents[k]), g.rawsz);
+                if (p == NULL) {
+                    Py_DECREF(ptuple);
+                    goto fail;
+                }
+                PyTuple_SET_ITEM(ptuple, k, p);
             }
-            PyTuple_SET_ITEM(ptuple, k, p);
         }
         uint8_t *b = (uint8_t *)PyByteArray_AS_STRING(bits);
         for (Py_ssize_t k = 0; k < np; k++) {
@@ -364,7 +376,7 @@ native_graph_walk_plain(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 b[pp >> 3] |= (uint8_t)(1u << (pp & 7));
                 h = gw_room(heap, n + 1);
                 if (h == NULL) {
-                    Py_DECREF(ptuple);
+                    Py_XDECREF(ptuple);
                     goto fail;
                 }
                 h[n].key = -gw_time(&g, pp);
@@ -378,9 +390,20 @@ native_graph_walk_plain(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 break;
         }
         const graph_layer *l = &g.layers[gw_layer_index(&g, top.pos)];
+        const uint8_t *raw = l->m + l->oidl_at + (top.pos - l->base) * g.rawsz;
+        if (walked_type == NULL) {
+            if (count == room) {
+                Py_ssize_t grown = 2 * room < limit ? 2 * room : limit;
+                if (_PyBytes_Resize(&walked, grown * g.rawsz) < 0)
+                    goto fail; /* (walked is NULL now) */
+                room = grown;
+            }
+            memcpy(PyBytes_AS_STRING(walked) + count * g.rawsz, raw, (size_t)g.rawsz);
+            count++;
+            continue;
+        }
         const uint8_t *row = l->m + l->cdat_at + (top.pos - l->base) * (g.rawsz + 16);
-        PyObject *oid = PyBytes_FromStringAndSize((const char *)(l->m + l->oidl_at + (top.pos - l->base) * g.rawsz),
-                                                  g.rawsz);
+        PyObject *oid = PyBytes_FromStringAndSize((const char *)raw, g.rawsz);
         PyObject *tree = PyBytes_FromStringAndSize((const char *)row, g.rawsz);
         PyObject *date = PyLong_FromLongLong(-top.key);
         PyObject *rec = walked_type->tp_alloc(walked_type, 4);
@@ -400,11 +423,14 @@ native_graph_walk_plain(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_DECREF(rec);
         if (rc < 0)
             goto fail;
+        count++;
     }
     PyMem_Free(parents);
     graph_close(&g);
-    if (PyByteArray_Resize(heap, n * (Py_ssize_t)sizeof(gw_entry)) < 0) {
-        Py_DECREF(walked);
+    if (walked_type == NULL && count != room && _PyBytes_Resize(&walked, count * g.rawsz) < 0)
+        walked = NULL;
+    if (walked == NULL || PyByteArray_Resize(heap, n * (Py_ssize_t)sizeof(gw_entry)) < 0) {
+        Py_XDECREF(walked);
         return NULL;
     }
     return Py_BuildValue("(NLL)", walked, counter, answers);
@@ -414,6 +440,34 @@ fail:
     Py_XDECREF(walked);
     PyByteArray_Resize(heap, n * (Py_ssize_t)sizeof(gw_entry)); /* (a heap still, whatever failed) */
     return NULL;
+}
+
+static PyObject *
+native_graph_walk_plain(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError,
+                        "graph_walk_plain(heap, bits, counter, graph, edges, first_parent, walked_type, hexsz, limit)");
+        return NULL;
+    }
+    PyTypeObject *walked_type = (PyTypeObject *)args[6];
+    if (!PyType_Check(args[6]) || !PyType_IsSubtype(walked_type, &PyTuple_Type) ||
+        walked_type->tp_basicsize != PyTuple_Type.tp_basicsize || walked_type->tp_itemsize != PyTuple_Type.tp_itemsize) {
+        PyErr_SetString(PyExc_TypeError, "graph_walk_plain: heap and bits bytearrays, a plain tuple type");
+        return NULL;
+    }
+    return gw_walk(args[0], args[1], args[2], args[3], args[4], args[5], walked_type, args[7], args[8],
+                   "graph_walk_plain");
+}
+
+static PyObject *
+native_graph_walk_ids(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "graph_walk_ids(heap, bits, counter, graph, edges, first_parent, hexsz, limit)");
+        return NULL;
+    }
+    return gw_walk(args[0], args[1], args[2], args[3], args[4], args[5], NULL, args[6], args[7], "graph_walk_ids");
 }
 
 /* graph_commit(graph, oid, hexsz) -> (tree, parents, commit time, generation), False, or None

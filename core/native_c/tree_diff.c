@@ -268,4 +268,51 @@ native_tree_entry(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     release_bytes(&view);
     return result;
 }
-/* --- end of tree_diff_names, tree_entry -------------------------------------- */
+/*   tree_entry_near(data, name, rawsz) -> (mode, name, id) or None
+ *       The first entry called name when it lies in the tree's first eighth
+ *       and every entry up to it is well-formed: the answer of
+ *       TreeEntries.near (core/history/tree_entries.py, its _scan), the
+ *       reference, which reads no further into the tree either.  None for
+ *       everything else (an entry further on, none, odd bytes on the way):
+ *       the caller asks tree_entry or the reference.  A path-limited walk
+ *       asks a root tree for "Documentation" and that for "RelNotes": both
+ *       near the start, where a whole pass costs most of the lookup. */
+static PyObject *
+native_tree_entry_near(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyBytes_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "tree_entry_near(data, name: bytes, rawsz)");
+        return NULL;
+    }
+    Py_ssize_t rawsz = PyLong_AsSsize_t(args[2]);
+    if (rawsz == -1 && PyErr_Occurred())
+        return NULL;
+    if (!rawsz_ok(rawsz)) {
+        PyErr_SetString(PyExc_ValueError, "tree_entry_near: rawsz must be 1..64");
+        return NULL;
+    }
+    const char *want = PyBytes_AS_STRING(args[1]);
+    Py_ssize_t want_n = PyBytes_GET_SIZE(args[1]);
+    if (want_n == 0 || memchr(want, 0, (size_t)want_n) != NULL)
+        Py_RETURN_NONE; /* (no entry has such a name: the reference says so) */
+    Py_buffer view;
+    const uint8_t *d;
+    Py_ssize_t n;
+    if (get_bytes(args[0], &view, &d, &n) < 0)
+        Py_RETURN_NONE;
+    Py_ssize_t limit = n >> 3, pos = 0;
+    td_entry e = {0};
+    PyObject *result = NULL;
+    while (td_next(d, n, &pos, rawsz, &e) == 1 && e.name - 1 <= limit) {
+        if (e.name_n == want_n && memcmp(d + e.name, want, (size_t)want_n) == 0) {
+            result = Py_BuildValue("(y#Oy#)", (const char *)(d + e.start), e.name - 1 - e.start, args[1],
+                                   (const char *)(d + e.end - rawsz), rawsz);
+            break;
+        }
+    }
+    release_bytes(&view);
+    if (result == NULL && !PyErr_Occurred())
+        result = Py_NewRef(Py_None);
+    return result;
+}
+/* --- end of tree_diff_names, tree_entry, tree_entry_near ---------------------- */

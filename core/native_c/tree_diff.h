@@ -7,5 +7,6 @@
 
 static PyObject *native_tree_diff_names(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 static PyObject *native_tree_entry(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+static PyObject *native_tree_entry_near(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

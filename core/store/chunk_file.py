@@ -19,7 +19,7 @@ import mmap
 import re
 import struct
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from packscope.core.errors import PackscopeError
 from packscope.core.oid import ObjectFormat
@@ -29,8 +29,7 @@ HASH_VERSIONS = {"sha1": 1, "sha256": 2}
 _ROW = struct.Struct(">4sQ")
 
 
-@dataclass(frozen=True, slots=True)
-class Chunk:
+class Chunk(NamedTuple):
     id: bytes  # 4 ASCII bytes, e.g. b"OIDF"
     offset: int  # from the start of the file
     size: int

@@ -308,10 +308,26 @@ class PackIndex(FanoutFile):
     def find_prefix(
         self, prefix: Prefix, algorithm: str = "binary", limit: int | None = None, steps: Steps | None = None
     ) -> list[int]:
-        """Positions of every name starting with ``prefix`` (at most ``limit``)."""
+        """Positions of every name starting with ``prefix`` (at most ``limit``).
+        Untraced, the first is found by the compiled search (``idx_find``
+        answers where an absent id would go: a ``%h`` per commit of a log
+        asks this)."""
         lo, hi = self.bucket(prefix.first_byte)
         name_at = self.name_accessor()
-        pos = search_function(algorithm)(name_at, lo, hi, self.num_objects, prefix.low, steps)
+        compiled = native.backend
+        pos = None
+        if (
+            compiled is not None
+            and steps is None
+            and algorithm == "binary"
+            and self.compiled_search
+            and self.prefix_column_after is not None
+        ):
+            pos = compiled.idx_find(
+                self._map if self._map is not None else self.map, self._fan_at, self._names_at, self._stride, prefix.low
+            )
+        if pos is None:
+            pos = search_function(algorithm)(name_at, lo, hi, self.num_objects, prefix.low, steps)
         i = pos if pos >= 0 else -pos - 1
         out = []
         while i < hi and name_at(i) <= prefix.high:

@@ -88,9 +88,9 @@ def run(args) -> int:
         return 0
     from packscope.core.history.abbrev import StoreAbbreviator, configured_abbrev
     from packscope.core.history.graph_walk import WalkSource
-    from packscope.core.history.log_format import UserFormat, render_log
+    from packscope.core.history.log_format import UserFormat, full_ids_format, render_id_runs, render_log
     from packscope.core.history.rev_args import walk_starts
-    from packscope.core.history.walk import walk
+    from packscope.core.history.walk import walk, walk_ids
     from packscope.core.repo.mailmap import load_mailmap, mailmap_enabled
     from packscope.core.repo.session import open_session
     from packscope.inspector.pathspecs import cwd_prefix, repo_paths
@@ -132,6 +132,19 @@ def run(args) -> int:
                 _graph_chunks(session, source, starts, path_filter, opts, abbrev, mailmap, map_authors),
                 sys.stdout.buffer,
             )
+            return 0
+        if full_ids_format(pretty):
+            # --format=%H: the walk's ids alone, in runs (no record per commit over a commit-graph)
+            runs = walk_ids(
+                source.objects,
+                starts,
+                order=opts["order"],
+                first_parent=opts["first_parent"],
+                max_count=opts["max_count"],
+                paths=path_filter,
+                **source.walk_options(path_filter),
+            )
+            write_streaming(render_id_runs(runs, session.fmt.rawsz), sys.stdout.buffer)
             return 0
         walked = walk(
             source.objects,
