@@ -5,13 +5,15 @@ opens History at the ref, `l` shows git reflog's entries."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from textual.widgets import LoadingIndicator
 
 from packscope.inspector.screens.help import HelpScreen
 from packscope.inspector.screens.history import HistoryScreen
 from packscope.inspector.screens.refs import ReflogScreen, RefsScreen
-from tests.repos import git_text
+from tests.repos import git, git_text
 from tests.test_refs_cli import _build
 from tests.ui_support import list_text, plain, running, until
 
@@ -109,3 +111,29 @@ async def test_refs_keys_are_listed_in_help(refs_repo):
         help_screen = await until(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen, "the help screen")
         keys = plain(help_screen.query_one("#help-keys"), width=200)
         assert "Reflog" in keys and "History" in keys
+
+
+@pytest.mark.asyncio
+async def test_a_repack_keeps_the_counts_it_does_not_move(refs_repo, tmp_path):
+    """A repack beside the screen (an outside change: the refs are read
+    again) keeps the ahead/behind counts of refs that still name the same
+    commit: they are not walked again (under a repack loop the walk used
+    to restart every second and never reached the lower rows)."""
+    work = tmp_path / "copy"
+    shutil.copytree(refs_repo, work, symlinks=True)
+    async with running(work, poll_seconds=0.1) as (app, pilot):
+        screen = await open_refs(app, pilot)
+        await until(pilot, lambda: not screen.counting and not screen.reading, "the ahead/behind counts")
+        first = screen.snapshot
+        walks: list[int] = []
+        real_count = screen.count
+        screen.count = lambda snapshot: (walks.append(len(snapshot.entries)), real_count(snapshot))  # type: ignore[method-assign]
+        seen = app.outside_changes
+        git("repack", "-a", "-d", "-q", cwd=work)
+        await until(pilot, lambda: app.outside_changes > seen, "the repack noticed")
+        await until(pilot, lambda: screen.snapshot is not first and not screen.reading, "the refs read again")
+        assert walks == [], "the counts were walked again though no ref moved"
+        assert not screen.counting
+        for e in screen.snapshot.entries:
+            target = e.name if e.kind != "stash" else e.oid.hex()
+            assert (e.ahead, e.behind) == git_counts(work, target), e.name

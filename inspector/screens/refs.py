@@ -73,6 +73,27 @@ def count_text(e: RefEntry) -> Text:
     return t
 
 
+def uncounted(snapshot: RefsSnapshot) -> list[int]:
+    """The rows whose ahead/behind is still to count."""
+    return [i for i, e in enumerate(snapshot.entries) if e.commit is not None and e.ahead is None]
+
+
+def carry_counts(old: RefsSnapshot, new: RefsSnapshot) -> None:
+    """Counts of the last read kept for refs that still name the same commit
+    (HEAD unchanged): a repack, or coming back to the screen, does not move
+    refs, so their counts are not walked again."""
+    known = {
+        (e.name, e.commit): e
+        for e in old.entries
+        if e.commit is not None and e.ahead is not None and e.behind is not None
+    }
+    for e in new.entries:
+        k = known.get((e.name, e.commit))
+        if k is not None:
+            e.ahead, e.behind = k.ahead, k.behind
+            e.ahead_exact, e.behind_exact = k.ahead_exact, k.behind_exact
+
+
 class _RefsSource(ListSource):
     search_hint = "ref name or subject"
 
@@ -193,15 +214,19 @@ class RefsScreen(PackscopeScreen):
         if message.snapshot is not None:
             old = self.snapshot
             cursor = self.vlist.cursor
+            if old is not None and old.head == message.snapshot.head:
+                carry_counts(old, message.snapshot)
             self.snapshot = message.snapshot
             self.vlist.set_source(
                 _RefsSource(message.snapshot), cursor=min(cursor, max(len(message.snapshot.entries) - 1, 0))
             )
             if old is None:
                 self.vlist.move_to(0)
-            if message.snapshot.head is not None and message.snapshot.entries:
+            if message.snapshot.head is not None and uncounted(message.snapshot):
                 self.counting = True
                 self.count(message.snapshot)
+            else:  # every count carried over from the last read (or nothing to count)
+                self._stop_counting()
         self.update_title()
 
     @work(thread=True, exclusive=True, group="refs-count")
@@ -217,7 +242,7 @@ class RefsScreen(PackscopeScreen):
         def found(row: int, ahead: int, behind: int, ahead_exact: bool, behind_exact: bool) -> None:
             self.post_message(self.Counted(snapshot, row, ahead, behind, (ahead_exact, behind_exact)))
 
-        pending = set(range(len(snapshot.entries)))
+        pending = set(uncounted(snapshot))
         n = len(snapshot.entries)
 
         def next_row() -> int | None:
