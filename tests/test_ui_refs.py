@@ -137,3 +137,27 @@ async def test_a_repack_keeps_the_counts_it_does_not_move(refs_repo, tmp_path):
         for e in screen.snapshot.entries:
             target = e.name if e.kind != "stash" else e.oid.hex()
             assert (e.ahead, e.behind) == git_counts(work, target), e.name
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 40)])
+@pytest.mark.asyncio
+async def test_refs_rows_show_their_subject_at_80_columns(refs_repo, tmp_path, size):
+    """At 80 columns a long ref name and the date give way so each row
+    still shows its commit's subject, and the title says whether the
+    counts are done; at 160 the date and the whole name are there."""
+    work = tmp_path / "copy"
+    shutil.copytree(refs_repo, work, symlinks=True)
+    long_name = "a-branch-name-long-enough-to-fill-the-column"
+    git("branch", long_name, "main", cwd=work)
+    async with running(work, size=size) as (app, pilot):
+        screen = await open_refs(app, pilot)
+        await until(pilot, lambda: not screen.counting and not screen.reading, "the ahead/behind counts")
+        width = screen.vlist.scrollable_content_region.width
+        rows = list_text(screen.vlist)
+        for e, row in zip(screen.snapshot.entries, rows, strict=True):
+            if e.commit is not None:
+                assert e.subject[:10] in row[:width], f"{e.name}: {row[:width]!r}"
+                assert (e.date in row) == (size[0] >= 100), row
+        assert any(long_name[:39] in row for row in rows) == (size[0] >= 100)
+        title = plain(screen.query_one("#refs-title"), width=width)
+        assert "ahead/behind: done" in title[:width]

@@ -28,6 +28,8 @@ from packscope.inspector.screens.base import PackscopeScreen
 from packscope.inspector.widgets.virtual_list import ListSource, VirtualList
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from packscope.core.face import ReflogLine
 
 COUNT_LIMIT = 10_000
@@ -40,7 +42,9 @@ entries of refs/stash's reflog, newest first).  `*` marks the branch HEAD
 is on.
 
 Each row: the ref's short name, its commit's abbreviated id (an annotated
-tag is peeled to the commit it names), the commit's date, how many commits
+tag is peeled to the commit it names), the commit's date (under 100
+columns the date is left out and long names are cut, so the subject
+still shows), how many commits
 HEAD has that the ref lacks (↑, ahead) and the ref has that HEAD lacks (↓,
 behind) — what `git rev-list --count --left-right HEAD...REF` prints — and
 the subject.  The counts fill in from a background walk; a side past
@@ -97,10 +101,20 @@ def carry_counts(old: RefsSnapshot, new: RefsSnapshot) -> None:
 class _RefsSource(ListSource):
     search_hint = "ref name or subject"
 
-    def __init__(self, snapshot: RefsSnapshot, abbrev_len: int = 10) -> None:
+    def __init__(self, snapshot: RefsSnapshot, abbrev_len: int = 10, room: Callable[[], int] = lambda: 0) -> None:
         super().__init__()
         self.snapshot = snapshot
         self.width = min(40, max((len(e.short) for e in snapshot.entries), default=10))
+        self.room = room  # the list's width now (0: not known)
+
+    def columns(self) -> tuple[int, bool]:
+        """(name width, date shown): on a narrow terminal (under 100
+        columns) the name column gives way (a fifth of the row, 12 at
+        least) and the date goes, so the subject still shows."""
+        room = self.room()
+        if not room or room >= 100:
+            return self.width, True
+        return min(self.width, max(12, room // 5)), False
 
     def row_count(self) -> int:
         return len(self.snapshot.entries)
@@ -111,15 +125,16 @@ class _RefsSource(ListSource):
         head = e.kind == "branch" and e.short == self.snapshot.head_name
         t.append("* " if head else "  ", style="bold green")
         t.append(e.kind[:6].ljust(7), style="dim")
-        short = e.short if len(e.short) <= self.width else e.short[: self.width - 1] + "…"
-        t.append_text(literal(short.ljust(self.width), KIND_STYLE.get(e.kind, "")))
+        width, dated = self.columns()
+        short = e.short if len(e.short) <= width else e.short[: width - 1] + "…"
+        t.append_text(literal(short.ljust(width), KIND_STYLE.get(e.kind, "")))
         t.append(" ")
         if e.error:
             t.append_text(literal(f"cannot read: {e.error}", "red"))
             return t
         shown = e.commit if e.commit is not None else e.oid
         t.append(shown.hex()[:10], style="yellow")
-        t.append(f" {e.date:<10} ", style="dim")
+        t.append(f" {e.date:<10} " if dated else " ", style="dim")
         t.append_text(count_text(e))
         t.append("  ")
         t.append_text(literal(e.subject))
@@ -187,6 +202,17 @@ class RefsScreen(PackscopeScreen):
     def vlist(self) -> RefsList:
         return self.query_one(RefsList)
 
+    def _room(self) -> int:
+        try:
+            return self.vlist.scrollable_content_region.width
+        except NoMatches:
+            return 0
+
+    def on_resize(self, event) -> None:
+        super().on_resize(event)
+        if self.snapshot is not None:
+            self.vlist.refresh_rows()
+
     # --- loading ------------------------------------------------------------------
 
     def refresh_data(self) -> None:
@@ -218,7 +244,8 @@ class RefsScreen(PackscopeScreen):
                 carry_counts(old, message.snapshot)
             self.snapshot = message.snapshot
             self.vlist.set_source(
-                _RefsSource(message.snapshot), cursor=min(cursor, max(len(message.snapshot.entries) - 1, 0))
+                _RefsSource(message.snapshot, room=self._room),
+                cursor=min(cursor, max(len(message.snapshot.entries) - 1, 0)),
             )
             if old is None:
                 self.vlist.move_to(0)
@@ -314,9 +341,10 @@ class RefsScreen(PackscopeScreen):
                 "stash": ("stash entry", "stash entries"),
             }
             parts = [count(n, *names.get(k, ("other ref", "other refs"))) for k, n in kinds.items()]
-            t.append("  " + ", ".join(parts), style="dim")
-            t.append("  ahead/behind HEAD: ", style="dim")
+            # the counting state before the totals: a narrow title cuts the totals
+            t.append("  ahead/behind: ", style="dim")
             t.append("counting…" if self.counting else "done", style="italic" if self.counting else "green")
+            t.append("  " + ", ".join(parts), style="dim")
         self.query_one("#refs-title", Label).update(t)
 
     # --- opening --------------------------------------------------------------------
