@@ -86,7 +86,7 @@ async def test_enter_opens_history_at_the_ref(refs_repo):
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
     ("ref", "key", "shown"),
-    [("refs/heads/topic2", "l", "refs/heads/topic2"), ("stash@{0}", "l", "stash"), ("refs/heads/side", "L", "HEAD")],
+    [("refs/heads/topic2", "l", "topic2"), ("stash@{0}", "l", "stash"), ("refs/heads/side", "L", "HEAD")],
 )
 async def test_l_shows_the_reflog_as_git_reflog_shows_it(refs_repo, ref, key, shown):
     async with running(refs_repo) as (app, pilot):
@@ -161,3 +161,30 @@ async def test_refs_rows_show_their_subject_at_80_columns(refs_repo, tmp_path, s
         assert any(long_name[:39] in row for row in rows) == (size[0] >= 100)
         title = plain(screen.query_one("#refs-title"), width=width)
         assert "ahead/behind: done" in title[:width]
+
+
+@pytest.mark.asyncio
+async def test_the_reflog_view_reads_again_after_a_commit(refs_repo, tmp_path):
+    """A commit made while the reflog view is open (an outside change: new
+    objects) shows as its newest entry, as `git reflog show` then lists it,
+    without leaving the view; the cursor stays on the entry it was on."""
+    work = tmp_path / "copy"
+    shutil.copytree(refs_repo, work, symlinks=True)
+    git("checkout", "-q", "main", cwd=work)
+    async with running(work, poll_seconds=0.1) as (app, pilot):
+        screen = await open_refs(app, pilot)
+        screen.vlist.move_to([e.name for e in screen.snapshot.entries].index("refs/heads/main"))
+        await pilot.press("l")
+        view = await until(
+            pilot,
+            lambda: isinstance(app.screen, ReflogScreen) and app.screen.rows is not None and app.screen,
+            "the reflog",
+        )
+        lst = view.query_one("#reflog-list")
+        before = list_text(lst)
+        lst.move_to(1)
+        git("commit", "-q", "--allow-empty", "-m", "made while the view was open", cwd=work)
+        want = git_text("reflog", "show", "main", cwd=work).splitlines()
+        assert len(want) == len(before) + 1
+        await until(pilot, lambda: list_text(lst) == want, "the new reflog entry", timeout=5)
+        assert lst.cursor == 2  # still on the entry it was on, one further down now

@@ -394,14 +394,17 @@ class RefsScreen(PackscopeScreen):
             self.notify(f"{e.short} has no reflog", severity="warning", timeout=3)
             return
         else:
-            name, shown = e.name, e.name
+            name, shown = e.name, e.short  # what `git reflog show SHORT` prints (main@{0})
         self.app.push_screen(ReflogScreen(name, shown))
 
 
 REFLOG_HELP = """
-One ref's reflog, newest first, as `git reflog show REF` prints it: the
-abbreviated id each update set the ref to, `REF@{n}`, and the update's
-message (commit, reset, checkout, rename…).  Enter opens that commit.
+One ref's reflog, newest first, as `git reflog show REF` prints it for
+the name the Refs row shows (main, origin/main, v1.0): the abbreviated id
+each update set the ref to, `REF@{n}`, and the update's message (commit,
+reset, checkout, rename…).  Enter opens that commit.  It is read again on
+R and when the repository changes (a commit adds an entry at the top; the
+cursor stays on its entry).
 """
 
 
@@ -425,6 +428,8 @@ class ReflogScreen(PackscopeScreen):
         self.shown = shown
         self.rows: list[tuple[str, ReflogLine]] | None = None
         self.error = ""
+        self._shown = 0  # entries the list showed before the last read
+        self.reading = False  # a read under way (a mount and a resume both ask)
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="reflog-title", markup=False)
@@ -434,11 +439,13 @@ class ReflogScreen(PackscopeScreen):
         super().on_mount()
         self.query_one(VirtualList).focus()
         self.update_title()
-        if self.app.core.ready:
-            self.load()
+        self.refresh_data()
 
     def refresh_data(self) -> None:
-        if self.rows is None and self.app.core.ready:
+        # R, coming back, an outside change (a commit writes objects and moves
+        # the ref): read the reflog again, a small file
+        if self.app.core.ready and not self.reading:
+            self.reading = True
             self.load()
 
     @work(thread=True, exclusive=True, group="reflog-load")
@@ -458,6 +465,8 @@ class ReflogScreen(PackscopeScreen):
         self.post_message(self.Loaded(rows))
 
     def on_reflog_screen_loaded(self, message: Loaded) -> None:
+        self.reading = False
+        fresh = self.rows is None
         self.rows, self.error = message.rows, message.error
         texts = []
         for n, (short, line) in enumerate(message.rows):
@@ -468,7 +477,10 @@ class ReflogScreen(PackscopeScreen):
             t.append(" ")
             t.append_text(literal(line.message.decode("utf-8", "replace")))
             texts.append(t)
-        self.query_one(VirtualList).set_source(ListSource(texts))
+        lst = self.query_one(VirtualList)
+        # read again: the cursor stays on the entry it was on (new entries come first)
+        lst.set_source(ListSource(texts), 0 if fresh else lst.cursor + max(0, len(texts) - self._shown))
+        self._shown = len(texts)
         self.update_title()
 
     def update_title(self) -> None:
