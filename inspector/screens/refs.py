@@ -86,7 +86,7 @@ def carry_counts(old: RefsSnapshot, new: RefsSnapshot) -> None:
     """Counts of the last read kept for refs that still name the same commit
     (HEAD unchanged): a repack, or coming back to the screen, does not move
     refs, so their counts are not walked again."""
-    known = {
+    known: dict[tuple[str, bytes | None], RefEntry] = {
         (e.name, e.commit): e
         for e in old.entries
         if e.commit is not None and e.ahead is not None and e.behind is not None
