@@ -182,3 +182,29 @@ async def test_tabs_in_the_diff_are_laid_out_not_spelled(tmp_path):
         assert not any("\\t" in r for r in split)
         news = [sides(r)[1] for r in split if " │ " in r]
         assert (3, "        int x;  /* x */") in news  # the 8-column indent, then the body
+
+
+@pytest.mark.asyncio
+async def test_a_similarity_renames_diff_is_gits_and_help_says_so(tmp_path):
+    """A file renamed with a change (R0xx in the changed files) opens as
+    `git diff -M` prints it (similarity index, rename from/to, the hunks),
+    and the diff view's help no longer says similarity renames are not
+    searched."""
+    work = tmp_path / "work"
+    git("init", "-q", "--initial-branch=main", work)
+    (work / "old.txt").write_text("".join(f"line {i}\n" for i in range(20)))
+    git("add", "old.txt", cwd=work)
+    git("commit", "-qm", "old", cwd=work)
+    git("mv", "old.txt", "new.txt", cwd=work)
+    (work / "new.txt").write_text("".join(f"line {i}\n" for i in range(20)).replace("line 7\n", "seven\n"))
+    git("commit", "-qam", "rename with a change", cwd=work)
+    want = git_text("diff", "-M", "HEAD^", "HEAD", cwd=work).splitlines()
+    assert any(line.startswith("similarity index 9") for line in want)
+    async with running(work, size=(120, 36)) as (app, pilot):
+        diff = await open_the_diff(app, pilot, work)
+        assert diff.change.name_status.startswith("R0")
+        assert list_text(diff.query_one(VirtualList)) == want
+        await pilot.press("question_mark")
+        help_screen = await until(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen, "the help")
+        text = " ".join(plain(w, width=200) for w in help_screen.query("Static, Label"))
+        assert "similarity index" in text and "not searched" not in text
