@@ -10,6 +10,7 @@ from packscope.core.history.split_diff import CHANGE, CONTEXT, HUNK, NOTE, split
 from packscope.inspector.safe_text import literal
 
 GUTTER = " │ "
+TAB_SIZE = 8
 
 
 def split_texts(lines: list[bytes], width: int) -> list[Text]:
@@ -37,7 +38,8 @@ def _side(number: int | None, content: bytes | None, digits: int, half: int, sty
         t.append(" " * half)
         return t
     t.append(str(number).rjust(digits) + " ", style="dim")
-    body = literal(content, style)  # (shown as the unified view shows it: controls escaped)
+    # shown as the unified view shows it: tabs laid out as spaces, other controls escaped
+    body = literal(content.decode("utf-8", "backslashreplace").expandtabs(TAB_SIZE), style)
     body.truncate(half - digits - 1, overflow="ellipsis", pad=True)
     t.append_text(body)
     return t

@@ -12,7 +12,7 @@ from packscope.inspector.screens.blame import BlameScreen
 from packscope.inspector.screens.commit import CommitScreen
 from packscope.inspector.widgets.virtual_list import VirtualList
 from tests.repos import git, git_dated, git_text
-from tests.ui_support import list_text, running, until
+from tests.ui_support import list_text, plain, running, until
 
 
 @pytest.fixture(scope="module")
@@ -127,3 +127,46 @@ async def test_blame_key_is_listed_in_help(blame_repo):
 
         rows = binding_rows(app.screen)
         assert any("," in keys and "<" in keys and desc == "Blame parent" for keys, desc in rows), rows
+
+
+@pytest.fixture(scope="module")
+def long_names_repo(tmp_path_factory):
+    """A file written by an author with a long name, then renamed into a
+    deep directory (so the path column shows) and changed by another."""
+    repo = tmp_path_factory.mktemp("uiblame-narrow") / "repo"
+    repo.mkdir()
+    git("init", "-q", "-b", "main", cwd=repo)
+    lines = [f"the line number {i} of a file whose lines are long enough to be cut" for i in range(30)]
+    (repo / "a.txt").write_text("\n".join(lines) + "\n")
+    git("add", "-A", cwd=repo)
+    long_name = {"GIT_AUTHOR_NAME": "Bartholomew Maximilian Fitzgerald-Underwood"}
+    git("commit", "-q", "-m", "first", cwd=repo, env=long_name)
+    (repo / "some/deep/directory").mkdir(parents=True)
+    git("mv", "a.txt", "some/deep/directory/renamed.txt", cwd=repo)
+    git("commit", "-q", "-m", "move", cwd=repo)
+    lines[3] = "changed"
+    (repo / "some/deep/directory/renamed.txt").write_text("\n".join(lines) + "\n")
+    git("commit", "-q", "-am", "change", cwd=repo)
+    return repo
+
+
+@pytest.mark.parametrize(("size", "author", "line_room"), [((80, 24), 8, 28), ((160, 40), 24, 60)])
+@pytest.mark.asyncio
+async def test_narrow_blame_leaves_the_line_room(long_names_repo, size, author, line_room):
+    """At 80 columns the author and path columns give way (author 8, path
+    12) so each row still shows a good part of its line; on a wide terminal
+    they are as wide as their content (author 24, the whole path)."""
+    async with running(long_names_repo, size=size) as (app, pilot):
+        screen = await open_blame_from_changes(app, pilot, long_names_repo, "main", "renamed.txt")
+        lst = screen.query_one(VirtualList)
+        width = lst.scrollable_content_region.width
+        rows = list_text(lst)
+        names = {"Bartholomew Maximilian Fitzgerald-Underwood"[: author - 1] + "…"}
+        first = [r for r in rows if "the line number" in r and "a.txt" in r]
+        assert first and all(any(n in r for n in names) for r in first), first[:1]
+        for i, row in enumerate(rows):
+            start = row.index(f" {i + 1} ") + len(f" {i + 1} ")
+            assert width - start >= line_room, f"row {i + 1} leaves {width - start} columns for its line: {row!r}"
+        # the title keeps whether the walk ended even when cut
+        title = plain(screen.query_one("#blame-title"), width=width)
+        assert title[:width].find("done") != -1

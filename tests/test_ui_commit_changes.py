@@ -252,3 +252,33 @@ async def test_c_toggles_the_merges_combined_diff(rename_merge_repo):
         assert any("against parent 2" in row for row in rows)  # beside the per-parent lists
         await pilot.press("c")
         await until(pilot, lambda: "diff --cc m.c" not in list_text(lst), "c again to hide it")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+@pytest.mark.asyncio
+async def test_tree_rows_at_80_columns_show_the_last_commits_subject(tmp_path, size):
+    """Under 100 columns a tree row leaves out the mode digits and gives
+    names 24 columns, so the last commit's subject still shows; wider, the
+    mode is there and names have 36."""
+    repo = tmp_path / "repo"
+    git("init", "-q", "-b", "main", repo)
+    names = ["a-file-with-a-rather-long-name-indeed.txt", "short.txt"]
+    for name in names:
+        (repo / name).write_text(name + "\n")
+        git("add", name, cwd=repo)
+        git("commit", "-q", "-m", f"the subject that added {name}", cwd=repo)
+    head = git_text("rev-parse", "HEAD", cwd=repo).strip()
+    async with running(repo, size=size) as (app, pilot):
+        app.push_screen(CommitScreen(bytes.fromhex(head)))
+        screen = await until(
+            pilot,
+            lambda: isinstance(app.screen, CommitScreen) and app.screen.last_done and app.screen,
+            "the tree's last commits",
+        )
+        lst = screen.query_one(VirtualList)
+        width = lst.scrollable_content_region.width
+        rows = [r for r in list_text(lst) if "blob" in r]
+        assert len(rows) == 2
+        for row, name in zip(rows, names, strict=True):
+            assert name[:20] in row and f"the subject that added {name}"[:20] in row[:width], row[:width]
+            assert row.startswith("100644 blob") == (size[0] >= 100), row

@@ -394,3 +394,24 @@ async def test_t_hides_the_graph_and_lists_in_git_logs_default_order(scenario_re
         await pilot.pause()
         assert [c.oid.hex() for c in screen.history.rows] == revlist(scenario_repo, "HEAD")
         assert not any("●" in r for r in list_text(screen.vlist))
+
+
+@pytest.mark.parametrize(("size", "author"), [((80, 24), 12), ((120, 36), 18)])
+@pytest.mark.asyncio
+async def test_at_80_columns_the_author_column_narrows(tmp_path, size, author):
+    """Under 100 columns the author takes 12 columns (a longer name cut
+    with …) so the subject keeps room beside the graph; wider, 18."""
+    repo = tmp_path / "repo"
+    git("init", "-q", "-b", "main", repo)
+    name = "Bartholomew Maximilian Fitzgerald"
+    for i in range(3):
+        (repo / "f.txt").write_text(f"{i}\n")
+        git("add", "f.txt", cwd=repo)
+        git("commit", "-q", "-m", f"subject number {i}", cwd=repo, env={"GIT_AUTHOR_NAME": name})
+    async with running(repo, size=size) as (app, pilot):
+        screen = await open_history(app, pilot)
+        lst = screen.query_one(VirtualList)
+        rows = await until(pilot, lambda: len(list_text(lst)) == 3 and list_text(lst), "the three commits")
+        width = lst.scrollable_content_region.width
+        for i, row in enumerate(rows):
+            assert f" {name[: author - 1]}… " in row and f"subject number {2 - i}" in row[:width], row

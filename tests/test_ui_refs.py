@@ -5,13 +5,15 @@ opens History at the ref, `l` shows git reflog's entries."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from textual.widgets import LoadingIndicator
 
 from packscope.inspector.screens.help import HelpScreen
 from packscope.inspector.screens.history import HistoryScreen
 from packscope.inspector.screens.refs import ReflogScreen, RefsScreen
-from tests.repos import git_text
+from tests.repos import git, git_text
 from tests.test_refs_cli import _build
 from tests.ui_support import list_text, plain, running, until
 
@@ -84,7 +86,7 @@ async def test_enter_opens_history_at_the_ref(refs_repo):
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
     ("ref", "key", "shown"),
-    [("refs/heads/topic2", "l", "refs/heads/topic2"), ("stash@{0}", "l", "stash"), ("refs/heads/side", "L", "HEAD")],
+    [("refs/heads/topic2", "l", "topic2"), ("stash@{0}", "l", "stash"), ("refs/heads/side", "L", "HEAD")],
 )
 async def test_l_shows_the_reflog_as_git_reflog_shows_it(refs_repo, ref, key, shown):
     async with running(refs_repo) as (app, pilot):
@@ -109,3 +111,80 @@ async def test_refs_keys_are_listed_in_help(refs_repo):
         help_screen = await until(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen, "the help screen")
         keys = plain(help_screen.query_one("#help-keys"), width=200)
         assert "Reflog" in keys and "History" in keys
+
+
+@pytest.mark.asyncio
+async def test_a_repack_keeps_the_counts_it_does_not_move(refs_repo, tmp_path):
+    """A repack beside the screen (an outside change: the refs are read
+    again) keeps the ahead/behind counts of refs that still name the same
+    commit: they are not walked again (under a repack loop the walk used
+    to restart every second and never reached the lower rows)."""
+    work = tmp_path / "copy"
+    shutil.copytree(refs_repo, work, symlinks=True)
+    async with running(work, poll_seconds=0.1) as (app, pilot):
+        screen = await open_refs(app, pilot)
+        await until(pilot, lambda: not screen.counting and not screen.reading, "the ahead/behind counts")
+        first = screen.snapshot
+        walks: list[int] = []
+        real_count = screen.count
+        screen.count = lambda snapshot: (walks.append(len(snapshot.entries)), real_count(snapshot))  # type: ignore[method-assign]
+        seen = app.outside_changes
+        git("repack", "-a", "-d", "-q", cwd=work)
+        await until(pilot, lambda: app.outside_changes > seen, "the repack noticed")
+        await until(pilot, lambda: screen.snapshot is not first and not screen.reading, "the refs read again")
+        assert walks == [], "the counts were walked again though no ref moved"
+        assert not screen.counting
+        for e in screen.snapshot.entries:
+            target = e.name if e.kind != "stash" else e.oid.hex()
+            assert (e.ahead, e.behind) == git_counts(work, target), e.name
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 40)])
+@pytest.mark.asyncio
+async def test_refs_rows_show_their_subject_at_80_columns(refs_repo, tmp_path, size):
+    """At 80 columns a long ref name and the date give way so each row
+    still shows its commit's subject, and the title says whether the
+    counts are done; at 160 the date and the whole name are there."""
+    work = tmp_path / "copy"
+    shutil.copytree(refs_repo, work, symlinks=True)
+    long_name = "a-branch-name-long-enough-to-fill-the-column"
+    git("branch", long_name, "main", cwd=work)
+    async with running(work, size=size) as (app, pilot):
+        screen = await open_refs(app, pilot)
+        await until(pilot, lambda: not screen.counting and not screen.reading, "the ahead/behind counts")
+        width = screen.vlist.scrollable_content_region.width
+        rows = list_text(screen.vlist)
+        for e, row in zip(screen.snapshot.entries, rows, strict=True):
+            if e.commit is not None:
+                assert e.subject[:10] in row[:width], f"{e.name}: {row[:width]!r}"
+                assert (e.date in row) == (size[0] >= 100), row
+        assert any(long_name[:39] in row for row in rows) == (size[0] >= 100)
+        title = plain(screen.query_one("#refs-title"), width=width)
+        assert "ahead/behind: done" in title[:width]
+
+
+@pytest.mark.asyncio
+async def test_the_reflog_view_reads_again_after_a_commit(refs_repo, tmp_path):
+    """A commit made while the reflog view is open (an outside change: new
+    objects) shows as its newest entry, as `git reflog show` then lists it,
+    without leaving the view; the cursor stays on the entry it was on."""
+    work = tmp_path / "copy"
+    shutil.copytree(refs_repo, work, symlinks=True)
+    git("checkout", "-q", "main", cwd=work)
+    async with running(work, poll_seconds=0.1) as (app, pilot):
+        screen = await open_refs(app, pilot)
+        screen.vlist.move_to([e.name for e in screen.snapshot.entries].index("refs/heads/main"))
+        await pilot.press("l")
+        view = await until(
+            pilot,
+            lambda: isinstance(app.screen, ReflogScreen) and app.screen.rows is not None and app.screen,
+            "the reflog",
+        )
+        lst = view.query_one("#reflog-list")
+        before = list_text(lst)
+        lst.move_to(1)
+        git("commit", "-q", "--allow-empty", "-m", "made while the view was open", cwd=work)
+        want = git_text("reflog", "show", "main", cwd=work).splitlines()
+        assert len(want) == len(before) + 1
+        await until(pilot, lambda: list_text(lst) == want, "the new reflog entry", timeout=5)
+        assert lst.cursor == 2  # still on the entry it was on, one further down now

@@ -153,3 +153,58 @@ def test_split_rows_pair_removed_and_added_runs():
     assert rows[3][1:5] == (2, b"old 1", 2, b"new 1")
     assert rows[4][1:5] == (3, b"old 2", None, None)
     assert rows[5][1:5] == (4, b"tail", 3, b"tail")
+
+
+@pytest.mark.asyncio
+async def test_tabs_in_the_diff_are_laid_out_not_spelled(tmp_path):
+    """Source indented with tabs (every C file of git.git) reads as it does
+    in the file: the tabs of a hunk line's body become spaces to the next
+    8-column stop, in the unified and the split view — not the literal
+    ``\\t`` of a control character."""
+    work = tmp_path / "work"
+    git("init", "-q", "--initial-branch=main", work)
+    (work / "t.c").write_text("int f(void)\n{\n\treturn 0;\n}\n")
+    git("add", "t.c", cwd=work)
+    git("commit", "-qm", "old", cwd=work)
+    (work / "t.c").write_text("int f(void)\n{\n\tint x;\t/* x */\n\treturn x;\n}\n")
+    git("commit", "-qam", "new", cwd=work)
+    unified = git_text("diff", "HEAD^", "HEAD", cwd=work).splitlines()
+    async with running(work, size=(120, 36)) as (app, pilot):
+        diff = await open_the_diff(app, pilot, work)
+        lst = diff.query_one(VirtualList)
+        rows = await until(pilot, lambda: list_text(lst), "the diff's rows")
+        want = [line[:1] + line[1:].expandtabs(8) if line[:1] in " +-" else line for line in unified]
+        assert rows == want
+        assert "+        int x;  /* x */" in rows and not any("\\t" in r for r in rows)
+        await pilot.press("v")
+        await until(pilot, lambda: diff.split and " │ " in "".join(list_text(lst)), "v to split the diff")
+        split = list_text(lst)
+        assert not any("\\t" in r for r in split)
+        news = [sides(r)[1] for r in split if " │ " in r]
+        assert (3, "        int x;  /* x */") in news  # the 8-column indent, then the body
+
+
+@pytest.mark.asyncio
+async def test_a_similarity_renames_diff_is_gits_and_help_says_so(tmp_path):
+    """A file renamed with a change (R0xx in the changed files) opens as
+    `git diff -M` prints it (similarity index, rename from/to, the hunks),
+    and the diff view's help no longer says similarity renames are not
+    searched."""
+    work = tmp_path / "work"
+    git("init", "-q", "--initial-branch=main", work)
+    (work / "old.txt").write_text("".join(f"line {i}\n" for i in range(20)))
+    git("add", "old.txt", cwd=work)
+    git("commit", "-qm", "old", cwd=work)
+    git("mv", "old.txt", "new.txt", cwd=work)
+    (work / "new.txt").write_text("".join(f"line {i}\n" for i in range(20)).replace("line 7\n", "seven\n"))
+    git("commit", "-qam", "rename with a change", cwd=work)
+    want = git_text("diff", "-M", "HEAD^", "HEAD", cwd=work).splitlines()
+    assert any(line.startswith("similarity index 9") for line in want)
+    async with running(work, size=(120, 36)) as (app, pilot):
+        diff = await open_the_diff(app, pilot, work)
+        assert diff.change.name_status.startswith("R0")
+        assert list_text(diff.query_one(VirtualList)) == want
+        await pilot.press("question_mark")
+        help_screen = await until(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen, "the help")
+        text = " ".join(plain(w, width=200) for w in help_screen.query("Static, Label"))
+        assert "similarity index" in text and "not searched" not in text

@@ -18,6 +18,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import Label
 
@@ -298,13 +299,36 @@ class BlameScreen(PackscopeScreen):
 
     # --- drawing --------------------------------------------------------------------------
 
+    def columns(self) -> tuple[int, int]:
+        """(author, path) column widths for the list's width: as wide as
+        their content (author 24, path 40 at most) while the line keeps
+        45% of the row (36 columns at least); on a narrow terminal they
+        give way (at 80 columns: author 15, or 8 beside a path of 12)."""
+        try:
+            width = self.query_one(VirtualList).scrollable_content_region.width
+        except NoMatches:
+            width = 0
+        width = width or self.app.size.width
+        fixed = 11 + 12 + len(str(len(self.lines))) + 1  # id, date, line number
+        budget = width - fixed - max(36, int(width * 0.45))
+        if not self.path_width:
+            return min(self.author_width, max(8, budget)), 0
+        author = min(self.author_width, max(8, budget // 2))
+        return author, min(self.path_width, max(12, budget - author - 1))
+
+    def on_resize(self, event) -> None:
+        super().on_resize(event)
+        if self.lines:
+            self.query_one(VirtualList).refresh_rows()
+
     def row_text(self, row: int) -> Text:
         a = self.answers[row]
         t = Text()
         digits = len(str(len(self.lines)))
+        author_width, path_width = self.columns()
         if a is None:
             t.append("…".ljust(11), style="dim")
-            t.append(" " * (self.author_width + 12 + (self.path_width + 1 if self.path_width else 0)))
+            t.append(" " * (author_width + 12 + (path_width + 1 if path_width else 0)))
         else:
             hx = a.commit.hex()
             if a.commit in self.boundaries:
@@ -312,15 +336,15 @@ class BlameScreen(PackscopeScreen):
             else:
                 t.append(hx[:10], style="yellow")
             t.append(" ")
-            if self.path_width:
+            if path_width:
                 # every row names its path once any does, so the columns stay aligned
                 name = name_text(a.path)
-                name = name if len(name) <= self.path_width else "…" + name[-(self.path_width - 1) :]
+                name = name if len(name) <= path_width else "…" + name[-(path_width - 1) :]
                 style = "magenta" if a.path != self.path else "dim"
-                t.append_text(literal(name.ljust(self.path_width) + " ", style))
+                t.append_text(literal(name.ljust(path_width) + " ", style))
             who, date, _ = self.facts.get(a.commit, ("?", "", ""))
-            shown = who if len(who) <= self.author_width else who[: self.author_width - 1] + "…"
-            t.append_text(literal(shown.ljust(self.author_width), "green"))
+            shown = who if len(who) <= author_width else who[: author_width - 1] + "…"
+            t.append_text(literal(shown.ljust(author_width), "green"))
             t.append(f" {date:<10} ", style="dim")
         t.append(f"{row + 1:>{digits}} ", style="dim")
         t.append_text(literal(decode(self.lines[row]).expandtabs(8)))
@@ -336,9 +360,10 @@ class BlameScreen(PackscopeScreen):
         elif not self.lines and not self.done:
             t.append("  reading…", style="italic")
         else:
+            # the state first: a narrow title cuts the counts, not whether the walk ended
+            t.append("  done" if self.done else "  walking…", style="green" if self.done else "italic")
             t.append(f"  {self.answered:,}/{count(len(self.lines), 'line', 'lines')}", style="dim")
             t.append(f", {count(self.walked, 'commit', 'commits')} looked at", style="dim")
-            t.append("  done" if self.done else "  walking…", style="green" if self.done else "italic")
         self.query_one("#blame-title", Label).update(t, layout=False)
 
     # --- keys ----------------------------------------------------------------------------------

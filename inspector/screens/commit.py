@@ -10,6 +10,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.widgets import Label
 
 from packscope.core.face import PackscopeError
@@ -22,6 +23,8 @@ from packscope.inspector.widgets.virtual_list import VirtualList
 if TYPE_CHECKING:
     from packscope.core.face import Commit
     from packscope.inspector.commit_changes_model import ParentChanges
+
+NARROW = 100  # under this many columns tree rows drop the mode digits and names take 24
 
 HELP = """
 One commit, as stored: its id, parents, author and committer (each with
@@ -47,7 +50,7 @@ Enter on a file opens its diff.  `d` moves the cursor to the changed files
 a file of the tree opens its Blame: each line with the commit that last
 brought it.
 
-Tree rows: mode, type, name, and the last commit that changed the entry —
+Tree rows: mode (left out under 100 columns), type, name, and the last commit that changed the entry —
 found by one history walk from this commit, filled in as the answers arrive
 (the title shows how far the walk got).
 
@@ -332,6 +335,18 @@ class CommitScreen(PackscopeScreen):
             rows.append(("entry", i))
         self.rows = rows
 
+    def _room(self) -> int:
+        """The list's width now (0: not known)."""
+        try:
+            return self.query_one(VirtualList).scrollable_content_region.width
+        except NoMatches:
+            return 0
+
+    def on_resize(self, event) -> None:
+        super().on_resize(event)
+        if self.rows:
+            self.query_one(VirtualList).refresh_rows()
+
     @property
     def entries(self) -> list[tuple[int, bytes, bytes]]:
         """The tree's entries (none before the commit is read)."""
@@ -342,10 +357,13 @@ class CommitScreen(PackscopeScreen):
 
         mode, name, _ = self.entries[i]
         kind = mode_type(mode)
-        t = Text(f"{mode:06o} {kind:<6} ", style="dim")
+        narrow = 0 < self._room() < NARROW
+        # under 100 columns the mode's digits go and names take 24 columns, so
+        # the last commit's subject still shows (the Object screen has the mode)
+        t = Text(f"{kind:<6} " if narrow else f"{mode:06o} {kind:<6} ", style="dim")
         shown = name_text(name) + ("/" if kind == "tree" else "")
         lit = literal(shown, "bold blue" if kind == "tree" else "")
-        width = 36
+        width = 24 if narrow else 36
         if lit.cell_len > width:
             lit.truncate(width - 1)
             lit.append("…")

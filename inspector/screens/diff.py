@@ -16,13 +16,15 @@ from packscope.inspector.screens.base import PackscopeScreen
 from packscope.inspector.widgets.virtual_list import ListSource, VirtualList
 
 HELP = """
-One file's change, as `git diff -M100%` prints it between the commit and
-the parent named in the title: the `diff --git` header, mode lines, the
+One file's change, as `git diff -M` prints it between the commit and the
+parent named in the title: the `diff --git` header, mode lines, the
 `index` line, then the hunks (`@@ -old +new @@` with 3 lines of context;
-removed lines red, added lines green).  A binary file is said as git says
+removed lines red, added lines green; tabs laid out as spaces to the next
+8-column stop, as in the file).  A binary file is said as git says
 it ("Binary files … differ"); a diff longer than 5,000 lines is cut, with
-a note where it stops.  Exact renames are paired (R100), as `-M100%` does;
-git's similarity renames are not searched.
+a note where it stops.  A rename or copy the Commit screen found (R087:
+87% similar) shows git's `similarity index`, `rename from` / `rename to`
+lines, then the changes between the old and the new file.
 
 Every diff has a budget: a file larger than 512 KB (either side), or whose
 diff takes more than 3 s, is not shown unasked — the screen says what it
@@ -43,10 +45,22 @@ MAX_LINES = 5000
 SPLIT_MIN_WIDTH = 60  # narrower, each side would show too little of its lines
 
 
+TAB_SIZE = 8  # a hunk line's tabs as spaces (blame and the combined diff show them so too)
+
+
+def expand_body(s: str) -> str:
+    """A hunk line with the tabs of its body (after the one-column ``+``,
+    ``-`` or space prefix) laid out as spaces, from the body's own start:
+    aligned as in the file, not spelled ``\\t`` as a control character."""
+    return s[:1] + s[1:].expandtabs(TAB_SIZE) if "\t" in s else s
+
+
 def _line_text(raw: bytes, in_hunks: bool) -> Text:
     s = raw.decode("utf-8", "replace")
     if not in_hunks:
         return literal(s, "bold")
+    if s.startswith((" ", "+", "-")):
+        s = expand_body(s)
     if s.startswith("@@"):
         return literal(s, "cyan")
     if s.startswith("+"):

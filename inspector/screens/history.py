@@ -9,6 +9,7 @@ when the cursor nears the end, ``G`` is pressed, or a search needs them.
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -29,6 +30,9 @@ from packscope.inspector.screens.commit import CommitScreen
 from packscope.inspector.widgets.prompt import Prompt
 from packscope.inspector.widgets.virtual_list import VirtualList
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 HELP = """
 The commit log, newest first, as `git log --graph` lists it for the
 revisions shown in the title (HEAD unless you pick others with `r`): in
@@ -42,7 +46,8 @@ the commits that touched the paths.  Without a commit-graph
 file, the topological order needs the whole history read first (the title
 counts the commits read), as git's does.
 
-Rows: graph, abbreviated id, author date (in the author's time zone), author, the
+Rows: graph, abbreviated id, author date (in the author's time zone), author
+(18 columns, 12 under 100 so the subject keeps room), the
 refs that point at the commit (HEAD, branches, tags: peeled to the commit
 they name) and the subject.  Text from the repository is shown literally:
 markup is not interpreted, control and bidi characters are spelled out
@@ -142,11 +147,21 @@ class _PathsPrompt(Prompt):
         self.dismiss(event.value.strip())
 
 
+NARROW = 100  # under this many columns the author column narrows
+
+
 class _Source:
     search_hint = "id prefix, author or subject"
 
-    def __init__(self, log: HistoryLog) -> None:
+    def __init__(self, log: HistoryLog, room: Callable[[], int] = lambda: 0) -> None:
         self.history = log
+        self.room = room  # the list's width now (0: not known)
+
+    def author_width(self) -> int:
+        """18 columns for the author; under 100 columns 12, so the subject
+        keeps room beside the graph."""
+        room = self.room()
+        return 12 if room and room < NARROW else 18
 
     def row_count(self) -> int:
         return self.history.loaded
@@ -164,8 +179,9 @@ class _Source:
             t.append_text(literal(f"cannot read: {s.error}", "red"))
             return t
         t.append(f" {s.date:<10} ", style="dim")
-        author = s.author if len(s.author) <= 18 else s.author[:17] + "…"
-        t.append_text(literal(author.ljust(18), "cyan"))
+        width = self.author_width()
+        author = s.author if len(s.author) <= width else s.author[: width - 1] + "…"
+        t.append_text(literal(author.ljust(width), "cyan"))
         t.append(" ")
         decor = self.history.decor.get(c.oid)
         if decor:
@@ -228,6 +244,17 @@ class HistoryScreen(PackscopeScreen):
     def vlist(self) -> HistoryList:
         return self.query_one(HistoryList)
 
+    def _room(self) -> int:
+        try:
+            return self.vlist.scrollable_content_region.width
+        except NoMatches:
+            return 0
+
+    def on_resize(self, event) -> None:
+        super().on_resize(event)
+        if self.history is not None:
+            self.vlist.refresh_rows()
+
     # --- loading --------------------------------------------------------------------
 
     def refresh_data(self) -> None:
@@ -254,7 +281,7 @@ class HistoryScreen(PackscopeScreen):
         self.history = HistoryLog(self.app.core, self.revs, self.paths, graph=self.graph)
         lst = self.vlist
         lst.follow = False
-        lst.set_source(_Source(self.history))
+        lst.set_source(_Source(self.history, room=self._room))
         self.matches, self.scanned, self.pending = [], 0, 0
         self.search_state = self.find_text = self.wrapped = ""
         self.history.demand(self._page() * (self.PAGE_MARGIN + 1))

@@ -28,6 +28,8 @@ from packscope.inspector.screens.base import PackscopeScreen
 from packscope.inspector.widgets.virtual_list import ListSource, VirtualList
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from packscope.core.face import ReflogLine
 
 COUNT_LIMIT = 10_000
@@ -40,7 +42,9 @@ entries of refs/stash's reflog, newest first).  `*` marks the branch HEAD
 is on.
 
 Each row: the ref's short name, its commit's abbreviated id (an annotated
-tag is peeled to the commit it names), the commit's date, how many commits
+tag is peeled to the commit it names), the commit's date (under 100
+columns the date is left out and long names are cut, so the subject
+still shows), how many commits
 HEAD has that the ref lacks (↑, ahead) and the ref has that HEAD lacks (↓,
 behind) — what `git rev-list --count --left-right HEAD...REF` prints — and
 the subject.  The counts fill in from a background walk; a side past
@@ -73,13 +77,44 @@ def count_text(e: RefEntry) -> Text:
     return t
 
 
+def uncounted(snapshot: RefsSnapshot) -> list[int]:
+    """The rows whose ahead/behind is still to count."""
+    return [i for i, e in enumerate(snapshot.entries) if e.commit is not None and e.ahead is None]
+
+
+def carry_counts(old: RefsSnapshot, new: RefsSnapshot) -> None:
+    """Counts of the last read kept for refs that still name the same commit
+    (HEAD unchanged): a repack, or coming back to the screen, does not move
+    refs, so their counts are not walked again."""
+    known: dict[tuple[str, bytes | None], RefEntry] = {
+        (e.name, e.commit): e
+        for e in old.entries
+        if e.commit is not None and e.ahead is not None and e.behind is not None
+    }
+    for e in new.entries:
+        k = known.get((e.name, e.commit))
+        if k is not None:
+            e.ahead, e.behind = k.ahead, k.behind
+            e.ahead_exact, e.behind_exact = k.ahead_exact, k.behind_exact
+
+
 class _RefsSource(ListSource):
     search_hint = "ref name or subject"
 
-    def __init__(self, snapshot: RefsSnapshot, abbrev_len: int = 10) -> None:
+    def __init__(self, snapshot: RefsSnapshot, abbrev_len: int = 10, room: Callable[[], int] = lambda: 0) -> None:
         super().__init__()
         self.snapshot = snapshot
         self.width = min(40, max((len(e.short) for e in snapshot.entries), default=10))
+        self.room = room  # the list's width now (0: not known)
+
+    def columns(self) -> tuple[int, bool]:
+        """(name width, date shown): on a narrow terminal (under 100
+        columns) the name column gives way (a fifth of the row, 12 at
+        least) and the date goes, so the subject still shows."""
+        room = self.room()
+        if not room or room >= 100:
+            return self.width, True
+        return min(self.width, max(12, room // 5)), False
 
     def row_count(self) -> int:
         return len(self.snapshot.entries)
@@ -90,15 +125,16 @@ class _RefsSource(ListSource):
         head = e.kind == "branch" and e.short == self.snapshot.head_name
         t.append("* " if head else "  ", style="bold green")
         t.append(e.kind[:6].ljust(7), style="dim")
-        short = e.short if len(e.short) <= self.width else e.short[: self.width - 1] + "…"
-        t.append_text(literal(short.ljust(self.width), KIND_STYLE.get(e.kind, "")))
+        width, dated = self.columns()
+        short = e.short if len(e.short) <= width else e.short[: width - 1] + "…"
+        t.append_text(literal(short.ljust(width), KIND_STYLE.get(e.kind, "")))
         t.append(" ")
         if e.error:
             t.append_text(literal(f"cannot read: {e.error}", "red"))
             return t
         shown = e.commit if e.commit is not None else e.oid
         t.append(shown.hex()[:10], style="yellow")
-        t.append(f" {e.date:<10} ", style="dim")
+        t.append(f" {e.date:<10} " if dated else " ", style="dim")
         t.append_text(count_text(e))
         t.append("  ")
         t.append_text(literal(e.subject))
@@ -166,6 +202,17 @@ class RefsScreen(PackscopeScreen):
     def vlist(self) -> RefsList:
         return self.query_one(RefsList)
 
+    def _room(self) -> int:
+        try:
+            return self.vlist.scrollable_content_region.width
+        except NoMatches:
+            return 0
+
+    def on_resize(self, event) -> None:
+        super().on_resize(event)
+        if self.snapshot is not None:
+            self.vlist.refresh_rows()
+
     # --- loading ------------------------------------------------------------------
 
     def refresh_data(self) -> None:
@@ -193,15 +240,20 @@ class RefsScreen(PackscopeScreen):
         if message.snapshot is not None:
             old = self.snapshot
             cursor = self.vlist.cursor
+            if old is not None and old.head == message.snapshot.head:
+                carry_counts(old, message.snapshot)
             self.snapshot = message.snapshot
             self.vlist.set_source(
-                _RefsSource(message.snapshot), cursor=min(cursor, max(len(message.snapshot.entries) - 1, 0))
+                _RefsSource(message.snapshot, room=self._room),
+                cursor=min(cursor, max(len(message.snapshot.entries) - 1, 0)),
             )
             if old is None:
                 self.vlist.move_to(0)
-            if message.snapshot.head is not None and message.snapshot.entries:
+            if message.snapshot.head is not None and uncounted(message.snapshot):
                 self.counting = True
                 self.count(message.snapshot)
+            else:  # every count carried over from the last read (or nothing to count)
+                self._stop_counting()
         self.update_title()
 
     @work(thread=True, exclusive=True, group="refs-count")
@@ -217,7 +269,7 @@ class RefsScreen(PackscopeScreen):
         def found(row: int, ahead: int, behind: int, ahead_exact: bool, behind_exact: bool) -> None:
             self.post_message(self.Counted(snapshot, row, ahead, behind, (ahead_exact, behind_exact)))
 
-        pending = set(range(len(snapshot.entries)))
+        pending = set(uncounted(snapshot))
         n = len(snapshot.entries)
 
         def next_row() -> int | None:
@@ -289,9 +341,10 @@ class RefsScreen(PackscopeScreen):
                 "stash": ("stash entry", "stash entries"),
             }
             parts = [count(n, *names.get(k, ("other ref", "other refs"))) for k, n in kinds.items()]
-            t.append("  " + ", ".join(parts), style="dim")
-            t.append("  ahead/behind HEAD: ", style="dim")
+            # the counting state before the totals: a narrow title cuts the totals
+            t.append("  ahead/behind: ", style="dim")
             t.append("counting…" if self.counting else "done", style="italic" if self.counting else "green")
+            t.append("  " + ", ".join(parts), style="dim")
         self.query_one("#refs-title", Label).update(t)
 
     # --- opening --------------------------------------------------------------------
@@ -341,14 +394,17 @@ class RefsScreen(PackscopeScreen):
             self.notify(f"{e.short} has no reflog", severity="warning", timeout=3)
             return
         else:
-            name, shown = e.name, e.name
+            name, shown = e.name, e.short  # what `git reflog show SHORT` prints (main@{0})
         self.app.push_screen(ReflogScreen(name, shown))
 
 
 REFLOG_HELP = """
-One ref's reflog, newest first, as `git reflog show REF` prints it: the
-abbreviated id each update set the ref to, `REF@{n}`, and the update's
-message (commit, reset, checkout, rename…).  Enter opens that commit.
+One ref's reflog, newest first, as `git reflog show REF` prints it for
+the name the Refs row shows (main, origin/main, v1.0): the abbreviated id
+each update set the ref to, `REF@{n}`, and the update's message (commit,
+reset, checkout, rename…).  Enter opens that commit.  It is read again on
+R and when the repository changes (a commit adds an entry at the top; the
+cursor stays on its entry).
 """
 
 
@@ -372,6 +428,8 @@ class ReflogScreen(PackscopeScreen):
         self.shown = shown
         self.rows: list[tuple[str, ReflogLine]] | None = None
         self.error = ""
+        self._shown = 0  # entries the list showed before the last read
+        self.reading = False  # a read under way (a mount and a resume both ask)
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="reflog-title", markup=False)
@@ -381,11 +439,13 @@ class ReflogScreen(PackscopeScreen):
         super().on_mount()
         self.query_one(VirtualList).focus()
         self.update_title()
-        if self.app.core.ready:
-            self.load()
+        self.refresh_data()
 
     def refresh_data(self) -> None:
-        if self.rows is None and self.app.core.ready:
+        # R, coming back, an outside change (a commit writes objects and moves
+        # the ref): read the reflog again, a small file
+        if self.app.core.ready and not self.reading:
+            self.reading = True
             self.load()
 
     @work(thread=True, exclusive=True, group="reflog-load")
@@ -405,6 +465,8 @@ class ReflogScreen(PackscopeScreen):
         self.post_message(self.Loaded(rows))
 
     def on_reflog_screen_loaded(self, message: Loaded) -> None:
+        self.reading = False
+        fresh = self.rows is None
         self.rows, self.error = message.rows, message.error
         texts = []
         for n, (short, line) in enumerate(message.rows):
@@ -415,7 +477,10 @@ class ReflogScreen(PackscopeScreen):
             t.append(" ")
             t.append_text(literal(line.message.decode("utf-8", "replace")))
             texts.append(t)
-        self.query_one(VirtualList).set_source(ListSource(texts))
+        lst = self.query_one(VirtualList)
+        # read again: the cursor stays on the entry it was on (new entries come first)
+        lst.set_source(ListSource(texts), 0 if fresh else lst.cursor + max(0, len(texts) - self._shown))
+        self._shown = len(texts)
         self.update_title()
 
     def update_title(self) -> None:
