@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from packscope.core import trace
 from packscope.core.errors import PackscopeError
+from packscope.core.store.loose import LooseCache
 from packscope.core.store.search import ALGORITHMS, Steps, search_function
 from packscope.inspector.lab_model import index_by_name, index_of, resolve, search_bounds
 
@@ -40,11 +41,10 @@ def sample_ids(store, lock, k: int, mode: str, seed: int | None = None) -> list[
                     sizes.append(t.open().num_objects)
             except PackscopeError:
                 sizes.append(0)
-        loose = []
-        for n in range(256):
-            sub = os.path.join(store.objects_dir, f"{n:02x}")
-            if os.path.isdir(sub):
-                loose += [bytes.fromhex(f"{n:02x}{x}") for x in os.listdir(sub) if len(x) == store.fmt.hexsz - 2]
+        # A cache of its own: the store's (and its trace) stay as the user left
+        # them; a subdirectory git prunes meanwhile reads as empty.
+        listing = LooseCache(store.objects_dir, store.fmt)
+        loose = [oid for n in range(256) for oid in listing.entries(n)]
         total = sum(sizes) + len(loose)
         for _ in range(n_present if total else 0):
             r = rnd.randrange(total)

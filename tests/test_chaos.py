@@ -165,3 +165,35 @@ def test_every_screen_s_main_action_beside_a_repack_loop(tmp_path):
     assert all(n >= 1 for n in jobs.runs.values()), jobs.runs
     # the jobs ran beside the writer: some of them saw it
     assert sum(jobs.changed.values()) >= 1, (jobs.runs, jobs.changed)
+
+
+def test_a_loose_subdirectory_pruned_while_the_lab_samples_reads_as_empty(tmp_path, monkeypatch):
+    """gc removes objects/xx between the Lab's look at the directory and its
+    listing (the chaos run above hit this): the batch's ids come from what
+    is left, never a FileNotFoundError."""
+    import os
+
+    repo = repos.build_loose(tmp_path, blobs=40)
+    core = CoreAccess(str(repo))
+    core.open()
+    try:
+        objects = core.store.objects_dir
+        pruned = sorted(d for d in os.listdir(objects) if len(d) == 2)[0]
+        gone = os.path.join(objects, pruned)
+        listdir, scandir = os.listdir, os.scandir
+
+        def vanished(real):
+            def call(path="."):
+                if os.fspath(path) == gone:
+                    raise FileNotFoundError(2, "No such file or directory", gone)
+                return real(path)
+
+            return call
+
+        monkeypatch.setattr(os, "listdir", vanished(listdir))
+        monkeypatch.setattr(os, "scandir", vanished(scandir))
+        ids = lab_batch.sample_ids(core.store, core.lock, 200, "present", seed=1)
+    finally:
+        core.close()
+    assert len(ids) == 200
+    assert not [oid for oid in ids if oid.hex().startswith(pruned)]
