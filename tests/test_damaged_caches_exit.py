@@ -114,6 +114,18 @@ def test_log_and_batch_exit_as_git_on_a_damaged_cache_file(base, tmp_path, case,
         assert (name, ours.returncode) == (name, theirs.returncode), (theirs.stderr, ours.stderr)
 
 
+@pytest.mark.parametrize("words", [["--graph", "--oneline"], ["--format=%h %s"]])
+def test_every_log_output_exits_as_git_on_damage_found_during_the_walk(base, tmp_path, words):
+    """The graph damage git dies on is known only once the walk has read it:
+    each output path (the graph, ids alone as above, a format) ends with it."""
+    repo = damaged(base, tmp_path / "r", *CASES["graph-parent-position"])
+    args = ["log", "--all", *words]
+    theirs = subprocess.run(["git", *args], cwd=repo, capture_output=True, env=git_env())
+    ours = packscope_in(repo, *args)
+    assert theirs.returncode == 128
+    assert ours.returncode == 128, ours.stderr
+
+
 def test_the_cases_are_the_damage_they_name(base, tmp_path):
     """Guards the fixture: git dies on the cases named so, and reads on past
     the others (a too-easy mutation would test nothing)."""

@@ -127,13 +127,13 @@ def run(args) -> int:
         mailmap = None
         if map_authors or (pretty not in (None, "medium") and UserFormat(pretty).maps_idents):
             mailmap = load_mailmap(repo, objects, session.refs)
+        # (no return in here: the damage git dies on is known only after the walk, below)
         if opts["graph"]:
             write_streaming(
                 _graph_chunks(session, source, starts, path_filter, opts, abbrev, mailmap, map_authors),
                 sys.stdout.buffer,
             )
-            return 0
-        if full_ids_format(pretty):
+        elif full_ids_format(pretty):
             # --format=%H: the walk's ids alone, in runs (no record per commit over a commit-graph)
             runs = walk_ids(
                 source.objects,
@@ -145,20 +145,20 @@ def run(args) -> int:
                 **source.walk_options(path_filter),
             )
             write_streaming(render_id_runs(runs, session.fmt.rawsz), sys.stdout.buffer)
-            return 0
-        walked = walk(
-            source.objects,
-            starts,
-            order=opts["order"],
-            first_parent=opts["first_parent"],
-            max_count=opts["max_count"],
-            paths=path_filter,
-            **source.walk_options(path_filter),
-        )
-        write_streaming(
-            render_log(objects, walked, abbrev=abbrev, pretty=pretty, mailmap=mailmap, map_authors=map_authors),
-            sys.stdout.buffer,
-        )
+        else:
+            walked = walk(
+                source.objects,
+                starts,
+                order=opts["order"],
+                first_parent=opts["first_parent"],
+                max_count=opts["max_count"],
+                paths=path_filter,
+                **source.walk_options(path_filter),
+            )
+            write_streaming(
+                render_log(objects, walked, abbrev=abbrev, pretty=pretty, mailmap=mailmap, map_authors=map_authors),
+                sys.stdout.buffer,
+            )
     finally:
         if source is not None:
             for problem in source.problems:
