@@ -57,7 +57,8 @@ from packscope.core.history.commit_reader import (
     commit_facts,
     peel_to_commit,
 )
-from packscope.core.history.line_diff import NO_EOL, git_diff_flags, line_indent
+from packscope.core.history.git_diff_heuristics import line_indent
+from packscope.core.history.line_diff import NO_EOL, git_diff_flags
 from packscope.core.history.renames import DEFAULT_SCORE
 from packscope.core.history.tree_diff import TreeReader, diff_trees
 from packscope.core.history.tree_entries import TreeEntries
