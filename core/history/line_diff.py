@@ -130,9 +130,10 @@ def intern_sides(old: bytes, new: bytes, *, keep_starts: bool = False, check: Ch
     return a, b
 
 
-def _same_run(a: Sequence[int], i: int, b: Sequence[int], j: int, limit: int) -> int:
-    """How many lines a[i:] and b[j:] have equal at their start (at most
-    ``limit``): compared in blocks first, then line by line."""
+def same_head(a: Sequence[int], i: int, b: Sequence[int], j: int, limit: int) -> int:
+    """How many items a[i:] and b[j:] have equal at their start (at most
+    ``limit``): compared in blocks first, then one by one.  Lines as
+    interned ids here, bytes of two texts in blame."""
     k = 0
     step = 4096
     while k + step <= limit and a[i + k : i + k + step] == b[j + k : j + k + step]:
@@ -149,8 +150,9 @@ def _same_run(a: Sequence[int], i: int, b: Sequence[int], j: int, limit: int) ->
     return k
 
 
-def _same_tail(a: Sequence[int], i: int, b: Sequence[int], j: int, limit: int) -> int:
-    """How many lines a[:i] and b[:j] have equal at their end (at most ``limit``)."""
+def same_tail(a: Sequence[int], i: int, b: Sequence[int], j: int, limit: int) -> int:
+    """How many items a[:i] and b[:j] have equal at their end (at most
+    ``limit``), as :func:`same_head` counts them."""
     k = 0
     step = 4096
     while k + step <= limit and a[i - k - step : i - k] == b[j - k - step : j - k]:
@@ -168,11 +170,11 @@ def _same_tail(a: Sequence[int], i: int, b: Sequence[int], j: int, limit: int) -
 
 
 def _common_head(a: Sequence[int], b: Sequence[int]) -> int:
-    return _same_run(a, 0, b, 0, min(len(a), len(b)))
+    return same_head(a, 0, b, 0, min(len(a), len(b)))
 
 
 def _common_tail(a: Sequence[int], b: Sequence[int], head: int) -> int:
-    return _same_tail(a, len(a), b, len(b), min(len(a), len(b)) - head)
+    return same_tail(a, len(a), b, len(b), min(len(a), len(b)) - head)
 
 
 def diff_flags(
@@ -238,9 +240,9 @@ def _mark(
     stack = [(0, len(a), 0, len(b), minimal)]
     while stack:
         a0, a1, b0, b1, need_min = stack.pop()
-        k = _same_run(a, a0, b, b0, min(a1 - a0, b1 - b0))
+        k = same_head(a, a0, b, b0, min(a1 - a0, b1 - b0))
         a0, b0 = a0 + k, b0 + k
-        k = _same_tail(a, a1, b, b1, min(a1 - a0, b1 - b0))
+        k = same_tail(a, a1, b, b1, min(a1 - a0, b1 - b0))
         a1, b1 = a1 - k, b1 - k
         if a0 == a1 or b0 == b1:
             for x in range(a0, a1):
@@ -321,7 +323,7 @@ def _middle(
                 continue
             y = x - k
             if x < n and y < m and a[a0 + x] == b[b0 + y]:  # a snake: its length by slices
-                run = _same_run(a, a0 + x, b, b0 + y, min(n - x, m - y))
+                run = same_head(a, a0 + x, b, b0 + y, min(n - x, m - y))
                 x += run
                 y += run
                 snake = snake or run > _SNAKE_CNT
@@ -344,7 +346,7 @@ def _middle(
                 continue
             y = x - k
             if x < n and y < m and a[a1 - 1 - x] == b[b1 - 1 - y]:
-                run = _same_tail(a, a1 - x, b, b1 - y, min(n - x, m - y))
+                run = same_tail(a, a1 - x, b, b1 - y, min(n - x, m - y))
                 x += run
                 y += run
                 snake = snake or run > _SNAKE_CNT
