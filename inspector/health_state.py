@@ -44,9 +44,9 @@ def pack_key(path: str) -> str:
 
 
 def _temporary(path: str) -> bool:
-    from packscope.core.repo.repo_state import is_temporary
+    from packscope.core.store.temporary_files import is_git_temporary
 
-    return is_temporary(path)
+    return is_git_temporary(path)
 
 
 def _stamps(key: str) -> tuple:

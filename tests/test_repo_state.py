@@ -9,9 +9,10 @@ from pathlib import Path
 
 from packscope.core.fsck.changed_during import settle
 from packscope.core.fsck.findings import ERROR, ERROR_PACK, ERROR_REACHABLE, INFO, Finding
-from packscope.core.repo.repo_state import compare, is_temporary, state_of, take_state
+from packscope.core.repo.repo_state import compare, state_of, take_state
 from packscope.core.repo.repository import Repository
 from packscope.core.repo.session import open_session
+from packscope.core.store.temporary_files import is_git_temporary
 from tests import repos
 from tests.repos import git, git_text
 
@@ -89,8 +90,8 @@ def test_git_s_temporary_files_are_not_part_of_the_state(tmp_path):
         (pack_dir / name).write_bytes(b"half written")
     b = take_state(work / ".git", work / ".git", work / ".git" / "objects")
     assert compare(a, b) is None
-    assert all(is_temporary(n) for n in (".tmp-1-pack-x.pack", "tmp_pack_1", "/a/b/tmp_idx_2"))
-    assert not is_temporary("pack-0123.pack")
+    assert all(is_git_temporary(n) for n in (".tmp-1-pack-x.pack", "tmp_pack_1", "/a/b/tmp_idx_2"))
+    assert not is_git_temporary("pack-0123.pack")
 
 
 # --- settling a changed run's findings ------------------------------------------------------

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from packscope.core.oid import ObjectFormat
 from packscope.core.store.loose import count_loose_files
+from packscope.core.store.temporary_files import is_git_temporary
 
 _HEX = re.compile(r"[0-9a-fA-F]+")
 
@@ -48,17 +49,17 @@ def cruft_packs(objects_dir: str) -> tuple[int, int]:
 
 
 def temporary_files(objects_dir: str) -> tuple[int, int]:
-    """Files a writer left half-done: tmp_pack_*, tmp_idx_*, tmp_rev_*,
-    .tmp-* in objects/pack, tmp_obj_* in the loose subdirectories."""
+    """Files a writer left half-done (the store's rule, ``is_git_temporary``):
+    tmp_pack_*, tmp_idx_*, .tmp-*, … in objects/pack, tmp_obj_* in the
+    loose subdirectories and the object directory itself."""
     n = b = 0
-    pack_dir = os.path.join(objects_dir, "pack")
-    for name in _listdir(pack_dir):
-        if name.startswith(("tmp_", ".tmp-")):
-            n += 1
-            b += file_size(os.path.join(pack_dir, name))
-    for d in [objects_dir, *(os.path.join(objects_dir, f"{i:02x}") for i in range(256))]:
+    for d in [
+        os.path.join(objects_dir, "pack"),
+        objects_dir,
+        *(os.path.join(objects_dir, f"{i:02x}") for i in range(256)),
+    ]:
         for name in _listdir(d):
-            if name.startswith("tmp_obj_"):
+            if is_git_temporary(name):
                 n += 1
                 b += file_size(os.path.join(d, name))
     return n, b

@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from packscope.core.errors import PackscopeError
 from packscope.core.fsck.findings import ERROR, ERROR_FATAL, Finding
-from packscope.core.repo.repo_state import Change, RepoState, compare, is_temporary, stamp_of
+from packscope.core.repo.repo_state import Change, RepoState, compare, stamp_of
+from packscope.core.store.temporary_files import is_git_temporary
 
 if TYPE_CHECKING:
     from packscope.core.repo.session import Session
@@ -118,7 +119,7 @@ def _verdict(f: Finding, start: RepoState, change: Change, final: _FinalState) -
         # what an object's content says (git's fsck message ids) is the same in
         # any copy: it stands while the object is there, whichever file holds it now
         return "kept" if final.readable(f.oid) else "dropped"
-    if any(is_temporary(p) for p in files):
+    if any(is_git_temporary(p) for p in files):
         return "dropped"
     if any(not os.path.exists(p) for p in files):
         return "dropped"  # a file that is gone: the final state has no such problem
@@ -152,7 +153,7 @@ def unchanged(findings: list[Finding]) -> Settled:
     """A run the repository did not change under: every finding stands but
     those about git's temporary files (a repack that was under way from
     before the run to after it: its work in progress is not damage)."""
-    temporary = [f for f in findings if any(is_temporary(p) for p in _files(f))]
+    temporary = [f for f in findings if any(is_git_temporary(p) for p in _files(f))]
     if not temporary:
         return Settled(list(findings), [], [], None)
     return Settled([f for f in findings if f not in temporary], [], temporary, None)

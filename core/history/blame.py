@@ -57,7 +57,8 @@ from packscope.core.history.commit_reader import (
     commit_facts,
     peel_to_commit,
 )
-from packscope.core.history.line_diff import NO_EOL, git_diff_flags, line_indent
+from packscope.core.history.git_diff_heuristics import line_indent
+from packscope.core.history.line_diff import NO_EOL, git_diff_flags, same_head, same_tail
 from packscope.core.history.renames import DEFAULT_SCORE
 from packscope.core.history.tree_diff import TreeReader, diff_trees
 from packscope.core.history.tree_entries import TreeEntries
@@ -498,39 +499,6 @@ def _orig(e: list[int]) -> int:
     return e[1]
 
 
-def _common_prefix(a: bytes, b: bytes) -> int:
-    """How many bytes ``a`` and ``b`` share at their start (C-speed compares
-    of halving blocks)."""
-    n = min(len(a), len(b))
-    lo = 0
-    step = 1 << 16
-    while lo < n:
-        step = min(step, n - lo)
-        if a[lo : lo + step] == b[lo : lo + step]:
-            lo += step
-        elif step == 1:
-            break
-        else:
-            step >>= 1
-    return lo
-
-
-def _common_suffix(a: bytes, b: bytes) -> int:
-    n = min(len(a), len(b))
-    la, lb = len(a), len(b)
-    k = 0
-    step = 1 << 16
-    while k < n:
-        step = min(step, n - k)
-        if a[la - k - step : la - k] == b[lb - k - step : lb - k]:
-            k += step
-        elif step == 1:
-            break
-        else:
-            step >>= 1
-    return k
-
-
 def same_lines(a: bytes, b: bytes) -> tuple[int, int, int, int]:
     """(whole lines equal at the start, at the end, and where the lines
     between start and end in ``a``) of texts ``a`` and ``b``; the two runs
@@ -540,10 +508,10 @@ def same_lines(a: bytes, b: bytes) -> tuple[int, int, int, int]:
         got = compiled.same_lines(a, b)
         if got is not None:
             return got
-    p = _common_prefix(a, b)
+    p = same_head(a, 0, b, 0, min(len(a), len(b)))
     head = a.count(b"\n", 0, p)
     head_off = a.rfind(b"\n", 0, p) + 1  # (0 when head is 0)
-    s = min(_common_suffix(a, b), len(a) - head_off, len(b) - head_off)
+    s = min(same_tail(a, len(a), b, len(b), min(len(a), len(b))), len(a) - head_off, len(b) - head_off)
     if s == 0:
         return head, 0, head_off, len(a)
     start = len(b) - s

@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 
 from packscope.core.history.blame import common_tail_lines
 from packscope.core.history.commit_changes import side_content
-from packscope.core.history.line_diff import NO_EOL, Side, SideIndents, git_diff_flags, intern_sides, iter_runs
+from packscope.core.history.git_diff_heuristics import SideIndents
+from packscope.core.history.line_diff import NO_EOL, Side, git_diff_flags, intern_sides, iter_runs
 from packscope.core.history.tree_diff import TreeChange, TreeReader, diff_trees
 from packscope.core.objects import ObjectReader
 

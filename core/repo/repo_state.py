@@ -6,8 +6,9 @@ git may commit, repack or gc meanwhile.  :func:`take_state` records, with
 a few hundred ``stat`` calls and no reads, what such a change rewrites:
 
 * the pack directory: every ``.pack``/``.idx`` and companion (size, mtime,
-  inode), git's temporary files left out (``.tmp-*``, ``tmp_pack_*``,
-  ``tmp_idx_*``, …: a repack's work in progress is not a pack);
+  inode), git's temporary files left out (``.tmp-*``, ``tmp_pack_*``, …:
+  a repack's work in progress is not a pack; the store's rule,
+  :func:`packscope.core.store.temporary_files.is_git_temporary`);
 * the refs: ``HEAD``, ``packed-refs``, every directory under ``refs/``
   (git writes a loose ref to a lock file and renames it, which changes the
   directory's mtime), a reftable stack's ``tables.list``;
@@ -28,20 +29,12 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
+from packscope.core.store.temporary_files import is_git_temporary
+
 if TYPE_CHECKING:
     from packscope.core.repo.repository import Repository
 
-# Names git gives files it is still writing (pack-objects, index-pack,
-# repack, the multi-pack-index and commit-graph writers, loose objects).
-TEMPORARY_PREFIXES = (".tmp-", "tmp_pack_", "tmp_idx_", "tmp_rev_", "tmp_mtimes_", "tmp_bitmap_", "tmp_obj_")
 PACK_SUFFIXES = (".pack", ".idx", ".rev", ".bitmap", ".keep", ".promisor", ".mtimes")
-
-
-def is_temporary(name: str) -> bool:
-    """Whether ``name`` (a file name or path) is one git is still writing:
-    never a pack, never damage."""
-    base = os.path.basename(name)
-    return base.startswith(TEMPORARY_PREFIXES)
 
 
 class Stamp(NamedTuple):
@@ -86,7 +79,7 @@ def _scan_dir(directory: str, keep: Callable[[str], bool], out: dict[str, Stamp]
         return
     with it:
         for e in it:
-            if keep(e.name) and not is_temporary(e.name):
+            if keep(e.name) and not is_git_temporary(e.name):
                 try:
                     st = e.stat()
                 except OSError:  # gone between the listing and the stat

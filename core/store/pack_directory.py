@@ -7,15 +7,13 @@ git does not require the ``pack-`` prefix), notes ``.keep``,
 also records the directory's mtime so the store can tell later whether a
 rescan could possibly find anything new.
 
-git's temporary files are never packs nor orphans: ``pack-objects`` and
-``index-pack`` write ``tmp_pack_XXXXXX``, ``tmp_idx_XXXXXX`` (and
-``tmp_rev_``, ``tmp_bitmap_``, ``tmp_mtimes_``) and rename them into place;
-``git repack`` first has them named ``.tmp-<pid>-pack-<hash>.pack``/``.idx``/…
-and renames those to ``pack-<hash>.*`` moments later.  Such a file is
-half-written, or gone by the time it is opened, so a scan skips every name
-``is_temporary`` matches.  (git itself would open a leftover
-``.tmp-*.idx``; a repack that finishes renames it, one that was killed left
-a copy of objects that are still in the old packs.)
+git's temporary files are never packs nor orphans (``tmp_pack_*``,
+``.tmp-<pid>-pack-*``, …: the one rule is
+:func:`packscope.core.store.temporary_files.is_git_temporary`), so a scan
+skips them, and every other hidden file as well: :func:`is_pack_candidate`.
+(git itself would open a leftover ``.tmp-*.idx``; a repack that finishes
+renames it, one that was killed left a copy of objects that are still in the
+old packs.)
 """
 
 from __future__ import annotations
@@ -23,6 +21,8 @@ from __future__ import annotations
 import os
 import time
 from typing import NamedTuple
+
+from packscope.core.store.temporary_files import is_git_temporary
 
 
 class PackFiles(NamedTuple):
@@ -64,10 +64,13 @@ class DirectoryScan(NamedTuple):
         return self.mtime_ns is not None and self.started_ns - self.mtime_ns < 2_000_000_000
 
 
-def is_temporary(name: str) -> bool:
-    """Whether ``name`` in ``objects/pack`` is one of git's temporary files
-    (a dot file such as ``.tmp-<pid>-pack-<hash>.idx``, or ``tmp_*``)."""
-    return name.startswith((".", "tmp_"))
+def is_pack_candidate(name: str) -> bool:
+    """Whether the scan looks at ``name`` in ``objects/pack``: not one of
+    git's temporary files, and not hidden: the scan has always left out
+    every dot file, not only git's ``.tmp-*`` (a stray ``.nfs*`` or
+    editor file is no pack of ours either), so it goes further than the
+    temporary rule."""
+    return not (is_git_temporary(name) or name.startswith("."))
 
 
 def dir_mtime_ns(path: str) -> int | None:
@@ -85,7 +88,7 @@ def scan_pack_dir(objects_dir: str, local: bool = True) -> DirectoryScan:
     names: list[str] = []
     try:
         with os.scandir(pack_dir) as it:
-            names = [e.name for e in it if not is_temporary(e.name)]
+            names = [e.name for e in it if is_pack_candidate(e.name)]
     except OSError:
         names = []
     present = set(names)
