@@ -164,9 +164,10 @@ def _same_on_both_paths(door, a: array[int], b: array[int]) -> None:
 # Rewrites of about 1,100 lines a side: some 600 lines changed, so the
 # search runs to its cost limit (256 rounds for boxes this small) and
 # splits at the furthest point one of its two searches reached.
-@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=1, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32), change=st.integers(12, 16), mirrored=st.booleans())
 @example(seed=0, change=14, mirrored=True)
+@example(seed=1, change=16, mirrored=True)  # two diagonals reach equally far: the first wins
 def test_the_compiled_line_diff_stops_at_the_cost_limit_where_the_pure_one_does(door, seed, change, mirrored):
     _same_on_both_paths(door, *_rewrite(seed, 30 if mirrored else 60, 25 - change, change, 40, mirrored))
 
