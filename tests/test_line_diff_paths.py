@@ -7,10 +7,11 @@ heuristic has choices to make."""
 
 from __future__ import annotations
 
+import random
 from array import array
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from packscope.core.errors import CancelledError
@@ -106,6 +107,77 @@ def test_the_compiled_pre_pass_drops_the_much_repeated_lines_the_pure_one_drops(
     with door.path("pure"):
         want = git_diff_flags(a, b, indents=indents)
     assert door.compiled.git_diff_flags(a, b, indents, None) == want
+
+
+def _rewrite(
+    seed: int, chunks: int, keep: int, change: int, vocab: int, mirrored: bool
+) -> tuple[array[int], array[int]]:
+    """Two sides as line numbers: ``chunks`` runs of ``keep`` shared lines,
+    each after up to ``change`` lines of each side's own, all drawn from the
+    same ``vocab`` lines (so the pre-pass keeps them, and the search has
+    many ways to line them up).  ``mirrored``: each side followed by itself
+    backwards, so the search from the end sees what the one from the start
+    sees and the two reach equally far."""
+    r = random.Random(seed)
+    a: list[int] = []
+    b: list[int] = []
+    for _ in range(chunks):
+        common = [r.randrange(vocab) for _ in range(keep)]
+        a += [r.randrange(vocab) for _ in range(r.randrange(change + 1))] + common
+        b += [r.randrange(vocab) for _ in range(r.randrange(change + 1))] + common
+    if mirrored:
+        a += a[::-1]
+        b += b[::-1]
+    return array("i", a), array("i", b)
+
+
+def _swapped(seed: int, dense: int) -> tuple[array[int], array[int]]:
+    """Twelve places where two blocks of 25 lines trade places, 3,000-odd
+    shared lines apart (over 32,768 kept lines a side: the cost limit is
+    512 rounds).  Keeping either block costs the same, so past 256 rounds
+    the points after the two blocks' snakes are equally far along and the
+    tie-break decides the split.  ``dense``: that many lines of a side's
+    own first (from 40 lines, so the pre-pass keeps them), where the search
+    from the start finds no long snake and the one from the end splits."""
+    r = random.Random(seed)
+    a = [r.randrange(40) for _ in range(dense)]
+    b = [r.randrange(40) for _ in range(dense)]
+    line = 40  # the next line number not used yet
+    for _ in range(12):
+        end = line + 3000 + r.randrange(100)
+        common, x, y = range(line, end), range(end, end + 25), range(end + 25, end + 50)
+        line = end + 50
+        a += [*common, *x, *y]
+        b += [*common, *y, *x]
+    return array("i", a), array("i", b)
+
+
+def _same_on_both_paths(door, a: array[int], b: array[int]) -> None:
+    indents = {line: line % 5 * 4 - 4 for line in {*a, *b}}  # blank (-1) and indented lines for the heuristic
+    with door.path("pure"):
+        want = git_diff_flags(a, b, indents=indents)
+    with door.path("compiled"):
+        assert git_diff_flags(a, b, indents=indents) == want
+    assert door.compiled.git_diff_flags(a, b, indents, None) == want
+
+
+# Rewrites of about 1,100 lines a side: some 600 lines changed, so the
+# search runs to its cost limit (256 rounds for boxes this small) and
+# splits at the furthest point one of its two searches reached.
+@settings(max_examples=1, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32), change=st.integers(12, 16), mirrored=st.booleans())
+@example(seed=0, change=14, mirrored=True)
+@example(seed=1, change=16, mirrored=True)  # two diagonals reach equally far: the first wins
+def test_the_compiled_line_diff_stops_at_the_cost_limit_where_the_pure_one_does(door, seed, change, mirrored):
+    _same_on_both_paths(door, *_rewrite(seed, 30 if mirrored else 60, 25 - change, change, 40, mirrored))
+
+
+@settings(max_examples=1, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32), dense=st.sampled_from((0, 400)))
+@example(seed=0, dense=0)
+@example(seed=0, dense=400)
+def test_the_compiled_line_diff_splits_after_a_long_snake_where_the_pure_one_does(door, seed, dense):
+    _same_on_both_paths(door, *_swapped(seed, dense))
 
 
 def test_the_compiled_line_diff_leaves_sides_that_are_not_int_arrays_to_the_pure_code(door):

@@ -261,9 +261,6 @@ def _mark(
 # either search reached; the half not searched to the end stays non-minimal.
 _MAX_COST_MIN = 256
 _HEUR_MIN_COST = 256
-# Changed lines under which no box of a search runs _HEUR_MIN_COST rounds
-# (a box meets by round ceil(its edits / 2)): a minimal search is git's then.
-_EXACT_CHANGES = 2 * (min(_MAX_COST_MIN, _HEUR_MIN_COST) - 1)
 _SNAKE_CNT = 20
 _K_HEUR = 4
 
@@ -454,14 +451,12 @@ def git_diff_flags(
     (:func:`~packscope.core.history.git_diff_heuristics.xdiff_pre_pass`)
     instead of leaving out only unmatched lines, and with ``indents`` (each
     interned line's indent) its indent heuristic.  Not always minimal, as
-    git's is not.  (Compiled: the same steps in C, for sides
-    held as ``array('i')``; its search is minimal, which is git's answer
-    while no box needs _HEUR_MIN_COST rounds — at most 2 * 255 lines
-    changed — and otherwise the diff is done here, with git's early splits.)"""
+    git's is not.  (Compiled: the same steps in C, git's early splits
+    included, for sides held as ``array('i')``.)"""
     compiled = native.backend
     if compiled is not None:
         got = compiled.git_diff_flags(a, b, indents, check)
-        if got is not None and got[0].count(1) + got[1].count(1) <= _EXACT_CHANGES:
+        if got is not None:
             return got
     n, m = len(a), len(b)
     deleted = bytearray(n + 1)

@@ -1,8 +1,9 @@
 /* core/native_c/line_diff.c: part of packscope.core._native, compiled as one unit by core/_native.c
  * (see line_diff.h for what it offers).  The pure reference is git_diff_flags in
- * core/history/line_diff.py and the helpers it calls (_xdiff_kept, _among_dropped, _mark,
- * _middle, _compact, _Group, _best_shift, _split_score); each step here is that step, in the
- * same order, so the same flags come out.
+ * core/history/line_diff.py and the helpers it calls (_mark, _middle, _give_up there;
+ * xdiff_pre_pass, _among_dropped, place_groups, _Group, _best_shift, _split_score in
+ * core/history/git_diff_heuristics.py); each step here is that step,
+ * in the same order, so the same flags come out.
  *
  *   git_diff_flags(a, b, indents, check) -> (deleted, inserted) | None
  *       a, b: the two sides' lines as numbers (equal lines, equal numbers), each a buffer of
@@ -96,7 +97,7 @@ ld_count(LdCounts *t, const int32_t *a, Py_ssize_t n, const int32_t *b, Py_ssize
     return 0;
 }
 
-/* ---- xdiff's pre-pass (_xdiff_kept, _among_dropped) ---- */
+/* ---- xdiff's pre-pass (git_diff_heuristics.xdiff_pre_pass, _among_dropped) ---- */
 
 static Py_ssize_t
 ld_bogosqrt(Py_ssize_t n)
@@ -174,7 +175,7 @@ ld_kept(LdCounts *t, int other_side, const int32_t *a, Py_ssize_t n, Py_ssize_t 
     return got;
 }
 
-/* ---- Myers' search (_mark, _middle) ---- */
+/* ---- Myers' search, git's early splits included (_mark, _middle, _give_up) ---- */
 
 static Py_ssize_t
 ld_same_run(const int32_t *a, Py_ssize_t i, const int32_t *b, Py_ssize_t j, Py_ssize_t limit)
@@ -194,12 +195,121 @@ ld_same_tail(const int32_t *a, Py_ssize_t i, const int32_t *b, Py_ssize_t j, Py_
     return k;
 }
 
-/* A point on a minimal path from (a0, b0) to (a1, b1) (_middle); vf, vb: room for
- * (a1 - a0) + (b1 - b0) + 3 entries each.  0, or -1 when check raised. */
+/* git's default search gives up on minimality in a box past a cost (_MAX_COST_MIN, _HEUR_MIN_COST,
+ * _SNAKE_CNT, _K_HEUR in line_diff.py). */
+#define LD_MAX_COST_MIN 256
+#define LD_HEUR_MIN_COST 256
+#define LD_SNAKE_CNT 20
+#define LD_K_HEUR 4
+
+static int
+ld_same_lines(const int32_t *a, Py_ssize_t i, const int32_t *b, Py_ssize_t j, Py_ssize_t len)
+{
+    return memcmp(a + i, b + j, (size_t)len * sizeof(int32_t)) == 0;
+}
+
+/* Where git's default search splits a box it stops searching after round d (_give_up): 1 with
+ * *px, *py and which half must be searched minimally, or 0 to search on. */
+static int
+ld_give_up(const int32_t *a, Py_ssize_t a0, Py_ssize_t a1, const int32_t *b, Py_ssize_t b0, Py_ssize_t b1,
+           const Py_ssize_t *vf, const Py_ssize_t *vb, Py_ssize_t off, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t d,
+           int sample, int enough, Py_ssize_t *px, Py_ssize_t *py, int *min_lo, int *min_hi)
+{
+    Py_ssize_t n = a1 - a0, m = b1 - b0;
+    if (sample) {
+        Py_ssize_t best = 0, sx = 0, sy = 0;
+        for (Py_ssize_t k = hi; k >= lo; k -= 2) {
+            Py_ssize_t x = vf[off + k], y = x - k;
+            Py_ssize_t v = x + y - (k < 0 ? -k : k);
+            if (v > LD_K_HEUR * d && v > best && LD_SNAKE_CNT <= x && x < n && LD_SNAKE_CNT <= y && y < m &&
+                ld_same_lines(a, a0 + x - LD_SNAKE_CNT, b, b0 + y - LD_SNAKE_CNT, LD_SNAKE_CNT)) {
+                best = v;
+                sx = a0 + x;
+                sy = b0 + y;
+            }
+        }
+        if (best > 0) {
+            *px = sx;
+            *py = sy;
+            *min_lo = 1;
+            *min_hi = 0;
+            return 1;
+        }
+        for (Py_ssize_t k = lo; k <= hi; k += 2) {
+            Py_ssize_t x = vb[off + k], y = x - k;
+            Py_ssize_t v = x + y - (k < 0 ? -k : k);
+            if (v > LD_K_HEUR * d && v > best && LD_SNAKE_CNT <= x && x < n && LD_SNAKE_CNT <= y && y < m &&
+                ld_same_lines(a, a1 - x, b, b1 - y, LD_SNAKE_CNT)) {
+                best = v;
+                sx = a1 - x;
+                sy = b1 - y;
+            }
+        }
+        if (best > 0) {
+            *px = sx;
+            *py = sy;
+            *min_lo = 0;
+            *min_hi = 1;
+            return 1;
+        }
+    }
+    if (!enough)
+        return 0;
+    Py_ssize_t fbest = -1, fx = 0;
+    for (Py_ssize_t k = hi; k >= lo; k -= 2) {
+        Py_ssize_t x = vf[off + k] < n ? vf[off + k] : n;
+        if (x < 0)
+            continue;
+        Py_ssize_t y = x - k;
+        if (y > m) {
+            x = m + k;
+            y = m;
+        }
+        if (x + y > fbest) {
+            fbest = x + y;
+            fx = x;
+        }
+    }
+    Py_ssize_t bbest = -1, bx = 0;
+    for (Py_ssize_t k = lo; k <= hi; k += 2) {
+        Py_ssize_t x = vb[off + k] < n ? vb[off + k] : n;
+        if (x < 0)
+            continue;
+        Py_ssize_t y = x - k;
+        if (y > m) {
+            x = m + k;
+            y = m;
+        }
+        if (x + y > bbest) {
+            bbest = x + y;
+            bx = x;
+        }
+    }
+    if (bbest < fbest) {
+        *px = a0 + fx;
+        *py = b0 + fbest - fx;
+        *min_lo = 1;
+        *min_hi = 0;
+    }
+    else {
+        *px = a1 - bx;
+        *py = b1 - (bbest - bx);
+        *min_lo = 0;
+        *min_hi = 1;
+    }
+    return 1;
+}
+
+/* A point strictly inside the box (a0, b0)-(a1, b1) to split it at (_middle): on a minimal path,
+ * unless need_min is 0 and git's search gives up there (ld_give_up); *min_lo, *min_hi: whether
+ * each half must be searched minimally.  vf, vb: room for (a1 - a0) + (b1 - b0) + 3 entries each.
+ * 0, or -1 when check raised. */
 static int
 ld_middle(LdRun *run, const int32_t *a, Py_ssize_t a0, Py_ssize_t a1, const int32_t *b, Py_ssize_t b0,
-          Py_ssize_t b1, Py_ssize_t *vf, Py_ssize_t *vb, Py_ssize_t *px, Py_ssize_t *py)
+          Py_ssize_t b1, Py_ssize_t *vf, Py_ssize_t *vb, int need_min, Py_ssize_t max_cost, Py_ssize_t *px,
+          Py_ssize_t *py, int *min_lo, int *min_hi)
 {
+    *min_lo = *min_hi = 1;
     Py_ssize_t n = a1 - a0, m = b1 - b0;
     Py_ssize_t delta = n - m;
     int odd = (int)(delta & 1);
@@ -219,6 +329,7 @@ ld_middle(LdRun *run, const int32_t *a, Py_ssize_t a0, Py_ssize_t a1, const int3
             if (ld_check(run) < 0)
                 return -1;
         }
+        int snake = 0; /* a snake longer than LD_SNAKE_CNT this round */
         for (Py_ssize_t k = hi; k >= lo; k -= 2) {
             Py_ssize_t at = off + k;
             Py_ssize_t x = vf[at];
@@ -235,6 +346,7 @@ ld_middle(LdRun *run, const int32_t *a, Py_ssize_t a0, Py_ssize_t a1, const int3
                 Py_ssize_t r = ld_same_run(a, a0 + x, b, b0 + y, n - x < m - y ? n - x : m - y);
                 x += r;
                 y += r;
+                snake |= r > LD_SNAKE_CNT;
             }
             vf[at] = x;
             if (odd) {
@@ -262,6 +374,7 @@ ld_middle(LdRun *run, const int32_t *a, Py_ssize_t a0, Py_ssize_t a1, const int3
                 Py_ssize_t r = ld_same_tail(a, a1 - x, b, b1 - y, n - x < m - y ? n - x : m - y);
                 x += r;
                 y += r;
+                snake |= r > LD_SNAKE_CNT;
             }
             vb[at] = x;
             if (!odd) {
@@ -273,6 +386,10 @@ ld_middle(LdRun *run, const int32_t *a, Py_ssize_t a0, Py_ssize_t a1, const int3
                 }
             }
         }
+        if (!need_min && ((snake && d > LD_HEUR_MIN_COST) || d >= max_cost) &&
+            ld_give_up(a, a0, a1, b, b0, b1, vf, vb, off, lo, hi, d, snake && d > LD_HEUR_MIN_COST, d >= max_cost,
+                       px, py, min_lo, min_hi))
+            return 0;
     }
     PyErr_SetString(PyExc_AssertionError, "git_diff_flags: the two searches did not meet");
     run->failed = 1;
@@ -281,6 +398,7 @@ ld_middle(LdRun *run, const int32_t *a, Py_ssize_t a0, Py_ssize_t a1, const int3
 
 typedef struct {
     Py_ssize_t a0, a1, b0, b1;
+    int need_min;
 } LdBox;
 
 static int
@@ -298,7 +416,10 @@ ld_mark(LdRun *run, const int32_t *a, const Py_ssize_t *a_at, Py_ssize_t na, con
         rc = -1;
         goto done;
     }
-    stack[top++] = (LdBox){0, na, 0, nb};
+    Py_ssize_t max_cost = ld_bogosqrt(na + nb + 3);
+    if (max_cost < LD_MAX_COST_MIN)
+        max_cost = LD_MAX_COST_MIN;
+    stack[top++] = (LdBox){0, na, 0, nb, 0}; /* git's default search: not --minimal */
     while (top > 0) {
         LdBox s = stack[--top];
         Py_ssize_t k = ld_same_run(a, s.a0, b, s.b0, s.a1 - s.a0 < s.b1 - s.b0 ? s.a1 - s.a0 : s.b1 - s.b0);
@@ -315,7 +436,9 @@ ld_mark(LdRun *run, const int32_t *a, const Py_ssize_t *a_at, Py_ssize_t na, con
             continue;
         }
         Py_ssize_t x, y;
-        if (ld_middle(run, a, s.a0, s.a1, b, s.b0, s.b1, vf, vb, &x, &y) < 0) {
+        int min_lo, min_hi;
+        if (ld_middle(run, a, s.a0, s.a1, b, s.b0, s.b1, vf, vb, s.need_min, max_cost, &x, &y, &min_lo, &min_hi) <
+            0) {
             rc = -1;
             goto done;
         }
@@ -330,8 +453,8 @@ ld_mark(LdRun *run, const int32_t *a, const Py_ssize_t *a_at, Py_ssize_t na, con
             stack = grown;
             cap *= 2;
         }
-        stack[top++] = (LdBox){x, s.a1, y, s.b1};
-        stack[top++] = (LdBox){s.a0, x, s.b0, y};
+        stack[top++] = (LdBox){x, s.a1, y, s.b1, min_hi};
+        stack[top++] = (LdBox){s.a0, x, s.b0, y, min_lo};
     }
 done:
     PyMem_Free(stack);
@@ -340,7 +463,7 @@ done:
     return rc;
 }
 
-/* ---- sliding the groups (_compact, _Group, _best_shift, _split_score) ---- */
+/* ---- sliding the groups (git_diff_heuristics.place_groups, _Group, _best_shift, _split_score) ---- */
 
 typedef struct {
     const int32_t *lines; /* NULL for the other side's group */
@@ -524,7 +647,7 @@ ld_find1(const uint8_t *flags, Py_ssize_t from, Py_ssize_t len)
     return p == NULL ? -1 : p - flags;
 }
 
-/* _compact: lines has n entries, changed n + 1 flags, other_changed n_other + 1. */
+/* place_groups: lines has n entries, changed n + 1 flags, other_changed n_other + 1. */
 static int
 ld_compact(LdRun *run, const int32_t *lines, Py_ssize_t n, uint8_t *changed, uint8_t *other_changed,
            Py_ssize_t n_other, LdIndent *ind)
