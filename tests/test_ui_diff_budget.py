@@ -6,9 +6,11 @@ diff it was computing within a bounded wait."""
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 
+from packscope.core.history import line_diff
 from packscope.inspector import commit_changes_model as model
 from packscope.inspector.screens.commit import CommitScreen
 from packscope.inspector.screens.diff import DiffScreen
@@ -16,6 +18,7 @@ from packscope.inspector.widgets.virtual_list import VirtualList
 from tests.repos import git, git_text
 from tests.ui_support import list_text, running, until
 
+SLOW_LINES = 3_000
 STOPPED_WITHIN = 2.0  # seconds; the target is 0.2 s (the bench measures it), this allows a loaded machine
 
 
@@ -31,17 +34,36 @@ def budget_repo(tmp_path_factory):
     git("init", "-q", "-b", "main", str(repo))
     mid = "".join(f"line {i}\n" for i in range(600))
     (repo / "mid.txt").write_text(mid)
-    # two random texts: a diff of tens of seconds (git's search gives up on
-    # minimality past a cost, and so does ours: it takes a long text)
-    (repo / "slow.txt").write_text(_random_lines(50_000, 1))
+    # two random texts whose diff never ends while the tests below hold it
+    # (endless_long_diffs): how fast a real diff is must not decide them
+    (repo / "slow.txt").write_text(_random_lines(SLOW_LINES, 1))
     (repo / "small.txt").write_text("a\nb\n")
     git("add", "-A", cwd=repo)
     git("commit", "-q", "-m", "first", cwd=repo)
     (repo / "mid.txt").write_text(mid.replace("line 300\n", "line three hundred\n"))
-    (repo / "slow.txt").write_text(_random_lines(50_000, 2))
+    (repo / "slow.txt").write_text(_random_lines(SLOW_LINES, 2))
     (repo / "small.txt").write_text("a\nB\n")
     git("commit", "-q", "-am", "second", cwd=repo)
     return repo
+
+
+@pytest.fixture
+def endless_long_diffs(monkeypatch):
+    """The line diff of slow.txt runs until its ``check`` stops it: each
+    round asks ``check`` as the real search does between its steps, so the
+    test sees exactly whether leaving the view reaches the diff."""
+    real = line_diff.git_diff_flags
+
+    def flags(a, b, check=line_diff._no_check, indents=None):
+        if len(a) >= SLOW_LINES:
+            give_up = time.monotonic() + 30  # a diff nobody stops must not hang the suite
+            while time.monotonic() < give_up:
+                check()
+                time.sleep(0.002)
+            raise RuntimeError("the endless diff was never stopped")
+        return real(a, b, check, indents)
+
+    monkeypatch.setattr(line_diff, "git_diff_flags", flags)
 
 
 def _head(repo) -> bytes:
@@ -101,13 +123,13 @@ async def test_a_file_over_the_budget_is_skipped_and_enter_computes_it(budget_re
 
 
 @pytest.mark.asyncio
-async def test_leaving_a_diff_stops_its_work(budget_repo, small_budget):
+async def test_leaving_a_diff_stops_its_work(budget_repo, small_budget, endless_long_diffs):
     async with running(budget_repo) as (app, pilot):
         screen = await _open_commit(app, pilot, budget_repo)
         await until(pilot, lambda: screen.changes[0].counting_done, "the counts (slow.txt skipped)")
         diff = await _open_diff(app, pilot, screen, "slow.txt")
         assert diff.skipped
-        await pilot.press("enter")  # compute it anyway: minutes of work
+        await pilot.press("enter")  # compute it anyway: endless here
         await until(pilot, lambda: model.running.count == 1, "the forced diff to be computing")
         (worker,) = [w for w in app.workers if w.group == "diff-load" and w.node is diff]
         await pilot.pause(0.3)
@@ -119,8 +141,8 @@ async def test_leaving_a_diff_stops_its_work(budget_repo, small_budget):
 
 
 @pytest.mark.asyncio
-async def test_leaving_a_commit_stops_its_counting(budget_repo, monkeypatch):
-    monkeypatch.setattr(model, "COUNT_BUDGET_SECONDS", 3600.0)  # slow.txt's count would go on for minutes
+async def test_leaving_a_commit_stops_its_counting(budget_repo, monkeypatch, endless_long_diffs):
+    monkeypatch.setattr(model, "COUNT_BUDGET_SECONDS", 3600.0)  # slow.txt's count goes on until stopped
     async with running(budget_repo) as (app, pilot):
         base = app.screen
         screen = await _open_commit(app, pilot, budget_repo)
