@@ -22,8 +22,9 @@ def answers(argv, **kw):
     return p.returncode, p.stdout, p.stderr
 
 
+@pytest.mark.both_paths  # it runs each path itself (PACKSCOPE_PURE in the runs' environment)
 def test_a_forked_run_answers_as_a_spawned_one(small_repo, monkeypatch, tmp_path):
-    env = git_env()
+    env = {k: v for k, v in git_env().items() if k != "PACKSCOPE_PURE"}
     runs = [
         (["cat-file", "-t", "HEAD"], {"cwd": small_repo}),
         (["-C", str(small_repo), "cat-file", "--batch-check"], {"input": b"HEAD\nHEAD~1\nnope\n"}),
