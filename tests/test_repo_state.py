@@ -241,3 +241,28 @@ def test_a_temporary_file_is_never_damage_even_when_nothing_else_changed(tmp_pat
     real = ref_finding(work, "refs/heads/main", "00" * 20)
     s = settled(work, [orphan, real], a)
     assert s.change is None and s.dropped == [orphan] and s.kept == [real]
+
+
+def test_half_a_pack_seen_while_packs_moved_is_marked_or_dropped(tmp_path):
+    """A repack deletes and writes a pack's .idx and .pack one at a time:
+    an index seen without its pack while packs came and went may be one of
+    those (marked), and one whose pack is there now was (dropped); with no
+    change, a stray index stands."""
+    work = work_repo(tmp_path)
+    pack_dir = work / ".git" / "objects" / "pack"
+    stray = pack_dir / "pack-1234.idx"
+    stray.write_bytes(b"\377tOc stray")
+    whole = pack_dir / "pack-5678.idx"
+    whole.write_bytes(b"\377tOc written first")
+
+    def orphan(path: Path) -> Finding:
+        return Finding("orphan-idx", "warning", "index without its pack", "packs", 0, path=str(path))
+
+    a = state(work)
+    assert settled(work, [orphan(stray)], a).kept == [orphan(stray)]  # nothing moved: it stands
+    tick()
+    git("repack", "-a", "-d", "-q", cwd=work)
+    whole.with_suffix(".pack").write_bytes(b"PACK its pack, written since")
+    s = settled(work, [orphan(stray), orphan(whole)], a)
+    assert s.change is not None
+    assert s.changed == [orphan(stray)] and s.dropped == [orphan(whole)] and not s.kept

@@ -123,6 +123,14 @@ def _verdict(f: Finding, start: RepoState, change: Change, final: _FinalState) -
         return "dropped"
     if any(not os.path.exists(p) for p in files):
         return "dropped"  # a file that is gone: the final state has no such problem
+    if f.kind in ("orphan-idx", "orphan-pack") and f.path:
+        # Half of a pair: git writes and deletes a pack's files one at a
+        # time, so a half seen while packs came and went may be one of them.
+        other = f.path[: -len(".idx")] + (".pack" if f.path.endswith(".idx") else ".idx")
+        if os.path.exists(other):
+            return "dropped"  # the pair is whole now
+        if objects_moved:
+            return "changed"
     absent = f.kind in ABSENT or f.details.get("object") in ABSENT
     if f.oid and absent:
         if final.readable(f.oid):
